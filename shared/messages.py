@@ -1,0 +1,114 @@
+"""Every event and command on the wire: the contract other systems subscribe to.
+
+Commands are imperative (``ExtractPage``), events past tense (``PageExtracted``).
+Messages are small and carry object keys (claim-check), never page content.
+"""
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from shared.models import Coverage, ExtractionStatus, PageVerdict, Rung, SheetHeader, Usage
+
+JOB_ID_EXAMPLE = "j_4f9c2b7e1a6d4c0e9b8a7f6e5d4c3b2a"
+
+
+class JobOptions(BaseModel):
+    """Per-job overrides of the deployment's settings (``options`` at upload)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    coverage_floor: float | None = Field(None, ge=0.0, le=1.0, examples=[0.6])
+    text_retry: bool | None = Field(None, description="allow rung 2 (text-only structuring)")
+    fallback: bool | None = Field(None, description="allow rung 3 (deterministic stubs)")
+    judge: bool | None = Field(None, description="allow the model judge in verify")
+    vision: bool | None = Field(None, description="use the vision model for rung 1 when configured")
+
+
+class _PageMessage(BaseModel):
+    job_id: str = Field(examples=[JOB_ID_EXAMPLE])
+    page_number: int = Field(ge=1, examples=[3])
+
+
+class JobAccepted(BaseModel):
+    job_id: str = Field(examples=[JOB_ID_EXAMPLE])
+    file_name: str = Field(examples=["A-set.pdf"])
+    page_count: int = Field(ge=1, examples=[12])
+    source_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/source.pdf"])
+    options: JobOptions = JobOptions()
+    created_at: datetime
+
+
+class ExtractPage(_PageMessage):
+    source_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/source.pdf"])
+    options: JobOptions = JobOptions()
+
+
+class PageExtracted(_PageMessage):
+    result_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/pages/3/extracted.json"])
+    text_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/pages/3/text.json"])
+    status: ExtractionStatus
+    rung: Rung = "offline"
+    has_text_layer: bool
+    usage: dict[str, Usage] = {}
+    options: JobOptions = JobOptions()
+
+
+class StructurePage(_PageMessage):
+    """Rung 2: ask extract for text-only structuring of a low-coverage page."""
+
+    text_key: str
+    options: JobOptions = JobOptions()
+
+
+class FallbackPage(_PageMessage):
+    """Rung 3: ask extract for deterministic stubs of a still-low-coverage page."""
+
+    text_key: str
+    options: JobOptions = JobOptions()
+
+
+class PageStructured(_PageMessage):
+    rung: Literal["text_structuring", "fallback"]
+    result_key: str
+    status: ExtractionStatus
+    usage: dict[str, Usage] = {}
+
+
+class PageCovered(_PageMessage):
+    covered_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/pages/3/covered.json"])
+    text_key: str
+    coverage: Coverage
+    rungs: list[Rung]
+    sheet: SheetHeader
+    options: JobOptions = JobOptions()
+
+
+class PageVerified(_PageMessage):
+    verified_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/pages/3/verified.json"])
+    verdict: PageVerdict
+
+
+class PageFailed(_PageMessage):
+    stage: str = Field(examples=["extract"])
+    reason: str = Field(examples=["the page could not be rendered: cannot open broken document"])
+    deliveries: int = Field(0, description="deliveries of the message that gave up")
+
+
+class JobProgress(BaseModel):
+    job_id: str = Field(examples=[JOB_ID_EXAMPLE])
+    page_number: int = Field(ge=1)
+    stage: str = Field(examples=["extracted"])
+
+
+class ReportReady(BaseModel):
+    job_id: str = Field(examples=[JOB_ID_EXAMPLE])
+    file_name: str = Field(examples=["A-set.pdf"])
+    page_count: int = Field(examples=[12])
+    status: Literal["complete", "partial", "canceled"]
+    summary: dict[str, Any] = Field(
+        examples=[{"failed_pages": [], "extraction_coverage": {"mean_ratio": 0.93}}]
+    )
+    report_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/report.json"])
+    html_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/report.html"])

@@ -1,0 +1,187 @@
+"""The page data every stage reads and writes (stored as JSON in S3).
+
+Events (``shared.messages``) carry keys to these documents, never the
+documents themselves: a page's words and objects are too big for NATS.
+"""
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+BBox = tuple[float, float, float, float]
+
+ExtractionStatus = Literal["ok", "degraded", "failed"]
+Rung = Literal["vision", "offline", "text_structuring", "fallback"]
+Grounding = Literal[
+    "source_text",  # digits of the value are in the object's own source_text
+    "text_layer",  # rescued: digits in the page text layer, not in source_text
+    "vision_unverified",  # source_text not found in the page text
+    "ocr",  # built from OCR words on a page without a text layer
+    "text_layer_fallback",  # deterministic stub made from the text layer
+    "graphical",  # a claim from the image only (no source_text)
+]
+ObjectVerdict = Literal["confirmed", "refuted", "uncertain", "not_judged"]
+ProblemKind = Literal[
+    "content_wrong", "unsupported", "identity_wrong", "content_missing", "judge_refuted"
+]
+# The fixed order kinds are listed in on a page verdict, so runs can be tallied.
+PROBLEM_KIND_ORDER: tuple[str, ...] = (
+    "identity_wrong",
+    "content_missing",
+    "content_wrong",
+    "unsupported",
+    "judge_refuted",
+)
+
+
+class Word(BaseModel):
+    text: str
+    bbox: BBox
+
+
+class TextLayer(BaseModel):
+    """``pages/{n}/text.json``: the page's own words, the oracle every claim is checked against."""
+
+    page_number: int
+    width: float = Field(description="page width in PDF points")
+    height: float = Field(description="page height in PDF points")
+    text: str
+    words: list[Word] = []
+    has_text_layer: bool
+    source: Literal["pdf", "ocr", "none"] = "pdf"
+    has_drawings: bool = False
+
+
+class Usage(BaseModel):
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add(self, other: "Usage") -> "Usage":
+        return Usage(
+            calls=self.calls + other.calls,
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+        )
+
+
+def merge_usage(*usages: dict[str, Usage]) -> dict[str, Usage]:
+    """Sum per-stage usage dicts."""
+    total: dict[str, Usage] = {}
+    for usage in usages:
+        for stage, u in usage.items():
+            total[stage] = total.get(stage, Usage()).add(u)
+    return total
+
+
+class SheetHeader(BaseModel):
+    sheet_number: str | None = None
+    sheet_title: str | None = None
+    discipline: str | None = None
+    drawing_type: str | None = None
+    level: str | None = None
+    scale: str | None = None
+    sheet_number_source: Literal["extraction", "text_layer"] | None = None
+
+
+class ObjectVerification(BaseModel):
+    verdict: ObjectVerdict
+    kind: ProblemKind | None = None
+    actual_text: str | None = None
+    evidence_bbox: BBox | None = None
+    problem: str | None = None
+    judge: dict[str, Any] | None = Field(
+        default=None, description="the model judge's own verdict, kept when it disagrees"
+    )
+
+
+class PageObject(BaseModel):
+    """One thing found on a sheet: a note, a schedule row, a tag, a dimension."""
+
+    model_config = ConfigDict(extra="allow")
+
+    object_id: str
+    object_type: str = "object"
+    category: str | None = None
+    tag: str | None = None
+    name: str | None = None
+    description: str | None = None
+    attributes: dict[str, Any] = {}
+    location_key: str | None = None
+    source_text: str | None = None
+    graphical_basis: str | None = None
+    review_uses: list[str] = []
+    confidence: float | str | None = None
+    page_number: int | None = None
+    bbox: BBox | None = None
+    grounding: Grounding | None = None
+    rung: Rung | None = None
+    verification: ObjectVerification | None = None
+
+
+class GuardCounts(BaseModel):
+    kept: int = 0
+    rescued: int = 0
+    dropped: int = 0
+
+
+class ExtractionResult(BaseModel):
+    """``pages/{n}/extracted.json`` (rung 1) and ``pages/{n}/structured-{rung}.json``."""
+
+    job_id: str
+    page_number: int
+    rung: Rung
+    status: ExtractionStatus
+    reason: str | None = None
+    has_text_layer: bool
+    sheet: SheetHeader = SheetHeader()
+    objects: list[PageObject] = []
+    unresolved_items: list[Any] = []
+    guard: GuardCounts = GuardCounts()
+    usage: dict[str, Usage] = {}
+    worker_id: str | None = None
+    elapsed_ms: float = 0.0
+
+
+class Coverage(BaseModel):
+    total_lines: int
+    covered_lines: int
+    ratio: float
+
+
+class CoveredPage(BaseModel):
+    """``pages/{n}/covered.json``: the merged page after the coverage ladder."""
+
+    job_id: str
+    page_number: int
+    has_text_layer: bool
+    degraded: bool = False
+    extraction_status: ExtractionStatus = "ok"
+    extraction_reason: str | None = None
+    sheet: SheetHeader = SheetHeader()
+    objects: list[PageObject] = []
+    coverage_before: Coverage
+    coverage: Coverage
+    floor: float
+    below_floor: bool
+    rungs: list[Rung] = []
+    guard: GuardCounts = GuardCounts()
+    usage: dict[str, Usage] = {}
+    timings_ms: dict[str, float] = {}
+    worker_id: str | None = None
+
+
+class PageVerdict(BaseModel):
+    ok: bool
+    problems: list[str] = []
+    kinds: list[str] = []
+    untagged: int = Field(0, description="objects no verdict could be attached to")
+    unjudged: bool = False
+    skipped: str | None = None
+
+
+class VerifiedPage(CoveredPage):
+    """``pages/{n}/verified.json``: the covered page with every object's verdict."""
+
+    verdict: PageVerdict
+    judge_disagreements: list[dict[str, Any]] = []

@@ -1,0 +1,130 @@
+"""One settings object for every service: every knob is a ``SHEETFLOW_`` variable.
+
+Documented in ``.env.example``; a test checks the two agree.
+"""
+
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PLACEHOLDER_SECRETS = {"changeme", "change-me", "sheetflow-dev-secret", "set-me"}
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="SHEETFLOW_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+    )
+
+    environment: Literal["development", "production"] = "development"
+    namespace: str = Field(
+        "sheetflow",
+        pattern=r"^[A-Za-z0-9_-]+$",
+        description="subject prefix, stream name and KV/bucket prefix",
+    )
+    data_dir: Path = Path(".sheetflow")
+    log_level: str = "INFO"
+
+    # NATS: unset url → `sheetflow up/run` starts an embedded server
+    nats_url: str | None = None
+    nats_user: str | None = None
+    nats_password: SecretStr | None = None
+    nats_token: SecretStr | None = None
+    nats_nkey_seed_file: Path | None = None
+    nats_creds_file: Path | None = None
+    nats_tls_ca_file: Path | None = None
+    nats_tls_cert_file: Path | None = None
+    nats_tls_key_file: Path | None = None
+
+    # S3: unset endpoint → an embedded S3 server
+    s3_endpoint: str | None = Field(None, description="host:port, no scheme")
+    s3_access_key: str = "sheetflow"
+    s3_secret_key: SecretStr = SecretStr("sheetflow-dev-secret")
+    s3_bucket: str = "sheetflow"
+    s3_secure: bool = False
+    s3_region: str | None = None
+    s3_ca_file: Path | None = None
+
+    # Ingest API
+    api_host: str = "127.0.0.1"
+    api_port: int = 8080
+    api_token: SecretStr | None = None
+    public_url: str | None = Field(None, description="base URL put into status/report links")
+    max_upload_mb: int = 200
+    max_pages: int = 2000
+
+    # Delivery
+    max_deliver: int = Field(5, ge=1)
+    ack_wait_s: float = 30.0
+    in_progress_interval_s: float = 10.0
+    retry_backoff_s: float = 1.0
+    retry_backoff_max_s: float = 30.0
+    stall_after_s: float = Field(
+        120.0, description="a running job with no page progress this long is reported stalled"
+    )
+
+    # Extract
+    extract_concurrency: int = Field(4, ge=1)
+    text_layer_min_chars: int = 20
+    text_layer_max_chars: int = 12000
+    page_image_max_px: int = 2048
+    page_image_max_pixels: int = 16_000_000
+    page_max_side_in: float = Field(
+        200.0, description="pages with a longer side (inches) are refused as absurd"
+    )
+    ocr_enabled: bool = True
+    fallback_max_objects: int = 200
+
+    # Model (OpenAI-compatible); unset base_url → offline extractor
+    llm_base_url: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_extract_model: str | None = None
+    llm_structure_model: str | None = None
+    llm_verify_model: str | None = None
+    llm_timeout_s: float = 120.0
+    llm_max_retries: int = 4
+    llm_max_tokens: int = 8192
+    llm_concurrency: int = Field(8, ge=1, description="in-flight model calls per process")
+
+    # Coverage
+    extract_coverage_floor: float = Field(0.6, ge=0.0, le=1.0)
+    extract_text_retry_enabled: bool = True
+    extract_fallback_enabled: bool = True
+
+    # Verify
+    verify_text_max_chars: int = 8000
+    verify_hi_dpi_crops: bool = True
+    verify_crop_dpi: int = 300
+    verify_crop_margin_pts: float = 36.0
+    verify_max_images: int = 6
+    verify_max_objects: int = 40
+
+    @model_validator(mode="after")
+    def _refuse_placeholders_in_production(self) -> "Settings":
+        if self.environment == "production":
+            if self.s3_secret_key.get_secret_value() in PLACEHOLDER_SECRETS:
+                raise ValueError("SHEETFLOW_S3_SECRET_KEY holds a placeholder; set a real secret")
+            if self.api_token and self.api_token.get_secret_value() in PLACEHOLDER_SECRETS:
+                raise ValueError("SHEETFLOW_API_TOKEN holds a placeholder; set a real token")
+        return self
+
+    @property
+    def stream_name(self) -> str:
+        return self.namespace
+
+    @property
+    def kv_bucket(self) -> str:
+        return f"{self.namespace}-jobs"
+
+    @cached_property
+    def structure_model(self) -> str | None:
+        return self.llm_structure_model or self.llm_extract_model
+
+    @property
+    def model_configured(self) -> bool:
+        return bool(self.llm_base_url and self.llm_extract_model)
+
+    def subject(self, name: str) -> str:
+        return f"{self.namespace}.{name}"

@@ -1,0 +1,178 @@
+"""Async object store over the minio SDK, and the one place object keys are built."""
+
+import asyncio
+import io
+import json
+import ssl
+from datetime import timedelta
+from typing import Any, TypeVar
+
+import urllib3
+from minio import Minio
+from minio.error import S3Error
+from pydantic import BaseModel
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_exponential
+
+from shared.settings import Settings
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class ObjectMissing(KeyError):
+    """The key is not in the bucket."""
+
+
+def _transient(exc: BaseException) -> bool:
+    # Connection-level trouble (S3 restarting) is worth retrying; a missing key is not.
+    return not isinstance(exc, (ObjectMissing, S3Error, ValueError))
+
+
+class Keys:
+    """Object keys under ``jobs/{job_id}/`` as laid out in DESIGN.md."""
+
+    @staticmethod
+    def job(job_id: str) -> str:
+        return f"jobs/{job_id}/"
+
+    @staticmethod
+    def source(job_id: str) -> str:
+        return f"jobs/{job_id}/source.pdf"
+
+    @staticmethod
+    def page(job_id: str, page_number: int, name: str) -> str:
+        return f"jobs/{job_id}/pages/{page_number}/{name}"
+
+    @staticmethod
+    def report(job_id: str, ext: str = "json") -> str:
+        return f"jobs/{job_id}/report.{ext}"
+
+
+class ObjectStore:
+    """The bucket every stage shares. Calls run in threads: the SDK is blocking."""
+
+    def __init__(self, settings: Settings, *, retry_for_s: float = 20.0) -> None:
+        if not settings.s3_endpoint:
+            raise ValueError("SHEETFLOW_S3_ENDPOINT is not set (run `sheetflow up` for an embedded one)")
+        self.bucket = settings.s3_bucket
+        self._retry_for_s = retry_for_s
+        http = None
+        if settings.s3_ca_file:
+            ctx = ssl.create_default_context(cafile=str(settings.s3_ca_file))
+            http = urllib3.PoolManager(ssl_context=ctx)
+        else:
+            # Fail fast on a dead server: our own retry loop decides how long to wait.
+            http = urllib3.PoolManager(
+                timeout=urllib3.Timeout(connect=3.0, read=60.0),
+                retries=urllib3.Retry(total=0),
+                maxsize=32,
+            )
+        self._client = Minio(
+            settings.s3_endpoint,
+            access_key=settings.s3_access_key,
+            secret_key=settings.s3_secret_key.get_secret_value(),
+            secure=settings.s3_secure,
+            region=settings.s3_region,
+            http_client=http,
+        )
+
+    async def _call(self, fn, *args, retry: bool = True, **kwargs):
+        if not retry:
+            return await asyncio.to_thread(fn, *args, **kwargs)
+        async for attempt in AsyncRetrying(
+            retry=retry_if_exception(_transient),
+            wait=wait_exponential(multiplier=0.2, max=3.0),
+            stop=stop_after_delay(self._retry_for_s),
+            reraise=True,
+        ):
+            with attempt:
+                return await asyncio.to_thread(fn, *args, **kwargs)
+
+    async def ensure_bucket(self) -> None:
+        if not await self._call(self._client.bucket_exists, self.bucket):
+            try:
+                await self._call(self._client.make_bucket, self.bucket)
+            except S3Error as exc:  # another service created it first
+                if exc.code not in ("BucketAlreadyOwnedByYou", "BucketAlreadyExists"):
+                    raise
+
+    async def ping(self) -> bool:
+        """True when the server answers (used by /readyz); never raises."""
+        try:
+            await asyncio.wait_for(
+                self._call(self._client.bucket_exists, self.bucket, retry=False), timeout=3.0
+            )
+            return True
+        except Exception:
+            return False
+
+    async def put_bytes(
+        self, key: str, data: bytes, content_type: str = "application/octet-stream", *, retry: bool = True
+    ) -> None:
+        await self._call(
+            self._client.put_object,
+            self.bucket,
+            key,
+            io.BytesIO(data),
+            len(data),
+            content_type=content_type,
+            retry=retry,
+        )
+
+    async def put_file(self, key: str, path: str, content_type: str = "application/pdf") -> None:
+        await self._call(self._client.fput_object, self.bucket, key, path, content_type=content_type)
+
+    async def put_json(self, key: str, value: BaseModel | dict[str, Any] | list[Any]) -> None:
+        if isinstance(value, BaseModel):
+            data = value.model_dump_json().encode()
+        else:
+            data = json.dumps(value, default=str).encode()
+        await self.put_bytes(key, data, "application/json")
+
+    def _read(self, key: str) -> bytes:
+        try:
+            response = self._client.get_object(self.bucket, key)
+        except S3Error as exc:
+            if exc.code in ("NoSuchKey", "NoSuchObject"):
+                raise ObjectMissing(key) from exc
+            raise
+        try:
+            return response.read()
+        finally:
+            response.close()
+            response.release_conn()
+
+    async def get_bytes(self, key: str) -> bytes:
+        return await self._call(self._read, key)
+
+    async def get_json(self, key: str) -> Any:
+        return json.loads(await self.get_bytes(key))
+
+    async def get_model(self, key: str, model: type[M]) -> M:
+        return model.model_validate_json(await self.get_bytes(key))
+
+    async def exists(self, key: str) -> bool:
+        try:
+            await self._call(self._client.stat_object, self.bucket, key)
+            return True
+        except S3Error as exc:
+            if exc.code in ("NoSuchKey", "NoSuchObject", "NotFound"):
+                return False
+            raise
+
+    async def list_keys(self, prefix: str) -> list[str]:
+        def _list() -> list[str]:
+            return [
+                o.object_name
+                for o in self._client.list_objects(self.bucket, prefix=prefix, recursive=True)
+            ]
+
+        return await self._call(_list)
+
+    async def delete_prefix(self, prefix: str) -> None:
+        for key in await self.list_keys(prefix):
+            await self._call(self._client.remove_object, self.bucket, key)
+
+    async def presigned_get(self, key: str, expires_s: int = 600) -> str:
+        return await self._call(
+            self._client.presigned_get_object, self.bucket, key, expires=timedelta(seconds=expires_s)
+        )
