@@ -1,0 +1,89 @@
+"""The ingest API: FastAPI behind uvicorn, publishing through the project's NATS broker."""
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from services.ingest.routes import router
+from services.ingest.validation import Rejection
+from shared.service import ServiceContext, close_resources, new_context, open_resources
+from shared.settings import Settings
+
+log = logging.getLogger("sheetflow.ingest")
+
+
+def error_body(status: int, error: str, detail: str) -> JSONResponse:
+    return JSONResponse({"error": error, "detail": detail}, status_code=status)
+
+
+async def _connect_until_ready(ctx: ServiceContext, ready: asyncio.Event) -> None:
+    # The API must come up (and say 503) even while NATS or S3 is still starting.
+    delay = 0.5
+    while True:
+        try:
+            await open_resources(ctx)
+            ready.set()
+            return
+        except Exception as exc:
+            log.warning("NATS/S3 not reachable yet (%s); retrying", type(exc).__name__)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        ctx = new_context("ingest", settings)
+        app.state.ctx = ctx
+        app.state.ready = asyncio.Event()
+        connecting = asyncio.create_task(_connect_until_ready(ctx, app.state.ready))
+        if not settings.api_token:
+            log.warning("SHEETFLOW_API_TOKEN is not set: the API requires no token")
+        try:
+            yield
+        finally:
+            connecting.cancel()
+            if app.state.ready.is_set():
+                await close_resources(ctx)
+                await ctx.broker.stop()
+
+    app = FastAPI(
+        title="sheetflow ingest",
+        version="0.1.0",
+        description="Upload PDF drawing sets; follow their jobs; fetch their reports.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.include_router(router)
+
+    @app.exception_handler(Rejection)
+    async def _rejection(_: Request, exc: Rejection) -> JSONResponse:
+        return error_body(exc.status, exc.error, exc.detail)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if isinstance(exc.detail, dict) and "error" in exc.detail:
+            return JSONResponse(exc.detail, status_code=exc.status_code, headers=exc.headers)
+        error = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return error_body(exc.status_code, error, str(exc.detail))
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        return error_body(422, "invalid_request", f"{where}: {first.get('msg', 'invalid input')}")
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error")
+        return error_body(500, "internal_error", "The server hit an unexpected error; it was logged.")
+
+    return app

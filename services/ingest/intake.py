@@ -1,0 +1,118 @@
+"""Turn an accepted PDF into a job: store the source, record the job, fan out its pages."""
+
+import asyncio
+import logging
+import secrets
+from pathlib import Path
+
+from shared import subjects
+from shared.broker import msg_id, publish
+from shared.jobs import JobRecord, JobStore, now
+from shared.messages import ExtractPage, JobAccepted, JobOptions
+from shared.service import ServiceContext
+from shared.storage import Keys
+
+log = logging.getLogger("sheetflow.ingest")
+
+# Page messages are published this many at a time: enough to keep the 202 under a
+# second for a 500-page set, few enough not to flood a small NATS server.
+PUBLISH_BATCH = 64
+
+
+class Unavailable(Exception):
+    """NATS or S3 did not answer; the upload is rolled back."""
+
+
+def new_job_id() -> str:
+    return f"j_{secrets.token_hex(16)}"
+
+
+async def _rollback(ctx: ServiceContext, job_id: str) -> None:
+    try:
+        await ctx.store.delete_prefix(Keys.job(job_id))
+    except Exception:
+        log.warning("could not remove the stored source of rejected job %s", job_id)
+    try:
+        await ctx.jobs.update_job(job_id, canceled=True, status="canceled")
+    except Exception:
+        log.warning("could not mark rejected job %s canceled", job_id)
+
+
+async def accept_job(
+    ctx: ServiceContext, source: Path, *, file_name: str, page_count: int, options: JobOptions
+) -> JobRecord:
+    job_id = new_job_id()
+    job = JobRecord(
+        job_id=job_id,
+        file_name=file_name,
+        page_count=page_count,
+        source_key=Keys.source(job_id),
+        options=options,
+        status="running",
+        created_at=now(),
+    )
+    try:
+        await asyncio.wait_for(ctx.store.put_file(job.source_key, str(source)), timeout=30)
+        await asyncio.wait_for(ctx.jobs.create_job(job), timeout=5)
+        await asyncio.wait_for(_fan_out(ctx, job), timeout=60)
+    except Exception as exc:
+        await _rollback(ctx, job_id)
+        raise Unavailable(str(exc)) from exc
+    return job
+
+
+async def _fan_out(ctx: ServiceContext, job: JobRecord) -> None:
+    accepted = JobAccepted(
+        job_id=job.job_id,
+        file_name=job.file_name,
+        page_count=job.page_count,
+        source_key=job.source_key,
+        options=job.options,
+        created_at=job.created_at,
+    )
+    await publish(ctx.broker, ctx.settings, subjects.JOB_ACCEPTED, accepted, dedup_id=job.job_id)
+    pages = range(1, job.page_count + 1)
+    for start in range(0, job.page_count, PUBLISH_BATCH):
+        await asyncio.gather(
+            *(
+                publish(
+                    ctx.broker,
+                    ctx.settings,
+                    subjects.PAGE_EXTRACT,
+                    ExtractPage(
+                        job_id=job.job_id,
+                        page_number=n,
+                        source_key=job.source_key,
+                        options=job.options,
+                    ),
+                    dedup_id=msg_id(job.job_id, n),
+                )
+                for n in pages[start : start + PUBLISH_BATCH]
+            )
+        )
+
+
+async def job_status(jobs: JobStore, job: JobRecord, stall_after_s: float) -> dict:
+    """The job record with per-stage page counts, and whether it has stopped moving."""
+    states = await jobs.page_states(job.job_id)
+    counts = {stage: 0 for stage in ("queued", "extracted", "covered", "verified", "failed", "skipped")}
+    for state in states.values():
+        counts[state.stage] += 1
+    counts["queued"] += job.page_count - len(states)
+    terminal = counts["verified"] + counts["failed"] + counts["skipped"]
+    last_change = max((s.updated_at for s in states.values()), default=job.created_at)
+    idle_s = (now() - last_change).total_seconds()
+    stalled = job.status in ("running", "accepted") and idle_s > stall_after_s
+    body = job.model_dump(mode="json")
+    body.update(
+        pages=counts,
+        pages_terminal=terminal,
+        stalled=stalled,
+        idle_seconds=round(idle_s, 1),
+    )
+    if stalled:
+        body["detail"] = (
+            f"No page has moved for {idle_s:.0f}s: no worker may be running for a stage "
+            "(start one with `sheetflow worker <stage>`)."
+        )
+    return body

@@ -1,0 +1,243 @@
+"""HTTP routes of the ingest API; each translates HTTP into one intake or lookup call."""
+
+import asyncio
+import re
+import secrets
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Header, HTTPException, Request, Response
+from fastapi.responses import HTMLResponse, JSONResponse
+from pydantic import BaseModel, ValidationError
+
+from services.ingest.intake import Unavailable, accept_job, job_status
+from services.ingest.upload import receive_upload
+from services.ingest.validation import Rejection, inspect_pdf, safe_file_name
+from shared.asyncapi import asyncapi_document
+from shared.jobs import JobRecord
+from shared.messages import JobOptions
+from shared.service import ServiceContext
+from shared.settings import Settings
+from shared.storage import Keys, ObjectMissing
+
+JOB_ID_RE = re.compile(r"^j_[0-9a-f]{32}$")
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    code: {"description": text, "content": {"application/json": {"example": {"error": err, "detail": text}}}}
+    for code, err, text in (
+        (401, "unauthorized", "A bearer token is required."),
+        (404, "not_found", "No such job."),
+        (503, "unavailable", "NATS or S3 is not reachable."),
+    )
+}
+
+
+def fail(status: int, error: str, detail: str) -> HTTPException:
+    return HTTPException(status, {"error": error, "detail": detail})
+
+
+def get_settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+def get_ctx(request: Request) -> ServiceContext:
+    if not request.app.state.ready.is_set():
+        raise fail(503, "unavailable", "The service is starting or cannot reach NATS/S3; retry shortly.")
+    return request.app.state.ctx
+
+
+def require_token(
+    settings: Annotated[Settings, Depends(get_settings)],
+    authorization: Annotated[str | None, Header()] = None,
+) -> None:
+    if not settings.api_token:
+        return
+    expected = f"Bearer {settings.api_token.get_secret_value()}".encode()
+    if not authorization or not secrets.compare_digest(authorization.encode(), expected):
+        raise HTTPException(
+            401,
+            {"error": "unauthorized", "detail": "Send 'Authorization: Bearer <token>'."},
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+
+
+CtxDep = Annotated[ServiceContext, Depends(get_ctx)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+
+router = APIRouter()
+v1 = APIRouter(prefix="/v1", dependencies=[Depends(require_token)], responses=ERROR_RESPONSES)
+
+
+class JobCreated(BaseModel):
+    job_id: str
+    status_url: str
+    report_url: str
+
+
+@router.get("/healthz")
+async def healthz() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@router.get("/readyz", responses={503: ERROR_RESPONSES[503]})
+async def readyz(request: Request) -> JSONResponse:
+    ready = request.app.state.ready.is_set()
+    ctx: ServiceContext = request.app.state.ctx
+    nats_ok = ready and ctx.broker.connection is not None and ctx.broker.connection.is_connected
+    s3_ok = ready and await ctx.store.ping()
+    if nats_ok and s3_ok:
+        return JSONResponse({"status": "ready", "nats": True, "s3": True})
+    return JSONResponse(
+        {"error": "not_ready", "detail": "NATS or S3 is not reachable.", "nats": nats_ok, "s3": s3_ok},
+        status_code=503,
+    )
+
+
+@router.get("/asyncapi.json", include_in_schema=False)
+async def asyncapi(settings: SettingsDep) -> JSONResponse:
+    return JSONResponse(asyncapi_document(settings))
+
+
+def _base_url(request: Request, settings: Settings) -> str:
+    return (settings.public_url or str(request.base_url)).rstrip("/")
+
+
+async def _job(ctx: ServiceContext, job_id: str) -> JobRecord:
+    if not JOB_ID_RE.match(job_id):
+        raise fail(404, "not_found", "No job has that id.")
+    try:
+        job = await asyncio.wait_for(ctx.jobs.get_job(job_id), timeout=5)
+    except Exception as exc:
+        raise fail(503, "unavailable", "The job store (NATS) is not reachable; retry shortly.") from exc
+    if not job:
+        raise fail(404, "not_found", "No job has that id.")
+    return job
+
+
+UPLOAD_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["file"],
+                    "properties": {
+                        "file": {"type": "string", "format": "binary", "description": "the PDF"},
+                        "options": {
+                            "type": "string",
+                            "description": "JSON object of job options",
+                            "example": '{"coverage_floor": 0.6}',
+                        },
+                    },
+                }
+            }
+        },
+    }
+}
+
+
+@v1.post(
+    "/jobs",
+    status_code=202,
+    openapi_extra=UPLOAD_BODY,
+    responses={
+        400: {"description": "Malformed upload"},
+        413: {"description": "Upload too large"},
+        415: {"description": "Not a PDF"},
+        422: {"description": "Encrypted, corrupt, empty or too many pages"},
+    },
+)
+async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> JobCreated:
+    """Upload a PDF (multipart field `file`, optional JSON field `options`); its pages are queued."""
+    with tempfile.TemporaryDirectory(prefix="sheetflow-upload-") as tmp:
+        upload = await receive_upload(
+            request, Path(tmp) / "source.pdf", max_bytes=settings.max_upload_mb * 1024 * 1024
+        )
+        try:
+            options = JobOptions.model_validate_json(upload.options) if upload.options else JobOptions()
+        except ValidationError as exc:
+            raise Rejection(422, "bad_options", f"The 'options' field is not valid: {exc.errors()[0]['msg']}.") from exc
+        try:
+            accepted = await asyncio.wait_for(
+                asyncio.to_thread(inspect_pdf, upload.path, max_pages=settings.max_pages), timeout=30
+            )
+        except TimeoutError as exc:
+            raise Rejection(422, "unreadable_pdf", "The PDF took too long to open; it may be malformed.") from exc
+        try:
+            job = await accept_job(
+                ctx,
+                upload.path,
+                file_name=safe_file_name(upload.file_name),
+                page_count=accepted.page_count,
+                options=options,
+            )
+        except Unavailable as exc:
+            raise fail(503, "unavailable", "NATS or S3 is not reachable; nothing was kept. Retry shortly.") from exc
+    base = _base_url(request, settings)
+    return JobCreated(
+        job_id=job.job_id,
+        status_url=f"{base}/v1/jobs/{job.job_id}",
+        report_url=f"{base}/v1/jobs/{job.job_id}/report",
+    )
+
+
+@v1.get("/jobs/{job_id}")
+async def get_job(job_id: str, ctx: CtxDep) -> dict[str, Any]:
+    """The job with per-stage page counts (queued, extracted, covered, verified, failed, skipped)."""
+    job = await _job(ctx, job_id)
+    try:
+        return await asyncio.wait_for(job_status(ctx.jobs, job, ctx.settings.stall_after_s), timeout=10)
+    except TimeoutError as exc:
+        raise fail(503, "unavailable", "The job store (NATS) did not answer in time.") from exc
+
+
+async def _report_bytes(ctx: ServiceContext, job: JobRecord, ext: str) -> bytes:
+    if job.status not in ("complete", "partial", "canceled") or not job.finished_at:
+        raise fail(404, "report_not_ready", f"The report is not ready yet (job is {job.status}).")
+    try:
+        return await ctx.store.get_bytes(Keys.report(job.job_id, ext))
+    except ObjectMissing as exc:
+        raise fail(404, "report_not_ready", "The report is not ready yet.") from exc
+    except Exception as exc:
+        raise fail(503, "unavailable", "S3 is not reachable; retry shortly.") from exc
+
+
+@v1.get("/jobs/{job_id}/report")
+async def get_report(job_id: str, ctx: CtxDep) -> Response:
+    """The job's report.json (404 with a JSON body until it exists)."""
+    job = await _job(ctx, job_id)
+    return Response(await _report_bytes(ctx, job, "json"), media_type="application/json")
+
+
+@v1.get("/jobs/{job_id}/report.html", response_class=HTMLResponse)
+async def get_report_html(job_id: str, ctx: CtxDep) -> Response:
+    """The job's report as a page a person can read."""
+    job = await _job(ctx, job_id)
+    return HTMLResponse(await _report_bytes(ctx, job, "html"))
+
+
+@v1.get("/jobs/{job_id}/pages/{page_number}/image.png")
+async def get_page_image(job_id: str, page_number: int, ctx: CtxDep) -> Response:
+    """A page's rendered image."""
+    job = await _job(ctx, job_id)
+    if not 1 <= page_number <= job.page_count:
+        raise fail(404, "not_found", f"The job has pages 1 to {job.page_count}.")
+    try:
+        data = await ctx.store.get_bytes(Keys.page(job_id, page_number, "image.png"))
+    except ObjectMissing as exc:
+        raise fail(404, "not_found", "That page has not been rendered yet.") from exc
+    return Response(data, media_type="image/png")
+
+
+@v1.delete("/jobs/{job_id}", status_code=202, responses={409: {"description": "Job already finished"}})
+async def cancel_job(job_id: str, ctx: CtxDep) -> dict[str, Any]:
+    """Cancel a job: pages not yet extracted are skipped and the job ends `canceled`."""
+    job = await _job(ctx, job_id)
+    if job.status in ("complete", "partial") or job.finished_at:
+        raise fail(409, "already_finished", f"The job already finished ({job.status}).")
+    updated = await ctx.jobs.update_job(job_id, canceled=True)
+    return {"job_id": job_id, "status": "canceling", "canceled": bool(updated and updated.canceled)}
+
+
+router.include_router(v1)

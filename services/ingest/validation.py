@@ -1,0 +1,78 @@
+"""Is an upload a PDF we will process? Checked by content, before anything is stored."""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pymupdf
+
+PDF_MAGIC = b"%PDF-"
+# The PDF spec allows junk before the header; readers look within the first KiB.
+MAGIC_SEARCH_BYTES = 1024
+
+
+@dataclass
+class Rejection(Exception):
+    status: int
+    error: str
+    detail: str
+
+
+@dataclass
+class AcceptedPdf:
+    page_count: int
+
+
+def _has_active_content(doc: pymupdf.Document) -> str | None:
+    if doc.embfile_count() > 0:
+        return "it carries embedded files"
+    for xref in range(1, doc.xref_length()):
+        try:
+            if doc.xref_get_key(xref, "JS")[0] != "null" or doc.xref_get_key(xref, "S")[1] == "/JavaScript":
+                return "it carries JavaScript"
+        except Exception:  # a broken object is not active content; pages decide later
+            continue
+    return None
+
+
+def inspect_pdf(path: Path, *, max_pages: int) -> AcceptedPdf:
+    """Accept the PDF at ``path`` or raise a ``Rejection`` a person can act on."""
+    with open(path, "rb") as f:
+        head = f.read(MAGIC_SEARCH_BYTES)
+    if PDF_MAGIC not in head:
+        raise Rejection(415, "not_a_pdf", "The file is not a PDF (its content has no PDF header).")
+    pymupdf.TOOLS.mupdf_display_errors(False)
+    try:
+        doc = pymupdf.open(path, filetype="pdf")
+    except Exception as exc:
+        raise Rejection(422, "corrupt_pdf", f"The PDF could not be opened: {exc}.") from exc
+    with doc:
+        if doc.needs_pass or doc.is_encrypted:
+            raise Rejection(
+                422,
+                "encrypted_pdf",
+                "The PDF is encrypted or password-protected; upload an unprotected copy.",
+            )
+        page_count = doc.page_count
+        if page_count == 0:
+            raise Rejection(422, "empty_pdf", "The PDF has no pages (it may be corrupt).")
+        if page_count > max_pages:
+            raise Rejection(
+                422,
+                "too_many_pages",
+                f"The PDF has {page_count} pages; this deployment accepts at most {max_pages}.",
+            )
+        active = _has_active_content(doc)
+        if active:
+            raise Rejection(
+                422,
+                "active_content",
+                f"The PDF was refused because {active}; drawing sets do not need it.",
+            )
+    return AcceptedPdf(page_count=page_count)
+
+
+def safe_file_name(name: str | None) -> str:
+    """The upload's base name with anything but plain characters replaced (it ends up in HTML and logs)."""
+    base = Path((name or "upload.pdf").replace("\\", "/")).name
+    cleaned = "".join(c if c.isalnum() or c in "._- ()" else "_" for c in base).strip(" .")
+    return cleaned[:120] or "upload.pdf"

@@ -1,0 +1,194 @@
+"""Broker, stream and consumer setup, event publishing, and the deliberate ack policy.
+
+FastStream's default would terminate a message whose handler raised: that is a
+lost page. Every page-stage handler here runs through :func:`run_page_stage`,
+which acks on success, nacks with backoff on a failure worth retrying, and on
+the last delivery turns the page into a named ``page.failed`` event.
+"""
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import ssl
+from collections.abc import Awaitable, Callable
+
+from faststream.nats import JStream, NatsBroker, NatsMessage
+from faststream.nats.security import (
+    NatsCredentials,
+    NatsNKey,
+    NatsSecurity,
+    NatsToken,
+    NatsUserPassword,
+)
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, StorageType
+from pydantic import BaseModel
+
+from shared import subjects
+from shared.messages import PageFailed
+from shared.settings import Settings
+
+log = logging.getLogger("sheetflow.broker")
+
+DUPLICATE_WINDOW_S = 120.0
+
+
+class PageFailure(Exception):
+    """A failure retrying cannot fix (unreadable page, refused input): dead-letter now."""
+
+
+def worker_id(service: str) -> str:
+    return f"{service}@{socket.gethostname()}:{os.getpid()}"
+
+
+def _security(settings: Settings) -> NatsSecurity | None:
+    ctx = None
+    if settings.nats_tls_ca_file or settings.nats_tls_cert_file:
+        ctx = ssl.create_default_context(
+            cafile=str(settings.nats_tls_ca_file) if settings.nats_tls_ca_file else None
+        )
+        if settings.nats_tls_cert_file:
+            ctx.load_cert_chain(
+                str(settings.nats_tls_cert_file),
+                str(settings.nats_tls_key_file) if settings.nats_tls_key_file else None,
+            )
+    if settings.nats_creds_file:
+        return NatsCredentials(credentials=str(settings.nats_creds_file), ssl_context=ctx)
+    if settings.nats_nkey_seed_file:
+        return NatsNKey(seed_file=settings.nats_nkey_seed_file, ssl_context=ctx)
+    if settings.nats_token:
+        return NatsToken(token=settings.nats_token.get_secret_value(), ssl_context=ctx)
+    if settings.nats_user:
+        password = settings.nats_password.get_secret_value() if settings.nats_password else ""
+        return NatsUserPassword(username=settings.nats_user, password=password, ssl_context=ctx)
+    if ctx:
+        return NatsSecurity(ssl_context=ctx, use_ssl=True)
+    return None
+
+
+def make_broker(settings: Settings, name: str) -> NatsBroker:
+    if not settings.nats_url:
+        raise ValueError("SHEETFLOW_NATS_URL is not set (run `sheetflow up` for an embedded one)")
+    return NatsBroker(
+        settings.nats_url,
+        name=f"sheetflow-{name}",
+        security=_security(settings),
+        max_reconnect_attempts=-1,  # ride out a NATS restart instead of dying
+        reconnect_time_wait=1,
+        connect_timeout=5,
+        logger=logging.getLogger(f"sheetflow.{name}.faststream"),
+    )
+
+
+def make_stream(settings: Settings) -> JStream:
+    """The one stream every subject lives on: file storage, de-duplication by message id."""
+    return JStream(
+        name=settings.stream_name,
+        subjects=[f"{settings.namespace}.>"],
+        storage=StorageType.FILE,
+        duplicate_window=DUPLICATE_WINDOW_S,
+    )
+
+
+def consumer_config(settings: Settings, *, max_ack_pending: int = 1000) -> ConsumerConfig:
+    # No server-side delivery cap: if a worker dies mid-page on its last delivery the page
+    # must still come back once more, to be dead-lettered by run_page_stage.
+    return ConsumerConfig(
+        ack_policy=AckPolicy.EXPLICIT,
+        ack_wait=settings.ack_wait_s,
+        max_deliver=-1,
+        max_ack_pending=max_ack_pending,
+        deliver_policy=DeliverPolicy.ALL,
+    )
+
+
+def msg_id(*parts: object) -> str:
+    return ".".join(str(p) for p in parts)
+
+
+async def publish(
+    broker: NatsBroker, settings: Settings, name: str, event: BaseModel, *, dedup_id: str
+) -> None:
+    """Publish ``event`` on the stream; ``dedup_id`` lets JetStream drop a re-publication."""
+    await broker.publish(
+        event,
+        settings.subject(name),
+        headers={"Nats-Msg-Id": f"{name}:{dedup_id}"},
+        stream=settings.stream_name,
+        timeout=10.0,
+    )
+
+
+def deliveries(msg: NatsMessage) -> int:
+    with contextlib.suppress(Exception):
+        return int(msg.raw_message.metadata.num_delivered)
+    return 1
+
+
+def backoff_s(settings: Settings, delivery: int) -> float:
+    return min(settings.retry_backoff_s * 2 ** (delivery - 1), settings.retry_backoff_max_s)
+
+
+async def _keep_alive(msg: NatsMessage, interval: float) -> None:
+    while True:
+        await asyncio.sleep(interval)
+        with contextlib.suppress(Exception):
+            await msg.in_progress()
+
+
+def describe(exc: BaseException) -> str:
+    text = str(exc).strip() or "no detail"
+    return f"{type(exc).__name__}: {text}"[:500]
+
+
+async def run_page_stage(
+    msg: NatsMessage,
+    *,
+    stage: str,
+    job_id: str,
+    page_number: int,
+    settings: Settings,
+    broker: NatsBroker,
+    work: Callable[[], Awaitable[None]],
+) -> None:
+    """Run one page's stage work with the house ack policy (see module docstring)."""
+    delivery = deliveries(msg)
+
+    async def dead_letter(reason: str) -> None:
+        failed = PageFailed(
+            job_id=job_id, page_number=page_number, stage=stage, reason=reason, deliveries=delivery
+        )
+        await publish(broker, settings, subjects.PAGE_FAILED, failed, dedup_id=msg_id(job_id, page_number, stage))
+        log.warning("page %s/%s failed in %s: %s", job_id, page_number, stage, reason)
+
+    if delivery > settings.max_deliver:
+        await dead_letter(
+            f"gave up after {delivery - 1} deliveries: earlier attempts never finished "
+            "(the worker crashed or timed out)"
+        )
+        await msg.ack()
+        return
+
+    keep_alive = asyncio.create_task(_keep_alive(msg, settings.in_progress_interval_s))
+    try:
+        await work()
+    except PageFailure as exc:
+        keep_alive.cancel()
+        await dead_letter(str(exc))
+        await msg.ack()
+    except Exception as exc:
+        keep_alive.cancel()
+        if delivery >= settings.max_deliver:
+            await dead_letter(f"{describe(exc)} (after {delivery} deliveries)")
+            await msg.ack()
+        else:
+            delay = backoff_s(settings, delivery)
+            log.warning(
+                "%s page %s/%s delivery %s failed, retrying in %.1fs: %s",
+                stage, job_id, page_number, delivery, delay, describe(exc),
+            )
+            await msg.nack(delay=delay)
+    else:
+        keep_alive.cancel()
+        await msg.ack()

@@ -1,0 +1,192 @@
+"""The OpenAI-compatible chat client every service uses (extract and verify).
+
+One ``POST {base}/chat/completions`` per call, with bounded retries (exponential backoff
+with jitter, or the server's own small ``Retry-After``) on 429, 5xx, timeouts, connection
+errors and malformed replies; a per-process limit on calls in flight; and a clean fallback
+for servers that reject ``response_format``. Errors never carry the API key.
+"""
+
+import asyncio
+import base64
+import logging
+from typing import Any
+
+import httpx
+from pydantic import BaseModel
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential_jitter,
+)
+
+from shared.models import Usage
+from shared.settings import Settings
+
+log = logging.getLogger("sheetflow.llm")
+
+RETRYABLE_STATUS = {408, 409, 425, 429}
+# A Retry-After longer than this is not honoured as-is: the exponential backoff applies.
+RETRY_AFTER_MAX_S = 30.0
+# Words in a 400/422 body that say the server does not support JSON mode.
+JSON_MODE_HINTS = ("response_format", "json_object", "json mode", "json_mode")
+
+
+class ChatResult(BaseModel):
+    content: str
+    finish_reason: str | None
+    usage: Usage
+
+
+class LLMError(Exception):
+    """The call failed for good (retries exhausted, or refused); the message says why."""
+
+
+class _Retryable(Exception):
+    def __init__(self, reason: str, retry_after: float | None = None):
+        super().__init__(reason)
+        self.retry_after = retry_after
+
+
+class _JsonModeRejected(Exception):
+    pass
+
+
+def image_part(data: bytes, mime: str = "image/png") -> dict:
+    """An image content part carrying ``data`` as a base64 data URL."""
+    encoded = base64.b64encode(data).decode("ascii")
+    return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{encoded}"}}
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    try:
+        return max(0.0, float(response.headers["retry-after"]))
+    except (KeyError, ValueError):
+        return None  # absent, or an HTTP date: the exponential backoff decides
+
+
+class LLMClient:
+    """Chat completions against ``settings.llm_base_url``. Pass ``http`` to share a client
+    (it is then not closed by :meth:`aclose`)."""
+
+    def __init__(self, settings: Settings, http: httpx.AsyncClient | None = None):
+        self._settings = settings
+        self._http = http or httpx.AsyncClient()
+        self._owns_http = http is None
+        self._semaphore = asyncio.Semaphore(settings.llm_concurrency)
+        self._json_mode_supported = True
+        key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else ""
+        self._key = key
+        self._headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self._wait_backoff = wait_exponential_jitter(
+            initial=settings.retry_backoff_s, max=settings.retry_backoff_max_s
+        )
+
+    async def chat(
+        self,
+        *,
+        model: str,
+        messages: list[dict],
+        max_tokens: int | None = None,
+        json_mode: bool = True,
+    ) -> ChatResult:
+        """One chat completion; raises :class:`LLMError` when it cannot be had."""
+        if not self._settings.llm_base_url:
+            raise LLMError("no model server is configured (SHEETFLOW_LLM_BASE_URL is unset)")
+        payload: dict[str, Any] = {"model": model, "messages": messages}
+        if max_tokens:
+            payload["max_tokens"] = max_tokens
+        if json_mode and self._json_mode_supported:
+            try:
+                return await self._with_retries({**payload, "response_format": {"type": "json_object"}})
+            except _JsonModeRejected:
+                # Remembered for this client: the server will not learn JSON mode mid-run.
+                self._json_mode_supported = False
+                log.info("model server rejected response_format; continuing without JSON mode")
+        return await self._with_retries(payload)
+
+    async def aclose(self) -> None:
+        """Close the HTTP client if this object created it."""
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def _with_retries(self, payload: dict) -> ChatResult:
+        attempts = self._settings.llm_max_retries + 1
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(attempts),
+            wait=self._wait,
+            retry=retry_if_exception_type(_Retryable),
+            before_sleep=self._log_retry,
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    return await self._post_once(payload)
+        except _Retryable as exc:
+            raise LLMError(f"the model server failed {attempts} times; last: {exc}") from None
+        raise AssertionError("unreachable: tenacity either returns or raises")
+
+    def _wait(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, _Retryable) and exc.retry_after is not None:
+            if exc.retry_after <= RETRY_AFTER_MAX_S:
+                return exc.retry_after
+        return self._wait_backoff(state)
+
+    def _log_retry(self, state: RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        log.warning("model call attempt %d failed (%s); retrying", state.attempt_number, exc)
+
+    def _redact(self, text: str) -> str:
+        return text.replace(self._key, "***") if self._key else text
+
+    async def _post_once(self, payload: dict) -> ChatResult:
+        url = f"{self._settings.llm_base_url.rstrip('/')}/chat/completions"
+        async with self._semaphore:
+            try:
+                response = await self._http.post(
+                    url,
+                    json=payload,
+                    headers=self._headers,
+                    timeout=self._settings.llm_timeout_s,
+                )
+            except httpx.TimeoutException:
+                raise _Retryable(
+                    f"no answer within {self._settings.llm_timeout_s:g} s"
+                ) from None
+            except httpx.TransportError as exc:
+                raise _Retryable(
+                    self._redact(f"could not reach the model server ({type(exc).__name__}: {exc})")
+                ) from None
+        body = self._redact(response.text[:300])
+        status = response.status_code
+        if status in RETRYABLE_STATUS or status >= 500:
+            raise _Retryable(f"HTTP {status}: {body}", _retry_after(response))
+        if status in (400, 422) and "response_format" in payload:
+            if any(hint in body.lower() for hint in JSON_MODE_HINTS):
+                raise _JsonModeRejected()
+        if status >= 400:
+            raise LLMError(f"the model server refused the request (HTTP {status}): {body}")
+        return self._parse(response, body)
+
+    @staticmethod
+    def _parse(response: httpx.Response, body: str) -> ChatResult:
+        try:
+            data = response.json()
+            choice = data["choices"][0]
+            content = choice["message"].get("content") or ""
+            usage = data.get("usage") or {}
+            return ChatResult(
+                content=content,
+                finish_reason=choice.get("finish_reason"),
+                usage=Usage(
+                    calls=1,
+                    prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                    completion_tokens=int(usage.get("completion_tokens") or 0),
+                ),
+            )
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            # Proxies answer 200 with HTML or an error object under load: worth a retry.
+            raise _Retryable(f"malformed response: {body[:120]}") from None

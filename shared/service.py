@@ -1,0 +1,110 @@
+"""What every service process shares: its resources and how its FastStream app boots."""
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from faststream import FastStream
+from faststream.nats import JStream, NatsBroker
+from nats.js.api import StorageType, StreamConfig
+from nats.js.errors import BadRequestError
+
+from shared.broker import DUPLICATE_WINDOW_S, make_broker, worker_id
+from shared.jobs import JobStore
+from shared.settings import Settings
+from shared.storage import ObjectStore
+
+if TYPE_CHECKING:
+    from shared.llm import LLMClient
+
+log = logging.getLogger("sheetflow.service")
+
+
+@dataclass
+class ServiceContext:
+    """Resources a service's handlers use; filled in at startup, closed at shutdown."""
+
+    name: str
+    settings: Settings
+    broker: NatsBroker
+    stream: JStream
+    store: ObjectStore
+    worker_id: str
+    jobs: JobStore = field(init=False)
+    llm: "LLMClient | None" = None
+
+    def subject(self, name: str) -> str:
+        return self.settings.subject(name)
+
+
+async def ensure_stream(broker: NatsBroker, settings: Settings) -> None:
+    """Declare the one stream (file storage, every subject under the namespace); idempotent."""
+    js = broker.connection.jetstream()
+    config = StreamConfig(
+        name=settings.stream_name,
+        subjects=[f"{settings.namespace}.>"],
+        storage=StorageType.FILE,
+        duplicate_window=DUPLICATE_WINDOW_S,
+    )
+    try:
+        await js.add_stream(config)
+    except BadRequestError:
+        await js.update_stream(config)
+
+
+async def open_resources(ctx: ServiceContext) -> None:
+    await ctx.broker.connect()
+    await ensure_stream(ctx.broker, ctx.settings)
+    kv = await ctx.broker.key_value(ctx.settings.kv_bucket, storage=StorageType.FILE)
+    ctx.jobs = JobStore(kv)
+    await ctx.store.ensure_bucket()
+    if ctx.settings.llm_base_url:
+        from shared.llm import LLMClient  # pulls in httpx/tenacity only where a model is used
+
+        ctx.llm = LLMClient(ctx.settings)
+
+
+async def close_resources(ctx: ServiceContext) -> None:
+    if ctx.llm:
+        await ctx.llm.aclose()
+
+
+def new_context(name: str, settings: Settings) -> ServiceContext:
+    return ServiceContext(
+        name=name,
+        settings=settings,
+        broker=make_broker(settings, name),
+        # declared by ensure_stream with every subject, not by FastStream from one subscriber's
+        stream=JStream(settings.stream_name, declare=False),
+        store=ObjectStore(settings),
+        worker_id=worker_id(name),
+    )
+
+
+def create_service_app(
+    name: str, settings: Settings, register: Callable[[ServiceContext], None]
+) -> tuple[FastStream, ServiceContext]:
+    """A FastStream app whose handlers ``register`` declares on the context's broker."""
+    logging.basicConfig(
+        level=settings.log_level, format=f"%(asctime)s {name} %(levelname)s %(name)s: %(message)s"
+    )
+    ctx = new_context(name, settings)
+    register(ctx)
+
+    @contextlib.asynccontextmanager
+    async def lifespan() -> AsyncIterator[None]:
+        await open_resources(ctx)
+        try:
+            yield
+        finally:
+            await close_resources(ctx)
+
+    return FastStream(ctx.broker, lifespan=lifespan), ctx
+
+
+def run_service(app: FastStream) -> None:
+    """Run until SIGINT/SIGTERM (FastStream installs the signal handlers)."""
+    asyncio.run(app.run())

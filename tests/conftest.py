@@ -1,0 +1,43 @@
+"""Fixtures: real NATS (JetStream) and a real S3 server, started once per session by the
+same launcher the CLI uses; each test gets its own namespace (stream, subjects, KV) and bucket."""
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from shared.runtime import EmbeddedServers, free_port
+from shared.settings import Settings
+
+# Tests must not pick up a developer's .env or SHEETFLOW_ variables.
+for _name in [n for n in os.environ if n.startswith("SHEETFLOW_")]:
+    del os.environ[_name]
+
+
+@pytest.fixture(scope="session")
+def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServers]:
+    data_dir = tmp_path_factory.mktemp("embedded")
+    embedded = EmbeddedServers(Settings(_env_file=None, data_dir=data_dir))
+    embedded.start()
+    yield embedded
+    embedded.stop()
+
+
+@pytest.fixture
+def settings(servers: EmbeddedServers, tmp_path: Path) -> Settings:
+    """Settings pointing at the session's servers, isolated for this test."""
+    tag = uuid.uuid4().hex[:10]
+    return servers.settings.model_copy(
+        update={
+            "namespace": f"t{tag}",
+            "s3_bucket": f"test-{tag}",
+            "data_dir": tmp_path / "data",
+            "api_port": free_port(),
+            "ack_wait_s": 10.0,
+            "in_progress_interval_s": 2.0,
+            "retry_backoff_s": 0.2,
+            "retry_backoff_max_s": 2.0,
+        }
+    )

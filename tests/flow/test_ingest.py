@@ -1,0 +1,197 @@
+"""The ingest API against real NATS and S3: uploads, bad input, cancel, auth, outages."""
+
+import httpx
+import pymupdf
+import pytest
+from pydantic import SecretStr
+
+from shared import subjects
+from shared.runtime import free_port
+from shared.storage import Keys, ObjectStore
+from tests.support.stack import stack, stream_messages
+
+
+def make_pdf(pages: int = 3, text: str = "GENERAL NOTES") -> bytes:
+    doc = pymupdf.open()
+    for i in range(pages):
+        page = doc.new_page(width=792, height=612)
+        page.insert_text((72, 72), f"{text} SHEET {i + 1}", fontsize=12)
+    return doc.tobytes()
+
+
+def encrypted_pdf() -> bytes:
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "SECRET")
+    return doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="owner", user_pw="user")
+
+
+ZERO_PAGE_PDF = (
+    b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n"
+    b"2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\n"
+    b"trailer<</Root 1 0 R>>\n%%EOF\n"
+)
+
+
+async def bucket_keys(settings) -> list[str]:
+    store = ObjectStore(settings)
+    await store.ensure_bucket()
+    return await store.list_keys("jobs/")
+
+
+async def test_upload_stores_source_and_fans_out_pages(settings):
+    """An upload answers 202, stores the PDF, publishes one page.extract per page and job.accepted."""
+    pdf = make_pdf(4)
+    with stack(settings, "ingest") as s:
+        r = s.upload(pdf, name="../../etc/A set.pdf")
+        assert r.status_code == 202, r.text
+        body = r.json()
+        job_id = body["job_id"]
+        assert body["status_url"].endswith(f"/v1/jobs/{job_id}")
+        assert body["report_url"].endswith(f"/v1/jobs/{job_id}/report")
+
+        stored = await ObjectStore(settings).get_bytes(Keys.source(job_id))
+        assert stored == pdf
+
+        pages = await stream_messages(settings, subjects.PAGE_EXTRACT, expect=4)
+        assert sorted(m["page_number"] for m in pages) == [1, 2, 3, 4]
+        assert {m["job_id"] for m in pages} == {job_id}
+        accepted = await stream_messages(settings, subjects.JOB_ACCEPTED, expect=1)
+        assert [a["page_count"] for a in accepted] == [4]
+        assert accepted[0]["file_name"] == "A set.pdf"
+
+        status = s.status(job_id)
+        assert status["page_count"] == 4
+        assert status["pages"]["queued"] == 4
+        assert status["status"] == "running"
+
+        report = httpx.get(f"{s.api}/v1/jobs/{job_id}/report")
+        assert report.status_code == 404
+        assert report.json()["error"] == "report_not_ready"
+
+
+@pytest.mark.parametrize(
+    ("payload", "status", "error"),
+    [
+        (b"hello, I am a text file pretending to be a PDF", 415, "not_a_pdf"),
+        (encrypted_pdf(), 422, "encrypted_pdf"),
+        (b"%PDF-1.7\n" + b"\x00garbage" * 200, 422, None),
+        (ZERO_PAGE_PDF, 422, None),
+        (make_pdf(6), 422, "too_many_pages"),
+    ],
+    ids=["not-a-pdf", "encrypted", "corrupt", "zero-pages", "too-many-pages"],
+)
+async def test_bad_uploads_are_refused_and_leave_nothing(settings, payload, status, error):
+    """Each bad upload gets its status and a JSON error; nothing is published or stored."""
+    settings = settings.model_copy(update={"max_pages": 5})
+    with stack(settings, "ingest") as s:
+        r = s.upload(payload, name="drawings.pdf")
+        assert r.status_code == status, r.text
+        body = r.json()
+        assert set(body) >= {"error", "detail"}
+        assert len(body["detail"]) > 10
+        if error:
+            assert body["error"] == error
+        if error == "encrypted_pdf":
+            assert "password" in body["detail"]
+        assert await stream_messages(settings, subjects.PAGE_EXTRACT, expect=0, timeout=1) == []
+        assert await bucket_keys(settings) == []
+
+
+async def test_oversized_upload_is_refused_while_streaming(settings):
+    """A body over SHEETFLOW_MAX_UPLOAD_MB is 413 with a JSON body, nothing kept."""
+    settings = settings.model_copy(update={"max_upload_mb": 1})
+    big = b"%PDF-1.7\n" + b"0" * (3 * 1024 * 1024)
+    with stack(settings, "ingest") as s:
+        r = s.upload(big)
+        assert r.status_code == 413
+        assert r.json()["error"] == "upload_too_large"
+
+        def chunks():  # no Content-Length: the limit must hold on the stream itself
+            boundary = b"--xyz"
+            yield boundary + b'\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n'
+            for _ in range(48):
+                yield b"%PDF" + b"1" * 65536
+            yield b"\r\n" + boundary + b"--\r\n"
+
+        r = httpx.post(
+            f"{s.api}/v1/jobs",
+            content=chunks(),
+            headers={"content-type": "multipart/form-data; boundary=xyz"},
+            timeout=30,
+        )
+        assert r.status_code == 413
+        assert await bucket_keys(settings) == []
+
+
+async def test_missing_file_field_and_bad_options(settings):
+    """No `file` field → 400; invalid options JSON → 422 bad_options; both JSON bodies."""
+    with stack(settings, "ingest") as s:
+        r = httpx.post(f"{s.api}/v1/jobs", data={"note": "x"}, files={"other": ("a.txt", b"x")})
+        assert r.status_code == 400 and r.json()["error"] == "missing_file"
+        r = s.upload(make_pdf(1), options={"coverage_floor": 7})
+        assert r.status_code == 422 and r.json()["error"] == "bad_options"
+        assert await bucket_keys(settings) == []
+
+
+async def test_cancel_marks_job_and_unknown_jobs_are_404(settings):
+    """DELETE cancels a running job; unknown or malformed ids are 404 with JSON bodies."""
+    with stack(settings, "ingest") as s:
+        job_id = s.upload(make_pdf(2)).json()["job_id"]
+        r = httpx.delete(f"{s.api}/v1/jobs/{job_id}")
+        assert r.status_code == 202
+        assert s.status(job_id)["canceled"] is True
+        for bad in ("j_" + "0" * 32, "../../etc/passwd", "job.>"):
+            r = httpx.get(f"{s.api}/v1/jobs/{bad}")
+            assert r.status_code == 404
+            assert r.json()["error"] == "not_found"
+
+
+async def test_token_required_when_configured(settings):
+    """With SHEETFLOW_API_TOKEN set every /v1 route needs the bearer token; probes do not."""
+    settings = settings.model_copy(update={"api_token": SecretStr("s3cret-token-value")})
+    with stack(settings, "ingest") as s:
+        r = s.upload(make_pdf(1))
+        assert r.status_code == 401 and r.json()["error"] == "unauthorized"
+        assert "s3cret" not in r.text
+        r = s.upload(make_pdf(1), headers={"Authorization": "Bearer wrong"})
+        assert r.status_code == 401
+        r = s.upload(make_pdf(1), headers={"Authorization": "Bearer s3cret-token-value"})
+        assert r.status_code == 202
+        assert httpx.get(f"{s.api}/healthz").status_code == 200
+
+
+@pytest.mark.parametrize("down", ["s3", "nats"])
+async def test_unreachable_backend_answers_503(settings, down):
+    """With S3 or NATS unreachable, /readyz and uploads answer 503 with JSON, never a stack trace."""
+    dead = f"127.0.0.1:{free_port()}"
+    update = {"s3_endpoint": dead} if down == "s3" else {"nats_url": f"nats://{dead}"}
+    settings = settings.model_copy(update=update)
+    with stack(settings) as s:
+        s.start("ingest")
+        deadline_ok = False
+        for _ in range(100):
+            try:
+                httpx.get(f"{s.api}/healthz", timeout=1)
+                deadline_ok = True
+                break
+            except httpx.HTTPError:
+                import time
+
+                time.sleep(0.1)
+        assert deadline_ok, s.logs()
+        r = httpx.get(f"{s.api}/readyz")
+        assert r.status_code == 503 and r.json()["error"] == "not_ready"
+        r = s.upload(make_pdf(1))
+        assert r.status_code == 503, r.text
+        assert r.json()["error"] == "unavailable"
+        assert "Traceback" not in r.text
+
+
+async def test_openapi_and_asyncapi_are_served(settings):
+    """The API documents itself (OpenAPI at /docs) and serves the AsyncAPI of every event."""
+    with stack(settings, "ingest") as s:
+        assert httpx.get(f"{s.api}/docs").status_code == 200
+        spec = httpx.get(f"{s.api}/openapi.json").json()
+        assert "/v1/jobs" in spec["paths"]
+        events = httpx.get(f"{s.api}/asyncapi.json").json()
+        assert settings.subject(subjects.REPORT_READY) in events["channels"]

@@ -1,0 +1,117 @@
+"""Run sheetflow's services as real processes against the test servers, and talk to them."""
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import httpx
+import nats
+
+from shared.runtime import ManagedProcess, start_service
+from shared.settings import Settings
+
+
+class Stack:
+    """Service processes of one test; stopped (process groups killed) at the end."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.procs: dict[str, ManagedProcess] = {}
+        self.api = f"http://127.0.0.1:{settings.api_port}"
+
+    def start(self, name: str, *, tag: str = "", args: list[str] | None = None, settings: Settings | None = None) -> ManagedProcess:
+        proc = start_service(name, settings or self.settings, tag=tag, extra_args=args)
+        self.procs[f"{name}{tag}"] = proc
+        return proc
+
+    def stop_all(self) -> None:
+        for proc in self.procs.values():
+            proc.stop()
+
+    def logs(self) -> str:
+        out = []
+        for name, proc in self.procs.items():
+            if proc.log_path and proc.log_path.exists():
+                out.append(f"----- {name} -----\n{proc.log_path.read_text(errors='replace')[-4000:]}")
+        return "\n".join(out)
+
+    def wait_ready(self, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            dead = [n for n, p in self.procs.items() if not p.alive()]
+            if dead:
+                raise AssertionError(f"{dead} exited at start\n{self.logs()}")
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{self.api}/readyz", timeout=2).status_code == 200:
+                    return
+            time.sleep(0.2)
+        raise AssertionError(f"ingest not ready in {timeout}s\n{self.logs()}")
+
+    def upload(self, pdf: bytes, *, name: str = "set.pdf", options: dict | None = None, headers: dict | None = None) -> httpx.Response:
+        data = {"options": json.dumps(options)} if options else None
+        return httpx.post(
+            f"{self.api}/v1/jobs",
+            files={"file": (name, pdf, "application/pdf")},
+            data=data,
+            headers=headers,
+            timeout=60,
+        )
+
+    def status(self, job_id: str) -> dict[str, Any]:
+        return httpx.get(f"{self.api}/v1/jobs/{job_id}", timeout=10).json()
+
+    def wait_report(self, job_id: str, timeout: float = 120) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            r = httpx.get(f"{self.api}/v1/jobs/{job_id}/report", timeout=10)
+            if r.status_code == 200:
+                return r.json()
+            time.sleep(0.3)
+        raise AssertionError(
+            f"no report for {job_id} in {timeout}s; status={self.status(job_id)}\n{self.logs()}"
+        )
+
+
+@contextlib.contextmanager
+def stack(settings: Settings, *services: str) -> Iterator[Stack]:
+    s = Stack(settings)
+    try:
+        for name in services:
+            s.start(name)
+        if "ingest" in services:
+            s.wait_ready()
+        yield s
+    finally:
+        s.stop_all()
+
+
+@contextlib.asynccontextmanager
+async def nats_client(settings: Settings) -> AsyncIterator[nats.NATS]:
+    nc = await nats.connect(settings.nats_url)
+    try:
+        yield nc
+    finally:
+        await nc.close()
+
+
+async def stream_messages(settings: Settings, name: str, *, expect: int, timeout: float = 10) -> list[dict]:
+    """Every message on ``{namespace}.{name}`` in the stream (an ephemeral consumer; reads, never acks others')."""
+    async with nats_client(settings) as nc:
+        js = nc.jetstream()
+        sub = await js.subscribe(settings.subject(name), ordered_consumer=True)
+        out: list[dict] = []
+        deadline = time.monotonic() + timeout
+        while len(out) < expect and time.monotonic() < deadline:
+            with contextlib.suppress(asyncio.TimeoutError, nats.errors.TimeoutError):
+                msg = await sub.next_msg(timeout=0.5)
+                out.append(json.loads(msg.data))
+        # Give a surplus message a moment to show up: "exactly N" matters.
+        with contextlib.suppress(asyncio.TimeoutError, nats.errors.TimeoutError):
+            while True:
+                msg = await sub.next_msg(timeout=0.5)
+                out.append(json.loads(msg.data))
+        await sub.unsubscribe()
+        return out

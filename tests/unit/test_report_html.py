@@ -1,0 +1,153 @@
+"""The HTML report: escaping, every sheet shown, failed pages first, thumbnails embedded."""
+
+import base64
+import re
+from datetime import UTC, datetime
+
+import pymupdf
+
+from services.report.assemble import FailedPage, JobInfo, build_report
+from services.report.html import make_thumbnail, render_report_html
+from shared.models import (
+    Coverage,
+    ObjectVerification,
+    PageObject,
+    PageVerdict,
+    SheetHeader,
+    VerifiedPage,
+)
+
+HOSTILE = '<script>alert("x")</script>'
+
+
+def page(
+    n: int, sheet_number: str | None, objects: list[PageObject] = (), **verdict
+) -> VerifiedPage:
+    coverage = Coverage(total_lines=4, covered_lines=3, ratio=0.75)
+    return VerifiedPage(
+        job_id="j_html",
+        page_number=n,
+        has_text_layer=True,
+        sheet=SheetHeader(
+            sheet_number=sheet_number, sheet_title="PLAN", sheet_number_source="text_layer"
+        ),
+        objects=list(objects),
+        coverage_before=coverage,
+        coverage=coverage,
+        floor=0.6,
+        below_floor=False,
+        rungs=["offline"],
+        verdict=PageVerdict(ok=True, **verdict) if "ok" not in verdict else PageVerdict(**verdict),
+    )
+
+
+def report(pages, page_count: int | None = None, file_name: str = "set.pdf") -> dict:
+    job = JobInfo(
+        job_id="j_html",
+        file_name=file_name,
+        page_count=page_count or len(pages),
+        created_at=datetime(2026, 5, 29, tzinfo=UTC),
+    )
+    return build_report(job, pages, finished_at=datetime(2026, 5, 29, 0, 1, tzinfo=UTC))
+
+
+def png_of_page(width: float = 360, height: float = 240) -> bytes:
+    doc = pymupdf.open()
+    p = doc.new_page(width=width, height=height)
+    p.insert_text((20, 40), "A101 FLOOR PLAN", fontsize=20)
+    return p.get_pixmap(dpi=144).tobytes("png")
+
+
+def test_hostile_text_is_escaped():
+    """A source_text, problem or file name holding <script> is rendered as text, never as markup."""
+    obj = PageObject(
+        object_id="o1",
+        source_text=HOSTILE,
+        verification=ObjectVerification(
+            verdict="refuted", kind="content_wrong", actual_text=HOSTILE
+        ),
+    )
+    html = render_report_html(
+        report(
+            [page(1, "A101", [obj], ok=False, problems=[HOSTILE], kinds=["content_wrong"])],
+            file_name=HOSTILE,
+        ),
+        {},
+    )
+    assert "<script>" not in html
+    assert "&lt;script&gt;alert(" in html
+
+
+def test_every_sheet_number_and_failed_pages_first():
+    """Every sheet number appears, and the failed-pages section comes before the sheet cards."""
+    numbers = ["G001", "A101", "A601", "S001"]
+    pages = [page(i + 1, n) for i, n in enumerate(numbers)]
+    pages.append(FailedPage(page_number=5, stage="extract", reason="cannot render page"))
+    html = render_report_html(report(pages), {})
+    for number in numbers:
+        assert number in html
+    assert html.index('id="failed-pages"') < html.index('id="page-1"')
+    assert "cannot render page" in html
+    # a page with no outcome at all is named as well
+    html = render_report_html(report([page(1, "A101")], page_count=2), {})
+    assert "no outcome recorded" in html
+
+
+def test_refuted_object_cites_actual_text():
+    """A content_wrong object shows what was extracted next to what the page says."""
+    obj = PageObject(
+        object_id="o1",
+        source_text="(2) 2X6 STUD PACK AT EACH END OF HEADER",
+        verification=ObjectVerification(
+            verdict="refuted",
+            kind="content_wrong",
+            actual_text="(5) 2X6 STUD PACK AT EACH END OF HEADER",
+        ),
+    )
+    html = render_report_html(
+        report(
+            [page(1, "S001", [obj], ok=False, problems=["number differs"], kinds=["content_wrong"])]
+        ),
+        {},
+    )
+    cited = html[html.index('class="cited"') :]
+    assert "(2) 2X6 STUD PACK" in cited
+    assert "(5) 2X6 STUD PACK" in cited
+
+
+def test_thumbnail_is_small_jpeg_embedded_as_data_uri():
+    """make_thumbnail shrinks to max_px as JPEG and the HTML embeds it, so the file is self-contained."""
+    thumb = make_thumbnail(png_of_page(), max_px=120)
+    assert thumb.startswith(b"\xff\xd8")
+    pix = pymupdf.Pixmap(thumb)
+    assert max(pix.width, pix.height) == 120
+    html = render_report_html(report([page(1, "A101")]), {1: thumb})
+    match = re.search(r'src="data:image/jpeg;base64,([A-Za-z0-9+/=]+)"', html)
+    assert match and base64.b64decode(match.group(1)) == thumb
+    assert "http://" not in html and "https://" not in html
+
+
+def test_small_image_is_not_enlarged():
+    """An image already smaller than max_px keeps its size."""
+    pix = pymupdf.Pixmap(make_thumbnail(png_of_page(100, 50), max_px=1000))
+    assert (pix.width, pix.height) == (200, 100)
+
+
+def test_verdict_badges():
+    """Each page gets the badge its verdict deserves: ok, problems, unjudged, skipped blank, failed."""
+    pages = [
+        page(1, "A101"),
+        page(2, "A102", ok=False, problems=["x"], kinds=["content_wrong"]),
+        page(3, "A103", unjudged=True),
+        page(4, None, unjudged=True, skipped="blank"),
+        FailedPage(page_number=5, stage="verify", reason="x"),
+    ]
+    html = render_report_html(report(pages), {})
+    badges = re.findall(r'<article class="card (\w+)" id="page-(\d)"', html)
+    assert badges == [
+        ("ok", "1"),
+        ("problems", "2"),
+        ("unjudged", "3"),
+        ("blank", "4"),
+        ("failed", "5"),
+    ]
