@@ -99,7 +99,8 @@ class LLMClient:
             payload["max_tokens"] = max_tokens
         if json_mode and self._json_mode_supported:
             try:
-                return await self._with_retries({**payload, "response_format": {"type": "json_object"}})
+                json_payload = {**payload, "response_format": {"type": "json_object"}}
+                return await self._with_retries(json_payload)
             except _JsonModeRejected:
                 # Remembered for this client: the server will not learn JSON mode mid-run.
                 self._json_mode_supported = False

@@ -3,17 +3,21 @@
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from faststream import FastStream
-from faststream.nats import JStream, NatsBroker
+from faststream import AckPolicy
+from faststream.nats import JStream, NatsBroker, NatsMessage, PullSub
 from nats.js.api import StorageType, StreamConfig
 from nats.js.errors import BadRequestError
+from pydantic import BaseModel
 
-from shared.broker import DUPLICATE_WINDOW_S, make_broker, worker_id
-from shared.jobs import JobStore
+from shared import subjects
+from shared.broker import DUPLICATE_WINDOW_S, consumer_config, make_broker, msg_id, publish, run_page_stage, worker_id
+from shared.jobs import JobStore, PageStage
+from shared.messages import JobProgress
 from shared.settings import Settings
 from shared.storage import ObjectStore
 
@@ -21,6 +25,11 @@ if TYPE_CHECKING:
     from shared.llm import LLMClient
 
 log = logging.getLogger("sheetflow.service")
+
+
+class PageRef(Protocol):
+    job_id: str
+    page_number: int
 
 
 @dataclass
@@ -38,6 +47,46 @@ class ServiceContext:
 
     def subject(self, name: str) -> str:
         return self.settings.subject(name)
+
+    async def publish(self, name: str, event: BaseModel, *, dedup_id: str) -> None:
+        await publish(self.broker, self.settings, name, event, dedup_id=dedup_id)
+
+    async def mark(self, job_id: str, page_number: int, stage: PageStage) -> None:
+        """Record a page's progress in the KV and announce it for live progress."""
+        await self.jobs.mark_page(job_id, page_number, stage)
+        progress = JobProgress(job_id=job_id, page_number=page_number, stage=stage)
+        await self.publish(subjects.JOB_PROGRESS, progress, dedup_id=msg_id(job_id, page_number, stage))
+
+    async def run_stage(
+        self, msg: NatsMessage, stage: str, page: PageRef, work: Callable[[], Awaitable[None]]
+    ) -> None:
+        """Settle ``msg`` by the house ack policy around ``work`` for one page."""
+        await run_page_stage(
+            msg,
+            stage=stage,
+            job_id=page.job_id,
+            page_number=page.page_number,
+            settings=self.settings,
+            broker=self.broker,
+            work=work,
+        )
+
+    def page_subscriber(self, name: str, *, durable: str, concurrency: int = 16):
+        """A durable pull consumer on ``name`` shared by every replica of this service.
+
+        Manual acks: handlers settle through ``shared.broker.run_page_stage``. A fetch takes
+        at most ``concurrency`` messages and all of them start at once, so no message waits
+        in a local buffer while its ack deadline runs out.
+        """
+        return self.broker.subscriber(
+            self.subject(name),
+            stream=self.stream,
+            durable=durable,
+            pull_sub=PullSub(batch_size=concurrency, timeout=1.0),
+            config=consumer_config(self.settings),
+            ack_policy=AckPolicy.MANUAL,
+            title=f"{durable}:{self.subject(name)}",
+        )
 
 
 async def ensure_stream(broker: NatsBroker, settings: Settings) -> None:

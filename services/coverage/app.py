@@ -1,0 +1,11 @@
+"""The coverage service: no text-bearing page leaves it dark."""
+
+from faststream import FastStream
+
+from services.coverage.handlers import register
+from shared.service import ServiceContext, create_service_app
+from shared.settings import Settings
+
+
+def create_app(settings: Settings | None = None) -> tuple[FastStream, ServiceContext]:
+    return create_service_app("coverage", settings or Settings(), register)

@@ -1,0 +1,78 @@
+"""Additive merge of a later rung's objects into what earlier rungs found.
+
+Earlier objects are never dropped or reordered: a vision object may be the
+only record of something drawn (a `graphical_basis` with no `source_text`).
+A later object adds to the page unless the text it carries is already there,
+so merging the same answer twice changes nothing.
+"""
+
+from shared.models import PageObject, SheetHeader
+
+from services.coverage.metric import normalize
+
+
+def merge_objects(base: list[PageObject], later: list[PageObject]) -> list[PageObject]:
+    """Base objects first, in order, all kept; then each later object whose text is new.
+
+    A later object is a duplicate when its normalized `source_text` (case and
+    punctuation aside) already appears as a word run in an object kept so far,
+    or when each of its lines does (a block that earlier rungs split into
+    pieces). A later object without `source_text` is a duplicate only of an
+    identical object. Kept later objects get a fresh `object_id` on collision.
+    """
+    merged = list(base)
+    haystack = "".join(f" {text} \n" for obj in base if (text := normalize(obj.source_text or "")))
+    ids = {obj.object_id for obj in base}
+    for obj in later:
+        text = normalize(obj.source_text or "")
+        if text:
+            if _text_present(obj.source_text or "", text, haystack):
+                continue
+        elif any(_same_content(obj, kept) for kept in merged):
+            continue
+        if obj.object_id in ids:
+            obj = obj.model_copy(update={"object_id": _unique_id(obj.object_id, ids)})
+        ids.add(obj.object_id)
+        merged.append(obj)
+        if text:
+            haystack += f" {text} \n"
+    return merged
+
+
+def _text_present(source_text: str, text: str, haystack: str) -> bool:
+    if f" {text} " in haystack:
+        return True
+    lines = [norm for line in source_text.splitlines() if (norm := normalize(line))]
+    return len(lines) > 1 and all(f" {line} " in haystack for line in lines)
+
+
+def _same_content(a: PageObject, b: PageObject) -> bool:
+    return a.model_dump(exclude={"object_id"}) == b.model_dump(exclude={"object_id"})
+
+
+def _unique_id(object_id: str, taken: set[str]) -> str:
+    n = 2
+    while f"{object_id}-{n}" in taken:
+        n += 1
+    return f"{object_id}-{n}"
+
+
+def merge_header(base: SheetHeader, later: SheetHeader) -> SheetHeader:
+    """Fill the fields `base` left empty (None or blank) from `later`; never overwrite.
+
+    `sheet_number_source` travels with the sheet number it describes.
+    """
+    filled = {
+        field: getattr(later, field)
+        for field in SheetHeader.model_fields
+        if field != "sheet_number_source"
+        and _blank(getattr(base, field))
+        and not _blank(getattr(later, field))
+    }
+    if "sheet_number" in filled:
+        filled["sheet_number_source"] = later.sheet_number_source
+    return base.model_copy(update=filled)
+
+
+def _blank(value: str | None) -> bool:
+    return value is None or not value.strip()

@@ -1,0 +1,18 @@
+"""`python -m services.extract [--concurrency N]`: one extract worker; start more to scale."""
+
+import argparse
+
+from services.extract.app import create_app
+from shared.service import run_service
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m services.extract")
+    parser.add_argument("--concurrency", type=int, default=None, help="pages in flight in this worker")
+    args = parser.parse_args()
+    app, _ = create_app(concurrency=args.concurrency)
+    run_service(app)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,13 @@
+"""The extract service: horizontally scaled workers sharing one durable consumer per subject."""
+
+from faststream import FastStream
+
+from services.extract.handlers import register
+from shared.service import ServiceContext, create_service_app
+from shared.settings import Settings
+
+
+def create_app(settings: Settings | None = None, *, concurrency: int | None = None) -> tuple[FastStream, ServiceContext]:
+    settings = settings or Settings()
+    in_flight = concurrency or settings.extract_concurrency
+    return create_service_app("extract", settings, lambda ctx: register(ctx, in_flight))

@@ -1,0 +1,311 @@
+"""What the extract handlers call: rung 1 (vision, or offline/OCR without a model), rung 2
+(text-only structuring) and rung 3 (deterministic fallback), each ending in an
+``ExtractionResult`` that has passed the grounding guard.
+
+Collaborators (settings, model client) are arguments. CPU work (opening the PDF, reading
+the text layer, rendering, OCR, offline extraction, the guard) runs in a worker thread so
+the event loop keeps serving other pages and in-progress acks.
+"""
+
+import asyncio
+import time
+from dataclasses import dataclass
+
+import pymupdf
+
+from services.extract.fallback import fallback_stubs
+from services.extract.guard import apply_grounding_guard
+from services.extract.ocr import ocr_words
+from services.extract.offline import extract_offline
+from services.extract.render import check_page_size, render_page_png, render_zoom
+from services.extract.structuring import build_structuring_messages
+from services.extract.textlayer import ocr_text_layer, read_text_layer
+from services.extract.vision import (
+    ParsedReply,
+    ReplyUnparseable,
+    build_compact_retry_messages,
+    build_vision_messages,
+    parse_reply,
+)
+from shared.llm import LLMClient, LLMError
+from shared.models import (
+    ExtractionResult,
+    GuardCounts,
+    PageObject,
+    Rung,
+    SheetHeader,
+    TextLayer,
+    Usage,
+)
+from shared.settings import Settings
+
+
+class PageUnreadable(Exception):
+    """The page cannot be opened, rendered or is refused (absurd size); the message is a
+    sentence a person understands."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Rung1Output:
+    """Rung 1's products: the text layer (``pages/{n}/text.json``; OCR words with
+    ``source="ocr"`` on a scanned page read offline), the page image
+    (``pages/{n}/image.png``) and the extraction result (``pages/{n}/extracted.json``)."""
+
+    text_layer: TextLayer
+    png: bytes
+    result: ExtractionResult
+
+
+@dataclass(frozen=True)
+class _Page:
+    text_layer: TextLayer
+    png: bytes
+    zoom: float  # image pixels per PDF point
+    has_images: bool
+
+
+def _elapsed_ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 1)
+
+
+def _read_page(pdf: bytes, page_number: int, settings: Settings) -> _Page:
+    try:
+        doc = pymupdf.open(stream=pdf, filetype="pdf")
+    except Exception as exc:
+        raise PageUnreadable(f"the PDF could not be opened: {exc}") from exc
+    with doc:
+        if doc.needs_pass:
+            raise PageUnreadable("the PDF is password-protected")
+        if not 1 <= page_number <= doc.page_count:
+            raise PageUnreadable(
+                f"page {page_number} does not exist: the PDF has {doc.page_count} pages"
+            )
+        try:
+            page = doc.load_page(page_number - 1)
+            refusal = check_page_size(page, settings.page_max_side_in)
+            if refusal:
+                raise PageUnreadable(refusal)
+            max_px, max_pixels = settings.page_image_max_px, settings.page_image_max_pixels
+            return _Page(
+                text_layer=read_text_layer(page, page_number, settings.text_layer_min_chars),
+                png=render_page_png(page, max_px, max_pixels),
+                zoom=render_zoom(page, max_px, max_pixels),
+                has_images=bool(page.get_images()),
+            )
+        except PageUnreadable:
+            raise
+        except Exception as exc:  # MuPDF raises plain RuntimeErrors on broken content
+            reason = f"page {page_number} could not be read or rendered: {exc}"
+            raise PageUnreadable(reason) from exc
+
+
+def _extract_offline(
+    page: _Page, settings: Settings
+) -> tuple[TextLayer, SheetHeader, list[PageObject]]:
+    """Offline rung 1; a page without a text layer is OCRed first when it carries an image
+    or drawings (a truly blank page is not worth the second OCR costs)."""
+    text_layer = page.text_layer
+    wants_ocr = settings.ocr_enabled and not text_layer.has_text_layer
+    if wants_ocr and (page.has_images or text_layer.has_drawings):
+        words = ocr_words(page.png, 1 / page.zoom)
+        if words:
+            text_layer = ocr_text_layer(
+                words,
+                text_layer.page_number,
+                text_layer.width,
+                text_layer.height,
+                has_drawings=text_layer.has_drawings,
+            )
+    sheet, objects = extract_offline(text_layer)
+    return text_layer, sheet, objects
+
+
+async def _ask_model(
+    llm: LLMClient, model: str, messages: list[dict], settings: Settings, id_prefix: str
+) -> tuple[ParsedReply | None, str | None, Usage]:
+    """One call, and one compact retry when the reply is unparseable. Returns the parsed
+    reply, or None with the reason it failed; usage covers every answered call."""
+    usage = Usage()
+    try:
+        reply = await llm.chat(model=model, messages=messages, max_tokens=settings.llm_max_tokens)
+        usage = usage.add(reply.usage)
+        try:
+            return parse_reply(reply.content, reply.finish_reason, id_prefix), None, usage
+        except ReplyUnparseable:
+            retry = build_compact_retry_messages(messages)
+            reply = await llm.chat(model=model, messages=retry, max_tokens=settings.llm_max_tokens)
+            usage = usage.add(reply.usage)
+            return parse_reply(reply.content, reply.finish_reason, id_prefix), None, usage
+    except ReplyUnparseable as exc:
+        reason = f"the model's reply could not be parsed, even after a compact retry ({exc})"
+        return None, reason, usage
+    except LLMError as exc:
+        return None, f"the model call failed: {exc}", usage
+
+
+def _stamp(objects: list[PageObject], page_number: int, rung: Rung) -> list[PageObject]:
+    return [o.model_copy(update={"page_number": page_number, "rung": rung}) for o in objects]
+
+
+async def _model_result(
+    text_layer: TextLayer,
+    settings: Settings,
+    llm: LLMClient,
+    *,
+    model: str,
+    messages: list[dict],
+    rung: Rung,
+    stage: str,
+    id_prefix: str,
+    job_id: str,
+    worker_id: str | None,
+    started: float,
+) -> ExtractionResult:
+    parsed, reason, usage = await _ask_model(llm, model, messages, settings, id_prefix)
+    result = ExtractionResult(
+        job_id=job_id,
+        page_number=text_layer.page_number,
+        rung=rung,
+        status="failed",
+        reason=reason,
+        has_text_layer=text_layer.has_text_layer,
+        usage={stage: usage} if usage.calls else {},
+        worker_id=worker_id,
+    )
+    if parsed is not None:
+        objects = _stamp(parsed.objects, text_layer.page_number, rung)
+        kept, counts = await asyncio.to_thread(apply_grounding_guard, objects, text_layer)
+        result.status = "degraded" if parsed.truncated else "ok"
+        if parsed.truncated:
+            result.reason = "the model's reply was cut off at the token limit"
+        else:
+            result.reason = None
+        result.sheet = parsed.sheet
+        result.objects = kept
+        result.unresolved_items = parsed.unresolved_items
+        result.guard = counts
+    result.elapsed_ms = _elapsed_ms(started)
+    return result
+
+
+async def extract_rung1(
+    pdf: bytes,
+    page_number: int,
+    settings: Settings,
+    llm: LLMClient | None,
+    *,
+    use_vision: bool = True,
+    worker_id: str,
+    job_id: str,
+) -> Rung1Output:
+    """Rung 1 for one page of ``pdf`` (1-based ``page_number``): the text layer and page
+    image, then one vision call when ``llm`` is given, a model is configured and
+    ``use_vision``; else the offline extractor (OCR first on a page without a text layer).
+
+    The vision result is ``degraded`` when the reply was cut off and ``failed`` (with the
+    reason, text layer and image still returned) when the model failed or its reply was
+    unparseable twice. Raises :class:`PageUnreadable` for a page that cannot be opened or
+    rendered, or is absurdly large.
+    """
+    started = time.perf_counter()
+    page = await asyncio.to_thread(_read_page, pdf, page_number, settings)
+    if llm is not None and settings.model_configured and use_vision:
+        messages = build_vision_messages(page.png, page.text_layer, settings.text_layer_max_chars)
+        result = await _model_result(
+            page.text_layer,
+            settings,
+            llm,
+            model=settings.llm_extract_model,
+            messages=messages,
+            rung="vision",
+            stage="extract",
+            id_prefix=f"p{page_number}-v",
+            job_id=job_id,
+            worker_id=worker_id,
+            started=started,
+        )
+        return Rung1Output(text_layer=page.text_layer, png=page.png, result=result)
+
+    def offline() -> tuple[TextLayer, SheetHeader, list[PageObject], GuardCounts]:
+        text_layer, sheet, objects = _extract_offline(page, settings)
+        kept, counts = apply_grounding_guard(objects, text_layer)
+        return text_layer, sheet, kept, counts
+
+    text_layer, sheet, objects, counts = await asyncio.to_thread(offline)
+    result = ExtractionResult(
+        job_id=job_id,
+        page_number=page_number,
+        rung="offline",
+        status="ok",
+        has_text_layer=text_layer.has_text_layer,
+        sheet=sheet,
+        objects=objects,
+        guard=counts,
+        worker_id=worker_id,
+        elapsed_ms=_elapsed_ms(started),
+    )
+    return Rung1Output(text_layer=text_layer, png=page.png, result=result)
+
+
+async def structure_text(
+    text_layer: TextLayer,
+    settings: Settings,
+    llm: LLMClient | None,
+    *,
+    job_id: str,
+    worker_id: str | None = None,
+) -> ExtractionResult:
+    """Rung 2: the page's text layer (no image) segmented by ``settings.structure_model``
+    into one object per note, row, tag and field; guard applied. ``failed`` with the reason
+    when no model is configured, the call fails or the reply is unparseable twice."""
+    started = time.perf_counter()
+    model = settings.structure_model
+    if llm is None or not model or not settings.llm_base_url:
+        return ExtractionResult(
+            job_id=job_id,
+            page_number=text_layer.page_number,
+            rung="text_structuring",
+            status="failed",
+            reason="no model is configured for text structuring",
+            has_text_layer=text_layer.has_text_layer,
+            worker_id=worker_id,
+        )
+    return await _model_result(
+        text_layer,
+        settings,
+        llm,
+        model=model,
+        messages=build_structuring_messages(text_layer, settings.text_layer_max_chars),
+        rung="text_structuring",
+        stage="structure",
+        id_prefix=f"p{text_layer.page_number}-s",
+        job_id=job_id,
+        worker_id=worker_id,
+        started=started,
+    )
+
+
+def fallback_result(
+    text_layer: TextLayer, settings: Settings, *, job_id: str, worker_id: str | None = None
+) -> ExtractionResult:
+    """Rung 3: one low-confidence stub per text segment (at most
+    ``settings.fallback_max_objects``). CPU-bound on dense pages: call it through
+    ``asyncio.to_thread`` from a handler."""
+    started = time.perf_counter()
+    stubs = fallback_stubs(text_layer, settings.fallback_max_objects)
+    kept, counts = apply_grounding_guard(stubs, text_layer)
+    return ExtractionResult(
+        job_id=job_id,
+        page_number=text_layer.page_number,
+        rung="fallback",
+        status="ok",
+        has_text_layer=text_layer.has_text_layer,
+        objects=kept,
+        guard=counts,
+        worker_id=worker_id,
+        elapsed_ms=_elapsed_ms(started),
+    )

@@ -1,0 +1,43 @@
+"""Page images sized by pixels, not DPI: a 36x24 in sheet and a letter page both come out
+with the same long side."""
+
+import math
+
+import pymupdf
+
+POINTS_PER_INCH = 72.0
+
+
+def render_zoom(page: pymupdf.Page, max_px: int, max_pixels: int) -> float:
+    """Zoom (pixels per PDF point) that makes the long side ``max_px``, shrunk further
+    when the image would exceed ``max_pixels`` in total."""
+    width, height = page.rect.width, page.rect.height
+    zoom = max_px / max(width, height)
+    if (width * zoom + 1) * (height * zoom + 1) > max_pixels:
+        # Largest zoom with (w*z + 1)(h*z + 1) <= max_pixels: the +1 is the pixel MuPDF
+        # may add on each side when it rounds the image size up.
+        a, b, c = width * height, width + height, 1 - max_pixels
+        zoom = (-b + math.sqrt(b * b - 4 * a * c)) / (2 * a)
+    return zoom
+
+
+def render_page_png(page: pymupdf.Page, max_px: int, max_pixels: int) -> bytes:
+    """Render the page as an opaque PNG whose long side is ``max_px`` (within the pixel cap)."""
+    zoom = render_zoom(page, max_px, max_pixels)
+    pixmap = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
+    return pixmap.tobytes("png")
+
+
+def check_page_size(page: pymupdf.Page, max_side_in: float) -> str | None:
+    """A sentence refusing an absurd page (no area, or a side longer than ``max_side_in``
+    inches), or None when the page is fine."""
+    width_in = page.rect.width / POINTS_PER_INCH
+    height_in = page.rect.height / POINTS_PER_INCH
+    if width_in <= 0 or height_in <= 0:
+        return "the page has no area (its width or height is zero)"
+    if max(width_in, height_in) > max_side_in:
+        return (
+            f"the page is {width_in:.0f} x {height_in:.0f} inches, larger than the "
+            f"{max_side_in:.0f}-inch limit for a drawing sheet"
+        )
+    return None

@@ -1,0 +1,102 @@
+"""Record terminal pages and, once every page of a job is terminal, write its report."""
+
+import asyncio
+import logging
+
+from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report, report_ready_summary
+from services.report.html import make_thumbnail, render_report_html
+from shared import subjects
+from shared.jobs import JobRecord, now
+from shared.messages import PageFailed, PageVerified, ReportReady
+from shared.models import VerifiedPage
+from shared.service import ServiceContext
+from shared.storage import Keys, ObjectMissing
+
+log = logging.getLogger("sheetflow.report")
+
+
+async def on_verified(ctx: ServiceContext, event: PageVerified, locks: dict[str, asyncio.Lock]) -> None:
+    terminal = await ctx.jobs.add_terminal(event.job_id, event.page_number, "verified")
+    await maybe_finish(ctx, event.job_id, terminal, locks)
+
+
+async def on_failed(ctx: ServiceContext, event: PageFailed, locks: dict[str, asyncio.Lock]) -> None:
+    failed = FailedPage(
+        page_number=event.page_number, stage=event.stage, reason=event.reason, deliveries=event.deliveries
+    )
+    await ctx.store.put_json(Keys.page(event.job_id, event.page_number, "failed.json"), failed)
+    await ctx.jobs.mark_page(event.job_id, event.page_number, "skipped" if event.stage == "canceled" else "failed")
+    terminal = await ctx.jobs.add_terminal(event.job_id, event.page_number, "failed")
+    await maybe_finish(ctx, event.job_id, terminal, locks)
+
+
+async def maybe_finish(
+    ctx: ServiceContext, job_id: str, terminal: dict[int, str], locks: dict[str, asyncio.Lock]
+) -> None:
+    job = await ctx.jobs.get_job(job_id)
+    if job is None:
+        raise RuntimeError(f"job {job_id} has no record in the job store")
+    if job.finished_at or not all(n in terminal for n in range(1, job.page_count + 1)):
+        return
+    async with locks.setdefault(job_id, asyncio.Lock()):  # two last pages finishing at once
+        job = await ctx.jobs.get_job(job_id)
+        if job and not job.finished_at:
+            await write_report(ctx, job, await ctx.jobs.terminal_pages(job_id))
+    locks.pop(job_id, None)
+
+
+async def _outcome(ctx: ServiceContext, job_id: str, page_number: int, kind: str) -> PageOutcome | None:
+    name = "verified.json" if kind == "verified" else "failed.json"
+    model = VerifiedPage if kind == "verified" else FailedPage
+    try:
+        return await ctx.store.get_model(Keys.page(job_id, page_number, name), model)
+    except ObjectMissing:
+        return None  # the report names it failed with "no outcome recorded"
+
+
+async def _thumbnail(ctx: ServiceContext, job_id: str, page_number: int) -> bytes | None:
+    try:
+        png = await ctx.store.get_bytes(Keys.page(job_id, page_number, "image.png"))
+    except ObjectMissing:
+        return None
+    return await asyncio.to_thread(make_thumbnail, png)
+
+
+async def write_report(ctx: ServiceContext, job: JobRecord, terminal: dict[int, str]) -> None:
+    pages = range(1, job.page_count + 1)
+    outcomes = await asyncio.gather(*(_outcome(ctx, job.job_id, n, terminal[n]) for n in pages))
+    thumbnails = await asyncio.gather(*(_thumbnail(ctx, job.job_id, n) for n in pages))
+    info = JobInfo(
+        job_id=job.job_id,
+        file_name=job.file_name,
+        page_count=job.page_count,
+        created_at=job.created_at,
+        canceled=job.canceled,
+        coverage_floor=(
+            job.options.coverage_floor
+            if job.options.coverage_floor is not None
+            else ctx.settings.extract_coverage_floor
+        ),
+    )
+    finished_at = now()
+    report = build_report(info, [o for o in outcomes if o is not None], finished_at=finished_at)
+    html = await asyncio.to_thread(
+        render_report_html, report, {n: t for n, t in zip(pages, thumbnails, strict=True) if t}
+    )
+    json_key, html_key = Keys.report(job.job_id, "json"), Keys.report(job.job_id, "html")
+    await ctx.store.put_json(json_key, report)
+    await ctx.store.put_bytes(html_key, html.encode(), "text/html; charset=utf-8")
+    ready = ReportReady(
+        job_id=job.job_id,
+        file_name=job.file_name,
+        page_count=job.page_count,
+        status=report["status"],
+        summary=report_ready_summary(report),
+        report_key=json_key,
+        html_key=html_key,
+    )
+    await ctx.publish(subjects.REPORT_READY, ready, dedup_id=job.job_id)
+    await ctx.jobs.update_job(
+        job.job_id, status=report["status"], finished_at=finished_at, report_key=json_key
+    )
+    log.info("report for %s: %s, %s pages", job.job_id, report["status"], job.page_count)

@@ -1,0 +1,11 @@
+"""The verify service: no number is trusted without the page's own text layer behind it."""
+
+from faststream import FastStream
+
+from services.verify.handlers import register
+from shared.service import ServiceContext, create_service_app
+from shared.settings import Settings
+
+
+def create_app(settings: Settings | None = None) -> tuple[FastStream, ServiceContext]:
+    return create_service_app("verify", settings or Settings(), register)

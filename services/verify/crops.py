@@ -1,0 +1,100 @@
+"""Evidence crops: what the judge looks at.
+
+A crop rendered from the PDF at high DPI around a located evidence bbox shows
+the judge the very digits in question, sharper than any page-wide image; the
+full page image stands in whenever some object in scope could not be located.
+"""
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import pymupdf
+
+from shared.models import BBox, PageObject
+
+JPEG_QUALITY = 85
+_UNSAFE_KEY_CHARS = re.compile(r"[^A-Za-z0-9._-]")
+
+
+@dataclass(frozen=True)
+class JudgeImage:
+    label: str  # what the image shows, told to the judge before the image
+    data: bytes
+    mime: str
+
+
+@dataclass
+class ImageChoice:
+    """The images for one judge call, and the crops to store."""
+
+    images: list[JudgeImage] = field(default_factory=list)
+    crops: dict[str, bytes] = field(default_factory=dict)  # key under jobs/{id}/ -> JPEG
+    full_page: bool = False  # the full page image was included (some object not located)
+    skipped: bool = False  # no image at all: the scope is not sent to the judge
+
+
+def render_crop_jpeg(
+    page: pymupdf.Page,
+    bbox: BBox,
+    dpi: int,
+    margin_pts: float,
+    max_pixels: int | None = None,
+) -> bytes:
+    """JPEG of ``bbox`` grown by ``margin_pts`` on every side, clipped to the page, at ``dpi``.
+
+    ``max_pixels`` lowers the DPI for a huge evidence area rather than rendering
+    a poster-sized image.
+    """
+    clip = pymupdf.Rect(bbox) + (-margin_pts, -margin_pts, margin_pts, margin_pts)
+    clip &= page.rect
+    if clip.is_empty:
+        raise ValueError(f"evidence bbox {bbox} lies outside the page {tuple(page.rect)}")
+    if max_pixels:
+        area_px = clip.width * clip.height * (dpi / 72) ** 2
+        if area_px > max_pixels:
+            dpi = max(1, int(dpi * (max_pixels / area_px) ** 0.5))
+    pix = page.get_pixmap(dpi=dpi, clip=clip, alpha=False)
+    return pix.tobytes("jpeg", jpg_quality=JPEG_QUALITY)
+
+
+def crop_key(page_number: int, object_id: str) -> str:
+    """Where a crop is stored, relative to ``jobs/{job_id}/``."""
+    return f"pages/{page_number}/crops/{_UNSAFE_KEY_CHARS.sub('_', object_id)}.jpg"
+
+
+def choose_images(
+    scope: Sequence[PageObject],
+    evidence: dict[str, BBox],
+    *,
+    page_number: int,
+    page_png: bytes | None,
+    render: Callable[[BBox], bytes] | None,
+    hi_dpi: bool,
+    max_images: int,
+) -> ImageChoice:
+    """Pick the judge's images for the objects in scope.
+
+    With hi-DPI crops on and a renderer, each object whose evidence bbox is
+    located gets a crop instead of the full page, up to ``max_images``; when any
+    object in scope is not located (or crops are off, or over budget), the full
+    page image goes too. Never zero images: with none, the choice is ``skipped``.
+    """
+    located = [o for o in scope if o.object_id in evidence]
+    use_crops = hi_dpi and render is not None and max_images > 0
+    needs_full = (
+        not use_crops or len(located) < len(scope) or len(located) > max_images
+    ) and page_png is not None
+    budget = max(0, max_images - (1 if needs_full else 0)) if use_crops else 0
+
+    choice = ImageChoice(full_page=needs_full)
+    for obj in located[:budget]:
+        jpeg = render(evidence[obj.object_id])
+        choice.crops[crop_key(page_number, obj.object_id)] = jpeg
+        choice.images.append(
+            JudgeImage(label=f"crop around object {obj.object_id}", data=jpeg, mime="image/jpeg")
+        )
+    if needs_full:
+        choice.images.append(JudgeImage(label="the full page", data=page_png, mime="image/png"))
+    choice.skipped = not choice.images
+    return choice

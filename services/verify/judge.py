@@ -1,0 +1,345 @@
+"""The model judge: a second opinion on the claims most worth checking.
+
+The judge sees the page's deterministic text and evidence images. Its reply is
+held to the contract — a reply that does not carry a verdict per object is
+unjudged, never a pass — and it cannot overturn the text oracle's refutation.
+"""
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from shared.llm import LLMClient, LLMError, image_part
+from shared.models import ObjectVerification, PageObject, Usage, Word
+
+from services.verify.crops import JudgeImage
+
+STAGE = "verify"
+JudgeVerdictName = Literal["confirmed", "refuted", "uncertain"]
+JUDGE_VERDICTS: frozenset[str] = frozenset({"confirmed", "refuted", "uncertain"})
+JUDGE_KINDS: frozenset[str] = frozenset(
+    {"content_wrong", "unsupported", "identity_wrong", "content_missing"}
+)
+# Words of context kept around each located claim when the page text is cut down.
+EXCERPT_CONTEXT_WORDS = 40
+EXCERPT_GAP = "\n[…]\n"
+NO_TEXT_LAYER = "(this page has no text layer: judge from the images alone)"
+
+JUDGE_SYSTEM_PROMPT = """\
+You verify data extracted from construction drawing sheets. For each object \
+you are given, decide whether the sheet really says what the object claims.
+- PAGE TEXT is deterministic text taken from the PDF itself, not read from an \
+image: it is authoritative for numbers, tags, dimensions and note text. When a \
+claim disagrees with it, quote the page's words verbatim as actual_text.
+- The images (crops around the claims, or the full page) show geometry, \
+symbols and linework, and where each claim sits.
+- confirmed: the sheet says exactly this. refuted: the sheet says something \
+else (kind content_wrong) or does not say it at all (kind unsupported). \
+uncertain: you cannot tell from what you are shown.
+- Answer with JSON only."""
+
+JUDGE_USER_PROMPT = """\
+PAGE TEXT (deterministic, from the PDF; cite it as actual_text):
+{text_layer}
+
+OBJECTS TO CHECK (one JSON object per line):
+{objects}
+
+Reply with one JSON object and nothing else:
+{{"objects": [{{"object_id": "<id from the list>", \
+"verdict": "confirmed" | "refuted" | "uncertain", \
+"kind": "content_wrong" | "unsupported" | null, \
+"actual_text": "<the page's words, verbatim>" | null, \
+"problem": "<one sentence a reviewer understands>" | null}}]}}
+Give exactly one entry for every object listed ({count} objects). \
+The images follow: {images}."""
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+_PROMPT_FIELDS = (
+    "object_type",
+    "tag",
+    "name",
+    "description",
+    "attributes",
+    "source_text",
+    "graphical_basis",
+)
+
+
+@dataclass(frozen=True)
+class JudgeVerdict:
+    object_id: str
+    verdict: JudgeVerdictName
+    kind: str | None = None
+    actual_text: str | None = None
+    problem: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "kind": self.kind,
+            "actual_text": self.actual_text,
+            "problem": self.problem,
+        }
+
+
+@dataclass
+class JudgeOutcome:
+    """What the judge said about a page; ``judged`` False means it said nothing usable."""
+
+    judged: bool
+    verdicts: dict[str, JudgeVerdict] = field(default_factory=dict)
+    reason: str | None = None  # why the page is unjudged, or entries that were ignored
+    usage: dict[str, Usage] = field(default_factory=dict)
+    skipped: str | None = None  # "no_images" when the scope had nothing to show
+
+
+def _priority(obj: PageObject) -> int:
+    v = obj.verification
+    if v is not None and v.verdict == "refuted":
+        return 0
+    if obj.grounding == "vision_unverified":
+        return 1
+    if obj.grounding == "text_layer":
+        return 2
+    if _low_confidence(obj.confidence):
+        return 3
+    if v is None or v.verdict != "confirmed":
+        return 4  # nothing has judged it yet (graphical, or a page without text)
+    return 5
+
+
+def _low_confidence(confidence: float | str | None) -> bool:
+    if isinstance(confidence, str):
+        return confidence.strip().lower() in {"low", "very low"}
+    return confidence is not None and confidence < 0.5
+
+
+def select_scope(objects: Sequence[PageObject], max_objects: int) -> list[PageObject]:
+    """The objects most worth checking, at most ``max_objects``.
+
+    Oracle-refuted first, then vision_unverified, rescued (grounding text_layer),
+    low confidence, not yet judged, and the oracle-confirmed last; page order within each.
+    """
+    return sorted(objects, key=_priority)[:max_objects]
+
+
+def text_excerpt(
+    text: str, words: Sequence[Word], spans: Sequence[tuple[int, int]], max_chars: int
+) -> str:
+    """The page text for the judge, at most ``max_chars``.
+
+    The whole text when it fits; otherwise the words around each located claim
+    (``spans`` of word indices), or the page's start when none is located.
+    """
+    if len(text) <= max_chars:
+        return text
+    ranges: list[list[int]] = []
+    for start, end in sorted(spans):
+        lo = max(0, start - EXCERPT_CONTEXT_WORDS)
+        hi = min(len(words), end + EXCERPT_CONTEXT_WORDS)
+        if ranges and lo <= ranges[-1][1]:
+            ranges[-1][1] = max(ranges[-1][1], hi)  # overlapping context: one piece
+        else:
+            ranges.append([lo, hi])
+    pieces: list[str] = []
+    used = 0
+    for lo, hi in ranges:
+        piece = " ".join(w.text for w in words[lo:hi])
+        if used + len(piece) + len(EXCERPT_GAP) > max_chars:
+            break
+        pieces.append(piece)
+        used += len(piece) + len(EXCERPT_GAP)
+    if not pieces:
+        return text[:max_chars]
+    return EXCERPT_GAP.join(pieces)
+
+
+def _object_line(obj: PageObject) -> str:
+    data: dict[str, Any] = {"object_id": obj.object_id}
+    for name in _PROMPT_FIELDS:
+        value = getattr(obj, name)
+        if value not in (None, "", {}, []):
+            data[name] = value
+    return json.dumps(data, ensure_ascii=False, default=str)
+
+
+def build_judge_messages(
+    objects_in_scope: Sequence[PageObject],
+    text_layer_excerpt: str,
+    images: Sequence[JudgeImage],
+) -> list[dict[str, Any]]:
+    """Chat messages: the rules, then the page text, the objects and the labelled images."""
+    prompt = JUDGE_USER_PROMPT.format(
+        text_layer=text_layer_excerpt.strip() or NO_TEXT_LAYER,
+        objects="\n".join(_object_line(o) for o in objects_in_scope),
+        count=len(objects_in_scope),
+        images="; ".join(f"image {i}: {img.label}" for i, img in enumerate(images, 1)),
+    )
+    content: list[dict[str, Any]] = [{"type": "text", "text": prompt}]
+    for i, img in enumerate(images, 1):
+        content.append({"type": "text", "text": f"Image {i}: {img.label}"})
+        content.append(image_part(img.data, img.mime))
+    return [
+        {"role": "system", "content": JUDGE_SYSTEM_PROMPT},
+        {"role": "user", "content": content},
+    ]
+
+
+def _load_json(content: str) -> Any:
+    text = content.strip()
+    if fenced := _FENCE.search(text):
+        text = fenced.group(1).strip()
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    # A prefixed or suffixed reply: the outermost object is the answer.
+    start, end = text.find("{"), text.rfind("}")
+    if start != -1 and end > start:
+        try:
+            return json.loads(text[start : end + 1])
+        except ValueError:
+            return None
+    return None
+
+
+def _text_or_none(value: Any) -> str | None:
+    return (value.strip() or None) if isinstance(value, str) else None
+
+
+def parse_judge_reply(content: str, scope_ids: Sequence[str]) -> JudgeOutcome:
+    """Hold the judge's reply to the contract.
+
+    Valid entries carry a known ``object_id`` and a verdict of confirmed,
+    refuted or uncertain; others are ignored. A reply with no valid entry —
+    garbage, no ``objects`` list, missing verdicts, unknown ids only — is unjudged.
+    """
+    data = _load_json(content)
+    if isinstance(data, dict):
+        entries = data.get("objects")
+    else:
+        entries = data  # a bare list of verdicts is the objects list
+    if not isinstance(entries, list):
+        return JudgeOutcome(judged=False, reason="the judge's reply carried no objects list")
+    known = set(scope_ids)
+    verdicts: dict[str, JudgeVerdict] = {}
+    ignored = 0
+    for entry in entries:
+        if not isinstance(entry, dict):
+            ignored += 1
+            continue
+        object_id = str(entry.get("object_id", ""))
+        verdict = entry.get("verdict")
+        if object_id not in known or verdict not in JUDGE_VERDICTS:
+            ignored += 1
+            continue
+        kind = entry.get("kind")
+        verdicts[object_id] = JudgeVerdict(
+            object_id=object_id,
+            verdict=verdict,
+            kind=kind if verdict == "refuted" and kind in JUDGE_KINDS else None,
+            actual_text=_text_or_none(entry.get("actual_text")),
+            problem=_text_or_none(entry.get("problem")),
+        )
+    if not verdicts:
+        return JudgeOutcome(
+            judged=False,
+            reason="the judge's reply carried no verdict for any object it was asked about",
+        )
+    reason = f"{ignored} judge entries ignored (unknown id or no verdict)" if ignored else None
+    return JudgeOutcome(judged=True, verdicts=verdicts, reason=reason)
+
+
+async def judge_page(
+    llm: LLMClient,
+    model: str,
+    objects_in_scope: Sequence[PageObject],
+    text_layer_excerpt: str,
+    images: Sequence[JudgeImage],
+    *,
+    max_tokens: int | None = None,
+) -> JudgeOutcome:
+    """One judge call over a page's scope; unjudged (with the reason) when it cannot be judged.
+
+    Never called with zero images: such a scope is skipped (``skipped="no_images"``).
+    Usage is recorded under the ``verify`` stage.
+    """
+    if not objects_in_scope:
+        return JudgeOutcome(judged=False, reason="no objects to judge")
+    if not images:
+        return JudgeOutcome(
+            judged=False, skipped="no_images", reason="no image to show the judge"
+        )
+    messages = build_judge_messages(objects_in_scope, text_layer_excerpt, images)
+    try:
+        result = await llm.chat(
+            model=model, messages=messages, max_tokens=max_tokens, json_mode=True
+        )
+    except LLMError as exc:
+        return JudgeOutcome(
+            judged=False,
+            reason=f"the judge call failed: {exc}",
+            usage={STAGE: Usage(calls=1)},
+        )
+    outcome = parse_judge_reply(result.content, [o.object_id for o in objects_in_scope])
+    outcome.usage = {STAGE: result.usage}
+    if not outcome.judged and result.finish_reason == "length":
+        outcome.reason = f"{outcome.reason} (the reply was cut off at the token limit)"
+    return outcome
+
+
+def merge_judge(
+    obj: PageObject, judged: JudgeVerdict
+) -> tuple[ObjectVerification, dict[str, Any] | None]:
+    """The object's verification once the judge has spoken, and the disagreement to record.
+
+    The oracle's refutation stands whatever the judge says; a judge refutation of
+    an oracle-confirmed object is kept as ``judge_refuted``; where the oracle did
+    not judge, the judge's verdict is the verdict. Disagreements keep the judge's
+    own verdict on the object.
+    """
+    oracle = obj.verification or ObjectVerification(verdict="not_judged")
+    if oracle.verdict not in ("confirmed", "refuted"):
+        return _from_judge(obj, judged, oracle), None
+    if judged.verdict == oracle.verdict:
+        return oracle, None
+    if oracle.verdict == "confirmed" and judged.verdict == "refuted":
+        result = _from_judge(obj, judged, oracle)
+        kept = "judge"
+    else:
+        result = oracle
+        kept = "oracle"
+    result = result.model_copy(update={"judge": judged.as_dict()})
+    disagreement = {
+        "object_id": obj.object_id,
+        "oracle": {
+            "verdict": oracle.verdict,
+            "kind": oracle.kind,
+            "actual_text": oracle.actual_text,
+        },
+        "judge": judged.as_dict(),
+        "kept": kept,
+    }
+    return result, disagreement
+
+
+def _from_judge(
+    obj: PageObject, judged: JudgeVerdict, oracle: ObjectVerification
+) -> ObjectVerification:
+    if judged.verdict != "refuted":
+        return ObjectVerification(verdict=judged.verdict, evidence_bbox=oracle.evidence_bbox)
+    claim = obj.source_text or obj.description or obj.name or obj.tag or "its claim"
+    problem = judged.problem or (
+        f'The judge refutes object {obj.object_id} ("{claim}")'
+        + (f': the sheet says "{judged.actual_text}".' if judged.actual_text else ".")
+    )
+    return ObjectVerification(
+        verdict="refuted",
+        kind="judge_refuted",
+        actual_text=judged.actual_text,
+        evidence_bbox=oracle.evidence_bbox,
+        problem=f"Object {obj.object_id}: {problem}" if judged.problem else problem,
+    )

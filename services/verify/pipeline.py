@@ -1,0 +1,232 @@
+"""Verify one covered page: oracle, page-level checks, blank detection, then the judge."""
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pymupdf
+
+from shared.llm import LLMClient
+from shared.models import (
+    BBox,
+    CoveredPage,
+    ObjectVerification,
+    PageObject,
+    TextLayer,
+    VerifiedPage,
+    merge_usage,
+)
+from shared.settings import Settings
+
+from services.verify.blank import is_blank_page
+from services.verify.crops import ImageChoice, choose_images, render_crop_jpeg
+from services.verify.judge import JudgeOutcome, judge_page, merge_judge, select_scope, text_excerpt
+from services.verify.oracle import (
+    check_content,
+    check_identity,
+    find_evidence_bbox,
+    index_words,
+    verdict_from_match,
+)
+from services.verify.verdict import page_verdict
+
+log = logging.getLogger("sheetflow.verify")
+
+TitleBlockReader = Callable[[TextLayer], str | None]
+
+
+@dataclass
+class VerifyOutput:
+    verified: VerifiedPage
+    crops: dict[str, bytes] = field(default_factory=dict)  # key under jobs/{id}/ -> JPEG
+
+
+@dataclass
+class OracleFindings:
+    """What the deterministic checks found on a page, before any model is asked."""
+
+    objects: list[PageObject]  # copies of the covered objects, with the oracle's verification
+    evidence: dict[str, BBox]  # object_id -> where its claim sits (oracle match, else its bbox)
+    spans: dict[str, tuple[int, int]]  # object_id -> matched word indices
+    page_problems: list[tuple[str, str]]  # (kind, sentence)
+    blank: bool
+
+
+def _title_block_reader() -> TitleBlockReader:
+    # Coverage owns title-block reading; imported here so verify's tests need not load it.
+    from services.coverage.identity import title_block_sheet_number
+
+    return title_block_sheet_number
+
+
+def check_page(
+    covered: CoveredPage,
+    text_layer: TextLayer,
+    png: bytes | None,
+    title_block: TitleBlockReader | None = None,
+) -> OracleFindings:
+    """The deterministic part of verification (CPU-bound: run it off the event loop).
+
+    On a text-bearing page every object with a ``source_text`` gets the oracle's
+    verdict; graphical claims get ``not_judged``. Page-level: sheet identity
+    against the title block, content missing, and whether the page is blank.
+    """
+    objects = [o.model_copy(deep=True) for o in covered.objects]
+    evidence: dict[str, BBox] = {}
+    spans: dict[str, tuple[int, int]] = {}
+    problems: list[tuple[str, str]] = []
+    if text_layer.has_text_layer:
+        index = index_words(text_layer.words)
+        for obj in objects:
+            if not (obj.source_text and obj.source_text.strip()):
+                obj.verification = ObjectVerification(verdict="not_judged")
+                continue
+            match = find_evidence_bbox(obj.source_text, index)
+            obj.verification = verdict_from_match(obj, match)
+            if match is not None:
+                evidence[obj.object_id] = match.bbox
+                spans[obj.object_id] = (match.start, match.end)
+        sheet = covered.sheet
+        if sheet.sheet_number and sheet.sheet_number_source != "text_layer":
+            read = title_block or _title_block_reader()
+            if sentence := check_identity(sheet.sheet_number, read(text_layer)):
+                problems.append(("identity_wrong", sentence))
+    for obj in objects:
+        if obj.object_id not in evidence and obj.bbox is not None:
+            evidence[obj.object_id] = obj.bbox  # located by extraction, not confirmed by it
+    if sentence := check_content(covered, text_layer):
+        problems.append(("content_missing", sentence))
+    blank = is_blank_page(text_layer, objects, png)
+    return OracleFindings(objects, evidence, spans, problems, blank)
+
+
+def _choose_images(
+    scope: list[PageObject],
+    evidence: dict[str, BBox],
+    page_number: int,
+    pdf: bytes | None,
+    png: bytes | None,
+    settings: Settings,
+) -> ImageChoice:
+    def choose(render: Callable[[BBox], bytes] | None, located: dict[str, BBox]) -> ImageChoice:
+        return choose_images(
+            scope,
+            located,
+            page_number=page_number,
+            page_png=png,
+            render=render,
+            hi_dpi=settings.verify_hi_dpi_crops,
+            max_images=settings.verify_max_images,
+        )
+
+    if not (pdf and settings.verify_hi_dpi_crops):
+        return choose(None, evidence)
+    try:
+        doc = pymupdf.open(stream=pdf, filetype="pdf")
+    except pymupdf.FileDataError as exc:
+        log.warning(
+            "page %d: cannot open the PDF for crops (%s); using the page image", page_number, exc
+        )
+        return choose(None, evidence)
+    with doc:
+        # The source document, or a one-page PDF of just this page.
+        page = doc[0 if doc.page_count == 1 else page_number - 1]
+        on_page = {k: b for k, b in evidence.items() if not (pymupdf.Rect(b) & page.rect).is_empty}
+
+        def render(bbox: BBox) -> bytes:
+            return render_crop_jpeg(
+                page,
+                bbox,
+                settings.verify_crop_dpi,
+                settings.verify_crop_margin_pts,
+                max_pixels=settings.page_image_max_pixels,
+            )
+
+        return choose(render, on_page)
+
+
+def _apply_judge(objects: list[PageObject], outcome: JudgeOutcome) -> list[dict[str, Any]]:
+    disagreements = []
+    for obj in objects:
+        if judged := outcome.verdicts.get(obj.object_id):
+            obj.verification, disagreement = merge_judge(obj, judged)
+            if disagreement:
+                disagreements.append(disagreement)
+    return disagreements
+
+
+async def verify_page(
+    covered: CoveredPage,
+    text_layer: TextLayer,
+    pdf: bytes | None,
+    png: bytes | None,
+    settings: Settings,
+    llm: LLMClient | None,
+    *,
+    judge_enabled: bool = True,
+    title_block: TitleBlockReader | None = None,
+) -> VerifyOutput:
+    """Verify a covered page: every object gains a ``verification``, the page a verdict.
+
+    ``pdf`` is the source document (or a one-page PDF of this page) for evidence
+    crops; ``png`` the stored page image. The judge runs when a verify model and
+    base URL are configured, ``llm`` is given and ``judge_enabled`` (the job's
+    option). ``title_block`` reads the title block's sheet number (default:
+    coverage's reader). Nothing extracted is rewritten.
+    """
+    started = time.perf_counter()
+    findings = await asyncio.to_thread(check_page, covered, text_layer, png, title_block)
+    objects = findings.objects
+    crops: dict[str, bytes] = {}
+    disagreements: list[dict[str, Any]] = []
+    usage = covered.usage
+    skipped = "blank" if findings.blank else None
+    use_judge = (
+        judge_enabled
+        and llm is not None
+        and bool(settings.llm_verify_model and settings.llm_base_url)
+        and not findings.blank
+        and bool(objects)
+    )
+    if use_judge:
+        scope = select_scope(objects, settings.verify_max_objects)
+        choice = await asyncio.to_thread(
+            _choose_images, scope, findings.evidence, covered.page_number, pdf, png, settings
+        )
+        crops = choice.crops
+        excerpt = ""
+        if text_layer.has_text_layer:
+            spans = [findings.spans[o.object_id] for o in scope if o.object_id in findings.spans]
+            excerpt = text_excerpt(
+                text_layer.text, text_layer.words, spans, settings.verify_text_max_chars
+            )
+        outcome = await judge_page(
+            llm,
+            settings.llm_verify_model,
+            scope,
+            excerpt,
+            choice.images,
+            max_tokens=settings.llm_max_tokens,
+        )
+        if outcome.reason:
+            log.info("page %d: judge: %s", covered.page_number, outcome.reason)
+        skipped = outcome.skipped
+        usage = merge_usage(usage, outcome.usage)
+        disagreements = _apply_judge(objects, outcome)
+    for obj in objects:
+        if obj.verification is None:
+            obj.verification = ObjectVerification(verdict="not_judged")
+    verdict = page_verdict(objects, findings.page_problems, skipped=skipped)
+    timings = {**covered.timings_ms, "verify": round((time.perf_counter() - started) * 1000, 1)}
+    verified = VerifiedPage(
+        **covered.model_dump(exclude={"objects", "usage", "timings_ms"}),
+        objects=objects,
+        usage=usage,
+        timings_ms=timings,
+        verdict=verdict,
+        judge_disagreements=disagreements,
+    )
+    return VerifyOutput(verified=verified, crops=crops)

@@ -1,0 +1,32 @@
+"""A worker's small cache of source PDFs: every page of a job reads the same file."""
+
+import asyncio
+from collections import OrderedDict
+
+from shared.storage import ObjectStore
+
+
+class SourceCache:
+    """Keeps the most recent source PDFs in memory, bounded by total size."""
+
+    def __init__(self, store: ObjectStore, max_bytes: int = 512 * 1024 * 1024) -> None:
+        self._store = store
+        self._max_bytes = max_bytes
+        self._items: OrderedDict[str, bytes] = OrderedDict()
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    async def get(self, key: str) -> bytes:
+        if key in self._items:
+            self._items.move_to_end(key)
+            return self._items[key]
+        lock = self._locks.setdefault(key, asyncio.Lock())
+        async with lock:  # concurrent pages of one job download it once
+            if key not in self._items:
+                self._items[key] = await self._store.get_bytes(key)
+                self._evict()
+        self._locks.pop(key, None)
+        return self._items[key]
+
+    def _evict(self) -> None:
+        while len(self._items) > 1 and sum(map(len, self._items.values())) > self._max_bytes:
+            self._items.popitem(last=False)

@@ -1,0 +1,1 @@
+"""Helpers shared by unit, flow and fault tests: tiny PDFs and a scripted model server."""

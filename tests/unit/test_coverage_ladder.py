@@ -1,0 +1,107 @@
+"""The ladder decision and the ladder state kept in KV."""
+
+import pytest
+
+from services.coverage.ladder import LadderPolicy, LadderState, ladder_key, next_rung
+from shared.messages import JobOptions
+from shared.models import Coverage
+from shared.settings import Settings
+
+LOW = Coverage(total_lines=10, covered_lines=2, ratio=0.2)
+HIGH = Coverage(total_lines=10, covered_lines=9, ratio=0.9)
+AT_FLOOR = Coverage(total_lines=10, covered_lines=6, ratio=0.6)
+
+
+def decide(**overrides) -> str | None:
+    kwargs = {
+        "has_text_layer": True,
+        "coverage": LOW,
+        "floor": 0.6,
+        "rungs_applied": ["vision"],
+        "text_retry_enabled": True,
+        "fallback_enabled": True,
+        "model_configured": True,
+    }
+    return next_rung(**(kwargs | overrides))
+
+
+@pytest.mark.parametrize(
+    ("overrides", "expected"),
+    [
+        ({}, "text_structuring"),
+        ({"coverage": HIGH}, None),
+        ({"coverage": AT_FLOOR}, None),
+        ({"has_text_layer": False}, None),
+        ({"model_configured": False}, "fallback"),
+        ({"text_retry_enabled": False}, "fallback"),
+        ({"rungs_applied": ["vision", "text_structuring"]}, "fallback"),
+        ({"rungs_applied": ["offline", "fallback"]}, None),
+        ({"rungs_applied": ["vision", "text_structuring"], "fallback_enabled": False}, None),
+        ({"text_retry_enabled": False, "fallback_enabled": False}, None),
+        ({"rungs_applied": ["vision", "text_structuring", "fallback"]}, None),
+        ({"rungs_applied": ["vision", "text_structuring"], "coverage": HIGH}, None),
+    ],
+)
+def test_next_rung(overrides, expected):
+    """Rung 2 then rung 3, each once, only while a text-bearing page is below the floor."""
+    assert decide(**overrides) == expected
+
+
+def test_rung_two_never_follows_rung_three():
+    """Once fallback has run, text structuring is not asked for even if enabled."""
+    assert decide(rungs_applied=["offline", "fallback"], fallback_enabled=False) is None
+
+
+def test_policy_job_options_override_settings():
+    """Per-job options win over settings; rung 2 needs a base URL and a model."""
+    settings = Settings(
+        _env_file=None,
+        llm_base_url="http://127.0.0.1:9/v1",
+        llm_extract_model="m",
+        extract_coverage_floor=0.6,
+    )
+    policy = LadderPolicy.resolve(settings, JobOptions(coverage_floor=0.8, text_retry=False))
+    assert policy.model_dump() == {
+        "floor": 0.8,
+        "text_retry_enabled": False,
+        "fallback_enabled": True,
+        "model_configured": True,
+    }
+    offline = LadderPolicy.resolve(
+        Settings(_env_file=None, llm_base_url=None, extract_coverage_floor=0.6), JobOptions()
+    )
+    assert (offline.floor, offline.model_configured) == (0.6, False)
+
+
+def test_state_round_trips_and_answers_are_idempotent():
+    """The state survives JSON (the KV) and a redelivered answer is recorded once."""
+    state = LadderState(
+        job_id="j_1",
+        page_number=3,
+        extracted_key="jobs/j_1/pages/3/extracted.json",
+        text_key="jobs/j_1/pages/3/text.json",
+        has_text_layer=True,
+        options=JobOptions(coverage_floor=0.7),
+        rungs_applied=["vision"],
+        coverage_before=LOW,
+        coverage=LOW,
+    ).asked("text_structuring")
+    assert state.pending == "text_structuring"
+    key = "jobs/j_1/pages/3/structured-text_structuring.json"
+    answered = state.answered("text_structuring", key, HIGH)
+    assert answered.answered("text_structuring", key, HIGH) == answered
+    assert (answered.rungs_applied, answered.pending, answered.coverage) == (
+        ["vision", "text_structuring"],
+        None,
+        HIGH,
+    )
+    restored = LadderState.model_validate_json(answered.finished().model_dump_json())
+    assert restored.done and restored.result_keys == {"text_structuring": key}
+    assert restored.options.coverage_floor == 0.7
+
+
+def test_ladder_key_is_a_valid_kv_key():
+    """The KV key uses only characters JetStream KV accepts."""
+    key = ladder_key("j_4f9c2b7e1a6d4c0e9b8a7f6e5d4c3b2a", 12)
+    assert key == "ladder.j_4f9c2b7e1a6d4c0e9b8a7f6e5d4c3b2a.12"
+    assert all(c.isalnum() or c in "-_=." for c in key)

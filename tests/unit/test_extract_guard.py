@@ -1,0 +1,76 @@
+"""The grounding guard: keep, rescue-and-stamp, drop, no text layer, vision_unverified."""
+
+import pymupdf
+
+from services.extract.guard import apply_grounding_guard
+from services.extract.textlayer import read_text_layer
+from shared.models import PageObject, TextLayer
+from tests.support.pdfs import notes_pdf
+
+NOTE_3 = "3. PROVIDE (5) 2X6 STUD PACK AT EACH BEAM BEARING UNLESS NOTED OTHERWISE."
+
+
+def _layer() -> TextLayer:
+    return read_text_layer(pymupdf.open(stream=notes_pdf())[0], 1, 20)
+
+
+def _obj(source_text: str | None, rung: str = "vision", **fields) -> PageObject:
+    return PageObject(object_id="o1", source_text=source_text, rung=rung, **fields)
+
+
+def test_value_digits_in_own_source_text_are_kept():
+    """Digits of the value found in the object's own source_text: kept, grounded source_text."""
+    kept, counts = apply_grounding_guard([_obj(NOTE_3, attributes={"count": 5})], _layer())
+    assert kept[0].grounding == "source_text" and counts.kept == 1
+
+
+def test_digits_only_on_the_page_are_rescued_and_stamped():
+    """Digits found elsewhere on the page but not in source_text: kept, stamped text_layer."""
+    obj = _obj("DO NOT SCALE DRAWINGS.", attributes={"code_year": 2021})
+    kept, counts = apply_grounding_guard([obj], _layer())
+    assert kept[0].grounding == "text_layer" and counts.rescued == 1 and counts.kept == 0
+
+
+def test_digits_nowhere_on_the_page_are_dropped():
+    """A number the page does not carry anywhere: the object is dropped and counted."""
+    kept, counts = apply_grounding_guard([_obj("DO NOT SCALE DRAWINGS.", tag="W12X26")], _layer())
+    assert kept == [] and counts.dropped == 1
+
+
+def test_without_text_layer_only_source_text_counts():
+    """On a page without a text layer, digits outside source_text drop the object."""
+    scanned = TextLayer(page_number=1, width=612, height=792, text="", has_text_layer=False)
+    objects = [
+        _obj("ROOM 101", tag="101"),
+        PageObject(object_id="o2", source_text="ROOM", tag="101", rung="vision"),
+    ]
+    kept, counts = apply_grounding_guard(objects, scanned)
+    assert [o.object_id for o in kept] == ["o1"] and counts.dropped == 1
+
+
+def test_source_text_not_on_page_is_vision_unverified():
+    """A misread "(2)" where the sheet says "(5)": kept, but stamped vision_unverified."""
+    obj = _obj("3. PROVIDE (2) 2X6 STUD PACK AT EACH BEAM", attributes={"count": 2})
+    kept, _ = apply_grounding_guard([obj], _layer())
+    assert kept[0].grounding == "vision_unverified"
+
+
+def test_page_match_ignores_case_whitespace_and_punctuation():
+    """A source_text spanning a line break, in another case, still matches the page."""
+    obj = _obj("2 all work shall comply with the 2021 international building code and local")
+    kept, _ = apply_grounding_guard([obj], _layer())
+    assert kept[0].grounding == "source_text"
+
+
+def test_objects_without_digits_are_never_dropped():
+    """No digits in the value: kept; a graphical claim is grounded "graphical"."""
+    objects = [_obj(None, name="NORTH ARROW", graphical_basis="symbol at top right")]
+    kept, counts = apply_grounding_guard(objects, _layer())
+    assert kept[0].grounding == "graphical" and counts.kept == 1 and counts.dropped == 0
+
+
+def test_deterministic_objects_are_not_stamped_unverified():
+    """Fallback stubs keep their grounding even when the text is not found verbatim."""
+    stub = _obj("SOMETHING ELSE", rung="fallback", grounding="text_layer_fallback")
+    kept, _ = apply_grounding_guard([stub], _layer())
+    assert kept[0].grounding == "text_layer_fallback"

@@ -1,0 +1,184 @@
+"""Rung 1-3 orchestration with the scripted model server and tiny PDFs."""
+
+import json
+
+import pytest
+
+from services.extract.pipeline import (
+    PageUnreadable,
+    extract_rung1,
+    fallback_result,
+    structure_text,
+)
+from services.extract.vision import COMPACT_RETRY
+from shared.llm import LLMClient
+from shared.settings import Settings
+from tests.support.model_server import (
+    ModelReply,
+    ScriptedModelServer,
+    request_has_image,
+    request_text,
+)
+from tests.support.pdfs import NOTES, blank_pdf, make_pdf, notes_pdf
+
+NOTE_1 = f"1. {NOTES[0]}"
+VISION_REPLY = {
+    "sheet": {"sheet_number": "G001", "sheet_title": "GENERAL NOTES"},
+    "objects": [
+        {"object_type": "general_note", "source_text": NOTE_1},
+        {"object_type": "general_note", "source_text": "3. PROVIDE (2) 2X6 STUD PACK",
+         "attributes": {"count": 2}},
+        {"object_type": "summary", "description": "17 notes on this sheet"},
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def server():
+    with ScriptedModelServer() as server:
+        yield server
+
+
+@pytest.fixture
+async def model(server):
+    server.requests.clear()
+    server.responder = lambda req: ModelReply(content=json.dumps(VISION_REPLY))
+    settings = Settings(
+        _env_file=None,
+        llm_base_url=server.base_url,
+        llm_api_key="sk-x",
+        llm_extract_model="vision-model",
+        llm_structure_model="text-model",
+        llm_max_retries=1,
+        retry_backoff_s=0.01,
+        retry_backoff_max_s=0.02,
+    )
+    client = LLMClient(settings)
+    yield settings, client
+    await client.aclose()
+
+
+async def test_offline_rung1_without_model():
+    """No model: offline objects, text layer and PNG returned, worker and timing recorded."""
+    out = await extract_rung1(notes_pdf(), 1, Settings(_env_file=None), None,
+                              worker_id="w7", job_id="j1")
+    result = out.result
+    assert (result.rung, result.status) == ("offline", "ok")
+    assert (result.worker_id, result.job_id) == ("w7", "j1")
+    assert NOTE_1 in [o.source_text for o in result.objects]
+    assert result.guard.kept == len(result.objects) and result.usage == {}
+    assert out.text_layer.has_text_layer and out.png.startswith(b"\x89PNG")
+
+
+async def test_vision_rung1_guarded_with_usage(server, model):
+    """One vision call; the guard drops the invented count and stamps the misread note."""
+    settings, client = model
+    out = await extract_rung1(notes_pdf(), 1, settings, client, worker_id="w", job_id="j")
+    result = out.result
+    assert (result.rung, result.status) == ("vision", "ok")
+    assert len(server.requests) == 1 and request_has_image(server.requests[0])
+    assert [o.grounding for o in result.objects] == ["source_text", "vision_unverified"]
+    assert all(o.page_number == 1 and o.rung == "vision" for o in result.objects)
+    assert result.guard.dropped == 1 and result.sheet.sheet_number == "G001"
+    assert result.usage["extract"].calls == 1 and result.elapsed_ms > 0
+
+
+async def test_use_vision_false_runs_offline_even_with_a_model(server, model):
+    """The job option vision=false keeps rung 1 offline: no model call."""
+    settings, client = model
+    out = await extract_rung1(notes_pdf(), 1, settings, client, use_vision=False,
+                              worker_id="w", job_id="j")
+    assert out.result.rung == "offline" and server.requests == []
+
+
+async def test_truncated_reply_is_degraded(server, model):
+    """A reply cut at the token limit keeps its closed objects and marks the page degraded."""
+    settings, client = model
+    whole = json.dumps(VISION_REPLY)
+    server.responder = lambda req: ModelReply(content=whole[:whole.index("3. PROVIDE")],
+                                              finish_reason="length")
+    out = await extract_rung1(notes_pdf(), 1, settings, client, worker_id="w", job_id="j")
+    result = out.result
+    assert result.status == "degraded" and "cut off" in result.reason
+    assert [o.source_text for o in result.objects] == [NOTE_1]
+
+
+async def test_unparseable_then_compact_retry_succeeds(server, model):
+    """Garbage first, then a valid reply to the compact retry: the page is ok."""
+    settings, client = model
+    replies = iter([ModelReply(content="Sorry, here goes: {oops"),
+                    ModelReply(content=json.dumps(VISION_REPLY))])
+    server.responder = lambda req: next(replies)
+    out = await extract_rung1(notes_pdf(), 1, settings, client, worker_id="w", job_id="j")
+    result = out.result
+    assert result.status == "ok" and result.usage["extract"].calls == 2
+    assert COMPACT_RETRY in request_text(server.requests[1])
+
+
+async def test_unparseable_twice_fails_but_returns_page(server, model):
+    """Garbage twice: failed with a reason, while the text layer and image still come back."""
+    settings, client = model
+    server.responder = lambda req: ModelReply(content="no json here")
+    out = await extract_rung1(notes_pdf(), 1, settings, client, worker_id="w", job_id="j")
+    assert out.result.status == "failed" and "could not be parsed" in out.result.reason
+    assert out.result.objects == [] and out.text_layer.has_text_layer and out.png
+
+
+async def test_model_server_down_fails_with_reason(server, model):
+    """500 forever: bounded retries, then a failed extraction naming the error."""
+    settings, client = model
+    server.responder = lambda req: ModelReply(status=500)
+    out = await extract_rung1(notes_pdf(), 1, settings, client, worker_id="w", job_id="j")
+    assert out.result.status == "failed" and "HTTP 500" in out.result.reason
+    assert len(server.requests) == 2
+
+
+async def test_unreadable_pages_raise_with_a_sentence():
+    """Broken bytes, a missing page and an absurd page size raise PageUnreadable."""
+    settings = Settings(_env_file=None)
+    with pytest.raises(PageUnreadable, match="could not be opened"):
+        await extract_rung1(b"%PDF-1.7 garbage", 1, settings, None, worker_id="w", job_id="j")
+    with pytest.raises(PageUnreadable, match="does not exist"):
+        await extract_rung1(blank_pdf(), 2, settings, None, worker_id="w", job_id="j")
+    huge = make_pdf(lambda doc: doc.new_page(width=250 * 72, height=100 * 72))
+    with pytest.raises(PageUnreadable, match="larger than"):
+        await extract_rung1(huge, 1, settings, None, worker_id="w", job_id="j")
+
+
+async def test_structure_text_sends_text_only_to_the_structure_model(server, model):
+    """Rung 2: no image, the segment-ALL block, the structure model, usage under "structure"."""
+    settings, client = model
+    out = await extract_rung1(notes_pdf(), 1, settings, client, use_vision=False,
+                              worker_id="w", job_id="j")
+    result = await structure_text(out.text_layer, settings, client, job_id="j")
+    request = server.requests[0]
+    assert request["model"] == "text-model" and not request_has_image(request)
+    assert "TEXT LAYER (segment ALL of it):\nGENERAL NOTES" in request_text(request)
+    assert (result.rung, result.status) == ("text_structuring", "ok")
+    assert result.usage["structure"].calls == 1 and result.guard.dropped == 1
+    assert all(o.rung == "text_structuring" for o in result.objects)
+
+
+async def test_structure_text_without_model_fails_cleanly():
+    """Rung 2 with no model configured is a failed result, not an exception."""
+    layer = (await extract_rung1(notes_pdf(), 1, Settings(_env_file=None), None,
+                                 worker_id="w", job_id="j")).text_layer
+    result = await structure_text(layer, Settings(_env_file=None), None, job_id="j")
+    assert result.status == "failed" and "no model" in result.reason
+
+
+async def test_fallback_result_stubs_every_segment():
+    """Rung 3 returns one stub per segment with rung fallback."""
+    layer = (await extract_rung1(notes_pdf(), 1, Settings(_env_file=None), None,
+                                 worker_id="w", job_id="j")).text_layer
+    result = fallback_result(layer, Settings(_env_file=None), job_id="j")
+    assert result.rung == "fallback" and result.status == "ok"
+    assert [o.source_text for o in result.objects][1] == NOTE_1 and len(result.objects) == 5
+
+
+async def test_blank_page_is_not_ocred():
+    """A blank page (no image, no drawing) yields nothing, quickly, without OCR."""
+    out = await extract_rung1(blank_pdf(), 1, Settings(_env_file=None), None,
+                              worker_id="w", job_id="j")
+    assert out.result.objects == [] and out.text_layer.source == "pdf"
+    assert not out.result.has_text_layer

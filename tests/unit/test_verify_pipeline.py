@@ -1,0 +1,194 @@
+"""verify_page end to end on tiny PDFs: oracle, page checks, blank pages, the judge, crops."""
+
+import json
+
+import pymupdf
+import pytest
+
+from services.verify.pipeline import verify_page
+from shared.llm import ChatResult
+from shared.models import Coverage, CoveredPage, PageObject, SheetHeader, TextLayer, Usage, Word
+from shared.settings import Settings
+
+
+def _pdf(lines: list[str]) -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    for i, line in enumerate(lines):
+        page.insert_text((72, 100 + i * 20), line, fontsize=10)
+    return doc.tobytes()
+
+
+def _layer(pdf: bytes) -> TextLayer:
+    page = pymupdf.open(stream=pdf, filetype="pdf")[0]
+    words = [Word(text=w[4], bbox=tuple(w[:4])) for w in page.get_text("words", sort=True)]
+    text = page.get_text()
+    return TextLayer(page_number=1, width=612, height=792, text=text, words=words,
+                     has_text_layer=len(text.strip()) >= 20, has_drawings=bool(page.get_drawings()))
+
+
+def _png(pdf: bytes) -> bytes:
+    return pymupdf.open(stream=pdf, filetype="pdf")[0].get_pixmap(dpi=36).tobytes("png")
+
+
+def _covered(objects: list[PageObject], sheet_number: str | None = None, has_text: bool = True) -> CoveredPage:
+    cov = Coverage(total_lines=2, covered_lines=2, ratio=1.0)
+    return CoveredPage(
+        job_id="j1", page_number=1, has_text_layer=has_text, objects=objects,
+        sheet=SheetHeader(sheet_number=sheet_number, sheet_number_source="extraction"),
+        coverage_before=cov, coverage=cov, floor=0.6, below_floor=False,
+        usage={"extract": Usage(calls=1, prompt_tokens=10, completion_tokens=5)},
+    )
+
+
+NOTES = ["GENERAL NOTES", "1. PROVIDE (5) 2X6 STUD PACK AT EACH END OF BEAM.", "SHEET NO. A101"]
+MISREAD = PageObject(object_id="N1", source_text="(2) 2X6 STUD PACK", grounding="vision_unverified",
+                     attributes={"quantity": 2})
+GOOD = PageObject(object_id="N2", source_text="GENERAL NOTES", grounding="source_text")
+DOOR = PageObject(object_id="G1", graphical_basis="door swing", grounding="graphical")
+
+NO_JUDGE = Settings(llm_base_url=None, llm_verify_model=None)
+JUDGE = Settings(llm_base_url="http://judge.invalid/v1", llm_verify_model="judge-m",
+                 verify_crop_dpi=144)
+
+
+class LenientJudge:
+    """A judge that confirms everything it is shown."""
+
+    def __init__(self):
+        self.calls = []
+
+    async def chat(self, *, model, messages, max_tokens=None, json_mode=True):
+        self.calls.append(messages)
+        user = messages[1]["content"][0]["text"]
+        ids = [json.loads(line)["object_id"] for line in user.splitlines() if line.startswith('{"object_id"')]
+        reply = {"objects": [{"object_id": i, "verdict": "confirmed"} for i in ids]}
+        return ChatResult(content=json.dumps(reply), finish_reason="stop",
+                          usage=Usage(calls=1, prompt_tokens=500, completion_tokens=50))
+
+
+async def test_oracle_refutes_the_misread_and_keeps_what_was_extracted():
+    """No judge: content_wrong citing the sheet, the rest confirmed or not judged, none rewritten."""
+    pdf = _pdf(NOTES)
+    out = await verify_page(_covered([MISREAD, GOOD, DOOR]), _layer(pdf), pdf, _png(pdf),
+                            NO_JUDGE, None, title_block=lambda _: None)
+    page = out.verified
+    by_id = {o.object_id: o for o in page.objects}
+    assert by_id["N1"].verification.kind == "content_wrong"
+    assert by_id["N1"].verification.actual_text == "(5) 2X6 STUD PACK"
+    assert by_id["N1"].source_text == "(2) 2X6 STUD PACK" and by_id["N1"].attributes == {"quantity": 2}
+    assert by_id["N2"].verification.verdict == "confirmed"
+    assert by_id["G1"].verification.verdict == "not_judged"
+    assert not page.verdict.ok and page.verdict.kinds == ["content_wrong"]
+    assert page.verdict.untagged == 1 and not page.verdict.unjudged
+    assert any('"(5) 2X6 STUD PACK"' in p for p in page.verdict.problems)
+    assert out.crops == {} and "verify" in page.timings_ms
+    assert MISREAD.verification is None  # the covered page's objects are not mutated
+
+
+async def test_lenient_judge_cannot_clear_the_misread():
+    """A judge confirming everything leaves content_wrong; an unlocated object adds the full page."""
+    pdf = _pdf(NOTES)
+    llm = LenientJudge()
+    out = await verify_page(_covered([MISREAD, GOOD, DOOR]), _layer(pdf), pdf, _png(pdf),
+                            JUDGE, llm, title_block=lambda _: None)
+    page = out.verified
+    assert len(llm.calls) == 1
+    by_id = {o.object_id: o for o in page.objects}
+    assert by_id["N1"].verification.kind == "content_wrong"
+    assert by_id["N1"].verification.judge == {"verdict": "confirmed", "kind": None,
+                                               "actual_text": None, "problem": None}
+    assert by_id["G1"].verification.verdict == "confirmed"  # the judge alone spoke for it
+    assert [d["object_id"] for d in page.judge_disagreements] == ["N1"]
+    assert page.verdict.kinds == ["content_wrong"] and not page.verdict.ok
+    assert page.usage["verify"] == Usage(calls=1, prompt_tokens=500, completion_tokens=50)
+    assert page.usage["extract"].calls == 1
+    # N1 and N2 were located: their crops are stored; G1 was not, so the full page went too.
+    assert set(out.crops) == {"pages/1/crops/N1.jpg", "pages/1/crops/N2.jpg"}
+    parts = llm.calls[0][1]["content"]
+    mimes = [p["image_url"]["url"].split(";")[0] for p in parts if p["type"] == "image_url"]
+    assert mimes == ["data:image/jpeg", "data:image/jpeg", "data:image/png"]
+    assert "1. PROVIDE (5) 2X6 STUD PACK" in parts[0]["text"]
+
+
+async def test_judge_disabled_for_the_job_is_not_called():
+    """judge_enabled=False (the job's option) keeps the model out."""
+    pdf = _pdf(NOTES)
+    llm = LenientJudge()
+    await verify_page(_covered([GOOD]), _layer(pdf), pdf, _png(pdf), JUDGE, llm,
+                      judge_enabled=False, title_block=lambda _: None)
+    assert llm.calls == []
+
+
+async def test_identity_disagreement_is_a_page_problem():
+    """An extracted sheet number unlike the title block's is identity_wrong; A-101 is A101."""
+    pdf = _pdf(NOTES)
+    layer = _layer(pdf)
+    wrong = await verify_page(_covered([GOOD], "A102"), layer, pdf, None, NO_JUDGE, None,
+                              title_block=lambda _: "A101")
+    assert wrong.verified.verdict.kinds == ["identity_wrong"]
+    right = await verify_page(_covered([GOOD], "A-101"), layer, pdf, None, NO_JUDGE, None,
+                              title_block=lambda _: "A101")
+    assert right.verified.verdict.ok
+
+
+async def test_blank_page_is_skipped_and_never_judged():
+    """No text, no objects, no drawings, empty image: skipped 'blank', unjudged, no model call."""
+    pdf = _pdf([])
+    llm = LenientJudge()
+    out = await verify_page(_covered([], has_text=False), _layer(pdf), pdf, _png(pdf), JUDGE, llm)
+    v = out.verified.verdict
+    assert v.skipped == "blank" and v.unjudged and v.ok and llm.calls == []
+
+
+@pytest.mark.parametrize("drawn", [False, True])
+async def test_page_declared_blank_with_content_is_content_missing(drawn):
+    """No objects but a text layer (or vector drawing): judged content_missing, not skipped."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    if drawn:
+        page.draw_rect(pymupdf.Rect(100, 100, 400, 300))
+    else:
+        page.insert_text((72, 100), "1. ALL WORK SHALL COMPLY WITH THE CODE.", fontsize=10)
+    pdf = doc.tobytes()
+    out = await verify_page(_covered([], has_text=not drawn), _layer(pdf), pdf, _png(pdf),
+                            NO_JUDGE, None, title_block=lambda _: None)
+    v = out.verified.verdict
+    assert v.skipped is None and not v.ok and not v.unjudged and v.kinds == ["content_missing"]
+
+
+async def test_text_less_page_without_a_judge_is_unjudged():
+    """A scanned page's OCR objects with no model judge: nothing judged it, never a pass."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_image(pymupdf.Rect(50, 50, 300, 200), stream=_png(_pdf(NOTES)))
+    pdf = doc.tobytes()
+    layer = _layer(pdf)
+    assert not layer.has_text_layer
+    ocr = PageObject(object_id="O1", source_text="GENERAL NOTES", grounding="ocr")
+    out = await verify_page(_covered([ocr], has_text=False), layer, pdf, _png(pdf), NO_JUDGE, None)
+    v = out.verified.verdict
+    assert v.ok and v.unjudged and v.skipped is None and v.untagged == 1
+    assert out.verified.objects[0].verification.verdict == "not_judged"
+
+
+async def test_garbage_judge_reply_on_a_text_less_page_is_unjudged():
+    """A judge reply that fails the contract with no oracle verdicts leaves the page unjudged."""
+
+    class Garbage:
+        async def chat(self, **_):
+            return ChatResult(content="all good!", finish_reason="stop", usage=Usage(calls=1))
+
+    pdf = _pdf([])
+    ocr = PageObject(object_id="O1", source_text="GENERAL NOTES", grounding="ocr")
+    out = await verify_page(_covered([ocr], has_text=False), _layer(pdf), pdf, _png(pdf), JUDGE, Garbage())
+    v = out.verified.verdict
+    assert v.unjudged and v.ok and out.verified.usage["verify"].calls == 1
+
+
+async def test_identity_is_read_from_the_title_block_by_default():
+    """Without a reader passed in, coverage's title-block reader supplies the sheet number."""
+    pdf = _pdf(NOTES)
+    out = await verify_page(_covered([GOOD], "A-102"), _layer(pdf), pdf, None, NO_JUDGE, None)
+    assert out.verified.verdict.kinds == ["identity_wrong"]
+    assert '"A101"' in out.verified.verdict.problems[0]

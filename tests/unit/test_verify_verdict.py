@@ -1,0 +1,49 @@
+"""The page verdict: problems as sentences, kinds in a fixed order, unjudged never a pass."""
+
+from services.verify.verdict import page_verdict
+from shared.models import ObjectVerification, PageObject
+
+
+def _obj(object_id: str, verdict: str | None, kind: str | None = None, problem: str | None = None):
+    v = ObjectVerification(verdict=verdict, kind=kind, problem=problem) if verdict else None
+    return PageObject(object_id=object_id, verification=v)
+
+
+def test_kinds_follow_the_fixed_order_and_problems_are_sentences():
+    """Kinds are distinct and ordered identity, missing, wrong, unsupported, judge; ok is False."""
+    objects = [
+        _obj("a", "refuted", "judge_refuted", "Judge says no."),
+        _obj("b", "refuted", "unsupported", "Object b claims X."),
+        _obj("c", "refuted", "content_wrong", 'Object c reads "(2)" but the sheet says "(5)".'),
+        _obj("d", "refuted", "content_wrong", "Object d is wrong."),
+        _obj("e", "confirmed"),
+    ]
+    v = page_verdict(objects, [("identity_wrong", "Sheet mismatch."), ("content_missing", "Missing.")])
+    assert v.kinds == ["identity_wrong", "content_missing", "content_wrong", "unsupported", "judge_refuted"]
+    assert not v.ok and not v.unjudged
+    assert v.problems[:2] == ["Sheet mismatch.", "Missing."]
+    assert 'Object c reads "(2)" but the sheet says "(5)".' in v.problems and len(v.problems) == 6
+
+
+def test_all_confirmed_is_ok_and_judged():
+    """A page whose objects are confirmed is ok, judged, nothing untagged."""
+    v = page_verdict([_obj("a", "confirmed"), _obj("b", "uncertain")])
+    assert v.ok and not v.unjudged and v.untagged == 0 and v.kinds == []
+
+
+def test_nothing_judged_is_unjudged_not_a_pass():
+    """Objects no one could judge make the page unjudged and are counted as untagged."""
+    v = page_verdict([_obj("a", "not_judged"), _obj("b", None)])
+    assert v.ok and v.unjudged and v.untagged == 2
+
+
+def test_page_problem_alone_judges_the_page():
+    """A page with no objects but content_missing is judged, not unjudged."""
+    v = page_verdict([], [("content_missing", "No objects.")])
+    assert not v.ok and not v.unjudged and v.kinds == ["content_missing"]
+
+
+def test_blank_skip_is_recorded():
+    """A blank page is ok, unjudged and skipped 'blank'."""
+    v = page_verdict([], skipped="blank")
+    assert v.ok and v.unjudged and v.skipped == "blank"
