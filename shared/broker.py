@@ -12,9 +12,12 @@ import logging
 import os
 import socket
 import ssl
+import time
 from collections.abc import Awaitable, Callable
 
-from faststream.nats import JStream, NatsBroker, NatsMessage
+import nats.errors
+import nats.js.errors
+from faststream.nats import NatsBroker, NatsMessage
 from faststream.nats.security import (
     NatsCredentials,
     NatsNKey,
@@ -22,12 +25,13 @@ from faststream.nats.security import (
     NatsToken,
     NatsUserPassword,
 )
-from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, StorageType
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from pydantic import BaseModel
 
 from shared import subjects
 from shared.messages import PageFailed
 from shared.settings import Settings
+from shared.storage import is_storage_outage
 
 log = logging.getLogger("sheetflow.broker")
 
@@ -81,16 +85,6 @@ def make_broker(settings: Settings, name: str) -> NatsBroker:
     )
 
 
-def make_stream(settings: Settings) -> JStream:
-    """The one stream every subject lives on: file storage, de-duplication by message id."""
-    return JStream(
-        name=settings.stream_name,
-        subjects=[f"{settings.namespace}.>"],
-        storage=StorageType.FILE,
-        duplicate_window=DUPLICATE_WINDOW_S,
-    )
-
-
 def consumer_config(settings: Settings, *, max_ack_pending: int = 1000) -> ConsumerConfig:
     # No server-side delivery cap: if a worker dies mid-page on its last delivery the page
     # must still come back once more, to be dead-lettered by run_page_stage.
@@ -137,6 +131,15 @@ async def _keep_alive(msg: NatsMessage, interval: float) -> None:
             await msg.in_progress()
 
 
+def is_outage(exc: BaseException) -> bool:
+    """NATS or S3 unreachable or failing server-side (as opposed to a problem with the page)."""
+    if isinstance(exc, nats.js.errors.ServiceUnavailableError):
+        return True
+    if isinstance(exc, nats.js.errors.APIError):
+        return False
+    return isinstance(exc, (nats.errors.Error, asyncio.TimeoutError)) or is_storage_outage(exc)
+
+
 def describe(exc: BaseException) -> str:
     text = str(exc).strip() or "no detail"
     return f"{type(exc).__name__}: {text}"[:500]
@@ -170,9 +173,24 @@ async def run_page_stage(
         await msg.ack()
         return
 
+    async def work_through_outages() -> None:
+        # An outage of NATS or S3 is not the page's fault: wait it out while holding the
+        # message (kept alive), instead of spending the page's bounded deliveries on it.
+        deadline = time.monotonic() + settings.outage_patience_s
+        attempt = 0
+        while True:
+            try:
+                return await work()
+            except Exception as exc:
+                if not is_outage(exc) or time.monotonic() > deadline:
+                    raise
+                attempt += 1
+                log.warning("%s page %s/%s waits out an outage: %s", stage, job_id, page_number, describe(exc))
+                await asyncio.sleep(backoff_s(settings, attempt))
+
     keep_alive = asyncio.create_task(_keep_alive(msg, settings.in_progress_interval_s))
     try:
-        await work()
+        await work_through_outages()
     except PageFailure as exc:
         keep_alive.cancel()
         await dead_letter(str(exc))

@@ -61,6 +61,9 @@ class Settings(BaseSettings):
     in_progress_interval_s: float = 10.0
     retry_backoff_s: float = 1.0
     retry_backoff_max_s: float = 30.0
+    outage_patience_s: float = Field(
+        300.0, description="how long a stage waits out a NATS/S3 outage before failing the page"
+    )
     stall_after_s: float = Field(
         120.0, description="a running job with no page progress this long is reported stalled"
     )

@@ -22,9 +22,17 @@ class ObjectMissing(KeyError):
     """The key is not in the bucket."""
 
 
-def _transient(exc: BaseException) -> bool:
-    # Connection-level trouble (S3 restarting) is worth retrying; a missing key is not.
-    return not isinstance(exc, (ObjectMissing, S3Error, ValueError))
+# Codes an S3 server answers while it is starting, stopping or overloaded.
+TRANSIENT_S3_CODES = frozenset(
+    {"InternalError", "ServiceUnavailable", "SlowDown", "RequestTimeout", "InternalServerError"}
+)
+
+
+def is_storage_outage(exc: BaseException) -> bool:
+    """Connection-level trouble or a server-side 5xx: worth waiting out; a missing key is not."""
+    if isinstance(exc, S3Error):
+        return exc.code in TRANSIENT_S3_CODES
+    return isinstance(exc, (OSError, urllib3.exceptions.HTTPError)) and not isinstance(exc, ObjectMissing)
 
 
 class Keys:
@@ -79,7 +87,7 @@ class ObjectStore:
         if not retry:
             return await asyncio.to_thread(fn, *args, **kwargs)
         async for attempt in AsyncRetrying(
-            retry=retry_if_exception(_transient),
+            retry=retry_if_exception(is_storage_outage),
             wait=wait_exponential(multiplier=0.2, max=3.0),
             stop=stop_after_delay(self._retry_for_s),
             reraise=True,
@@ -108,15 +116,12 @@ class ObjectStore:
     async def put_bytes(
         self, key: str, data: bytes, content_type: str = "application/octet-stream", *, retry: bool = True
     ) -> None:
-        await self._call(
-            self._client.put_object,
-            self.bucket,
-            key,
-            io.BytesIO(data),
-            len(data),
-            content_type=content_type,
-            retry=retry,
-        )
+        def put() -> None:  # a fresh stream per attempt: a retry must not resend a drained one
+            self._client.put_object(
+                self.bucket, key, io.BytesIO(data), len(data), content_type=content_type
+            )
+
+        await self._call(put, retry=retry)
 
     async def put_file(self, key: str, path: str, content_type: str = "application/pdf") -> None:
         await self._call(self._client.fput_object, self.bucket, key, path, content_type=content_type)

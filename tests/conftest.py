@@ -36,6 +36,7 @@ def settings(servers: EmbeddedServers, tmp_path: Path) -> Settings:
             "data_dir": tmp_path / "data",
             "api_port": free_port(),
             "ack_wait_s": 10.0,
+            "outage_patience_s": 120.0,
             "in_progress_interval_s": 2.0,
             "retry_backoff_s": 0.2,
             "retry_backoff_max_s": 2.0,

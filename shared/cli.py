@@ -1,0 +1,661 @@
+"""The ``sheetflow`` command: run the stack, process a PDF, follow events.
+
+Thin on purpose: the embedded launcher is :mod:`shared.runtime`, the HTTP API is
+the ingest service; this module parses arguments, polls the API and prints.
+Errors a user can act on become one message and exit code 1, never a traceback.
+"""
+
+import asyncio
+import contextlib
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import socket
+import ssl
+import sys
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import httpx
+import nats
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from shared.asyncapi import asyncapi_document
+from shared.runtime import SERVICES, ManagedProcess, RuntimeStartError, free_port, running_stack
+from shared.settings import Settings
+
+app = typer.Typer(
+    help="sheetflow: turn PDF drawing sets into structured, verified, per-sheet data.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+stdout = Console()
+stderr = Console(stderr=True, soft_wrap=True)
+
+EXIT_OK, EXIT_ERROR, EXIT_PAGES_FAILED, EXIT_INTERRUPTED = 0, 1, 2, 130
+FINISHED = ("complete", "partial", "canceled")
+POLL_S = 0.5
+READY_TIMEOUT_S = 180.0
+REPORT_TIMEOUT_S = 30.0
+OUT_HELP = "where report.json and report.html go (default ./sheetflow-out/JOB_ID)"
+# Progress bars: a page counts toward a stage once it has reached it or any later one.
+STAGE_BARS: dict[str, tuple[str, ...]] = {
+    "extracted": ("extracted", "covered", "verified"),
+    "covered": ("covered", "verified"),
+    "verified": ("verified",),
+    "failed": ("failed",),
+}
+
+
+class CliError(Exception):
+    """A failure the user can act on: printed as one message, exit code 1."""
+
+
+# ---------------------------------------------------------------- plumbing
+
+
+@contextlib.contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn CliError / RuntimeStartError into a message and exit 1; Ctrl-C into exit 130."""
+    try:
+        yield
+    except (CliError, RuntimeStartError) as exc:
+        stderr.print(f"[red]error:[/] {escape(str(exc))}")
+        raise typer.Exit(EXIT_ERROR) from None
+    except KeyboardInterrupt:
+        stderr.print("interrupted; everything this command started is stopped")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """Ctrl-C and SIGTERM raise KeyboardInterrupt once; repeats are ignored so the
+    ``finally`` that stops child processes always runs to the end."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def load_settings() -> Settings:
+    try:
+        return Settings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = "_".join(str(p) for p in first["loc"]).upper()
+        where = f" SHEETFLOW_{field}" if field else ""
+        raise CliError(f"invalid configuration{where}: {first['msg']}") from None
+
+
+def existing_file(path: Path) -> Path:
+    if not path.is_file():
+        raise CliError(f"no such file: {path}")
+    return path
+
+
+def available_services() -> tuple[str, ...]:
+    """The services installed in this environment (each has a ``__main__``)."""
+    return tuple(n for n in SERVICES if importlib.util.find_spec(f"services.{n}.__main__"))
+
+
+def log_tail(proc: ManagedProcess, lines: int = 25) -> str:
+    if not proc.log_path or not proc.log_path.exists():
+        return "(no log)"
+    return "\n".join(proc.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+
+def ensure_alive(procs: list[ManagedProcess]) -> None:
+    """Raise with the log tail of the first service process that has exited."""
+    for proc in procs:
+        if not proc.alive():
+            raise CliError(
+                f"service {proc.name} exited unexpectedly (code {proc.popen.returncode}); "
+                f"last lines of {proc.log_path}:\n{log_tail(proc)}"
+            )
+
+
+def api_url(settings: Settings) -> str:
+    # A wildcard bind address is reachable on loopback.
+    host = "127.0.0.1" if settings.api_host in ("0.0.0.0", "::", "") else settings.api_host
+    return f"http://{host}:{settings.api_port}"
+
+
+def secret(value: Any) -> str | None:
+    return value.get_secret_value() if value is not None else None
+
+
+# ---------------------------------------------------------------- the HTTP API
+
+
+def api_client(api: str, token: str | None) -> httpx.Client:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return httpx.Client(base_url=api.rstrip("/"), headers=headers, timeout=30.0)
+
+
+def error_detail(response: httpx.Response) -> str:
+    """The API's ``{"error", "detail"}`` body as a sentence, or the raw text."""
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text.strip()[:300] or response.reason_phrase
+    if isinstance(body, dict) and "detail" in body:
+        return f"{body['detail']} ({body.get('error', response.status_code)})"
+    return json.dumps(body)[:300]
+
+
+def wait_ready(client: httpx.Client, check: Callable[[], None], timeout: float) -> None:
+    """Poll ``/readyz`` until the API says NATS and S3 answer."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        check()
+        with contextlib.suppress(httpx.HTTPError):
+            if client.get("/readyz", timeout=2).status_code == 200:
+                return
+        time.sleep(0.25)
+    raise CliError(f"the API at {client.base_url} was not ready within {timeout:.0f}s")
+
+
+def submit_file(client: httpx.Client, pdf: Path) -> dict[str, Any]:
+    """Upload ``pdf``; the API's 202 body ``{job_id, status_url, report_url}``."""
+    try:
+        with pdf.open("rb") as fh:
+            files = {"file": (pdf.name, fh, "application/pdf")}
+            r = client.post("/v1/jobs", files=files, timeout=300)
+    except httpx.HTTPError as exc:
+        raise CliError(f"could not reach the API at {client.base_url}: {exc}") from None
+    if r.status_code != 202:
+        raise CliError(f"the API rejected {pdf.name} (HTTP {r.status_code}): {error_detail(r)}")
+    return r.json()
+
+
+def job_status(client: httpx.Client, job_id: str) -> dict[str, Any] | None:
+    """The job's status, or None on a transient failure (503, connection trouble)."""
+    try:
+        r = client.get(f"/v1/jobs/{job_id}", timeout=15)
+    except httpx.TransportError:
+        return None
+    if r.status_code == 503:
+        return None
+    if r.status_code != 200:
+        raise CliError(f"could not read job {job_id} (HTTP {r.status_code}): {error_detail(r)}")
+    return r.json()
+
+
+def stage_counts(pages: dict[str, int]) -> dict[str, int]:
+    """Pages that reached each progress bar's stage, from the API's per-stage counts."""
+    return {bar: sum(pages.get(s, 0) for s in stages) for bar, stages in STAGE_BARS.items()}
+
+
+def follow_job(
+    client: httpx.Client, job_id: str, *, timeout: float, check: Callable[[], None] = lambda: None
+) -> dict[str, Any]:
+    """Poll the job with a live bar per stage until it finishes; its last status."""
+    deadline = time.monotonic() + timeout
+    status: dict[str, Any] | None = None
+    was_stalled = False
+    columns = (
+        TextColumn("{task.description:>10}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=stderr) as progress:
+        bars: dict[str, Any] = {}
+        while time.monotonic() < deadline:
+            check()
+            status = job_status(client, job_id) or status
+            if status:
+                if not bars:
+                    bars = {b: progress.add_task(b, total=status["page_count"]) for b in STAGE_BARS}
+                for bar, count in stage_counts(status["pages"]).items():
+                    progress.update(bars[bar], completed=count)
+                if status.get("stalled") and not was_stalled:
+                    detail = escape(status.get("detail", ""))
+                    progress.console.print(f"[yellow]job stalled:[/] {detail}")
+                was_stalled = bool(status.get("stalled"))
+                if status["status"] in FINISHED:
+                    return status
+            time.sleep(POLL_S)
+    counts = ", ".join(f"{k} {v}" for k, v in (status or {}).get("pages", {}).items())
+    raise CliError(f"job {job_id} did not finish within {timeout:.0f}s ({counts or 'no status'})")
+
+
+def fetch_reports(client: httpx.Client, job_id: str, out_dir: Path) -> dict[str, Any]:
+    """Write ``report.json`` and ``report.html`` into ``out_dir``; the parsed report."""
+    deadline = time.monotonic() + REPORT_TIMEOUT_S
+    files: dict[str, bytes] = {}
+    for name, path in (("report.json", "report"), ("report.html", "report.html")):
+        while name not in files:
+            check_deadline(deadline, f"the report of job {job_id} was not served")
+            try:
+                r = client.get(f"/v1/jobs/{job_id}/{path}", timeout=30)
+            except httpx.TransportError:
+                time.sleep(POLL_S)
+                continue
+            if r.status_code == 200:
+                files[name] = r.content
+            elif r.status_code in (404, 503):  # written a moment after the status flips
+                time.sleep(POLL_S)
+            else:
+                raise CliError(f"could not fetch {name} (HTTP {r.status_code}): {error_detail(r)}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        (out_dir / name).write_bytes(data)
+    return json.loads(files["report.json"])
+
+
+def check_deadline(deadline: float, what: str) -> None:
+    if time.monotonic() > deadline:
+        raise CliError(f"{what} in time")
+
+
+# ---------------------------------------------------------------- the summary
+
+
+def verdict_text(page: dict[str, Any]) -> str:
+    if page["status"] == "failed":
+        return "FAILED"
+    verification = page.get("verification") or {}
+    if verification.get("skipped"):
+        return f"skipped ({verification['skipped']})"
+    if verification.get("unjudged"):
+        return "unjudged"
+    if verification.get("ok"):
+        return "ok"
+    return ", ".join(verification.get("kinds") or []) or "problems"
+
+
+def coverage_text(page: dict[str, Any]) -> str:
+    coverage = page.get("coverage") or {}
+    if not coverage.get("total_lines"):
+        return "-"
+    return f"{coverage['ratio']:.2f} ({coverage['covered_lines']}/{coverage['total_lines']})"
+
+
+def sheet_table(report: dict[str, Any]) -> Table:
+    table = Table(title=f"{report['file_name']} ({report['status']})")
+    for column in ("page", "sheet", "title", "discipline", "coverage", "verdict"):
+        table.add_column(column, justify="right" if column == "page" else "left")
+    for page in report["pages"]:
+        sheet = page.get("sheet") or {}
+        table.add_row(
+            str(page["page_number"]),
+            escape(sheet.get("sheet_number") or "-"),
+            escape(sheet.get("sheet_title") or "-"),
+            escape(sheet.get("discipline") or "-"),
+            coverage_text(page),
+            escape(verdict_text(page)),
+        )
+    return table
+
+
+def summary_lines(report: dict[str, Any]) -> list[str]:
+    summary = report["summary"]
+    coverage = summary["extraction_coverage"]
+    verification = summary["verification"]
+    mean = coverage.get("mean_ratio")
+    return [
+        f"pages: {report['page_count']}, failed: {len(summary['failed_pages'])}, "
+        f"degraded: {len(summary['degraded_pages'])}",
+        f"coverage: mean {mean if mean is not None else '-'}, "
+        f"below floor {coverage['pages_below_floor']}, "
+        f"text-structured {coverage['text_structured_pages']}, "
+        f"fallback {coverage['fallback_pages']}",
+        f"verification: verified {verification['pages_verified']}, "
+        f"unjudged {verification['pages_unjudged']}, "
+        f"skipped blank {verification['pages_skipped_blank']}, "
+        f"with problems {verification['verify_failed']}",
+    ]
+
+
+def conclude(report: dict[str, Any], out_dir: Path) -> int:
+    """Print the summary; the exit code: 0 complete, 2 pages failed, 1 canceled."""
+    stdout.print(sheet_table(report))
+    for line in summary_lines(report):
+        stdout.print(escape(line))
+    stdout.print(f"report: {out_dir / 'report.json'}  {out_dir / 'report.html'}")
+    failed = report["summary"]["failed_pages"]
+    if report["status"] == "canceled":
+        stderr.print("[red]error:[/] the job was canceled")
+        return EXIT_ERROR
+    if failed:
+        for f in failed:
+            where = f"page {f['page_number']} ({f['stage']})"
+            stderr.print(f"[red]failed:[/] {escape(where)}: {escape(f['reason'])}")
+        return EXIT_PAGES_FAILED
+    return EXIT_OK
+
+
+def wait_and_report(
+    client: httpx.Client,
+    job_id: str,
+    out: Path | None,
+    *,
+    timeout: float,
+    check: Callable[[], None] = lambda: None,
+) -> tuple[dict[str, Any], Path]:
+    follow_job(client, job_id, timeout=timeout, check=check)
+    out_dir = out or Path("sheetflow-out") / job_id
+    return fetch_reports(client, job_id, out_dir), out_dir
+
+
+# ---------------------------------------------------------------- commands
+
+
+@app.command()
+def up(
+    extract_workers: Annotated[int, typer.Option(min=1, help="extract worker processes")] = 1,
+) -> None:
+    """Run everything on this machine in the foreground (embedded NATS/S3 when unconfigured)."""
+    with user_errors():
+        settings = load_settings()
+        services = available_services()
+        try:
+            with stop_on_signals(), running_stack(
+                settings, extract_workers=extract_workers, services=services
+            ) as (live, procs):
+                print_endpoints(settings, live, services, extract_workers)
+                with api_client(api_url(live), secret(live.api_token)) as client:
+                    wait_ready(client, lambda: ensure_alive(procs), READY_TIMEOUT_S)
+                stderr.print("[green]ready[/] (Ctrl-C stops everything)")
+                while True:
+                    ensure_alive(procs)
+                    time.sleep(POLL_S)
+        except KeyboardInterrupt:
+            stderr.print("stopped")
+
+
+def print_endpoints(
+    configured: Settings, live: Settings, services: tuple[str, ...], extract_workers: int
+) -> None:
+    data_dir = live.data_dir.resolve()
+    api = api_url(live)
+    nats_note = "" if configured.nats_url else f" (embedded, data in {data_dir / 'nats'})"
+    s3_note = "" if configured.s3_endpoint else f" (embedded, data in {data_dir / 's3'})"
+    rows = [
+        ("NATS", f"{live.nats_url}{nats_note}"),
+        ("S3", f"{live.s3_endpoint} bucket {live.s3_bucket}{s3_note}"),
+        ("API", api),
+        ("API docs", f"{api}/docs"),
+        ("AsyncAPI", f"{api}/asyncapi.json"),
+        ("logs", str(data_dir / "logs")),
+        (
+            "services",
+            ", ".join(f"{n} x{extract_workers}" if n == "extract" else n for n in services),
+        ),
+    ]
+    for label, value in rows:  # plain lines: a long path must never be cut to the terminal width
+        stdout.print(f"[bold]{label:<9}[/] {escape(value)}", soft_wrap=True)
+    missing = [n for n in SERVICES if n not in services]
+    if missing:
+        stderr.print(f"[yellow]not installed, not started:[/] {', '.join(missing)}")
+
+
+@app.command()
+def run(
+    file: Annotated[Path, typer.Argument(help="the PDF drawing set")],
+    out: Annotated[Path | None, typer.Option(help=OUT_HELP)] = None,
+    extract_workers: Annotated[int, typer.Option(min=1, help="extract worker processes")] = 1,
+    timeout: Annotated[float, typer.Option(min=1, help="seconds to wait for the job")] = 3600,
+) -> None:
+    """Process FILE end to end on this machine and write its report (exit 2 if a page failed)."""
+    with user_errors():
+        pdf = existing_file(file)
+        settings = load_settings()
+        run_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+        workdir = settings.data_dir.resolve() / "runs" / run_id
+        updates: dict[str, Any] = {"data_dir": workdir}
+        if "api_port" not in settings.model_fields_set:
+            updates["api_port"] = free_port()  # never collide with a running `sheetflow up`
+        try:
+            report, out_dir = run_job(
+                settings.model_copy(update=updates), pdf, out, extract_workers, timeout
+            )
+        except CliError as exc:
+            raise CliError(f"{exc}\nservice logs: {workdir / 'logs'}") from None
+        finally:
+            # The run's NATS/S3 stores only served this job; its report is in out_dir now.
+            for store in ("nats", "s3"):
+                shutil.rmtree(workdir / store, ignore_errors=True)
+    raise typer.Exit(conclude(report, out_dir))
+
+
+def run_job(
+    settings: Settings, pdf: Path, out: Path | None, extract_workers: int, timeout: float
+) -> tuple[dict[str, Any], Path]:
+    services = available_services()
+    for name in SERVICES:
+        if name not in services:
+            stderr.print(f"[yellow]warning:[/] services.{name} is not installed; pages stall there")
+    with stop_on_signals(), contextlib.ExitStack() as stack:
+        with stderr.status("starting NATS, S3 and the services"):
+            live, procs = stack.enter_context(
+                running_stack(settings, extract_workers=extract_workers, services=services)
+            )
+        check = lambda: ensure_alive(procs)  # noqa: E731
+        client = stack.enter_context(api_client(api_url(live), secret(live.api_token)))
+        with stderr.status("waiting for the API"):
+            wait_ready(client, check, READY_TIMEOUT_S)
+        created = submit_file(client, pdf)
+        stderr.print(f"job {created['job_id']}: {pdf.name}")
+        return wait_and_report(client, created["job_id"], out, timeout=timeout, check=check)
+
+
+@app.command()
+def submit(
+    file: Annotated[Path, typer.Argument(help="the PDF drawing set")],
+    api: Annotated[str, typer.Option(help="base URL of the ingest API, e.g. http://host:8080")],
+    token: Annotated[
+        str | None,
+        typer.Option(envvar="SHEETFLOW_API_TOKEN", show_default=False, help="bearer token"),
+    ] = None,
+    wait: Annotated[bool, typer.Option(help="follow the job and fetch its report")] = False,
+    out: Annotated[Path | None, typer.Option(help=OUT_HELP)] = None,
+    timeout: Annotated[float, typer.Option(min=1, help="seconds to wait with --wait")] = 3600,
+) -> None:
+    """Upload FILE to a running deployment; with --wait, follow it like `run`."""
+    with user_errors():
+        pdf = existing_file(file)
+        with api_client(api, token) as client:
+            created = submit_file(client, pdf)
+            stdout.print(f"job {created['job_id']}", soft_wrap=True)
+            stdout.print(f"status: {created['status_url']}", soft_wrap=True)
+            stdout.print(f"report: {created['report_url']}", soft_wrap=True)
+            if not wait:
+                return
+            report, out_dir = wait_and_report(client, created["job_id"], out, timeout=timeout)
+    raise typer.Exit(conclude(report, out_dir))
+
+
+@app.command()
+def events(
+    subject: Annotated[
+        list[str] | None,
+        typer.Option(help="subject to follow, e.g. report.ready (repeatable; default all)"),
+    ] = None,
+    nats_url: Annotated[
+        str | None, typer.Option("--nats", help="NATS URL (default SHEETFLOW_NATS_URL)")
+    ] = None,
+) -> None:
+    """Print every event as one JSON line as it happens, until Ctrl-C."""
+    with user_errors():
+        settings = load_settings()
+        url = nats_url or settings.nats_url
+        if not url:
+            raise CliError("no NATS to listen to: pass --nats URL or set SHEETFLOW_NATS_URL")
+        subjects = [full_subject(settings.namespace, s) for s in subject or []]
+        subjects = subjects or [f"{settings.namespace}.>"]
+        try:
+            asyncio.run(print_events(url, subjects, nats_options(settings)))
+        except KeyboardInterrupt:
+            pass
+
+
+def full_subject(namespace: str, name: str) -> str:
+    """``report.ready`` → ``sheetflow.report.ready``; a full subject stays as it is."""
+    return name if name.startswith(f"{namespace}.") else f"{namespace}.{name}"
+
+
+def event_line(subject: str, data: bytes) -> str:
+    """One event as one JSON line: subject, time received, payload (JSON when it parses)."""
+    try:
+        payload: Any = json.loads(data)
+    except ValueError:
+        payload = data.decode(errors="replace")
+    received = datetime.now(UTC).isoformat()
+    event = {"subject": subject, "received_at": received, "data": payload}
+    return json.dumps(event, separators=(",", ":"))
+
+
+def nats_options(settings: Settings) -> dict[str, Any]:
+    """nats-py connect options for the configured credentials and TLS."""
+    options: dict[str, Any] = {}
+    if settings.nats_user:
+        options.update(user=settings.nats_user, password=secret(settings.nats_password) or "")
+    if settings.nats_token:
+        options["token"] = secret(settings.nats_token)
+    if settings.nats_creds_file:
+        options["user_credentials"] = str(settings.nats_creds_file)
+    if settings.nats_nkey_seed_file:
+        options["nkeys_seed"] = str(settings.nats_nkey_seed_file)
+    if settings.nats_tls_ca_file or settings.nats_tls_cert_file:
+        tls = ssl.create_default_context(
+            cafile=str(settings.nats_tls_ca_file) if settings.nats_tls_ca_file else None
+        )
+        if settings.nats_tls_cert_file:
+            tls.load_cert_chain(
+                str(settings.nats_tls_cert_file),
+                str(settings.nats_tls_key_file) if settings.nats_tls_key_file else None,
+            )
+        options["tls"] = tls
+    return options
+
+
+async def print_events(
+    url: str,
+    subjects: list[str],
+    options: dict[str, Any],
+    write: Callable[[str], None] | None = None,
+) -> None:
+    """Subscribe (core NATS) to ``subjects`` and write each message as a JSON line, forever."""
+    write = write or (lambda line: (sys.stdout.write(line + "\n"), sys.stdout.flush()))
+
+    async def quiet(exc: Exception) -> None:  # reconnects are retried; no tracebacks on screen
+        pass
+
+    try:
+        nc = await asyncio.wait_for(
+            nats.connect(
+                url, name="sheetflow-cli", max_reconnect_attempts=-1, error_cb=quiet, **options
+            ),
+            timeout=10,
+        )
+    except (TimeoutError, OSError, nats.errors.Error) as exc:
+        raise CliError(f"could not connect to NATS at {url} ({type(exc).__name__})") from None
+
+    async def on_message(msg: Any) -> None:
+        write(event_line(msg.subject, msg.data))
+
+    try:
+        for subject in subjects:
+            await nc.subscribe(subject, cb=on_message)
+        stderr.print(f"listening on {', '.join(subjects)} (Ctrl-C stops)")
+        await asyncio.Event().wait()
+    finally:
+        await nc.close()
+
+
+@app.command("asyncapi")
+def asyncapi_cmd(
+    out: Annotated[Path | None, typer.Option(help="file to write (default stdout)")] = None,
+) -> None:
+    """Write the AsyncAPI document of every event (JSON)."""
+    with user_errors():
+        text = json.dumps(asyncapi_document(load_settings()), indent=2)
+        if out is None:
+            sys.stdout.write(text + "\n")
+            return
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text + "\n")
+        stderr.print(f"wrote {out}")
+
+
+@app.command()
+def worker(
+    name: Annotated[str, typer.Argument(help=f"one of: {', '.join(SERVICES)}")],
+    concurrency: Annotated[
+        int | None, typer.Option(min=1, help="pages in flight (extract only)")
+    ] = None,
+) -> None:
+    """Run one service in the foreground against the configured NATS/S3 (e.g. more extract)."""
+    with user_errors():
+        if name not in SERVICES:
+            raise CliError(f"unknown service {name!r}: choose one of {', '.join(SERVICES)}")
+        if concurrency is not None and name != "extract":
+            raise CliError("--concurrency applies to the extract service only")
+        if name not in available_services():
+            raise CliError(f"services.{name} is not installed in this environment")
+        settings = load_settings()
+        if not (settings.nats_url and settings.s3_endpoint):
+            raise CliError(
+                "a worker joins a running deployment: set SHEETFLOW_NATS_URL and "
+                "SHEETFLOW_S3_ENDPOINT (`sheetflow up` prints both)"
+            )
+    argv = [sys.executable, "-m", f"services.{name}"]
+    if concurrency is not None:
+        argv += ["--concurrency", str(concurrency)]
+    sys.stdout.flush()
+    os.execv(sys.executable, argv)
+
+
+@app.command(hidden=True)
+def healthcheck(
+    name: Annotated[str, typer.Argument(help="the service this container runs")],
+    monitor: Annotated[str, typer.Option(help="NATS monitoring URL")] = "http://nats:8222",
+) -> None:
+    """Container healthcheck: ingest answers /readyz; a worker holds its NATS connection."""
+    with user_errors():
+        settings = load_settings()
+    try:
+        if name == "ingest":
+            healthy = httpx.get(f"{api_url(settings)}/readyz", timeout=3).status_code == 200
+        else:
+            url = f"{monitor.rstrip('/')}/connz"
+            connz = httpx.get(url, params={"limit": 4096}, timeout=3).json()
+            healthy = has_connection(connz, f"sheetflow-{name}", own_ip(monitor))
+    except (httpx.HTTPError, OSError, ValueError):
+        healthy = False
+    raise typer.Exit(EXIT_OK if healthy else EXIT_ERROR)
+
+
+def has_connection(connz: dict[str, Any], client_name: str, ip: str) -> bool:
+    """Whether NATS's ``/connz`` lists a connection named ``client_name`` from ``ip``."""
+    connections = connz.get("connections") or []
+    return any(c.get("name") == client_name and c.get("ip") == ip for c in connections)
+
+
+def own_ip(url: str) -> str:
+    """This host's address on the route to ``url`` (what NATS sees as the client ip)."""
+    host = httpx.URL(url).host
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.connect((host, 9))  # UDP connect sends nothing; it only picks the route
+        return s.getsockname()[0]

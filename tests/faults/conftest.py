@@ -1,0 +1,89 @@
+"""Fault-test helpers: servers a test may stop and restart, and a model that echoes the page."""
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from pydantic import SecretStr
+
+from shared.runtime import ManagedProcess, free_port, start_nats, start_s3
+from shared.settings import Settings
+from tests.support.model_server import ModelReply, ScriptedModelServer, request_text
+
+TEXT_MARKERS = ("(authoritative for alphanumeric content", "TEXT LAYER (segment ALL of it):")
+
+
+def echo_page(request: dict) -> ModelReply:
+    """A model that reads perfectly: one object per text-layer line it was given."""
+    text = request_text(request)
+    body = ""
+    for marker in TEXT_MARKERS:
+        if marker in text:
+            body = text.split(marker, 1)[1].split("\n", 1)[-1]
+    objects = [
+        {"object_id": f"e{i}", "object_type": "text", "source_text": line.strip(), "confidence": 0.9}
+        for i, line in enumerate(body.splitlines())
+        if line.strip()
+    ]
+    return ModelReply(content=json.dumps({"sheet": {}, "objects": objects, "unresolved_items": []}))
+
+
+@pytest.fixture
+def model() -> Iterator[ScriptedModelServer]:
+    with ScriptedModelServer(echo_page) as server:
+        yield server
+
+
+def with_model(settings: Settings, server: ScriptedModelServer) -> Settings:
+    return settings.model_copy(
+        update={
+            "llm_base_url": server.base_url,
+            "llm_api_key": SecretStr("sk-test-model-key-123"),
+            "llm_extract_model": "vision-x",
+            "llm_max_retries": 1,
+        }
+    )
+
+
+@dataclass
+class RestartableServers:
+    """A NATS and an S3 server of this test alone, on fixed ports, so they can be restarted."""
+
+    data_dir: Path
+    nats_port: int
+    s3_port: int
+    nats: ManagedProcess | None = None
+    s3: ManagedProcess | None = None
+
+    def start_nats(self) -> None:
+        self.nats, _ = start_nats(self.data_dir, port=self.nats_port)
+
+    def start_s3(self) -> None:
+        self.s3, _ = start_s3(self.data_dir, port=self.s3_port)
+
+    def stop(self) -> None:
+        for proc in (self.nats, self.s3):
+            if proc:
+                proc.stop()
+
+
+@pytest.fixture
+def own_servers(tmp_path: Path, settings: Settings) -> Iterator[tuple[RestartableServers, Settings]]:
+    servers = RestartableServers(
+        data_dir=tmp_path / "own",
+        nats_port=free_port(),
+        s3_port=free_port(also_free=(1, 2, 3, 10000, 10001, 10002, 10003)),
+    )
+    servers.start_nats()
+    servers.start_s3()
+    try:
+        yield servers, settings.model_copy(
+            update={
+                "nats_url": f"nats://127.0.0.1:{servers.nats_port}",
+                "s3_endpoint": f"127.0.0.1:{servers.s3_port}",
+            }
+        )
+    finally:
+        servers.stop()
