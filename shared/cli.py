@@ -40,7 +40,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-stdout = Console()
+stdout = Console(soft_wrap=True)  # long paths and URLs stay whole, for copy and paste
 stderr = Console(stderr=True, soft_wrap=True)
 
 EXIT_OK, EXIT_ERROR, EXIT_PAGES_FAILED, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -146,9 +146,13 @@ def secret(value: Any) -> str | None:
 # ---------------------------------------------------------------- the HTTP API
 
 
-def api_client(api: str, token: str | None) -> httpx.Client:
+def api_client(
+    api: str, token: str | None, *, transport: httpx.BaseTransport | None = None
+) -> httpx.Client:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    return httpx.Client(base_url=api.rstrip("/"), headers=headers, timeout=30.0)
+    return httpx.Client(
+        base_url=api.rstrip("/"), headers=headers, timeout=30.0, transport=transport
+    )
 
 
 def error_detail(response: httpx.Response) -> str:
@@ -294,7 +298,7 @@ def coverage_text(page: dict[str, Any]) -> str:
 def sheet_table(report: dict[str, Any]) -> Table:
     table = Table(title=f"{report['file_name']} ({report['status']})")
     for column in ("page", "sheet", "title", "discipline", "coverage", "verdict"):
-        table.add_column(column, justify="right" if column == "page" else "left")
+        table.add_column(column, justify="right" if column == "page" else "left", overflow="fold")
     for page in report["pages"]:
         sheet = page.get("sheet") or {}
         table.add_row(
@@ -404,7 +408,7 @@ def print_endpoints(
         ),
     ]
     for label, value in rows:  # plain lines: a long path must never be cut to the terminal width
-        stdout.print(f"[bold]{label:<9}[/] {escape(value)}", soft_wrap=True)
+        stdout.print(f"[bold]{label:<9}[/] {escape(value)}")
     missing = [n for n in SERVICES if n not in services]
     if missing:
         stderr.print(f"[yellow]not installed, not started:[/] {', '.join(missing)}")
@@ -477,9 +481,9 @@ def submit(
         pdf = existing_file(file)
         with api_client(api, token) as client:
             created = submit_file(client, pdf)
-            stdout.print(f"job {created['job_id']}", soft_wrap=True)
-            stdout.print(f"status: {created['status_url']}", soft_wrap=True)
-            stdout.print(f"report: {created['report_url']}", soft_wrap=True)
+            stdout.print(f"job {created['job_id']}")
+            stdout.print(f"status: {created['status_url']}")
+            stdout.print(f"report: {created['report_url']}")
             if not wait:
                 return
             report, out_dir = wait_and_report(client, created["job_id"], out, timeout=timeout)

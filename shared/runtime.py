@@ -145,12 +145,15 @@ def _wait_until(check, proc: ManagedProcess, what: str, timeout: float) -> None:
     raise RuntimeStartError(f"{what} did not become ready within {timeout:.0f}s")
 
 
-def start_nats(data_dir: Path, *, port: int | None = None) -> tuple[ManagedProcess, str]:
+def start_nats(
+    data_dir: Path, *, port: int | None = None, extra_args: list[str] | None = None
+) -> tuple[ManagedProcess, str]:
     """nats-server with JetStream (file storage under data_dir) on a loopback port."""
     port = port or free_port()
     store = data_dir / "nats"
     store.mkdir(parents=True, exist_ok=True)
     argv = [find_binary("nats-server"), "-a", "127.0.0.1", "-p", str(port), "-js", "-sd", str(store)]
+    argv += extra_args or []
     proc = spawn(f"nats-{port}", argv, log_dir=data_dir / "logs")
     url = f"nats://127.0.0.1:{port}"
 

@@ -77,6 +77,9 @@ class Settings(BaseSettings):
     page_max_side_in: float = Field(
         200.0, description="pages with a longer side (inches) are refused as absurd"
     )
+    page_max_content_mb: int = Field(
+        64, description="pages whose content streams inflate past this are refused"
+    )
     ocr_enabled: bool = True
     fallback_max_objects: int = 200
 

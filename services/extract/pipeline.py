@@ -17,7 +17,7 @@ from services.extract.fallback import fallback_stubs
 from services.extract.guard import apply_grounding_guard
 from services.extract.ocr import ocr_words
 from services.extract.offline import extract_offline
-from services.extract.render import check_page_size, render_page_png, render_zoom
+from services.extract.render import check_page_content, check_page_size, render_page_png, render_zoom
 from services.extract.structuring import build_structuring_messages
 from services.extract.textlayer import ocr_text_layer, read_text_layer
 from services.extract.vision import (
@@ -86,7 +86,9 @@ def _read_page(pdf: bytes, page_number: int, settings: Settings) -> _Page:
             )
         try:
             page = doc.load_page(page_number - 1)
-            refusal = check_page_size(page, settings.page_max_side_in)
+            refusal = check_page_size(page, settings.page_max_side_in) or check_page_content(
+                page, settings.page_max_content_mb * 1024 * 1024
+            )
             if refusal:
                 raise PageUnreadable(refusal)
             max_px, max_pixels = settings.page_image_max_px, settings.page_image_max_pixels

@@ -2,6 +2,7 @@
 with the same long side."""
 
 import math
+import zlib
 
 import pymupdf
 
@@ -40,4 +41,28 @@ def check_page_size(page: pymupdf.Page, max_side_in: float) -> str | None:
             f"the page is {width_in:.0f} x {height_in:.0f} inches, larger than the "
             f"{max_side_in:.0f}-inch limit for a drawing sheet"
         )
+    return None
+
+
+def check_page_content(page: pymupdf.Page, max_bytes: int) -> str | None:
+    """A sentence refusing a page whose drawing instructions inflate past ``max_bytes``
+    (a decompression bomb or an endless content stream), or None. Inflation stops at the
+    limit, so checking costs at most ``max_bytes`` of memory."""
+    doc = page.parent
+    total = 0
+    for xref in page.get_contents():
+        raw = doc.xref_stream_raw(xref) or b""
+        if "FlateDecode" in doc.xref_get_key(xref, "Filter")[1]:
+            inflater = zlib.decompressobj()
+            try:
+                total += len(inflater.decompress(raw, max(max_bytes - total, 0) + 1))
+            except zlib.error:
+                total += len(raw)  # broken streams are MuPDF's to repair or refuse
+        else:
+            total += len(raw)
+        if total > max_bytes:
+            return (
+                f"the page's drawing instructions exceed {max_bytes // (1024 * 1024)} MB; "
+                "it looks like a decompression bomb or an endless content stream"
+            )
     return None

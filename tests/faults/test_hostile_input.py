@@ -1,0 +1,162 @@
+"""Hostile PDFs, secrets, credentials and stalls: a clear refusal or a named failed page, in bounded time."""
+
+import re
+import time
+import zlib
+
+import httpx
+import pymupdf
+import pytest
+from pydantic import SecretStr
+
+from shared.runtime import free_port, start_nats
+from tests.faults.conftest import with_model
+from tests.support.model_server import ModelReply
+from tests.support.pdfs import add_notes_page, make_pdf
+from tests.support.stack import stack
+
+pytestmark = pytest.mark.slow
+
+
+def ten_thousand_pages() -> bytes:
+    doc = pymupdf.open()
+    for _ in range(10_000):
+        doc.new_page(width=200, height=200)
+    return doc.tobytes(garbage=0)
+
+
+def huge_page() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=200 * 72, height=200 * 72)
+    page.insert_text((500, 500), "GENERAL NOTES FOR A VERY LARGE SHEET", fontsize=200)
+    return doc.tobytes()
+
+
+def broken_xref() -> bytes:
+    pdf = make_pdf(add_notes_page)
+    return re.sub(rb"startxref\s+\d+", b"startxref\n999999", pdf)
+
+
+def endless_content_stream() -> bytes:
+    """A page whose tiny compressed content stream inflates to ~200 MB of drawing operators."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "A PAGE WITH A BOMB IN IT AND SOME TEXT")
+    ops = b"0 0 m 100 100 l S\n" * (200 * 1024 * 1024 // 18)
+    xref = page.get_contents()[0]
+    doc.update_stream(xref, zlib.compress(ops, 9), compress=False)
+    doc.xref_set_key(xref, "Filter", "/FlateDecode")
+    return doc.tobytes()
+
+
+def javascript_pdf() -> bytes:
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "OPEN ME")
+    js = doc.get_new_xref()
+    doc.update_object(js, "<< /S /JavaScript /JS (app.alert('hi');) >>")
+    doc.xref_set_key(doc.pdf_catalog(), "OpenAction", f"{js} 0 R")
+    return doc.tobytes()
+
+
+def embedded_file_pdf() -> bytes:
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "SEE ATTACHMENT")
+    doc.embfile_add("payload.exe", b"MZ" + b"\x00" * 100)
+    return doc.tobytes()
+
+
+async def test_hostile_pdfs_are_refused_or_named(settings):
+    """10,000 pages, active content: refused at upload; a 200 in page, broken xref, endless
+    content stream: processed or a named failed page, all within bounded time."""
+    with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
+        started = time.monotonic()
+        r = s.upload(ten_thousand_pages())
+        assert r.status_code == 422 and r.json()["error"] == "too_many_pages"
+        for payload in (javascript_pdf(), embedded_file_pdf()):
+            r = s.upload(payload)
+            assert r.status_code == 422 and r.json()["error"] == "active_content", r.text
+
+        jobs = {}
+        for name, payload in (("huge", huge_page()), ("xref", broken_xref()), ("bomb", endless_content_stream())):
+            r = s.upload(payload, name=f"{name}.pdf")
+            if r.status_code == 422:
+                assert r.json()["detail"]
+                continue
+            assert r.status_code == 202, r.text
+            jobs[name] = r.json()["job_id"]
+        reports = {name: s.wait_report(job_id, timeout=180) for name, job_id in jobs.items()}
+        assert time.monotonic() - started < 240
+
+    assert reports["huge"]["pages"][0]["status"] == "verified"
+    bomb = reports["bomb"]["pages"][0]
+    assert bomb["status"] == "failed" and "decompression bomb" in bomb["failure_reason"]
+    assert reports["bomb"]["summary"]["failed_pages"][0]["page_number"] == 1
+    if "xref" in reports:
+        assert [p["page_number"] for p in reports["xref"]["pages"]] == [1]
+
+
+async def test_secrets_never_reach_logs_or_error_bodies(settings, model):
+    """The API token, S3 secret and model key appear in no log line and no error body."""
+    secrets = ["api-token-Zq81x", "s3-secret-Zq81x", "sk-model-Zq81x"]
+    settings = with_model(settings, model).model_copy(
+        update={
+            "api_token": SecretStr(secrets[0]),
+            "s3_secret_key": SecretStr(secrets[1]),
+            "llm_api_key": SecretStr(secrets[2]),
+            "retry_backoff_s": 0.05,
+        }
+    )
+    model.responder = lambda request: ModelReply(status=401, body={"error": {"message": "bad key"}})
+    auth = {"Authorization": f"Bearer {secrets[0]}"}
+    with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
+        r = s.upload(make_pdf(add_notes_page), headers=auth)
+        assert r.status_code == 202
+        job_id = r.json()["job_id"]
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            report = httpx.get(f"{s.api}/v1/jobs/{job_id}/report", headers=auth)
+            if report.status_code == 200:
+                break
+            time.sleep(0.3)
+        assert report.status_code == 200
+        bodies = [httpx.get(f"{s.api}/v1/jobs/nope", headers=auth).text, s.upload(b"x").text, report.text]
+        logs = s.logs()
+    assert "extract" in logs
+    for secret in secrets:
+        assert secret not in logs
+        assert all(secret not in body for body in bodies)
+
+
+async def test_nats_token_auth(settings, tmp_path):
+    """Services connect to a NATS server that requires a token, given SHEETFLOW_NATS_TOKEN."""
+    port = free_port()
+    proc, url = start_nats(tmp_path / "authed", port=port, extra_args=["--auth", "nats-token-123"])
+    try:
+        settings = settings.model_copy(update={"nats_url": url, "nats_token": SecretStr("nats-token-123")})
+        with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
+            job_id = s.upload(make_pdf(add_notes_page)).json()["job_id"]
+            assert s.wait_report(job_id)["status"] == "complete"
+        unauthenticated = settings.model_copy(update={"nats_token": None, "api_port": free_port()})
+        with stack(unauthenticated) as s:
+            s.start("ingest")
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                try:
+                    r = httpx.get(f"{s.api}/readyz", timeout=5)
+                    break
+                except httpx.HTTPError:
+                    time.sleep(0.2)
+            assert r.status_code == 503, s.logs()
+    finally:
+        proc.stop()
+
+
+async def test_job_without_workers_reports_stalled(settings):
+    """With no extract worker running, the job's status says it is stalled instead of 'running' forever."""
+    settings = settings.model_copy(update={"stall_after_s": 1.0})
+    with stack(settings, "ingest") as s:
+        job_id = s.upload(make_pdf(add_notes_page)).json()["job_id"]
+        time.sleep(2.0)
+        status = s.status(job_id)
+    assert status["stalled"] is True
+    assert "worker" in status["detail"]
