@@ -249,7 +249,8 @@ def fetch_reports(client: httpx.Client, job_id: str, out_dir: Path) -> dict[str,
     files: dict[str, bytes] = {}
     for name, path in (("report.json", "report"), ("report.html", "report.html")):
         while name not in files:
-            check_deadline(deadline, f"the report of job {job_id} was not served")
+            if time.monotonic() > deadline:
+                raise CliError(f"job {job_id}: {name} not served in {REPORT_TIMEOUT_S:.0f}s")
             try:
                 r = client.get(f"/v1/jobs/{job_id}/{path}", timeout=30)
             except httpx.TransportError:
@@ -265,11 +266,6 @@ def fetch_reports(client: httpx.Client, job_id: str, out_dir: Path) -> dict[str,
     for name, data in files.items():
         (out_dir / name).write_bytes(data)
     return json.loads(files["report.json"])
-
-
-def check_deadline(deadline: float, what: str) -> None:
-    if time.monotonic() > deadline:
-        raise CliError(f"{what} in time")
 
 
 # ---------------------------------------------------------------- the summary

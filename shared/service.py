@@ -97,6 +97,7 @@ async def ensure_stream(broker: NatsBroker, settings: Settings) -> None:
         subjects=[f"{settings.namespace}.>"],
         storage=StorageType.FILE,
         duplicate_window=DUPLICATE_WINDOW_S,
+        max_age=settings.retention_days * 86400,
     )
     try:
         await js.add_stream(config)
@@ -107,7 +108,9 @@ async def ensure_stream(broker: NatsBroker, settings: Settings) -> None:
 async def open_resources(ctx: ServiceContext) -> None:
     await ctx.broker.connect()
     await ensure_stream(ctx.broker, ctx.settings)
-    kv = await ctx.broker.key_value(ctx.settings.kv_bucket, storage=StorageType.FILE)
+    kv = await ctx.broker.key_value(
+        ctx.settings.kv_bucket, storage=StorageType.FILE, ttl=ctx.settings.retention_days * 86400
+    )
     ctx.jobs = JobStore(kv)
     await ctx.store.ensure_bucket()
     if ctx.settings.llm_base_url:

@@ -55,6 +55,10 @@ class Settings(BaseSettings):
     max_upload_mb: int = 200
     max_pages: int = 2000
 
+    retention_days: float = Field(
+        30.0, description="events and job state older than this are dropped from NATS"
+    )
+
     # Delivery
     max_deliver: int = Field(5, ge=1)
     ack_wait_s: float = 30.0

@@ -182,8 +182,8 @@ def _summary(outcomes: list[PageOutcome]) -> dict[str, Any]:
 
 
 def _coverage_summary(pages: list[VerifiedPage]) -> dict[str, Any]:
-    # Pages with no meaningful lines (blank, scanned) have no ratio worth averaging.
-    ratios = [p.coverage.ratio for p in pages if p.coverage.total_lines > 0]
+    # Only a PDF text layer is held to the floor: blank and scanned (OCR) pages are left out.
+    ratios = [p.coverage.ratio for p in pages if p.has_text_layer and p.coverage.total_lines > 0]
     rungs = Counter(rung for p in pages for rung in dict.fromkeys(p.rungs))
     return {
         "pages_below_floor": sum(p.below_floor for p in pages),

@@ -86,7 +86,11 @@ def _page_view(page: dict[str, Any], thumbnail: bytes | None) -> dict[str, Any]:
         "thumbnail": _data_uri(thumbnail) if thumbnail else None,
         "coverage": coverage,
         # A page with no text lines (blank, scanned) has no ratio worth drawing.
-        "coverage_pct": _pct(coverage["ratio"]) if coverage and coverage["total_lines"] else None,
+        "coverage_pct": (
+            _pct(coverage["ratio"])
+            if coverage and coverage["total_lines"] and page.get("has_text_layer")
+            else None
+        ),
         "floor_pct": _pct(floor) if floor is not None else None,
         "below_floor": bool(page.get("below_floor")),
         "problems": (page.get("verification") or {}).get("problems", []),
