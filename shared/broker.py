@@ -46,17 +46,23 @@ def worker_id(service: str) -> str:
     return f"{service}@{socket.gethostname()}:{os.getpid()}"
 
 
-def _security(settings: Settings) -> NatsSecurity | None:
-    ctx = None
-    if settings.nats_tls_ca_file or settings.nats_tls_cert_file:
-        ctx = ssl.create_default_context(
-            cafile=str(settings.nats_tls_ca_file) if settings.nats_tls_ca_file else None
+def tls_context(settings: Settings) -> ssl.SSLContext | None:
+    """TLS to NATS with the configured CA and client certificate, when any is set."""
+    if not (settings.nats_tls_ca_file or settings.nats_tls_cert_file):
+        return None
+    ctx = ssl.create_default_context(
+        cafile=str(settings.nats_tls_ca_file) if settings.nats_tls_ca_file else None
+    )
+    if settings.nats_tls_cert_file:
+        ctx.load_cert_chain(
+            str(settings.nats_tls_cert_file),
+            str(settings.nats_tls_key_file) if settings.nats_tls_key_file else None,
         )
-        if settings.nats_tls_cert_file:
-            ctx.load_cert_chain(
-                str(settings.nats_tls_cert_file),
-                str(settings.nats_tls_key_file) if settings.nats_tls_key_file else None,
-            )
+    return ctx
+
+
+def _security(settings: Settings) -> NatsSecurity | None:
+    ctx = tls_context(settings)
     if settings.nats_creds_file:
         return NatsCredentials(credentials=str(settings.nats_creds_file), ssl_context=ctx)
     if settings.nats_nkey_seed_file:

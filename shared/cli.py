@@ -13,7 +13,6 @@ import os
 import shutil
 import signal
 import socket
-import ssl
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -31,6 +30,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from shared.asyncapi import asyncapi_document
+from shared.broker import tls_context
 from shared.runtime import SERVICES, ManagedProcess, RuntimeStartError, free_port, running_stack
 from shared.settings import Settings
 
@@ -537,15 +537,8 @@ def nats_options(settings: Settings) -> dict[str, Any]:
         options["user_credentials"] = str(settings.nats_creds_file)
     if settings.nats_nkey_seed_file:
         options["nkeys_seed"] = str(settings.nats_nkey_seed_file)
-    if settings.nats_tls_ca_file or settings.nats_tls_cert_file:
-        tls = ssl.create_default_context(
-            cafile=str(settings.nats_tls_ca_file) if settings.nats_tls_ca_file else None
-        )
-        if settings.nats_tls_cert_file:
-            tls.load_cert_chain(
-                str(settings.nats_tls_cert_file),
-                str(settings.nats_tls_key_file) if settings.nats_tls_key_file else None,
-            )
+    tls = tls_context(settings)
+    if tls:
         options["tls"] = tls
     return options
 

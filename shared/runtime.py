@@ -132,17 +132,21 @@ def spawn(
 
 
 def _wait_until(check, proc: ManagedProcess, what: str, timeout: float) -> None:
+    """Wait for ``check``; on failure or interruption (Ctrl-C) the process is stopped, never orphaned."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not proc.alive():
-            tail = proc.log_path.read_text(errors="replace")[-2000:] if proc.log_path else ""
-            raise RuntimeStartError(f"{what} exited at start:\n{tail}")
-        with contextlib.suppress(Exception):
-            if check():
-                return
-        time.sleep(0.1)
-    proc.stop()
-    raise RuntimeStartError(f"{what} did not become ready within {timeout:.0f}s")
+    try:
+        while time.monotonic() < deadline:
+            if not proc.alive():
+                tail = proc.log_path.read_text(errors="replace")[-2000:] if proc.log_path else ""
+                raise RuntimeStartError(f"{what} exited at start:\n{tail}")
+            with contextlib.suppress(Exception):
+                if check():
+                    return
+            time.sleep(0.1)
+        raise RuntimeStartError(f"{what} did not become ready within {timeout:.0f}s")
+    except BaseException:
+        proc.stop()
+        raise
 
 
 def start_nats(

@@ -7,15 +7,22 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from faststream import FastStream
-from faststream import AckPolicy
+from faststream import AckPolicy, FastStream
 from faststream.nats import JStream, NatsBroker, NatsMessage, PullSub
 from nats.js.api import StorageType, StreamConfig
 from nats.js.errors import BadRequestError
 from pydantic import BaseModel
 
 from shared import subjects
-from shared.broker import DUPLICATE_WINDOW_S, consumer_config, make_broker, msg_id, publish, run_page_stage, worker_id
+from shared.broker import (
+    DUPLICATE_WINDOW_S,
+    consumer_config,
+    make_broker,
+    msg_id,
+    publish,
+    run_page_stage,
+    worker_id,
+)
 from shared.jobs import JobStore, PageStage
 from shared.messages import JobProgress
 from shared.settings import Settings

@@ -3,7 +3,6 @@
 Documented in ``.env.example``; a test checks the two agree.
 """
 
-from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
@@ -128,7 +127,7 @@ class Settings(BaseSettings):
     def kv_bucket(self) -> str:
         return f"{self.namespace}-jobs"
 
-    @cached_property
+    @property
     def structure_model(self) -> str | None:
         return self.llm_structure_model or self.llm_extract_model
 

@@ -6,9 +6,8 @@ A later object adds to the page unless the text it carries is already there,
 so merging the same answer twice changes nothing.
 """
 
-from shared.models import PageObject, SheetHeader
-
 from services.coverage.metric import normalize
+from shared.models import PageObject, SheetHeader
 
 
 def merge_objects(base: list[PageObject], later: list[PageObject]) -> list[PageObject]:

@@ -15,7 +15,14 @@ from services.coverage.metric import measure_coverage
 from shared import subjects
 from shared.broker import msg_id
 from shared.messages import FallbackPage, PageCovered, PageExtracted, PageStructured, StructurePage
-from shared.models import CoveredPage, ExtractionResult, GuardCounts, SheetHeader, TextLayer, merge_usage
+from shared.models import (
+    CoveredPage,
+    ExtractionResult,
+    GuardCounts,
+    SheetHeader,
+    TextLayer,
+    merge_usage,
+)
 from shared.service import ServiceContext
 from shared.storage import Keys
 

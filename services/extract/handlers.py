@@ -2,15 +2,23 @@
 
 import asyncio
 
+from faststream.nats.annotations import NatsMessage
+
 from services.extract.pipeline import PageUnreadable, extract_rung1, fallback_result, structure_text
-from shared.sources import SourceCache
 from shared import subjects
 from shared.broker import PageFailure, msg_id
-from shared.messages import ExtractPage, FallbackPage, PageExtracted, PageFailed, PageStructured, StructurePage
+from shared.messages import (
+    ExtractPage,
+    FallbackPage,
+    PageExtracted,
+    PageFailed,
+    PageStructured,
+    StructurePage,
+)
 from shared.models import ExtractionResult, TextLayer
 from shared.service import ServiceContext
+from shared.sources import SourceCache
 from shared.storage import Keys
-from faststream.nats.annotations import NatsMessage
 
 CANCELED_REASON = "the job was canceled before this page was extracted"
 

@@ -17,7 +17,12 @@ from services.extract.fallback import fallback_stubs
 from services.extract.guard import apply_grounding_guard
 from services.extract.ocr import ocr_words
 from services.extract.offline import extract_offline
-from services.extract.render import check_page_content, check_page_size, render_page_png, render_zoom
+from services.extract.render import (
+    check_page_content,
+    check_page_size,
+    render_page_png,
+    render_zoom,
+)
 from services.extract.structuring import build_structuring_messages
 from services.extract.textlayer import ocr_text_layer, read_text_layer
 from services.extract.vision import (

@@ -3,7 +3,13 @@
 import asyncio
 import logging
 
-from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report, report_ready_summary
+from services.report.assemble import (
+    FailedPage,
+    JobInfo,
+    PageOutcome,
+    build_report,
+    report_ready_summary,
+)
 from services.report.html import make_thumbnail, render_report_html
 from shared import subjects
 from shared.jobs import JobRecord, now

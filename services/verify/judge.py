@@ -11,10 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from services.verify.crops import JudgeImage
 from shared.llm import LLMClient, LLMError, image_part
 from shared.models import ObjectVerification, PageObject, Usage, Word
-
-from services.verify.crops import JudgeImage
 
 STAGE = "verify"
 JudgeVerdictName = Literal["confirmed", "refuted", "uncertain"]

@@ -9,18 +9,6 @@ from typing import Any
 
 import pymupdf
 
-from shared.llm import LLMClient
-from shared.models import (
-    BBox,
-    CoveredPage,
-    ObjectVerification,
-    PageObject,
-    TextLayer,
-    VerifiedPage,
-    merge_usage,
-)
-from shared.settings import Settings
-
 from services.verify.blank import is_blank_page
 from services.verify.crops import ImageChoice, choose_images, render_crop_jpeg
 from services.verify.judge import JudgeOutcome, judge_page, merge_judge, select_scope, text_excerpt
@@ -32,6 +20,17 @@ from services.verify.oracle import (
     verdict_from_match,
 )
 from services.verify.verdict import page_verdict
+from shared.llm import LLMClient
+from shared.models import (
+    BBox,
+    CoveredPage,
+    ObjectVerification,
+    PageObject,
+    TextLayer,
+    VerifiedPage,
+    merge_usage,
+)
+from shared.settings import Settings
 
 log = logging.getLogger("sheetflow.verify")
 

@@ -5,7 +5,8 @@ from collections.abc import Iterator
 
 import pytest
 import schemathesis
-from hypothesis import HealthCheck, settings as hypothesis_settings
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 from services.ingest.app import create_app
 from shared.runtime import EmbeddedServers, free_port

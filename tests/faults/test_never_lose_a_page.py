@@ -11,7 +11,7 @@ from shared.storage import ObjectStore
 from tests.faults.conftest import echo_page, with_model
 from tests.support.model_server import ModelReply, request_text
 from tests.support.pdfs import add_notes_page, add_plan_page, add_schedule_page, make_pdf
-from tests.support.stack import Stack, stack
+from tests.support.stack import stack
 
 pytestmark = pytest.mark.slow
 

@@ -1,0 +1,25 @@
+# One image for every sheetflow service; compose picks the service with `command`.
+FROM python:3.11-slim
+
+# opencv (pulled in by rapidocr) and onnxruntime need these shared libraries at runtime.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libglib2.0-0 libgomp1 \
+    && rm -rf /var/lib/apt/lists/*
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY shared ./shared
+COPY services ./services
+RUN pip install .
+
+RUN useradd --create-home --uid 10001 sheetflow
+USER sheetflow
+WORKDIR /home/sheetflow
+
+EXPOSE 8080
+CMD ["python", "-m", "services.ingest"]

@@ -1,0 +1,100 @@
+"""Extract against a scripted OpenAI-compatible model server, on real NATS and S3 with every
+service a real process (issue 3)."""
+
+import base64
+import itertools
+
+import pymupdf
+
+from tests.support.flows import (
+    EXTRACT_MODEL,
+    line_objects,
+    model_settings,
+    page,
+    page_of,
+    reply,
+    route,
+    text_block,
+    texts,
+    wait_extracted,
+)
+from tests.support.model_server import ModelReply, ScriptedModelServer, request_images, request_text
+from tests.support.pdfs import NOTES, add_notes_page, add_plan_page, make_pdf, notes_pdf
+from tests.support.stack import stack
+
+
+async def test_vision_request_carries_page_image_and_text_layer(settings):
+    """The vision call sends the rendered page as a PNG data URL plus the TEXT LAYER block with the page's own text."""
+    with ScriptedModelServer(route()) as server:
+        settings = model_settings(settings, server)
+        with stack(settings, "ingest", "extract") as s:
+            job_id = s.upload(notes_pdf()).json()["job_id"]
+            extracted = (await wait_extracted(settings, job_id, 1))[1]
+
+    assert extracted["status"] == "ok" and extracted["rung"] == "vision"
+    assert extracted["objects"], "the faithful reply's objects survive the guard"
+    [request] = server.requests
+    assert request["model"] == EXTRACT_MODEL
+    assert request["_headers"]["authorization"] == "Bearer test-key"
+    [image] = request_images(request)
+    assert image.startswith("data:image/png;base64,")
+    pixmap = pymupdf.Pixmap(base64.b64decode(image.split(",", 1)[1]))
+    assert max(pixmap.width, pixmap.height) == settings.page_image_max_px
+    assert "TEXT LAYER (authoritative for alphanumeric content" in request_text(request)
+    block = text_block(request)
+    assert "GENERAL NOTES" in block and "PROVIDE (5) 2X6 STUD PACK" in block
+
+
+async def test_rate_limited_then_answered(settings):
+    """A 429 is retried with backoff and the page is then extracted ok from the second answer."""
+    calls = itertools.count()
+
+    def respond(request: dict) -> ModelReply:
+        if next(calls) == 0:
+            return ModelReply(status=429, headers={"Retry-After": "0"})
+        return reply(line_objects(request))
+
+    with ScriptedModelServer(respond) as server:
+        settings = model_settings(settings, server)
+        with stack(settings, "ingest", "extract") as s:
+            job_id = s.upload(notes_pdf()).json()["job_id"]
+            extracted = (await wait_extracted(settings, job_id, 1))[1]
+
+    assert extracted["status"] == "ok", extracted["reason"]
+    assert extracted["objects"]
+    assert len(server.requests) == 2
+    assert extracted["usage"]["extract"]["calls"] == 1
+
+
+async def test_model_failing_forever_fails_one_page_and_worker_serves_on(settings):
+    """A model answering 500 forever for one page: that extraction is failed with a reason, the ladder rescues the page with fallback stubs, and the same worker finishes the other page."""
+    faithful = route()
+
+    def respond(request: dict) -> ModelReply:
+        if page_of(request) == 1:
+            return ModelReply(status=500, content="model exploded")
+        return faithful(request)
+
+    pdf = make_pdf(add_notes_page, add_plan_page)
+    with ScriptedModelServer(respond) as server:
+        settings = model_settings(settings, server)
+        with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
+            job_id = s.upload(pdf).json()["job_id"]
+            report = s.wait_report(job_id, timeout=90)
+            assert s.procs["extract"].alive(), s.logs()
+
+    assert report["status"] == "complete", report["summary"]
+    failed = page(report, 1)
+    assert failed["status"] == "verified"
+    assert failed["extraction_status"] == "failed"
+    assert "500" in failed["extraction_reason"] and "3 times" in failed["extraction_reason"]
+    assert failed["rungs"] == ["vision", "text_structuring", "fallback"]
+    assert all(o["grounding"] == "text_layer_fallback" for o in failed["objects"])
+    assert all(note[:40] in " ".join(texts(failed).split()) for note in NOTES)
+    assert failed["coverage"]["ratio"] >= settings.extract_coverage_floor
+    # 3 attempts (1 + llm_max_retries) for the vision call and again for rung 2.
+    page1 = [r for r in server.requests if page_of(r) == 1]
+    assert len(page1) == 6
+    other = page(report, 2)
+    assert other["extraction_status"] == "ok" and other["rungs"] == ["vision"]
+    assert other["objects"]

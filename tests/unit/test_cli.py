@@ -1,0 +1,293 @@
+"""The `sheetflow` command line: its commands, its error messages and its summary."""
+
+import json
+
+import httpx
+import pymupdf
+import pytest
+from typer.testing import CliRunner
+
+from shared import cli
+
+runner = CliRunner()
+
+
+def report(
+    pages: list[dict], *, status: str = "complete", failed: list[dict] | None = None
+) -> dict:
+    """A report.json as the report service writes it, reduced to what the CLI reads."""
+    return {
+        "job_id": "j_" + "0" * 32,
+        "file_name": "set.pdf",
+        "page_count": len(pages),
+        "status": status,
+        "pages": pages,
+        "summary": {
+            "extraction_coverage": {
+                "pages_below_floor": 0,
+                "mean_ratio": 0.9,
+                "text_structured_pages": 1,
+                "fallback_pages": 0,
+            },
+            "verification": {
+                "pages_verified": 1,
+                "pages_unjudged": 0,
+                "pages_skipped_blank": 0,
+                "verify_failed": 0,
+            },
+            "failed_pages": failed or [],
+            "degraded_pages": [],
+        },
+    }
+
+
+def verified_page(n: int, **verification) -> dict:
+    return {
+        "page_number": n,
+        "status": "verified",
+        "sheet": {
+            "sheet_number": f"A10{n}",
+            "sheet_title": "FLOOR PLAN",
+            "discipline": "architectural",
+        },
+        "coverage": {"total_lines": 10, "covered_lines": 9, "ratio": 0.9},
+        "verification": {"ok": True, "kinds": [], "unjudged": False, "skipped": None}
+        | verification,
+    }
+
+
+def failed_page(n: int) -> dict:
+    return {"page_number": n, "status": "failed", "sheet": {}, "coverage": None}
+
+
+def test_help_lists_every_command():
+    """`sheetflow --help` names the user-facing commands."""
+    result = runner.invoke(cli.app, ["--help"])
+    assert result.exit_code == 0
+    for command in ("up", "run", "submit", "events", "asyncapi", "worker"):
+        assert command in result.output
+
+
+def test_run_on_a_missing_file_exits_1_with_a_message(tmp_path, monkeypatch):
+    """`run` on a file that does not exist says so and exits 1, before starting anything."""
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(cli.app, ["run", "nope.pdf"])
+    assert result.exit_code == 1
+    assert "no such file: nope.pdf" in result.output
+    assert "Traceback" not in result.output
+    assert list(tmp_path.iterdir()) == [], "nothing is started or written"
+
+
+def test_asyncapi_writes_the_document(tmp_path):
+    """`asyncapi --out FILE` writes a JSON AsyncAPI document with the report.ready channel."""
+    out = tmp_path / "docs" / "asyncapi.json"
+    result = runner.invoke(cli.app, ["asyncapi", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    document = json.loads(out.read_text())
+    assert "asyncapi" in document and "channels" in document
+    assert "report.ready" in out.read_text()
+
+
+def test_worker_refuses_an_unknown_service():
+    """`worker` names the services it knows when given another one."""
+    result = runner.invoke(cli.app, ["worker", "bogus"])
+    assert result.exit_code == 1
+    assert "ingest, extract, coverage, verify, report" in result.output
+
+
+def test_worker_concurrency_is_for_extract_only():
+    """`--concurrency` on a service other than extract is refused."""
+    result = runner.invoke(cli.app, ["worker", "verify", "--concurrency", "3"])
+    assert result.exit_code == 1
+    assert "extract" in result.output
+
+
+def test_events_without_nats_says_how_to_point_it(monkeypatch, tmp_path):
+    """`events` with no NATS configured asks for --nats instead of failing obscurely."""
+    monkeypatch.delenv("SHEETFLOW_NATS_URL", raising=False)
+    monkeypatch.chdir(tmp_path)  # no .env here
+    result = runner.invoke(cli.app, ["events"])
+    assert result.exit_code == 1
+    assert "--nats" in result.output
+
+
+def test_submit_reports_the_apis_rejection(tmp_path):
+    """A rejected upload becomes a message carrying the API's status and JSON detail."""
+    pdf = tmp_path / "set.pdf"
+    pdf.write_bytes(b"not a pdf at all")
+
+    def api(request: httpx.Request) -> httpx.Response:
+        assert request.headers["authorization"] == "Bearer t0ken"
+        return httpx.Response(415, json={"error": "not_a_pdf", "detail": "The file is not a PDF."})
+
+    client = cli.api_client("http://api", "t0ken", transport=httpx.MockTransport(api))
+    with pytest.raises(cli.CliError) as caught:
+        cli.submit_file(client, pdf)
+    message = str(caught.value)
+    assert "HTTP 415" in message and "The file is not a PDF. (not_a_pdf)" in message
+    assert "t0ken" not in message
+
+
+def test_submit_uploads_the_file_as_multipart(tmp_path):
+    """The upload is a multipart `file` field holding the PDF's bytes under its name."""
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "A101 FLOOR PLAN", fontsize=12)
+    pdf = tmp_path / "plans.pdf"
+    pdf.write_bytes(doc.tobytes())
+    seen: dict[str, bytes] = {}
+
+    def api(request: httpx.Request) -> httpx.Response:
+        seen["body"] = request.read()
+        return httpx.Response(202, json={"job_id": "j_1", "status_url": "s", "report_url": "r"})
+
+    client = httpx.Client(base_url="http://api", transport=httpx.MockTransport(api))
+    assert cli.submit_file(client, pdf)["job_id"] == "j_1"
+    assert b'name="file"; filename="plans.pdf"' in seen["body"]
+    assert pdf.read_bytes() in seen["body"]
+
+
+def test_stage_counts_include_pages_further_along():
+    """A verified page counts as extracted and covered too; failed pages are apart."""
+    pages = {"queued": 1, "extracted": 2, "covered": 3, "verified": 4, "failed": 1, "skipped": 0}
+    counts = cli.stage_counts(pages)
+    assert counts == {"extracted": 9, "covered": 7, "verified": 4, "failed": 1}
+
+
+def test_follow_job_returns_when_finished_and_says_stalled(capsys):
+    """Following a job polls until its status is final, and says when it is stalled."""
+    statuses = iter(
+        [
+            {
+                "status": "running",
+                "page_count": 2,
+                "pages": {"queued": 2},
+                "stalled": True,
+                "detail": "No page has moved",
+            },
+            {"status": "complete", "page_count": 2, "pages": {"verified": 2}, "stalled": False},
+        ]
+    )
+
+    def api(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json=next(statuses))
+
+    client = httpx.Client(base_url="http://api", transport=httpx.MockTransport(api))
+    final = cli.follow_job(client, "j_1", timeout=10)
+    assert final["status"] == "complete"
+    assert "stalled" in capsys.readouterr().err
+
+
+def test_follow_job_times_out_with_a_message():
+    """A job that never finishes ends in a CliError naming the job and its counts."""
+
+    def api(request: httpx.Request) -> httpx.Response:
+        body = {"status": "running", "page_count": 1, "pages": {"queued": 1}}
+        return httpx.Response(200, json=body)
+
+    client = httpx.Client(base_url="http://api", transport=httpx.MockTransport(api))
+    with pytest.raises(cli.CliError, match=r"j_1 did not finish within 1s \(queued 1\)"):
+        cli.follow_job(client, "j_1", timeout=1)
+
+
+def test_fetch_reports_waits_for_the_report_and_writes_both_files(tmp_path):
+    """404 while the report is being written is waited out; both files land in the out dir."""
+    calls = {"n": 0}
+
+    def api(request: httpx.Request) -> httpx.Response:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            return httpx.Response(404, json={"error": "report_not_ready", "detail": "not yet"})
+        if request.url.path.endswith("report.html"):
+            return httpx.Response(200, text="<html>report</html>")
+        return httpx.Response(200, json={"job_id": "j_1", "pages": []})
+
+    client = httpx.Client(base_url="http://api", transport=httpx.MockTransport(api))
+    parsed = cli.fetch_reports(client, "j_1", tmp_path / "out")
+    assert parsed == {"job_id": "j_1", "pages": []}
+    assert (tmp_path / "out" / "report.html").read_text() == "<html>report</html>"
+    assert json.loads((tmp_path / "out" / "report.json").read_text())["job_id"] == "j_1"
+
+
+def test_conclude_complete_exits_0_with_the_sheet_table(tmp_path, capsys):
+    """A complete job prints its sheets and exits 0."""
+    pages = [verified_page(1), verified_page(2, ok=False, kinds=["content_wrong"])]
+    code = cli.conclude(report(pages), tmp_path)
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "A101" in out and "A102" in out and "content_wrong" in out and "0.90" in out
+
+
+def test_conclude_names_failed_pages_and_exits_2(tmp_path, capsys):
+    """A job with a failed page exits 2 and names the page, its stage and reason."""
+    failed = [{"page_number": 2, "stage": "extract", "reason": "RuntimeError: boom"}]
+    pages = [verified_page(1), failed_page(2)]
+    code = cli.conclude(report(pages, status="partial", failed=failed), tmp_path)
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "page 2 (extract): RuntimeError: boom" in captured.err
+    assert "FAILED" in captured.out
+
+
+def test_conclude_canceled_exits_1(tmp_path, capsys):
+    """A canceled job is an error for the command that waited on it."""
+    assert cli.conclude(report([verified_page(1)], status="canceled"), tmp_path) == 1
+    assert "canceled" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("verification", "expected"),
+    [
+        ({"ok": True}, "ok"),
+        ({"ok": True, "unjudged": True}, "unjudged"),
+        ({"ok": True, "unjudged": True, "skipped": "blank"}, "skipped (blank)"),
+        ({"ok": False, "kinds": ["content_wrong", "unsupported"]}, "content_wrong, unsupported"),
+    ],
+)
+def test_verdict_text(verification, expected):
+    """The verdict column never shows an unjudged page as ok."""
+    assert cli.verdict_text(verified_page(1, **verification)) == expected
+
+
+def test_full_subject_prefixes_the_namespace_once():
+    """`report.ready` and `sheetflow.report.ready` both mean the full subject."""
+    assert cli.full_subject("sheetflow", "report.ready") == "sheetflow.report.ready"
+    assert cli.full_subject("sheetflow", "sheetflow.report.ready") == "sheetflow.report.ready"
+
+
+def test_event_line_is_one_json_line():
+    """An event prints as one line of JSON with its subject and parsed payload."""
+    line = cli.event_line("sheetflow.report.ready", b'{"job_id": "j_1"}\n')
+    assert "\n" not in line
+    parsed = json.loads(line)
+    assert parsed["subject"] == "sheetflow.report.ready" and parsed["data"] == {"job_id": "j_1"}
+    assert json.loads(cli.event_line("x", b"\xff not json"))["data"].endswith("not json")
+
+
+def test_healthcheck_matches_the_workers_own_connection():
+    """A worker is healthy only while NATS lists its named connection from its own address."""
+    connz = {
+        "connections": [
+            {"name": "sheetflow-extract", "ip": "10.0.0.5"},
+            {"name": "sheetflow-verify", "ip": "10.0.0.6"},
+        ]
+    }
+    assert cli.has_connection(connz, "sheetflow-extract", "10.0.0.5")
+    assert not cli.has_connection(connz, "sheetflow-extract", "10.0.0.6")
+    assert not cli.has_connection({"connections": None}, "sheetflow-extract", "10.0.0.5")
+
+
+def test_nats_options_carry_credentials_without_printing_them():
+    """Configured NATS credentials become nats-py connect options."""
+    settings = cli.Settings(_env_file=None, nats_user="svc", nats_password="pw", nats_token=None)
+    assert cli.nats_options(settings) == {"user": "svc", "password": "pw"}
+    assert cli.nats_options(cli.Settings(_env_file=None)) == {}
+
+
+def test_bad_configuration_is_one_message_naming_the_variable(monkeypatch, tmp_path):
+    """An invalid SHEETFLOW_ variable is reported by name, without a traceback."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SHEETFLOW_API_PORT", "not-a-port")
+    result = runner.invoke(cli.app, ["asyncapi"])
+    assert result.exit_code == 1
+    assert "invalid configuration SHEETFLOW_API_PORT" in result.output
+    assert "Traceback" not in result.output
