@@ -286,6 +286,8 @@ def verdict_text(page: dict[str, Any]) -> str:
 
 def coverage_text(page: dict[str, Any]) -> str:
     coverage = page.get("coverage") or {}
+    if page.get("status") == "verified" and not page.get("has_text_layer"):
+        return "- (no text layer)"
     if not coverage.get("total_lines"):
         return "-"
     return f"{coverage['ratio']:.2f} ({coverage['covered_lines']}/{coverage['total_lines']})"

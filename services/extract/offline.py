@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from services.extract.segment import (
     Block,
     Chunk,
+    ReadingOrder,
+    TableRow,
     build_blocks,
     find_tables,
     is_noise,
@@ -38,9 +40,7 @@ _LABEL = re.compile(
     r"^(?P<label>" + "|".join(p for p, _ in TITLE_LABELS) + r")\s*(?::\s*(?P<value>.+))?$",
     re.IGNORECASE,
 )
-DIMENSION = re.compile(
-    r"^\d+'\s*(?:-\s*\d+(?:\s+\d+/\d+)?\")?$|^\d+(?:\s+\d+/\d+)?\"$"
-)
+DIMENSION = re.compile(r"^\d+'\s*(?:-\s*\d+(?:\s+\d+/\d+)?\")?$|^\d+(?:\s+\d+/\d+)?\"$")
 ROOM_TAG = re.compile(r"^(?P<name>[A-Z][A-Z&'/. -]*[A-Z.])\s+(?P<number>\d{2,4}[A-Z]?)$")
 DOOR_WINDOW_TAG = re.compile(r"^(?P<kind>D|DR|W|WIN)-?\d{1,3}[A-Z]?$")
 DETAIL_REF = re.compile(r"\b\d{1,3}/[A-Z]{1,3}-?\d[\w.]*")
@@ -69,9 +69,9 @@ def _value_for(
     same row, else the chunk just below it (title blocks put values under small labels)."""
     row = rows[row_index]
     right = [c for c in row if c.bbox[0] > label.bbox[2] and id(c) not in used]
-    if right and right[0].bbox[0] - label.bbox[2] <= 15 * label.height:
-        if not _LABEL.match(right[0].text):
-            return right[0]
+    near = right and right[0].bbox[0] - label.bbox[2] <= 15 * label.height
+    if near and not _LABEL.match(right[0].text):
+        return right[0]
     for lower in rows[row_index + 1 : row_index + 4]:
         for chunk in lower:
             if id(chunk) in used or _LABEL.match(chunk.text):
@@ -84,7 +84,7 @@ def _value_for(
     return None
 
 
-def _title_block(rows: list[list[Chunk]], used: set[int]) -> list[_Found]:
+def _title_block(rows: list[list[Chunk]], used: set[int], order: ReadingOrder) -> list[_Found]:
     found: list[_Found] = []
     for i, row in enumerate(rows):
         for chunk in row:
@@ -100,6 +100,9 @@ def _title_block(rows: list[list[Chunk]], used: set[int]) -> list[_Found]:
                     continue
                 value, parts = value_chunk.text, [chunk, value_chunk]
             used.update(id(p) for p in parts)
+            # The evidence is what the page reads as one run: a value under one label of
+            # a row of labels is not read right after its label, so it stands alone.
+            said = parts if order.follows(parts[0], parts[-1]) else parts[-1:]
             attributes = {"label": label, "value": value}
             if header_field := _label_field(label):
                 attributes["field"] = header_field
@@ -111,7 +114,7 @@ def _title_block(rows: list[list[Chunk]], used: set[int]) -> list[_Found]:
                         "category": "title_block",
                         "name": label,
                         "attributes": attributes,
-                        "source_text": " ".join(p.text for p in parts),
+                        "source_text": " ".join(p.text for p in said),
                         "confidence": "high",
                     },
                 )
@@ -119,30 +122,40 @@ def _title_block(rows: list[list[Chunk]], used: set[int]) -> list[_Found]:
     return found
 
 
-def _schedules(rows: list[list[Chunk]], used: set[int]) -> list[_Found]:
+def _schedules(rows: list[list[Chunk]], used: set[int], order: ReadingOrder) -> list[_Found]:
+    """One object per table row (schedules, sheet indexes, abbreviation lists, legends),
+    its cells keyed by the header row when the table has one, else ``col1``, ``col2``..."""
     found: list[_Found] = []
-    for table in find_tables(rows):
-        header: list[Chunk] | None = None
-        if not any(ch.isdigit() for c in table[0] for ch in c.text):
-            header = table[0]
-        for row in table:
-            used.update(id(c) for c in row)
-            box = union_bbox([c.bbox for c in row])
-            text = " ".join(c.text for c in row)
+    for table in find_tables(rows, order):
+        header = table.rows[0] if _is_header(table.rows) else None
+        names = _column_names(header)
+        for row in table.rows:
+            used.update(id(c) for c in row.chunks)
             if row is header:
                 found.append(
-                    _Found(box, {"object_type": "text", "category": "schedule_header",
-                                 "source_text": text, "confidence": "high"})
+                    _Found(
+                        row.bbox,
+                        {
+                            "object_type": "text",
+                            "category": "schedule_header",
+                            "source_text": row.text,
+                            "confidence": "high",
+                        },
+                    )
                 )
                 continue
+            cells = row.cells()
             found.append(
                 _Found(
-                    box,
+                    row.bbox,
                     {
                         "object_type": "schedule_row",
-                        "tag": row[0].text,
-                        "attributes": _row_attributes(row, header),
-                        "source_text": text,
+                        "tag": " ".join(c.text for c in cells[min(cells)]),
+                        "attributes": {
+                            names.get(j, f"col{j + 1}"): " ".join(c.text for c in chunks)
+                            for j, chunks in cells.items()
+                        },
+                        "source_text": row.text,
                         "confidence": "high",
                     },
                 )
@@ -150,20 +163,20 @@ def _schedules(rows: list[list[Chunk]], used: set[int]) -> list[_Found]:
     return found
 
 
-def _row_attributes(row: list[Chunk], header: list[Chunk] | None) -> dict[str, str]:
-    """Cells keyed by the header cell they overlap most (``col1``... without a header)."""
-    attributes: dict[str, str] = {}
-    for j, cell in enumerate(row):
-        key = f"col{j + 1}"
-        if header:
-            best = max(
-                header,
-                key=lambda h: min(h.bbox[2], cell.bbox[2]) - max(h.bbox[0], cell.bbox[0]),
-            )
-            if min(best.bbox[2], cell.bbox[2]) - max(best.bbox[0], cell.bbox[0]) > 0:
-                key = best.text
-        attributes[key] = f"{attributes[key]} {cell.text}" if key in attributes else cell.text
-    return attributes
+def _is_header(rows: list[TableRow]) -> bool:
+    """The first row names the columns: it has no digits while rows below do (an
+    abbreviation list has none anywhere, and its first row is an entry)."""
+
+    def has_digits(row: TableRow) -> bool:
+        return any(ch.isdigit() for ch in row.text)
+
+    return not has_digits(rows[0]) and any(has_digits(row) for row in rows[1:])
+
+
+def _column_names(header: TableRow | None) -> dict[int, str]:
+    if header is None:
+        return {}
+    return {j: " ".join(c.text for c in chunks) for j, chunks in header.cells().items()}
 
 
 def _classify(block: Block) -> dict | None:
@@ -214,12 +227,13 @@ def extract_offline(text_layer: TextLayer) -> tuple[SheetHeader, list[PageObject
     fields, schedule rows, numbered notes (with "1." rejoined and wrapped lines joined),
     dimensions, room/door/window tags, callouts and remaining text, in reading order."""
     rows = rows_of_chunks(text_layer.words)
+    order = ReadingOrder.of(text_layer.words, rows)
     used: set[int] = set()
-    found = _title_block(rows, used)
+    found = _title_block(rows, used, order)
     rest = [[c for c in row if id(c) not in used] for row in rows]
-    found += _schedules([row for row in rest if row], used)
+    found += _schedules([row for row in rest if row], used, order)
     rest = [[c for c in row if id(c) not in used] for row in rows]
-    for block in build_blocks([row for row in rest if row]):
+    for block in build_blocks([row for row in rest if row], order):
         fields = _classify(block)
         if fields is not None:
             found.append(_Found(block.bbox, {**fields, "source_text": block.text}))

@@ -7,6 +7,7 @@ relative to the text height so they hold for 6 pt notes and 24 pt sheet numbers 
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import pairwise
 from statistics import median
 
 from shared.models import BBox, TextLayer, Word
@@ -18,6 +19,23 @@ BLOCK_GAP = 0.8
 # Left edges within this many points count as aligned.
 ALIGN_PTS = 4.0
 NOTE_NUMBER = re.compile(r"^\d{1,3}[.)]$")
+# Table cells: left edges, centres or right edges within this many text heights (or
+# ALIGN_PTS) line up; OCR boxes jitter by a few pixels.
+ALIGN_HEIGHTS = 0.3
+# Cells of one row are within this share of each other's text height.
+HEIGHT_TOLERANCE = 0.35
+# A cell holds at most this many words, and a table's cells this many at the median:
+# longer reads as prose set in columns.
+MAX_CELL_WORDS = 8
+MAX_MEDIAN_CELL_WORDS = 4
+# A new table starts from cells at most this many text heights apart (further apart they
+# are separate regions of the sheet: a sheet index beside a column of notes).
+MAX_CELL_GAP = 15.0
+# A table ends where the next row is more than this many text heights below its last.
+TABLE_ROW_GAP = 2.5
+# Rows a table needs: two aligned rows are as often a plan's room names over their
+# numbers as they are a table.
+MIN_TABLE_ROWS = 3
 
 
 def union_bbox(boxes: list[BBox]) -> BBox:
@@ -106,6 +124,39 @@ def _rejoin_numbers(groups: list[list[Word]]) -> list[Chunk]:
 
 
 @dataclass
+class ReadingOrder:
+    """Which word may follow which: the text layer's own order and row by row, left to
+    right. The page carries text in these orders, so joining chunks only along them keeps
+    every ``source_text`` a run of the page's words (what the text oracle confirms)."""
+
+    successors: dict[int, set[int]]
+
+    @classmethod
+    def of(cls, words: list[Word], rows: list[list[Chunk]]) -> "ReadingOrder":
+        """The orders of ``words`` (the text layer's) and of ``rows`` (its chunks)."""
+        successors: dict[int, set[int]] = {}
+        by_rows = [w for row in rows for chunk in row for w in chunk.words]
+        for order in (words, by_rows):
+            # Punctuation-only words ("-", "|") are skipped: they carry nothing to match.
+            meaningful = [w for w in order if _meaningful(w)]
+            for before, after in pairwise(meaningful):
+                successors.setdefault(id(before), set()).add(id(after))
+        return cls(successors)
+
+    def follows(self, before: Chunk, after: Chunk) -> bool:
+        """True when ``after``'s first word comes right after ``before``'s last one."""
+        last = next((w for w in reversed(before.words) if _meaningful(w)), None)
+        first = next((w for w in after.words if _meaningful(w)), None)
+        if last is None or first is None:
+            return True
+        return id(first) in self.successors.get(id(last), ())
+
+
+def _meaningful(word: Word) -> bool:
+    return any(ch.isalnum() for ch in word.text)
+
+
+@dataclass
 class Block:
     """Chunks stacked into one paragraph or one numbered note."""
 
@@ -141,9 +192,10 @@ class Block:
         return aligned or centred
 
 
-def build_blocks(rows: list[list[Chunk]]) -> list[Block]:
+def build_blocks(rows: list[list[Chunk]], order: ReadingOrder | None = None) -> list[Block]:
     """Stack chunks into blocks in reading order: a numbered note with its wrapped lines,
-    a run of prose, or a lone chunk."""
+    a run of prose, or a lone chunk. With ``order``, a line joins a block only when the
+    page reads it right after the block's last line (never a column of a table)."""
     blocks: list[Block] = []
     open_blocks: list[Block] = []  # blocks whose last line is near enough to continue
     for row in rows:
@@ -152,7 +204,14 @@ def build_blocks(rows: list[list[Chunk]]) -> list[Block]:
             b for b in open_blocks if top - b.chunks[-1].bbox[3] <= 2 * b.chunks[-1].height
         ]
         for chunk in row:
-            target = next((b for b in reversed(open_blocks) if b.accepts(chunk)), None)
+            target = next(
+                (
+                    b
+                    for b in reversed(open_blocks)
+                    if b.accepts(chunk) and (order is None or order.follows(b.chunks[-1], chunk))
+                ),
+                None,
+            )
             if target is None:
                 target = Block([chunk])
                 blocks.append(target)
@@ -162,47 +221,181 @@ def build_blocks(rows: list[list[Chunk]]) -> list[Block]:
     return blocks
 
 
-def _overlaps(a: BBox, b: BBox) -> bool:
-    return min(a[2], b[2]) - max(a[0], b[0]) > 0
+def _similar_height(a: float, b: float) -> bool:
+    return abs(a - b) <= HEIGHT_TOLERANCE * max(a, b)
 
 
-def _aligned_rows(upper: list[Chunk], lower: list[Chunk]) -> bool:
-    """Two rows of a table share at least two columns (cells overlapping horizontally)."""
-    shared = sum(1 for c in lower if any(_overlaps(c.bbox, u.bbox) for u in upper))
-    return shared >= 2
+def _aligned(a: BBox, b: BBox, tolerance: float) -> bool:
+    """Left edges, centres or right edges line up (cells may be set any of the three ways)."""
+    return (
+        abs(a[0] - b[0]) <= tolerance
+        or abs((a[0] + a[2]) - (b[0] + b[2])) <= 2 * tolerance
+        or abs(a[2] - b[2]) <= tolerance
+    )
 
 
-def _table_row(row: list[Chunk]) -> bool:
-    """Three or more short cells, not a line across columns of numbered notes (a notes
-    sheet set in columns aligns just like a table, but its lines are prose)."""
-    if len(row) < 3 or sum(1 for c in row if c.numbered) > 1:
-        return False
-    return median(len(c.words) for c in row) <= 3
+def _cell_like(chunk: Chunk) -> bool:
+    """Short enough to be a table cell, and not a numbered note (notes set in columns
+    align just like a table, but their lines are prose)."""
+    return not chunk.numbered and len(chunk.words) <= MAX_CELL_WORDS
 
 
-def find_tables(rows: list[list[Chunk]]) -> list[list[list[Chunk]]]:
-    """Runs of two or more consecutive rows of three or more short cells in aligned
-    columns: schedules and tables. Each table is a list of rows of cells."""
-    tables: list[list[list[Chunk]]] = []
-    run: list[list[Chunk]] = []
-    for row in rows:
-        is_row = _table_row(row)
-        if is_row and run and _aligned_rows(run[-1], row) and _close_below(run[-1], row):
-            run.append(row)
+@dataclass(eq=False)
+class TableRow:
+    """One row of a table or list: its chunks in reading order, each with its column (a
+    cell that wraps onto the next line adds a second chunk in the same column)."""
+
+    chunks: list[Chunk]
+    columns: list[int]
+
+    @property
+    def text(self) -> str:
+        return " ".join(c.text for c in self.chunks)
+
+    @property
+    def bbox(self) -> BBox:
+        return union_bbox([c.bbox for c in self.chunks])
+
+    def cells(self) -> dict[int, list[Chunk]]:
+        """The row's chunks by column, left to right."""
+        cells: dict[int, list[Chunk]] = {}
+        for chunk, column in sorted(zip(self.chunks, self.columns), key=lambda p: p[1]):
+            cells.setdefault(column, []).append(chunk)
+        return cells
+
+
+@dataclass(eq=False)
+class Table:
+    """Rows whose cells line up in two or more columns: a schedule, a sheet index, an
+    abbreviation list, a legend."""
+
+    columns: list[list[Chunk]]  # every cell seen in each column, left to right
+    rows: list[TableRow]
+
+    @property
+    def height(self) -> float:
+        return median(c.height for row in self.rows for c in row.chunks)
+
+    @property
+    def bottom(self) -> float:
+        return self.rows[-1].bbox[3]
+
+    def column_of(self, chunk: Chunk) -> int | None:
+        """The first column (left to right) ``chunk`` lines up with, if any."""
+        if not _cell_like(chunk) or not _similar_height(chunk.height, self.height):
+            return None
+        tolerance = max(ALIGN_PTS, ALIGN_HEIGHTS * self.height)
+        for j, cells in enumerate(self.columns):
+            if any(_aligned(chunk.bbox, cell.bbox, tolerance) for cell in cells):
+                return j
+        return None
+
+    def add(self, row: TableRow) -> None:
+        for chunk, column in zip(row.chunks, row.columns):
+            self.columns[column].append(chunk)
+        self.rows.append(row)
+
+    def match(self, chunks: list[Chunk]) -> TableRow | None:
+        """The run of ``chunks`` (one physical row, left to right) that continues this
+        table: cells in at least two of its columns, every chunk between them a cell too."""
+        hits: list[tuple[int, int]] = []  # (index in chunks, column), columns increasing
+        for i, chunk in enumerate(chunks):
+            column = self.column_of(chunk)
+            if column is not None and (not hits or column > hits[-1][1]):
+                hits.append((i, column))
+        if len(hits) < 2:
+            return None
+        first, last = hits[0][0], hits[-1][0]
+        run = chunks[first : last + 1]
+        if not all(_cell_like(c) and _similar_height(c.height, self.height) for c in run):
+            return None
+        by_index = dict(hits)
+        columns: list[int] = []
+        for i in range(first, last + 1):
+            # A chunk between aligned cells belongs to the cell on its left.
+            columns.append(by_index[i] if i in by_index else columns[-1])
+        return TableRow(run, columns)
+
+    def continue_last_row(self, chunk: Chunk, order: ReadingOrder) -> bool:
+        """Add ``chunk`` to the last row when it continues one of its cells (a wrapped line
+        just below the cell, read right after the row); True when it did."""
+        column = self.column_of(chunk)
+        last = self.rows[-1]
+        cell = last.cells().get(column) if column is not None else None
+        if not cell:
+            return False
+        above = cell[-1]
+        below = chunk.bbox[1] >= above.bbox[1] + 0.5 * above.height
+        near = chunk.bbox[1] - above.bbox[3] <= BLOCK_GAP * max(above.height, chunk.height)
+        if not (below and near and order.follows(last.chunks[-1], chunk)):
+            return False
+        last.chunks.append(chunk)
+        last.columns.append(column)
+        self.columns[column].append(chunk)
+        return True
+
+    @property
+    def accepted(self) -> bool:
+        """MIN_TABLE_ROWS rows or more, two columns each used by two rows or more, short
+        cells."""
+        uses: dict[int, int] = {}
+        for row in self.rows:
+            for column in set(row.columns):
+                uses[column] = uses.get(column, 0) + 1
+        words = [len(c.words) for row in self.rows for c in row.chunks]
+        return (
+            len(self.rows) >= MIN_TABLE_ROWS
+            and sum(1 for n in uses.values() if n >= 2) >= 2
+            and median(words) <= MAX_MEDIAN_CELL_WORDS
+        )
+
+
+def _runs(chunks: list[Chunk]) -> list[list[Chunk]]:
+    """Maximal runs of cell-like chunks of one row, neighbours no further apart than
+    MAX_CELL_GAP text heights: the rows a new table may start from."""
+    runs: list[list[Chunk]] = []
+    run: list[Chunk] = []
+    for chunk in chunks:
+        if not _cell_like(chunk):
+            if len(run) >= 2:
+                runs.append(run)
+            run = []
             continue
-        if len(run) >= 2:
-            tables.append(run)
-        run = [row] if is_row else []
+        if run:
+            prev = run[-1]
+            near = chunk.bbox[0] - prev.bbox[2] <= MAX_CELL_GAP * min(prev.height, chunk.height)
+            if not (near and _similar_height(prev.height, chunk.height)):
+                if len(run) >= 2:
+                    runs.append(run)
+                run = []
+        run.append(chunk)
     if len(run) >= 2:
-        tables.append(run)
-    return tables
+        runs.append(run)
+    return runs
 
 
-def _close_below(upper: list[Chunk], lower: list[Chunk]) -> bool:
-    top = min(c.bbox[1] for c in lower)
-    bottom = max(c.bbox[3] for c in upper)
-    height = max(c.height for c in upper + lower)
-    return top - bottom <= 2.5 * height
+def find_tables(rows: list[list[Chunk]], order: ReadingOrder | None = None) -> list[Table]:
+    """Tables and lists: cells in two or more aligned columns over MIN_TABLE_ROWS or more
+    consecutive rows, found region by region (a sheet index beside a column of notes is
+    still a table; the notes are not part of it). With ``order``, a cell wrapped onto a
+    line of its own stays in its row."""
+    done: list[Table] = []
+    open_tables: list[Table] = []
+    for row in rows:
+        top = min(c.bbox[1] for c in row)
+        for table in [t for t in open_tables if top - t.bottom > TABLE_ROW_GAP * t.height]:
+            open_tables.remove(table)
+            done.append(table)
+        free = list(row)
+        for table in open_tables:
+            if matched := table.match(free):
+                table.add(matched)
+                free = [c for c in free if c not in matched.chunks]
+        if order is not None:
+            free = [c for c in free if not any(t.continue_last_row(c, order) for t in open_tables)]
+        for run in _runs(free):
+            open_tables.append(Table([[c] for c in run], [TableRow(run, list(range(len(run))))]))
+    return [t for t in done + open_tables if t.accepted]
 
 
 @dataclass
@@ -224,16 +417,16 @@ def segment_text(text_layer: TextLayer) -> list[Segment]:
     """Cut the page's text into note-sized segments in reading order: numbered notes with
     their wrapped lines, one segment per table row, merged prose runs; noise skipped."""
     rows = rows_of_chunks(text_layer.words)
-    tables = find_tables(rows)
-    table_cells = {id(c) for table in tables for row in table for c in row}
+    order = ReadingOrder.of(text_layer.words, rows)
+    tables = find_tables(rows, order)
+    table_cells = {id(c) for table in tables for row in table.rows for c in row.chunks}
     segments: list[tuple[float, float, Segment]] = []
     for table in tables:
-        for row in table:
-            text = " ".join(c.text for c in row)
-            box = union_bbox([c.bbox for c in row])
-            segments.append((box[1], box[0], Segment(text, box, "row")))
+        for row in table.rows:
+            box = row.bbox
+            segments.append((box[1], box[0], Segment(row.text, box, "row")))
     rest = [[c for c in row if id(c) not in table_cells] for row in rows]
-    for block in build_blocks([row for row in rest if row]):
+    for block in build_blocks([row for row in rest if row], order):
         box = block.bbox
         kind = "note" if block.numbered else "prose"
         segments.append((box[1], box[0], Segment(block.text, box, kind)))

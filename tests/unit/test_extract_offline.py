@@ -4,6 +4,7 @@ import pymupdf
 
 from services.extract.offline import extract_offline
 from services.extract.textlayer import read_text_layer
+from services.verify.oracle import check_object, index_words
 from tests.support.pdfs import NOTES, SCHEDULE_ROWS, notes_pdf, plan_pdf, schedule_pdf
 
 
@@ -14,7 +15,7 @@ def _extract(pdf: bytes):
 
 def test_numbered_notes_rejoined_with_their_wrapped_bodies():
     """Each "1." is joined with its body and wrapped lines into one general_note."""
-    layer, _, objects = _extract(notes_pdf())
+    _, _, objects = _extract(notes_pdf())
     notes = [o for o in objects if o.object_type == "general_note"]
     assert [o.source_text for o in notes] == [f"{i}. {n}" for i, n in enumerate(NOTES, 1)]
     assert notes[1].attributes == {"number": "2", "text": NOTES[1]}
@@ -38,7 +39,11 @@ def test_schedule_rows_keyed_by_header():
     rows = [o for o in objects if o.object_type == "schedule_row"]
     assert [o.tag for o in rows] == [r[0] for r in SCHEDULE_ROWS]
     assert rows[0].attributes == {
-        "MARK": "D1", "WIDTH": "3'-0\"", "HEIGHT": "7'-0\"", "TYPE": "HM", "REMARKS": "EXTERIOR"
+        "MARK": "D1",
+        "WIDTH": "3'-0\"",
+        "HEIGHT": "7'-0\"",
+        "TYPE": "HM",
+        "REMARKS": "EXTERIOR",
     }
     assert rows[1].source_text == "D2 2'-10\" 7'-0\" WD OFFICE"
 
@@ -48,8 +53,11 @@ def test_title_block_fields_fill_the_sheet_header():
     _, sheet, objects = _extract(plan_pdf("A101"))
     assert sheet.sheet_number == "A101" and sheet.sheet_number_source == "extraction"
     assert sheet.sheet_title == "FIRST FLOOR PLAN"
-    fields = {o.attributes["label"]: o.attributes["value"] for o in objects
-              if o.object_type == "title_block_field"}
+    fields = {
+        o.attributes["label"]: o.attributes["value"]
+        for o in objects
+        if o.object_type == "title_block_field"
+    }
     assert fields["PROJECT NO"] == "25177" and fields["DATE"] == "05.29.26"
     assert fields["DRAWN BY"] == "JD"
 
@@ -72,3 +80,112 @@ def test_blank_page_yields_nothing():
     doc.new_page()
     _, sheet, objects = _extract(doc.tobytes())
     assert objects == [] and sheet.sheet_number is None
+
+
+ABBREVIATIONS = [
+    ("A.F.F.", "ABOVE FINISHED FLOOR"),
+    ("GYP. BD.", "GYPSUM BOARD"),
+    ("HM", "HOLLOW METAL"),
+    ("N.I.C.", "NOT IN CONTRACT"),
+]
+
+
+def _list_page(rows: list[tuple[str, str]], *, row_major: bool = True) -> bytes:
+    """A two-column list; ``row_major=False`` writes the page's text column by column."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=792, height=612)
+    page.insert_text((40, 70), "ABBREVIATIONS", fontsize=14)
+    cells = [(col, i, cell) for i, row in enumerate(rows) for col, cell in enumerate(row)]
+    for col, i, cell in cells if row_major else sorted(cells):
+        page.insert_text((40 + 100 * col, 100 + 18 * i), cell, fontsize=10)
+    return doc.tobytes()
+
+
+def _confirmed(layer, objects) -> list[str]:
+    """The oracle's verdict on each object with a source_text (verify's text oracle)."""
+    index = index_words(layer.words)
+    return [check_object(o, index).verdict for o in objects if o.source_text]
+
+
+def test_two_column_list_is_one_row_object_per_row():
+    """An abbreviation list yields one schedule_row per entry with its cells in attributes,
+    not one object per column, and the oracle confirms every object."""
+    layer, _, objects = _extract(_list_page(ABBREVIATIONS))
+    rows = [o for o in objects if o.object_type == "schedule_row"]
+    assert [o.source_text for o in rows] == [f"{a} {b}" for a, b in ABBREVIATIONS]
+    assert rows[1].attributes == {"col1": "GYP. BD.", "col2": "GYPSUM BOARD"}
+    assert rows[1].tag == "GYP. BD."
+    assert set(_confirmed(layer, objects)) == {"confirmed"}
+
+
+def test_index_header_names_the_columns_and_wrapped_cells_stay_in_their_row():
+    """A header row without digits over rows with digits keys the cells; a title wrapped
+    onto a second line joins its row."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=792, height=612)
+    lines = [
+        (100, "SHEET", "TITLE"),
+        (118, "G001", "COVER SHEET"),
+        (136, "A101", "FLOOR PLAN"),
+        (154, "A102", "ROOF PLAN AND"),
+        (167, None, "ROOF DETAILS"),
+        (185, "A601", "DOORS"),
+    ]
+    for y, number, title in lines:
+        if number:
+            page.insert_text((40, y), number, fontsize=10)
+        page.insert_text((120, y), title, fontsize=10)
+    layer, _, objects = _extract(doc.tobytes())
+    rows = {o.tag: o for o in objects if o.object_type == "schedule_row"}
+    assert list(rows) == ["G001", "A101", "A102", "A601"]
+    assert rows["A102"].attributes == {"SHEET": "A102", "TITLE": "ROOF PLAN AND ROOF DETAILS"}
+    assert rows["A102"].source_text == "A102 ROOF PLAN AND ROOF DETAILS"
+    assert set(_confirmed(layer, objects)) == {"confirmed"}
+
+
+def test_room_names_over_numbers_are_tags_not_a_table():
+    """Two aligned rows (room names over their numbers) are not taken for a table."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=1224, height=792)
+    for x, (name, number) in zip(
+        (200, 500, 800), [("OFFICE", "101"), ("STORAGE", "102"), ("RESTROOM", "103")], strict=True
+    ):
+        page.insert_text((x, 300), f"{name} {number}", fontsize=12)
+        page.insert_text((x, 400), name, fontsize=12)
+        page.insert_text((x, 414), number, fontsize=12)
+    _, _, objects = _extract(doc.tobytes())
+    assert not [o for o in objects if o.object_type == "schedule_row"]
+    assert {o.source_text for o in objects if o.object_type == "tag"} >= {"OFFICE 101"}
+
+
+def test_list_written_column_by_column_is_still_read_by_rows():
+    """A list whose text the PDF stores column by column still yields one object per row."""
+    layer, _, objects = _extract(_list_page(ABBREVIATIONS, row_major=False))
+    rows = [o.source_text for o in objects if o.object_type == "schedule_row"]
+    assert rows == [f"{a} {b}" for a, b in ABBREVIATIONS]
+    assert set(_confirmed(layer, objects)) == {"confirmed"}
+
+
+def test_a_column_read_across_rows_is_never_one_object():
+    """Two short rows (too few for a table) written row by row: no object strings the left
+    column together, since the page never reads it that way."""
+    layer, _, objects = _extract(_list_page(ABBREVIATIONS[:2]))
+    texts = [o.source_text for o in objects]
+    assert "A.F.F. GYP. BD." not in texts
+    assert set(_confirmed(layer, objects)) == {"confirmed"}
+
+
+def test_value_under_one_of_a_row_of_labels_stands_alone():
+    """A title-block band (labels in a row, values in the row below, read row by row) gives
+    fields whose source_text is the value alone, with the label in attributes."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=792, height=612)
+    band = [("DATE", "05.29.26"), ("PROJECT NO.", "25177"), ("SCALE", "NTS")]
+    for row, size in ((0, 6), (1, 9)):
+        for i, pair in enumerate(band):
+            page.insert_text((500 + 80 * i, 500 + 12 * row), pair[row], fontsize=size)
+    layer, _, objects = _extract(doc.tobytes())
+    fields = {o.attributes["label"]: o for o in objects if o.object_type == "title_block_field"}
+    assert fields["DATE"].source_text == "05.29.26"
+    assert fields["PROJECT NO."].attributes["value"] == "25177"
+    assert set(_confirmed(layer, objects)) == {"confirmed"}

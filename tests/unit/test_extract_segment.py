@@ -47,7 +47,10 @@ def test_fallback_stubs_are_low_confidence_verbatim_and_capped():
     stub = stubs[1]
     assert stub.source_text == f"1. {NOTES[0]}"
     assert (stub.object_type, stub.confidence, stub.grounding, stub.rung) == (
-        "general_note", "low", "text_layer_fallback", "fallback"
+        "general_note",
+        "low",
+        "text_layer_fallback",
+        "fallback",
     )
     assert stub.bbox is not None and stub.page_number == 1
     assert len({s.object_id for s in fallback_stubs(layer, 200)}) == 6
@@ -66,3 +69,43 @@ def test_notes_set_in_columns_are_not_a_table():
     segments = segment_text(read_text_layer(page, 1, 20))
     assert [s.kind for s in segments] == ["note"] * 9
     assert "1. COLUMN 2 NOTE 1 FIRST LINE AND ITS SECOND LINE" in [s.text for s in segments]
+
+
+def _index_beside_notes() -> bytes:
+    """A sheet index (number, title) whose rows share their lines with a column of notes."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=1224, height=792)
+    for i, (number, title) in enumerate(SHEET_INDEX):
+        page.insert_text((40, 100 + 20 * i), number, fontsize=10)
+        page.insert_text((110, 100 + 20 * i), title, fontsize=10)
+    page.insert_text((600, 96), "1.", fontsize=10)
+    for i, line in enumerate(
+        [
+            "CONTRACTOR SHALL VERIFY ALL EXISTING CONDITIONS",
+            "BEFORE",
+            "STARTING WORK AND REPORT ANY DISCREPANCIES.",
+        ]
+    ):
+        page.insert_text((620, 96 + 13 * i), line, fontsize=10)
+    return doc.tobytes()
+
+
+SHEET_INDEX = [
+    ("G001", "COVER SHEET AND INDEX"),
+    ("A101", "FLOOR PLAN - LEVEL 1"),
+    ("A601", "DOOR SCHEDULE"),
+    ("S001", "STRUCTURAL GENERAL NOTES"),
+]
+
+
+def test_two_column_list_is_cut_row_by_row_beside_other_text():
+    """A sheet index beside a note is one segment per row; the note stays whole."""
+    texts = {s.text: s.kind for s in segment_text(_layer(_index_beside_notes()))}
+    for number, title in SHEET_INDEX:
+        assert texts[f"{number} {title}"] == "row"
+    note = (
+        "1. CONTRACTOR SHALL VERIFY ALL EXISTING CONDITIONS BEFORE"
+        " STARTING WORK AND REPORT ANY DISCREPANCIES."
+    )
+    assert texts[note] == "note"
+    assert len(texts) == len(SHEET_INDEX) + 1

@@ -1,0 +1,77 @@
+"""The benchmark scripts' pieces on 2 pages: argument parsing, the synthetic set, the
+scripted vision reply, the memory verdict. Nothing here is timed."""
+
+import json
+
+import pymupdf
+import pytest
+
+from bench import ingest, load, memory, overhead, peers, scaling, synthetic
+from services.extract.textlayer import read_text_layer
+from services.extract.vision import build_vision_messages, parse_reply
+
+
+@pytest.mark.parametrize("script", [overhead, scaling, ingest, peers, memory, load])
+def test_every_script_takes_pages(script):
+    """Each bench script accepts ``--pages`` for a smaller run."""
+    assert script.parse_args(["--pages", "2"]).pages == 2
+
+
+def test_synthetic_set_is_drawing_sheets_with_text():
+    """Two 36x24 in sheets, each with its own sheet number and title-block text."""
+    with synthetic.make_set(2) as doc:
+        assert doc.page_count == 2
+        for i, page in enumerate(doc):
+            assert (page.rect.width, page.rect.height) == (36 * 72, 24 * 72)
+            text = page.get_text()
+            assert synthetic.sheet_spec(i)[0] in text
+            assert "NORTHWIND ARCHITECTS" in text
+
+
+def test_synthetic_scanned_sheet_has_no_text_layer():
+    """With ``scanned_every=2`` the second sheet is an image with no text."""
+    with synthetic.make_set(2, scanned_every=2) as doc:
+        assert doc[0].get_text().strip()
+        assert not doc[1].get_text().strip()
+        assert doc[1].get_images()
+
+
+def test_synthetic_set_is_cached(tmp_path):
+    """The second request for a set returns the same file without writing it again."""
+    path = synthetic.set_path(2, out_dir=tmp_path)
+    written = path.stat().st_mtime_ns
+    assert synthetic.set_path(2, out_dir=tmp_path) == path
+    assert path.stat().st_mtime_ns == written
+    with pymupdf.open(path) as doc:
+        assert doc.page_count == 2
+
+
+def test_scripted_vision_reply_echoes_the_text_layer():
+    """The scaling bench's model reply has one object per text-layer line, so coverage passes."""
+    with synthetic.make_set(1) as doc:
+        layer = read_text_layer(doc[0], 1, 20)
+    request = {"messages": build_vision_messages(b"png", layer, 12000)}
+    parsed = parse_reply(scaling.echo_text_layer(request), "stop")
+    lines = [line.strip() for line in layer.text.splitlines() if line.strip()]
+    assert [o.source_text for o in parsed.objects] == lines
+
+
+def test_scripted_vision_reply_without_text_layer_is_empty():
+    """A request without a TEXT LAYER block gets an empty, valid reply."""
+    reply = json.loads(scaling.echo_text_layer({"messages": [{"role": "user", "content": "hi"}]}))
+    assert reply["objects"] == []
+
+
+def test_memory_verdict_bounds_growth():
+    """Growth within 20 MB or 10% is bounded; beyond both it is not."""
+    assert memory.growth_verdict(100.0, 115.0)[2]
+    assert memory.growth_verdict(400.0, 435.0)[2]
+    grown, pct, ok = memory.growth_verdict(400.0, 500.0)
+    assert (grown, pct, ok) == (100.0, 25.0, False)
+
+
+def test_peer_empty_share_counts_pages_without_letters_or_digits():
+    """A page whose text is only punctuation counts as having no extracted text."""
+    run = peers.PeerRun(seconds=1.0, cpu_s=0.5, texts=["A101 PLAN", " -- ", ""])
+    assert run.empty_share() == pytest.approx(2 / 3)
+    assert run.pages_per_s() == 3.0
