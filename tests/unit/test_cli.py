@@ -45,6 +45,7 @@ def verified_page(n: int, **verification) -> dict:
     return {
         "page_number": n,
         "status": "verified",
+        "has_text_layer": True,
         "sheet": {
             "sheet_number": f"A10{n}",
             "sheet_title": "FLOOR PLAN",
