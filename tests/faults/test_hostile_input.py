@@ -1,8 +1,11 @@
 """Hostile PDFs, secrets, credentials and stalls: a clear refusal or a named failed page, in bounded time."""
 
 import re
+import shutil
+import subprocess
 import time
 import zlib
+from pathlib import Path
 
 import httpx
 import pymupdf
@@ -160,3 +163,30 @@ async def test_job_without_workers_reports_stalled(settings):
         status = s.status(job_id)
     assert status["stalled"] is True
     assert "worker" in status["detail"]
+
+
+def make_tls_material(directory) -> tuple[str, str, str]:
+    """A throwaway CA and a server certificate for 127.0.0.1, made with the openssl CLI."""
+    ca_key, ca_crt = directory / "ca.key", directory / "ca.crt"
+    key, csr, crt = directory / "server.key", directory / "server.csr", directory / "server.crt"
+    ext = directory / "san.ext"
+    ext.write_text("subjectAltName=IP:127.0.0.1\n")
+    run = lambda *args: subprocess.run(["openssl", *map(str, args)], check=True, capture_output=True)  # noqa: E731
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=test-ca", "-keyout", ca_key, "-out", ca_crt)
+    run("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", key, "-out", csr)
+    run("x509", "-req", "-in", csr, "-CA", ca_crt, "-CAkey", ca_key, "-CAcreateserial", "-days", "1", "-extfile", ext, "-out", crt)
+    return str(ca_crt), str(crt), str(key)
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl CLI to make certificates")
+async def test_nats_over_tls(settings, tmp_path):
+    """Services reach a TLS-only NATS server when given its CA (SHEETFLOW_NATS_TLS_CA_FILE)."""
+    ca, crt, key = make_tls_material(tmp_path)
+    proc, url = start_nats(tmp_path / "tls", port=free_port(), extra_args=["--tls", "--tlscert", crt, "--tlskey", key])
+    try:
+        settings = settings.model_copy(update={"nats_url": url.replace("nats://", "tls://"), "nats_tls_ca_file": Path(ca)})
+        with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
+            job_id = s.upload(make_pdf(add_notes_page)).json()["job_id"]
+            assert s.wait_report(job_id)["status"] == "complete"
+    finally:
+        proc.stop()
