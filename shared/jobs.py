@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError, NoKeysError
 from nats.js.kv import KeyValue
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from shared.messages import JobOptions
 
@@ -46,6 +46,7 @@ class JobRecord(BaseModel):
     finished_at: datetime | None = None
     report_key: str | None = None
     canceled: bool = False
+    announced: bool = Field(False, description="report.ready was published")
 
 
 class PageState(BaseModel):

@@ -42,12 +42,16 @@ async def maybe_finish(
     job = await ctx.jobs.get_job(job_id)
     if job is None:
         raise RuntimeError(f"job {job_id} has no record in the job store")
-    if job.finished_at or not all(n in terminal for n in range(1, job.page_count + 1)):
+    if job.announced or not all(n in terminal for n in range(1, job.page_count + 1)):
         return
     async with locks.setdefault(job_id, asyncio.Lock()):  # two last pages finishing at once
         job = await ctx.jobs.get_job(job_id)
         if job and not job.finished_at:
-            await write_report(ctx, job, await ctx.jobs.terminal_pages(job_id))
+            job = await write_report(ctx, job, await ctx.jobs.terminal_pages(job_id))
+        if job and not job.announced:
+            # Announced only once the report can be fetched; a crash before this line
+            # leaves announced false, so the redelivered event announces it.
+            await announce(ctx, job)
     locks.pop(job_id, None)
 
 
@@ -68,7 +72,7 @@ async def _thumbnail(ctx: ServiceContext, job_id: str, page_number: int) -> byte
     return await asyncio.to_thread(make_thumbnail, png)
 
 
-async def write_report(ctx: ServiceContext, job: JobRecord, terminal: dict[int, str]) -> None:
+async def write_report(ctx: ServiceContext, job: JobRecord, terminal: dict[int, str]) -> JobRecord | None:
     pages = range(1, job.page_count + 1)
     outcomes = await asyncio.gather(*(_outcome(ctx, job.job_id, n, terminal[n]) for n in pages))
     thumbnails = await asyncio.gather(*(_thumbnail(ctx, job.job_id, n) for n in pages))
@@ -92,17 +96,24 @@ async def write_report(ctx: ServiceContext, job: JobRecord, terminal: dict[int, 
     json_key, html_key = Keys.report(job.job_id, "json"), Keys.report(job.job_id, "html")
     await ctx.store.put_json(json_key, report)
     await ctx.store.put_bytes(html_key, html.encode(), "text/html; charset=utf-8")
+    finished = await ctx.jobs.update_job(
+        job.job_id, status=report["status"], finished_at=finished_at, report_key=json_key
+    )
+    log.info("report for %s: %s, %s pages", job.job_id, report["status"], job.page_count)
+    return finished
+
+
+async def announce(ctx: ServiceContext, job: JobRecord) -> None:
+    """Publish report.ready from the stored report; de-duplicated by job id."""
+    report = await ctx.store.get_json(Keys.report(job.job_id, "json"))
     ready = ReportReady(
         job_id=job.job_id,
         file_name=job.file_name,
         page_count=job.page_count,
         status=report["status"],
         summary=report_ready_summary(report),
-        report_key=json_key,
-        html_key=html_key,
+        report_key=Keys.report(job.job_id, "json"),
+        html_key=Keys.report(job.job_id, "html"),
     )
     await ctx.publish(subjects.REPORT_READY, ready, dedup_id=job.job_id)
-    await ctx.jobs.update_job(
-        job.job_id, status=report["status"], finished_at=finished_at, report_key=json_key
-    )
-    log.info("report for %s: %s, %s pages", job.job_id, report["status"], job.page_count)
+    await ctx.jobs.update_job(job.job_id, announced=True)

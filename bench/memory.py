@@ -1,0 +1,124 @@
+"""Memory across jobs (issue 7): 30 jobs in a row through one embedded stack (offline
+extractor); the resident memory (RSS, children included) of every service and server
+process after each job; growth from the end of the warm-up (job 5) to the end.
+
+    python bench/memory.py [--jobs 30] [--pages 5] [--warmup 5] [--scanned-every 0]
+
+Bounded means: no service grew by more than ``max(LIMIT_MB, LIMIT_SHARE x its warm RSS)``
+after warm-up. Last line: ``RESULT memory_growth_max_pct <largest service growth, %>``.
+"""
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.common import (  # noqa: E402
+    embedded_servers,
+    isolated,
+    report_pages_ok,
+    result_line,
+    rss_mb,
+    run_job,
+    services,
+)
+from bench.synthetic import set_bytes  # noqa: E402
+from shared.runtime import SERVICES  # noqa: E402
+
+LIMIT_MB = 20.0
+LIMIT_SHARE = 0.10
+# A service whose RSS still climbs faster than this over the later jobs is named, bounded or not.
+RISING_MB_PER_JOB = 0.25
+
+
+def growth_verdict(warm: float, end: float) -> tuple[float, float, bool]:
+    """Growth in MB and in % of ``warm``, and whether it is within the bound."""
+    grown = end - warm
+    within = grown <= max(LIMIT_MB, LIMIT_SHARE * warm)
+    return grown, 100 * grown / warm if warm else 0.0, within
+
+
+def slope_mb_per_job(values: list[float]) -> float:
+    """Least-squares slope of ``values`` (one sample per job): still rising, or flat."""
+    n = len(values)
+    if n < 2:
+        return 0.0
+    mean_x, mean_y = (n - 1) / 2, sum(values) / n
+    cov = sum((x - mean_x) * (y - mean_y) for x, y in enumerate(values))
+    return cov / sum((x - mean_x) ** 2 for x in range(n))
+
+
+def kind(process_name: str) -> str:
+    return process_name.split("-")[0]
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="service RSS across jobs in a row")
+    parser.add_argument("--jobs", type=int, default=30)
+    parser.add_argument("--pages", type=int, default=5)
+    parser.add_argument("--warmup", type=int, default=5, help="jobs before the reference sample")
+    parser.add_argument("--scanned-every", type=int, default=0, help="k: every k-th sheet a scan")
+    return parser.parse_args(argv)
+
+
+def main() -> None:
+    args = parse_args()
+    if not 1 <= args.warmup < args.jobs:
+        raise SystemExit("--warmup must be at least 1 and below --jobs")
+    pdf = set_bytes(args.pages, scanned_every=args.scanned_every or None)
+    samples: list[dict[str, float]] = []
+    with embedded_servers("memory") as servers:
+        settings = isolated(servers.settings)
+        with services(settings, extract_workers=1) as running:
+            watched = [*running.procs, *servers.processes]
+            for job in range(1, args.jobs + 1):
+                report, seconds = asyncio.run(run_job(settings, pdf))
+                if report["status"] != "complete" or not report_pages_ok(report, args.pages):
+                    raise RuntimeError(f"job {job} is missing pages: {report['summary']}")
+                samples.append({kind(p.name): rss_mb(p) for p in watched})
+                row = "  ".join(f"{name} {mb:.0f}" for name, mb in samples[-1].items())
+                print(f"  job {job:>2} ({seconds:4.1f} s) RSS MB: {row}", flush=True)
+
+    warm, end = samples[args.warmup - 1], samples[-1]
+    print(
+        f"{args.jobs} jobs of {args.pages} sheets in a row; "
+        f"RSS after job {args.warmup} (warm) vs job {args.jobs} (end)"
+    )
+    print(
+        f"  {'process':<10} {'warm MB':>8} {'end MB':>8} {'growth MB':>10} {'growth %':>9}"
+        f" {'peak MB':>8} {'late MB/job':>12}  bounded"
+    )
+    worst = 0.0
+    unbounded = []
+    rising = []
+    late = samples[(args.warmup + args.jobs) // 2 :]  # the second half after warm-up
+    for name in warm:
+        grown, pct, ok = growth_verdict(warm[name], end[name])
+        peak = max(s[name] for s in samples[args.warmup - 1 :])
+        slope = slope_mb_per_job([s[name] for s in late])
+        print(
+            f"  {name:<10} {warm[name]:>8.0f} {end[name]:>8.0f} {grown:>+10.1f} {pct:>+8.1f}%"
+            f" {peak:>8.0f} {slope:>+12.2f}  {'yes' if ok else 'NO'}"
+        )
+        if name in SERVICES:
+            worst = max(worst, pct)
+            if not ok:
+                unbounded.append(name)
+            if slope > RISING_MB_PER_JOB:
+                rising.append(f"{name} ({slope:+.2f} MB/job)")
+    bound = f"{LIMIT_MB:.0f} MB or {LIMIT_SHARE:.0%}, whichever is larger"
+    if unbounded:
+        print(f"  verdict: growth NOT bounded for {', '.join(unbounded)} (limit {bound})")
+    else:
+        print(f"  verdict: every service's growth after warm-up is within {bound}")
+    if rising:
+        print(f"  still rising over the later jobs: {', '.join(rising)}")
+    print(result_line("memory_growth_max_pct", worst))
+
+
+if __name__ == "__main__":
+    main()

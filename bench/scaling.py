@@ -1,0 +1,161 @@
+"""Worker scaling when the model is the bottleneck: a scripted OpenAI-compatible server
+answers every vision call after a fixed latency (1 s); pages/s end to end with 1, 2 and 4
+extract workers, each taking 8 pages at once; efficiency = speed-up / workers.
+
+    python bench/scaling.py [--pages 128] [--latency 1.0] [--workers 1 2 4]
+
+The scripted reply returns one object per text-layer line, so coverage passes on rung 1
+and the model is called once per page (rung 2 and the judge are off for the job too).
+Last line: ``RESULT scaling_efficiency_4 <efficiency at the most workers>`` (goal >= 0.9).
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.common import (  # noqa: E402
+    cpu_by_name,
+    cpu_delta,
+    cpu_line,
+    embedded_servers,
+    isolated,
+    own_cpu_seconds,
+    report_pages_ok,
+    result_line,
+    run_job,
+    services,
+    watch,
+)
+from bench.synthetic import set_bytes  # noqa: E402
+from services.extract.vision import TEXT_LAYER_HEADING  # noqa: E402
+from shared.runtime import EmbeddedServers  # noqa: E402
+from shared.settings import Settings  # noqa: E402
+from tests.support.model_server import ModelReply, ScriptedModelServer, request_text  # noqa: E402
+
+GOAL = 0.9
+CONCURRENCY = 8
+WARMUP_PAGES = 4
+JOB_OPTIONS = {"text_retry": False, "judge": False}
+
+
+def echo_text_layer(request: dict) -> str:
+    """A vision reply with one object per line of the request's TEXT LAYER block: what a
+    diligent model returns, and enough for coverage to pass without rung 2."""
+    text = request_text(request)
+    layer = text.split(TEXT_LAYER_HEADING, 1)[1] if TEXT_LAYER_HEADING in text else ""
+    lines = [line.strip() for line in layer.splitlines() if line.strip()]
+    objects = [{"object_type": "text", "source_text": line, "confidence": "high"} for line in lines]
+    return json.dumps({"sheet": {}, "objects": objects, "unresolved_items": []})
+
+
+def responder(latency_s: float):
+    return lambda request: ModelReply(content=echo_text_layer(request), delay_s=latency_s)
+
+
+async def timed_job(settings: Settings, pdf: bytes, pages: int) -> tuple[float, float]:
+    """Seconds from upload to report, and to the last ``page.extracted``."""
+    async with watch(settings) as watcher:
+        started = time.perf_counter()
+        report, _ = await run_job(settings, pdf, options=JOB_OPTIONS)
+        if not report_pages_ok(report, pages):
+            raise RuntimeError("the report does not hold every page once")
+        job_id = report["job_id"]
+        return watcher.reports[job_id] - started, max(watcher.extracted[job_id]) - started
+
+
+@dataclass
+class Measured:
+    total_s: float  # upload to report.ready
+    extract_s: float  # upload to the last page.extracted
+    cpu: dict[str, float]  # CPU seconds by process kind (services, NATS, S3, "bench" = this
+    # process, which hosts the scripted model server)
+
+    @property
+    def cpu_s(self) -> float:
+        return sum(self.cpu.values())
+
+
+def measure(
+    servers: EmbeddedServers, model_url: str, workers: int, pdf: bytes, warmup: bytes, pages: int
+) -> Measured:
+    """One timed job on a fresh set of services with ``workers`` extract workers."""
+    settings = isolated(
+        servers.settings,
+        llm_base_url=model_url,
+        llm_extract_model="scripted-vision",
+        llm_concurrency=CONCURRENCY,
+        extract_concurrency=CONCURRENCY,
+    )
+    with services(settings, extract_workers=workers) as running:
+        asyncio.run(run_job(settings, warmup, options=JOB_OPTIONS))
+        everyone = [*running.procs, *servers.processes]
+        before = {**cpu_by_name(everyone), "bench": own_cpu_seconds()}
+        total, extract = asyncio.run(timed_job(settings, pdf, pages))
+        after = {**cpu_by_name(everyone), "bench": own_cpu_seconds()}
+    return Measured(total, extract, cpu_delta(before, after))
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="pages/s with 1, 2 and 4 extract workers")
+    parser.add_argument("--pages", type=int, default=128)
+    parser.add_argument("--latency", type=float, default=1.0, help="seconds per model call")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
+    return parser.parse_args(argv)
+
+
+def main() -> None:
+    args = parse_args()
+    pdf, warmup = set_bytes(args.pages), set_bytes(WARMUP_PAGES)
+    results: dict[int, Measured] = {}
+    model = ScriptedModelServer(responder(args.latency))
+    with model, embedded_servers("scaling") as servers:
+        for workers in args.workers:
+            model.requests.clear()
+            results[workers] = measure(servers, model.base_url, workers, pdf, warmup, args.pages)
+            calls = len(model.requests)
+            timed = calls - WARMUP_PAGES
+            print(f"  {workers} worker(s): {calls} model calls, {timed} timed", flush=True)
+
+    base = min(results)
+    base_pps = args.pages / results[base].total_s
+    base_extract_pps = args.pages / results[base].extract_s
+    cores = os.cpu_count() or 1
+    print(
+        f"{args.pages} sheets, model latency {args.latency:.1f} s/call, "
+        f"{CONCURRENCY} pages in flight per worker, {cores} cores"
+    )
+    print(
+        f"  {'workers':>7} {'pages/s':>8} {'ideal':>6} {'speed-up':>9} {'efficiency':>10}"
+        f" {'extract pages/s':>16} {'CPU s/page':>11} {'CPU cap pages/s':>16}"
+    )
+    efficiency = 0.0
+    for workers, m in results.items():
+        pps = args.pages / m.total_s
+        ideal = workers * CONCURRENCY / args.latency
+        speedup = pps / base_pps
+        efficiency = speedup / (workers / base)
+        extract_pps = args.pages / m.extract_s
+        cpu_per_page = m.cpu_s / args.pages
+        print(
+            f"  {workers:>7} {pps:>8.2f} {ideal:>6.1f} {speedup:>8.2f}x {efficiency:>10.2f}"
+            f" {extract_pps:>8.2f} ({extract_pps / base_extract_pps:.2f}x)"
+            f" {cpu_per_page:>11.3f} {cores / cpu_per_page:>16.1f}"
+        )
+    for workers, m in results.items():
+        print(f"  CPU ms/page by process, {workers} worker(s): {cpu_line(m.cpu, args.pages)}")
+    print("  ideal = workers x in-flight / latency; CPU cap = cores / CPU seconds per page")
+    print(f"  goal: efficiency >= {GOAL} at {max(results)} workers")
+    print(result_line(f"scaling_efficiency_{max(results)}", efficiency))
+
+
+if __name__ == "__main__":
+    main()
