@@ -47,6 +47,7 @@ async def extract(ctx: ServiceContext, sources: SourceCache, task: ExtractPage) 
     await asyncio.gather(
         ctx.store.put_json(text_key, out.text_layer),
         ctx.store.put_bytes(Keys.page(task.job_id, task.page_number, "image.png"), out.png, "image/png"),
+        ctx.store.put_bytes(Keys.page(task.job_id, task.page_number, "thumb.jpg"), out.thumbnail, "image/jpeg"),
         ctx.store.put_json(result_key, out.result),
     )
     event = PageExtracted(

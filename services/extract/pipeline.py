@@ -21,6 +21,7 @@ from services.extract.render import (
     check_page_content,
     check_page_size,
     render_page_png,
+    render_thumbnail_jpeg,
     render_zoom,
 )
 from services.extract.structuring import build_structuring_messages
@@ -58,10 +59,12 @@ class PageUnreadable(Exception):
 class Rung1Output:
     """Rung 1's products: the text layer (``pages/{n}/text.json``; OCR words with
     ``source="ocr"`` on a scanned page read offline), the page image
-    (``pages/{n}/image.png``) and the extraction result (``pages/{n}/extracted.json``)."""
+    (``pages/{n}/image.png``), its thumbnail for the report (``pages/{n}/thumb.jpg``) and the
+    extraction result (``pages/{n}/extracted.json``)."""
 
     text_layer: TextLayer
     png: bytes
+    thumbnail: bytes
     result: ExtractionResult
 
 
@@ -69,6 +72,7 @@ class Rung1Output:
 class _Page:
     text_layer: TextLayer
     png: bytes
+    thumbnail: bytes
     zoom: float  # image pixels per PDF point
     has_images: bool
 
@@ -100,6 +104,7 @@ def _read_page(pdf: bytes, page_number: int, settings: Settings) -> _Page:
             return _Page(
                 text_layer=read_text_layer(page, page_number, settings.text_layer_min_chars),
                 png=render_page_png(page, max_px, max_pixels),
+                thumbnail=render_thumbnail_jpeg(page),
                 zoom=render_zoom(page, max_px, max_pixels),
                 has_images=bool(page.get_images()),
             )
@@ -235,7 +240,9 @@ async def extract_rung1(
             worker_id=worker_id,
             started=started,
         )
-        return Rung1Output(text_layer=page.text_layer, png=page.png, result=result)
+        return Rung1Output(
+            text_layer=page.text_layer, png=page.png, thumbnail=page.thumbnail, result=result
+        )
 
     def offline() -> tuple[TextLayer, SheetHeader, list[PageObject], GuardCounts]:
         text_layer, sheet, objects = _extract_offline(page, settings)
@@ -255,7 +262,9 @@ async def extract_rung1(
         worker_id=worker_id,
         elapsed_ms=_elapsed_ms(started),
     )
-    return Rung1Output(text_layer=text_layer, png=page.png, result=result)
+    return Rung1Output(
+        text_layer=text_layer, png=page.png, thumbnail=page.thumbnail, result=result
+    )
 
 
 async def structure_text(

@@ -29,6 +29,14 @@ def render_page_png(page: pymupdf.Page, max_px: int, max_pixels: int) -> bytes:
     return pixmap.tobytes("png")
 
 
+def render_thumbnail_jpeg(page: pymupdf.Page, max_px: int = 360) -> bytes:
+    """A small JPEG of the page for the report, rendered straight from the PDF (cheaper
+    than shrinking the full-size PNG)."""
+    zoom = max_px / max(page.rect.width, page.rect.height)
+    pixmap = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
+    return pixmap.tobytes("jpeg", jpg_quality=80)
+
+
 def check_page_size(page: pymupdf.Page, max_side_in: float) -> str | None:
     """A sentence refusing an absurd page (no area, or a side longer than ``max_side_in``
     inches), or None when the page is fine."""

@@ -1,32 +1,17 @@
 """Render ``report.json`` as a self-contained HTML page a reviewer can read."""
 
 import base64
-import math
 from datetime import datetime
 from functools import cache
 from typing import Any
 
-import pymupdf
 from jinja2 import Environment, PackageLoader, select_autoescape
-
-
-def make_thumbnail(png: bytes, max_px: int = 360) -> bytes:
-    """Shrink a page image (PNG or any format PyMuPDF reads) to a JPEG no longer than ``max_px``."""
-    pix = pymupdf.Pixmap(png)
-    if pix.alpha:
-        pix = pymupdf.Pixmap(pix, 0)
-    # Halving in place (shrink) rather than resampling into a new Pixmap: the latter leaks
-    # about half a MB per call in PyMuPDF and is ten times slower.
-    halvings = math.ceil(math.log2(max(pix.width, pix.height) / max_px))
-    if halvings > 0:
-        pix.shrink(halvings)
-    return pix.tobytes("jpeg", jpg_quality=80)
 
 
 def render_report_html(report: dict[str, Any], thumbnails: dict[int, bytes]) -> str:
     """Render a ``build_report`` document as one HTML file (thumbnails embedded as data URIs).
 
-    ``thumbnails`` maps page number → JPEG or PNG bytes (see ``make_thumbnail``);
+    ``thumbnails`` maps page number → JPEG or PNG bytes (``pages/{n}/thumb.jpg``);
     a page without one shows a placeholder.
     """
     pages = [_page_view(page, thumbnails.get(page["page_number"])) for page in report["pages"]]

@@ -11,7 +11,8 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
+
+from rapidfuzz.distance import Indel
 
 from shared.models import BBox, CoveredPage, ObjectVerification, PageObject, TextLayer, Word
 
@@ -159,13 +160,7 @@ _Window = tuple[tuple[float, float], int, int, float]  # (score key, start, end,
 
 
 def _best_window(index: WordIndex, claim: _Claim) -> _Window | None:
-    shape_m = SequenceMatcher(autojunk=False)
-    shape_m.set_seq2(_shape(claim.full))
-    full_m = SequenceMatcher(autojunk=False)
-    full_m.set_seq2(claim.full)
-    letter_m = SequenceMatcher(autojunk=False)
-    letter_m.set_seq2(claim.letters)
-
+    claim_shape = _shape(claim.full)
     best: _Window | None = None
     for a, b in _candidate_spans(index, claim.tokens):
         window = index.tokens[a:b]
@@ -175,18 +170,18 @@ def _best_window(index: WordIndex, claim: _Claim) -> _Window | None:
                 continue
             key, letter_sim = (1.0, 1.0), 1.0
         else:
-            letter_m.set_seq1(_letters(window))
-            if letter_m.real_quick_ratio() < LETTER_MATCH or letter_m.quick_ratio() < LETTER_MATCH:
-                continue
-            letter_sim = letter_m.ratio()
+            letter_sim = Indel.normalized_similarity(
+                _letters(window), claim.letters, score_cutoff=LETTER_MATCH
+            )
             if letter_sim < LETTER_MATCH:
                 continue
             # Shape (digit-runs masked) picks the window laid out like the claim,
             # so "(5) 2X6 STUD PACK" beats "2X6 STUD PACK" for "(2) 2X6 STUD PACK";
             # the exact text breaks ties in favour of a correct reading.
-            shape_m.set_seq1(_shape(full))
-            full_m.set_seq1(full)
-            key = (shape_m.ratio(), full_m.ratio())
+            key = (
+                Indel.normalized_similarity(_shape(full), claim_shape),
+                Indel.normalized_similarity(full, claim.full),
+            )
         if best is None or (key, -a) > (best[0], -best[1]):
             best = (key, a, b, letter_sim)
     return best

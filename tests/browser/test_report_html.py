@@ -7,8 +7,9 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from services.extract.render import render_thumbnail_jpeg
 from services.report.assemble import FailedPage, JobInfo, build_report
-from services.report.html import make_thumbnail, render_report_html
+from services.report.html import render_report_html
 from shared.models import (
     Coverage,
     ObjectVerification,
@@ -38,8 +39,8 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def sheet_pngs() -> dict[int, bytes]:
-    """Page images of a tiny 36x24 set, as the extract stage would store them."""
+def sheet_thumbnails() -> dict[int, bytes]:
+    """Thumbnails of a tiny 36x24 set, as the extract stage stores them."""
     doc = pymupdf.open()
     for n in range(1, 5):
         page = doc.new_page(width=2592, height=1728)
@@ -54,7 +55,7 @@ def sheet_pngs() -> dict[int, bytes]:
             page.insert_text(
                 (120, 160 + i * 60), f"{i + 1}. GENERAL NOTE LINE {i + 1}", fontsize=24
             )
-    return {i + 1: p.get_pixmap(dpi=20).tobytes("png") for i, p in enumerate(doc)}
+    return {i + 1: render_thumbnail_jpeg(p) for i, p in enumerate(doc)}
 
 
 def verified(
@@ -164,7 +165,7 @@ def sample_report() -> dict:
 def test_report_renders_in_headless_chromium(tmp_path):
     """The page loads, names every sheet, puts failed pages before the cards, and logs no errors."""
     report = sample_report()
-    thumbnails = {n: make_thumbnail(png) for n, png in sheet_pngs().items() if n != 3}
+    thumbnails = {n: thumb for n, thumb in sheet_thumbnails().items() if n != 3}
     path = tmp_path / "report.html"
     path.write_text(render_report_html(report, thumbnails), encoding="utf-8")
 

@@ -6,8 +6,9 @@ from datetime import UTC, datetime
 
 import pymupdf
 
+from services.extract.render import render_thumbnail_jpeg
 from services.report.assemble import FailedPage, JobInfo, build_report
-from services.report.html import make_thumbnail, render_report_html
+from services.report.html import render_report_html
 from shared.models import (
     Coverage,
     ObjectVerification,
@@ -49,13 +50,6 @@ def report(pages, page_count: int | None = None, file_name: str = "set.pdf") -> 
         created_at=datetime(2026, 5, 29, tzinfo=UTC),
     )
     return build_report(job, pages, finished_at=datetime(2026, 5, 29, 0, 1, tzinfo=UTC))
-
-
-def png_of_page(width: float = 360, height: float = 240) -> bytes:
-    doc = pymupdf.open()
-    p = doc.new_page(width=width, height=height)
-    p.insert_text((20, 40), "A101 FLOOR PLAN", fontsize=20)
-    return p.get_pixmap(dpi=144).tobytes("png")
 
 
 def test_hostile_text_is_escaped():
@@ -115,22 +109,17 @@ def test_refuted_object_cites_actual_text():
     assert "(5) 2X6 STUD PACK" in cited
 
 
-def test_thumbnail_is_small_jpeg_embedded_as_data_uri():
-    """make_thumbnail halves down to at most max_px as JPEG; the HTML embeds it, self-contained."""
-    thumb = make_thumbnail(png_of_page(), max_px=120)
+def test_thumbnail_is_embedded_as_data_uri():
+    """The page thumbnail (a JPEG rendered by extract) is embedded, so the file is self-contained."""
+    doc = pymupdf.open()
+    doc.new_page(width=2592, height=1728).insert_text((100, 200), "A101 FLOOR PLAN", fontsize=80)
+    thumb = render_thumbnail_jpeg(doc[0], max_px=120)
     assert thumb.startswith(b"\xff\xd8")
-    pix = pymupdf.Pixmap(thumb)
-    assert 60 <= max(pix.width, pix.height) <= 120
+    assert max(pymupdf.Pixmap(thumb).width, pymupdf.Pixmap(thumb).height) == 120
     html = render_report_html(report([page(1, "A101")]), {1: thumb})
     match = re.search(r'src="data:image/jpeg;base64,([A-Za-z0-9+/=]+)"', html)
     assert match and base64.b64decode(match.group(1)) == thumb
     assert "http://" not in html and "https://" not in html
-
-
-def test_small_image_is_not_enlarged():
-    """An image already smaller than max_px keeps its size."""
-    pix = pymupdf.Pixmap(make_thumbnail(png_of_page(100, 50), max_px=1000))
-    assert (pix.width, pix.height) == (200, 100)
 
 
 def test_verdict_badges():
