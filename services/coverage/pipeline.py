@@ -183,5 +183,5 @@ async def finish(ctx: ServiceContext, state: LadderState, floor: float) -> None:
         sheet=covered.sheet,
         options=state.options,
     )
-    await ctx.publish(subjects.PAGE_COVERED, event, dedup_id=msg_id(state.job_id, state.page_number))
     await ctx.mark(state.job_id, state.page_number, "covered")
+    await ctx.publish(subjects.PAGE_COVERED, event, dedup_id=msg_id(state.job_id, state.page_number))

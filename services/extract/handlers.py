@@ -61,8 +61,9 @@ async def extract(ctx: ServiceContext, sources: SourceCache, task: ExtractPage) 
         usage=out.result.usage,
         options=task.options,
     )
-    await ctx.publish(subjects.PAGE_EXTRACTED, event, dedup_id=msg_id(task.job_id, task.page_number))
+    # Marked before announced: whoever sees the event also sees the page's progress.
     await ctx.mark(task.job_id, task.page_number, "extracted")
+    await ctx.publish(subjects.PAGE_EXTRACTED, event, dedup_id=msg_id(task.job_id, task.page_number))
 
 
 async def answer(ctx: ServiceContext, task: StructurePage | FallbackPage, result: ExtractionResult) -> None:

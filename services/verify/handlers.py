@@ -48,8 +48,8 @@ async def verify(ctx: ServiceContext, sources: SourceCache, event: PageCovered) 
     verified_key = Keys.page(job, n, "verified.json")
     await ctx.store.put_json(verified_key, out.verified)
     event_out = PageVerified(job_id=job, page_number=n, verified_key=verified_key, verdict=out.verified.verdict)
-    await ctx.publish(subjects.PAGE_VERIFIED, event_out, dedup_id=msg_id(job, n))
     await ctx.mark(job, n, "verified")
+    await ctx.publish(subjects.PAGE_VERIFIED, event_out, dedup_id=msg_id(job, n))
 
 
 def register(ctx: ServiceContext) -> None:
