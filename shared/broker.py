@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 
 import nats.errors
 import nats.js.errors
+from faststream import BaseMiddleware
 from faststream.nats import NatsBroker, NatsMessage
 from faststream.nats.security import (
     NatsCredentials,
@@ -26,7 +27,7 @@ from faststream.nats.security import (
     NatsUserPassword,
 )
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from shared import subjects
 from shared.messages import PageFailed
@@ -36,6 +37,20 @@ from shared.storage import is_storage_outage
 log = logging.getLogger("sheetflow.broker")
 
 DUPLICATE_WINDOW_S = 120.0
+
+
+class RejectMalformed(BaseMiddleware):
+    """A message that does not parse as its contract can never succeed: terminate it (and
+    log it) instead of letting JetStream redeliver it forever. Everything after parsing is
+    settled by ``run_page_stage``."""
+
+    async def consume_scope(self, call_next, msg):
+        try:
+            return await call_next(msg)
+        except ValidationError as exc:
+            subject = getattr(msg.raw_message, "subject", "?")
+            log.error("terminated a malformed message on %s: %s", subject, exc.errors()[:3])
+            await msg.reject()
 
 
 class PageFailure(Exception):
@@ -88,6 +103,7 @@ def make_broker(settings: Settings, name: str) -> NatsBroker:
         reconnect_time_wait=1,
         connect_timeout=5,
         logger=logging.getLogger(f"sheetflow.{name}.faststream"),
+        middlewares=[RejectMalformed],
     )
 
 

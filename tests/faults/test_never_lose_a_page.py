@@ -188,3 +188,19 @@ async def test_every_stage_message_twice_gives_identical_report(settings):
     assert comparable(doubled) == comparable(clean)
     assert comparable(again) == comparable(clean)
     assert_every_page_once(doubled, 4)
+
+
+async def test_malformed_message_is_terminated_not_redelivered(settings):
+    """Garbage on page.extract is terminated once (no endless redelivery) and the worker serves on."""
+    with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
+        nc = await nats.connect(settings.nats_url)
+        js = nc.jetstream()
+        await js.publish(settings.subject("page.extract"), b'{"job_id": 7, "nonsense": true}')
+        job_id = await asyncio.to_thread(lambda: s.upload(small_set(2)).json()["job_id"])
+        report = await asyncio.to_thread(s.wait_report, job_id)
+        info = await js.consumer_info(settings.stream_name, "extract")
+        await nc.close()
+        logs = s.logs()
+    assert_every_page_once(report, 2)
+    assert info.num_ack_pending == 0 and info.num_redelivered == 0
+    assert "terminated a malformed message" in logs
