@@ -230,19 +230,12 @@ async def watch(settings: Settings) -> AsyncIterator[Watcher]:
         await nc.close()
 
 
-async def fetch_report(
-    client: httpx.AsyncClient, api: str, job_id: str, timeout: float = 30
-) -> dict:
-    """The job's report. Retried on 404: ``report.ready`` is published before the job record
-    says the job finished (services/report/finalize.py ``write_report``), so for a moment the
-    API still answers "report_not_ready"."""
-    deadline = time.monotonic() + timeout
-    while True:
-        r = await client.get(f"{api}/v1/jobs/{job_id}/report", timeout=30)
-        if r.status_code != 404 or time.monotonic() > deadline:
-            r.raise_for_status()
-            return r.json()
-        await asyncio.sleep(0.05)
+async def fetch_report(client: httpx.AsyncClient, api: str, job_id: str) -> dict:
+    """The job's report. Fetched once: ``report.ready`` is published only after the job
+    record says finished, so a 404 here is a bug worth failing on."""
+    r = await client.get(f"{api}/v1/jobs/{job_id}/report", timeout=30)
+    r.raise_for_status()
+    return r.json()
 
 
 async def run_job(

@@ -25,13 +25,17 @@ async def verify(ctx: ServiceContext, sources: SourceCache, event: PageCovered) 
         ctx.store.get_model(event.covered_key, CoveredPage),
         ctx.store.get_model(event.text_key, TextLayer),
     )
-    try:
-        png = await ctx.store.get_bytes(Keys.page(job, n, "image.png"))
-    except ObjectMissing:
-        png = None
     judge_enabled = event.options.judge is not False
+    judging = judge_enabled and judge_configured(ctx)
+    png = None
+    # The page image only matters to the judge and to telling a blank page from a scan.
+    if judging or not text_layer.has_text_layer:
+        try:
+            png = await ctx.store.get_bytes(Keys.page(job, n, "image.png"))
+        except ObjectMissing:
+            png = None
     # The PDF is only needed to render high-DPI evidence crops for the judge.
-    pdf = await sources.get(Keys.source(job)) if judge_enabled and judge_configured(ctx) else None
+    pdf = await sources.get(Keys.source(job)) if judging else None
     out = await verify_page(
         covered,
         text_layer,
