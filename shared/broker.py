@@ -184,7 +184,13 @@ async def run_page_stage(
         failed = PageFailed(
             job_id=job_id, page_number=page_number, stage=stage, reason=reason, deliveries=delivery
         )
-        await publish(broker, settings, subjects.PAGE_FAILED, failed, dedup_id=msg_id(job_id, page_number, stage))
+        await publish(
+            broker,
+            settings,
+            subjects.PAGE_FAILED,
+            failed,
+            dedup_id=msg_id(job_id, page_number, stage),
+        )
         log.warning("page %s/%s failed in %s: %s", job_id, page_number, stage, reason)
 
     if delivery > settings.max_deliver:
@@ -207,7 +213,13 @@ async def run_page_stage(
                 if not is_outage(exc) or time.monotonic() > deadline:
                     raise
                 attempt += 1
-                log.warning("%s page %s/%s waits out an outage: %s", stage, job_id, page_number, describe(exc))
+                log.warning(
+                    "%s page %s/%s waits out an outage: %s",
+                    stage,
+                    job_id,
+                    page_number,
+                    describe(exc),
+                )
                 await asyncio.sleep(backoff_s(settings, attempt))
 
     keep_alive = asyncio.create_task(_keep_alive(msg, settings.in_progress_interval_s))
@@ -226,7 +238,12 @@ async def run_page_stage(
             delay = backoff_s(settings, delivery)
             log.warning(
                 "%s page %s/%s delivery %s failed, retrying in %.1fs: %s",
-                stage, job_id, page_number, delivery, delay, describe(exc),
+                stage,
+                job_id,
+                page_number,
+                delivery,
+                delay,
+                describe(exc),
             )
             await msg.nack(delay=delay)
     else:

@@ -372,9 +372,13 @@ def up(
         settings = load_settings()
         services = available_services()
         try:
-            with stop_on_signals(), running_stack(
-                settings, extract_workers=extract_workers, services=services
-            ) as (live, procs):
+            with (
+                stop_on_signals(),
+                running_stack(settings, extract_workers=extract_workers, services=services) as (
+                    live,
+                    procs,
+                ),
+            ):
                 print_endpoints(settings, live, services, extract_workers)
                 with api_client(api_url(live), secret(live.api_token)) as client:
                     wait_ready(client, lambda: ensure_alive(procs), READY_TIMEOUT_S)

@@ -52,7 +52,6 @@ class JobRecord(BaseModel):
 class PageState(BaseModel):
     stage: PageStage
     updated_at: datetime
-    detail: str | None = None
 
 
 class JobStore:
@@ -102,15 +101,17 @@ class JobStore:
         return bool(job and job.canceled)
 
     # pages
-    async def mark_page(self, job_id: str, page_number: int, stage: PageStage, detail: str | None = None) -> None:
-        """Record that a page reached ``stage``; never moves a page backwards."""
+    async def mark_page(self, job_id: str, page_number: int, stage: PageStage) -> None:
+        """Record that a page reached ``stage``; never moves a page backwards, and a
+        verified page is never marked failed by a late duplicate."""
         key = f"page.{job_id}.{page_number}"
         current = await self._get(key)
-        if current and STAGE_RANK[current[0]["stage"]] > STAGE_RANK[stage]:
+        if current and (
+            STAGE_RANK[current[0]["stage"]] > STAGE_RANK[stage]
+            or (current[0]["stage"] == "verified" and stage != "verified")
+        ):
             return
-        if current and current[0]["stage"] == "verified" and stage == "failed":
-            return
-        await self._put(key, PageState(stage=stage, updated_at=now(), detail=detail))
+        await self._put(key, PageState(stage=stage, updated_at=now()))
 
     async def page_states(self, job_id: str) -> dict[int, PageState]:
         watcher = await self.kv.watch(f"page.{job_id}.*")
@@ -120,7 +121,9 @@ class JobStore:
                 if entry is None:
                     break
                 if entry.value:
-                    states[int(entry.key.rsplit(".", 1)[1])] = PageState.model_validate_json(entry.value)
+                    states[int(entry.key.rsplit(".", 1)[1])] = PageState.model_validate_json(
+                        entry.value
+                    )
         finally:
             await watcher.stop()
         return states
@@ -134,7 +137,9 @@ class JobStore:
         await self._put(key, value)
 
     # terminal pages (report service)
-    async def add_terminal(self, job_id: str, page_number: int, outcome: Literal["verified", "failed"]) -> dict[int, str]:
+    async def add_terminal(
+        self, job_id: str, page_number: int, outcome: Literal["verified", "failed"]
+    ) -> dict[int, str]:
         """Record a terminal page; a verified outcome is never downgraded to failed."""
         key = f"terminal.{job_id}"
         for _ in range(50):

@@ -154,9 +154,7 @@ class LLMClient:
                     timeout=self._settings.llm_timeout_s,
                 )
             except httpx.TimeoutException:
-                raise _Retryable(
-                    f"no answer within {self._settings.llm_timeout_s:g} s"
-                ) from None
+                raise _Retryable(f"no answer within {self._settings.llm_timeout_s:g} s") from None
             except httpx.TransportError as exc:
                 raise _Retryable(
                     self._redact(f"could not reach the model server ({type(exc).__name__}: {exc})")

@@ -156,7 +156,16 @@ def start_nats(
     port = port or free_port()
     store = data_dir / "nats"
     store.mkdir(parents=True, exist_ok=True)
-    argv = [find_binary("nats-server"), "-a", "127.0.0.1", "-p", str(port), "-js", "-sd", str(store)]
+    argv = [
+        find_binary("nats-server"),
+        "-a",
+        "127.0.0.1",
+        "-p",
+        str(port),
+        "-js",
+        "-sd",
+        str(store),
+    ]
     argv += extra_args or []
     proc = spawn(f"nats-{port}", argv, log_dir=data_dir / "logs")
     url = f"nats://127.0.0.1:{port}"
@@ -269,7 +278,10 @@ def start_service(
     """Run ``python -m services.<name>`` against the given NATS/S3."""
     argv = [sys.executable, "-m", f"services.{name}", *(extra_args or [])]
     return spawn(
-        f"{name}{tag}", argv, log_dir=settings.data_dir.resolve() / "logs", env=settings_env(settings)
+        f"{name}{tag}",
+        argv,
+        log_dir=settings.data_dir.resolve() / "logs",
+        env=settings_env(settings),
     )
 
 

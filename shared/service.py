@@ -62,7 +62,9 @@ class ServiceContext:
         """Record a page's progress in the KV and announce it for live progress."""
         await self.jobs.mark_page(job_id, page_number, stage)
         progress = JobProgress(job_id=job_id, page_number=page_number, stage=stage)
-        await self.publish(subjects.JOB_PROGRESS, progress, dedup_id=msg_id(job_id, page_number, stage))
+        await self.publish(
+            subjects.JOB_PROGRESS, progress, dedup_id=msg_id(job_id, page_number, stage)
+        )
 
     async def run_stage(
         self, msg: NatsMessage, stage: str, page: PageRef, work: Callable[[], Awaitable[None]]

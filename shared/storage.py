@@ -32,7 +32,9 @@ def is_storage_outage(exc: BaseException) -> bool:
     """Connection-level trouble or a server-side 5xx: worth waiting out; a missing key is not."""
     if isinstance(exc, S3Error):
         return exc.code in TRANSIENT_S3_CODES
-    return isinstance(exc, (OSError, urllib3.exceptions.HTTPError)) and not isinstance(exc, ObjectMissing)
+    return isinstance(exc, (OSError, urllib3.exceptions.HTTPError)) and not isinstance(
+        exc, ObjectMissing
+    )
 
 
 class Keys:
@@ -60,7 +62,9 @@ class ObjectStore:
 
     def __init__(self, settings: Settings, *, retry_for_s: float = 20.0) -> None:
         if not settings.s3_endpoint:
-            raise ValueError("SHEETFLOW_S3_ENDPOINT is not set (run `sheetflow up` for an embedded one)")
+            raise ValueError(
+                "SHEETFLOW_S3_ENDPOINT is not set (run `sheetflow up` for an embedded one)"
+            )
         self.bucket = settings.s3_bucket
         self._retry_for_s = retry_for_s
         http = None
@@ -114,7 +118,12 @@ class ObjectStore:
             return False
 
     async def put_bytes(
-        self, key: str, data: bytes, content_type: str = "application/octet-stream", *, retry: bool = True
+        self,
+        key: str,
+        data: bytes,
+        content_type: str = "application/octet-stream",
+        *,
+        retry: bool = True,
     ) -> None:
         def put() -> None:  # a fresh stream per attempt: a retry must not resend a drained one
             self._client.put_object(
@@ -124,7 +133,9 @@ class ObjectStore:
         await self._call(put, retry=retry)
 
     async def put_file(self, key: str, path: str, content_type: str = "application/pdf") -> None:
-        await self._call(self._client.fput_object, self.bucket, key, path, content_type=content_type)
+        await self._call(
+            self._client.fput_object, self.bucket, key, path, content_type=content_type
+        )
 
     async def put_json(self, key: str, value: BaseModel | dict[str, Any] | list[Any]) -> None:
         if isinstance(value, BaseModel):
@@ -179,5 +190,8 @@ class ObjectStore:
 
     async def presigned_get(self, key: str, expires_s: int = 600) -> str:
         return await self._call(
-            self._client.presigned_get_object, self.bucket, key, expires=timedelta(seconds=expires_s)
+            self._client.presigned_get_object,
+            self.bucket,
+            key,
+            expires=timedelta(seconds=expires_s),
         )

@@ -31,4 +31,3 @@ ALL = (
     PAGE_FAILED,
     REPORT_READY,
 )
-

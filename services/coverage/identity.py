@@ -53,8 +53,7 @@ _LABEL_MAX_WORDS = 4
 _LABEL_PUNCT = str.maketrans("", "", ".:-_ ")
 # First words of the other title-block fields, which end a title read below its label.
 _FIELD_LABELS = frozenset(
-    "SCALE DATE DRAWN CHECKED APPROVED PROJECT JOB REV REVISION ISSUE ISSUED SEAL CLIENT OWNER"
-    .split()
+    "SCALE DATE DRAWN CHECKED APPROVED PROJECT JOB REV REVISION ISSUE ISSUED SEAL CLIENT OWNER".split()
 )
 
 # Where a title block sits, as shares of the page: its right strip or bottom band.

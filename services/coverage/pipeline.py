@@ -41,7 +41,9 @@ async def _save(ctx: ServiceContext, state: LadderState) -> None:
 
 
 async def _results(ctx: ServiceContext, state: LadderState) -> list[ExtractionResult]:
-    keys = [state.extracted_key] + [state.result_keys[r] for r in state.rungs_applied[1:] if r in state.result_keys]
+    keys = [state.extracted_key] + [
+        state.result_keys[r] for r in state.rungs_applied[1:] if r in state.result_keys
+    ]
     return list(await asyncio.gather(*(ctx.store.get_model(k, ExtractionResult) for k in keys)))
 
 
@@ -112,7 +114,10 @@ async def _ask(ctx: ServiceContext, state: LadderState, rung: LadderRung) -> Non
     request_type = StructurePage if rung == "text_structuring" else FallbackPage
     name = subjects.PAGE_STRUCTURE if rung == "text_structuring" else subjects.PAGE_FALLBACK
     request = request_type(
-        job_id=state.job_id, page_number=state.page_number, text_key=state.text_key, options=state.options
+        job_id=state.job_id,
+        page_number=state.page_number,
+        text_key=state.text_key,
+        options=state.options,
     )
     await ctx.publish(name, request, dedup_id=msg_id(state.job_id, state.page_number, rung))
 
@@ -184,4 +189,6 @@ async def finish(ctx: ServiceContext, state: LadderState, floor: float) -> None:
         options=state.options,
     )
     await ctx.mark(state.job_id, state.page_number, "covered")
-    await ctx.publish(subjects.PAGE_COVERED, event, dedup_id=msg_id(state.job_id, state.page_number))
+    await ctx.publish(
+        subjects.PAGE_COVERED, event, dedup_id=msg_id(state.job_id, state.page_number)
+    )

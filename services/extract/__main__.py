@@ -8,7 +8,9 @@ from shared.service import run_service
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m services.extract")
-    parser.add_argument("--concurrency", type=int, default=None, help="pages in flight in this worker")
+    parser.add_argument(
+        "--concurrency", type=int, default=None, help="pages in flight in this worker"
+    )
     args = parser.parse_args()
     app, _ = create_app(concurrency=args.concurrency)
     run_service(app)

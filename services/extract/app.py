@@ -7,7 +7,9 @@ from shared.service import ServiceContext, create_service_app
 from shared.settings import Settings
 
 
-def create_app(settings: Settings | None = None, *, concurrency: int | None = None) -> tuple[FastStream, ServiceContext]:
+def create_app(
+    settings: Settings | None = None, *, concurrency: int | None = None
+) -> tuple[FastStream, ServiceContext]:
     settings = settings or Settings()
     in_flight = concurrency or settings.extract_concurrency
     return create_service_app("extract", settings, lambda ctx: register(ctx, in_flight))

@@ -26,8 +26,17 @@ CANCELED_REASON = "the job was canceled before this page was extracted"
 async def extract(ctx: ServiceContext, sources: SourceCache, task: ExtractPage) -> None:
     if await ctx.jobs.is_canceled(task.job_id):
         await ctx.jobs.mark_page(task.job_id, task.page_number, "skipped")
-        skipped = PageFailed(job_id=task.job_id, page_number=task.page_number, stage="canceled", reason=CANCELED_REASON)
-        await ctx.publish(subjects.PAGE_FAILED, skipped, dedup_id=msg_id(task.job_id, task.page_number, "canceled"))
+        skipped = PageFailed(
+            job_id=task.job_id,
+            page_number=task.page_number,
+            stage="canceled",
+            reason=CANCELED_REASON,
+        )
+        await ctx.publish(
+            subjects.PAGE_FAILED,
+            skipped,
+            dedup_id=msg_id(task.job_id, task.page_number, "canceled"),
+        )
         return
     pdf = await sources.get(task.source_key)
     try:
@@ -46,8 +55,12 @@ async def extract(ctx: ServiceContext, sources: SourceCache, task: ExtractPage) 
     result_key = Keys.page(task.job_id, task.page_number, "extracted.json")
     await asyncio.gather(
         ctx.store.put_json(text_key, out.text_layer),
-        ctx.store.put_bytes(Keys.page(task.job_id, task.page_number, "image.png"), out.png, "image/png"),
-        ctx.store.put_bytes(Keys.page(task.job_id, task.page_number, "thumb.jpg"), out.thumbnail, "image/jpeg"),
+        ctx.store.put_bytes(
+            Keys.page(task.job_id, task.page_number, "image.png"), out.png, "image/png"
+        ),
+        ctx.store.put_bytes(
+            Keys.page(task.job_id, task.page_number, "thumb.jpg"), out.thumbnail, "image/jpeg"
+        ),
         ctx.store.put_json(result_key, out.result),
     )
     event = PageExtracted(
@@ -63,10 +76,14 @@ async def extract(ctx: ServiceContext, sources: SourceCache, task: ExtractPage) 
     )
     # Marked before announced: whoever sees the event also sees the page's progress.
     await ctx.mark(task.job_id, task.page_number, "extracted")
-    await ctx.publish(subjects.PAGE_EXTRACTED, event, dedup_id=msg_id(task.job_id, task.page_number))
+    await ctx.publish(
+        subjects.PAGE_EXTRACTED, event, dedup_id=msg_id(task.job_id, task.page_number)
+    )
 
 
-async def answer(ctx: ServiceContext, task: StructurePage | FallbackPage, result: ExtractionResult) -> None:
+async def answer(
+    ctx: ServiceContext, task: StructurePage | FallbackPage, result: ExtractionResult
+) -> None:
     key = Keys.page(task.job_id, task.page_number, f"structured-{result.rung}.json")
     await ctx.store.put_json(key, result)
     event = PageStructured(
@@ -77,12 +94,16 @@ async def answer(ctx: ServiceContext, task: StructurePage | FallbackPage, result
         status=result.status,
         usage=result.usage,
     )
-    await ctx.publish(subjects.PAGE_STRUCTURED, event, dedup_id=msg_id(task.job_id, task.page_number, result.rung))
+    await ctx.publish(
+        subjects.PAGE_STRUCTURED, event, dedup_id=msg_id(task.job_id, task.page_number, result.rung)
+    )
 
 
 async def structure(ctx: ServiceContext, task: StructurePage) -> None:
     text_layer = await ctx.store.get_model(task.text_key, TextLayer)
-    result = await structure_text(text_layer, ctx.settings, ctx.llm, job_id=task.job_id, worker_id=ctx.worker_id)
+    result = await structure_text(
+        text_layer, ctx.settings, ctx.llm, job_id=task.job_id, worker_id=ctx.worker_id
+    )
     await answer(ctx, task, result)
 
 
@@ -101,10 +122,14 @@ def register(ctx: ServiceContext, concurrency: int) -> None:
     async def on_extract_page(task: ExtractPage, msg: NatsMessage) -> None:
         await ctx.run_stage(msg, "extract", task, lambda: extract(ctx, sources, task))
 
-    @ctx.page_subscriber(subjects.PAGE_STRUCTURE, durable="extract-structure", concurrency=concurrency)
+    @ctx.page_subscriber(
+        subjects.PAGE_STRUCTURE, durable="extract-structure", concurrency=concurrency
+    )
     async def on_structure_page(task: StructurePage, msg: NatsMessage) -> None:
         await ctx.run_stage(msg, "text_structuring", task, lambda: structure(ctx, task))
 
-    @ctx.page_subscriber(subjects.PAGE_FALLBACK, durable="extract-fallback", concurrency=concurrency)
+    @ctx.page_subscriber(
+        subjects.PAGE_FALLBACK, durable="extract-fallback", concurrency=concurrency
+    )
     async def on_fallback_page(task: FallbackPage, msg: NatsMessage) -> None:
         await ctx.run_stage(msg, "fallback", task, lambda: fallback(ctx, task))

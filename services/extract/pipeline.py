@@ -262,9 +262,7 @@ async def extract_rung1(
         worker_id=worker_id,
         elapsed_ms=_elapsed_ms(started),
     )
-    return Rung1Output(
-        text_layer=text_layer, png=page.png, thumbnail=page.thumbnail, result=result
-    )
+    return Rung1Output(text_layer=text_layer, png=page.png, thumbnail=page.thumbnail, result=result)
 
 
 async def structure_text(

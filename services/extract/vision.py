@@ -153,8 +153,17 @@ def _clean_object(raw: dict, object_id: str) -> PageObject:
         confidence = None
     ours = {"grounding", "rung", "bbox", "page_number", "verification", "object_id"}
     known = {
-        "object_type", "category", "tag", "name", "description", "attributes",
-        "location_key", "source_text", "graphical_basis", "review_uses", "confidence",
+        "object_type",
+        "category",
+        "tag",
+        "name",
+        "description",
+        "attributes",
+        "location_key",
+        "source_text",
+        "graphical_basis",
+        "review_uses",
+        "confidence",
     }
     extra = {k: v for k, v in raw.items() if k not in ours | known and isinstance(k, str)}
     return PageObject(

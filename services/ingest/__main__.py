@@ -12,7 +12,9 @@ LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 def main() -> None:
     settings = Settings()
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s ingest %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=settings.log_level, format="%(asctime)s ingest %(levelname)s %(name)s: %(message)s"
+    )
     host = settings.api_host
     if not settings.api_token and host not in LOOPBACK:
         # Without a token the API is open: never expose it beyond this machine.
@@ -20,7 +22,12 @@ def main() -> None:
             "SHEETFLOW_API_TOKEN is not set: binding to 127.0.0.1 instead of %s", host
         )
         host = "127.0.0.1"
-    uvicorn.run(create_app(settings), host=host, port=settings.api_port, log_level=settings.log_level.lower())
+    uvicorn.run(
+        create_app(settings),
+        host=host,
+        port=settings.api_port,
+        log_level=settings.log_level.lower(),
+    )
 
 
 if __name__ == "__main__":

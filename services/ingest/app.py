@@ -84,6 +84,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected error")
-        return error_body(500, "internal_error", "The server hit an unexpected error; it was logged.")
+        return error_body(
+            500, "internal_error", "The server hit an unexpected error; it was logged."
+        )
 
     return app

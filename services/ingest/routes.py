@@ -23,7 +23,10 @@ from shared.storage import Keys, ObjectMissing
 
 JOB_ID_RE = re.compile(r"^j_[0-9a-f]{32}$")
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
-    code: {"description": text, "content": {"application/json": {"example": {"error": err, "detail": text}}}}
+    code: {
+        "description": text,
+        "content": {"application/json": {"example": {"error": err, "detail": text}}},
+    }
     for code, err, text in (
         (401, "unauthorized", "A bearer token is required."),
         (404, "not_found", "No such job."),
@@ -42,7 +45,9 @@ def get_settings(request: Request) -> Settings:
 
 def get_ctx(request: Request) -> ServiceContext:
     if not request.app.state.ready.is_set():
-        raise fail(503, "unavailable", "The service is starting or cannot reach NATS/S3; retry shortly.")
+        raise fail(
+            503, "unavailable", "The service is starting or cannot reach NATS/S3; retry shortly."
+        )
     return request.app.state.ctx
 
 
@@ -88,7 +93,12 @@ async def readyz(request: Request) -> JSONResponse:
     if nats_ok and s3_ok:
         return JSONResponse({"status": "ready", "nats": True, "s3": True})
     return JSONResponse(
-        {"error": "not_ready", "detail": "NATS or S3 is not reachable.", "nats": nats_ok, "s3": s3_ok},
+        {
+            "error": "not_ready",
+            "detail": "NATS or S3 is not reachable.",
+            "nats": nats_ok,
+            "s3": s3_ok,
+        },
         status_code=503,
     )
 
@@ -108,7 +118,9 @@ async def _job(ctx: ServiceContext, job_id: str) -> JobRecord:
     try:
         job = await asyncio.wait_for(ctx.jobs.get_job(job_id), timeout=5)
     except Exception as exc:
-        raise fail(503, "unavailable", "The job store (NATS) is not reachable; retry shortly.") from exc
+        raise fail(
+            503, "unavailable", "The job store (NATS) is not reachable; retry shortly."
+        ) from exc
     if not job:
         raise fail(404, "not_found", "No job has that id.")
     return job
@@ -155,15 +167,22 @@ async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> Jo
             request, Path(tmp) / "source.pdf", max_bytes=settings.max_upload_mb * 1024 * 1024
         )
         try:
-            options = JobOptions.model_validate_json(upload.options) if upload.options else JobOptions()
+            options = (
+                JobOptions.model_validate_json(upload.options) if upload.options else JobOptions()
+            )
         except ValidationError as exc:
-            raise Rejection(422, "bad_options", f"The 'options' field is not valid: {exc.errors()[0]['msg']}.") from exc
+            raise Rejection(
+                422, "bad_options", f"The 'options' field is not valid: {exc.errors()[0]['msg']}."
+            ) from exc
         try:
             accepted = await asyncio.wait_for(
-                asyncio.to_thread(inspect_pdf, upload.path, max_pages=settings.max_pages), timeout=30
+                asyncio.to_thread(inspect_pdf, upload.path, max_pages=settings.max_pages),
+                timeout=30,
             )
         except TimeoutError as exc:
-            raise Rejection(422, "unreadable_pdf", "The PDF took too long to open; it may be malformed.") from exc
+            raise Rejection(
+                422, "unreadable_pdf", "The PDF took too long to open; it may be malformed."
+            ) from exc
         try:
             job = await accept_job(
                 ctx,
@@ -173,7 +192,9 @@ async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> Jo
                 options=options,
             )
         except Unavailable as exc:
-            raise fail(503, "unavailable", "NATS or S3 is not reachable; nothing was kept. Retry shortly.") from exc
+            raise fail(
+                503, "unavailable", "NATS or S3 is not reachable; nothing was kept. Retry shortly."
+            ) from exc
     base = _base_url(request, settings)
     return JobCreated(
         job_id=job.job_id,
@@ -187,7 +208,9 @@ async def get_job(job_id: str, ctx: CtxDep) -> dict[str, Any]:
     """The job with per-stage page counts (queued, extracted, covered, verified, failed, skipped)."""
     job = await _job(ctx, job_id)
     try:
-        return await asyncio.wait_for(job_status(ctx.jobs, job, ctx.settings.stall_after_s), timeout=10)
+        return await asyncio.wait_for(
+            job_status(ctx.jobs, job, ctx.settings.stall_after_s), timeout=10
+        )
     except TimeoutError as exc:
         raise fail(503, "unavailable", "The job store (NATS) did not answer in time.") from exc
 
@@ -230,7 +253,9 @@ async def get_page_image(job_id: str, page_number: int, ctx: CtxDep) -> Response
     return Response(data, media_type="image/png")
 
 
-@v1.delete("/jobs/{job_id}", status_code=202, responses={409: {"description": "Job already finished"}})
+@v1.delete(
+    "/jobs/{job_id}", status_code=202, responses={409: {"description": "Job already finished"}}
+)
 async def cancel_job(job_id: str, ctx: CtxDep) -> dict[str, Any]:
     """Cancel a job: pages not yet extracted are skipped and the job ends `canceled`."""
     job = await _job(ctx, job_id)

@@ -122,7 +122,9 @@ async def receive_upload(request: Request, dest: Path, *, max_bytes: int) -> Rec
     except Rejection:
         raise
     except Exception as exc:
-        raise Rejection(400, "bad_request", f"The multipart body could not be parsed: {exc}.") from exc
+        raise Rejection(
+            400, "bad_request", f"The multipart body could not be parsed: {exc}."
+        ) from exc
     finally:
         out.close()
     if not result.received:

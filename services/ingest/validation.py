@@ -27,7 +27,10 @@ def _has_active_content(doc: pymupdf.Document) -> str | None:
         return "it carries embedded files"
     for xref in range(1, doc.xref_length()):
         try:
-            if doc.xref_get_key(xref, "JS")[0] != "null" or doc.xref_get_key(xref, "S")[1] == "/JavaScript":
+            if (
+                doc.xref_get_key(xref, "JS")[0] != "null"
+                or doc.xref_get_key(xref, "S")[1] == "/JavaScript"
+            ):
                 return "it carries JavaScript"
         except Exception:  # a broken object is not active content; pages decide later
             continue

@@ -21,17 +21,24 @@ from shared.storage import Keys, ObjectMissing
 log = logging.getLogger("sheetflow.report")
 
 
-async def on_verified(ctx: ServiceContext, event: PageVerified, locks: dict[str, asyncio.Lock]) -> None:
+async def on_verified(
+    ctx: ServiceContext, event: PageVerified, locks: dict[str, asyncio.Lock]
+) -> None:
     terminal = await ctx.jobs.add_terminal(event.job_id, event.page_number, "verified")
     await maybe_finish(ctx, event.job_id, terminal, locks)
 
 
 async def on_failed(ctx: ServiceContext, event: PageFailed, locks: dict[str, asyncio.Lock]) -> None:
     failed = FailedPage(
-        page_number=event.page_number, stage=event.stage, reason=event.reason, deliveries=event.deliveries
+        page_number=event.page_number,
+        stage=event.stage,
+        reason=event.reason,
+        deliveries=event.deliveries,
     )
     await ctx.store.put_json(Keys.page(event.job_id, event.page_number, "failed.json"), failed)
-    await ctx.jobs.mark_page(event.job_id, event.page_number, "skipped" if event.stage == "canceled" else "failed")
+    await ctx.jobs.mark_page(
+        event.job_id, event.page_number, "skipped" if event.stage == "canceled" else "failed"
+    )
     terminal = await ctx.jobs.add_terminal(event.job_id, event.page_number, "failed")
     await maybe_finish(ctx, event.job_id, terminal, locks)
 
@@ -55,7 +62,9 @@ async def maybe_finish(
     locks.pop(job_id, None)
 
 
-async def _outcome(ctx: ServiceContext, job_id: str, page_number: int, kind: str) -> PageOutcome | None:
+async def _outcome(
+    ctx: ServiceContext, job_id: str, page_number: int, kind: str
+) -> PageOutcome | None:
     name = "verified.json" if kind == "verified" else "failed.json"
     model = VerifiedPage if kind == "verified" else FailedPage
     try:
@@ -71,7 +80,9 @@ async def _thumbnail(ctx: ServiceContext, job_id: str, page_number: int) -> byte
         return None  # a page that failed before rendering: the report shows a placeholder
 
 
-async def write_report(ctx: ServiceContext, job: JobRecord, terminal: dict[int, str]) -> JobRecord | None:
+async def write_report(
+    ctx: ServiceContext, job: JobRecord, terminal: dict[int, str]
+) -> JobRecord | None:
     pages = range(1, job.page_count + 1)
     outcomes = await asyncio.gather(*(_outcome(ctx, job.job_id, n, terminal[n]) for n in pages))
     thumbnails = await asyncio.gather(*(_thumbnail(ctx, job.job_id, n) for n in pages))

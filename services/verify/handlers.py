@@ -47,11 +47,16 @@ async def verify(ctx: ServiceContext, sources: SourceCache, event: PageCovered) 
         title_block=title_block_sheet_number,
     )
     await asyncio.gather(
-        *(ctx.store.put_bytes(Keys.job(job) + key, jpeg, "image/jpeg") for key, jpeg in out.crops.items())
+        *(
+            ctx.store.put_bytes(Keys.job(job) + key, jpeg, "image/jpeg")
+            for key, jpeg in out.crops.items()
+        )
     )
     verified_key = Keys.page(job, n, "verified.json")
     await ctx.store.put_json(verified_key, out.verified)
-    event_out = PageVerified(job_id=job, page_number=n, verified_key=verified_key, verdict=out.verified.verdict)
+    event_out = PageVerified(
+        job_id=job, page_number=n, verified_key=verified_key, verdict=out.verified.verdict
+    )
     await ctx.mark(job, n, "verified")
     await ctx.publish(subjects.PAGE_VERIFIED, event_out, dedup_id=msg_id(job, n))
 

@@ -269,9 +269,7 @@ async def judge_page(
     if not objects_in_scope:
         return JudgeOutcome(judged=False, reason="no objects to judge")
     if not images:
-        return JudgeOutcome(
-            judged=False, skipped="no_images", reason="no image to show the judge"
-        )
+        return JudgeOutcome(judged=False, skipped="no_images", reason="no image to show the judge")
     messages = build_judge_messages(objects_in_scope, text_layer_excerpt, images)
     try:
         result = await llm.chat(

@@ -23,7 +23,12 @@ def echo_page(request: dict) -> ModelReply:
         if marker in text:
             body = text.split(marker, 1)[1].split("\n", 1)[-1]
     objects = [
-        {"object_id": f"e{i}", "object_type": "text", "source_text": line.strip(), "confidence": 0.9}
+        {
+            "object_id": f"e{i}",
+            "object_type": "text",
+            "source_text": line.strip(),
+            "confidence": 0.9,
+        }
         for i, line in enumerate(body.splitlines())
         if line.strip()
     ]
@@ -70,7 +75,9 @@ class RestartableServers:
 
 
 @pytest.fixture
-def own_servers(tmp_path: Path, settings: Settings) -> Iterator[tuple[RestartableServers, Settings]]:
+def own_servers(
+    tmp_path: Path, settings: Settings
+) -> Iterator[tuple[RestartableServers, Settings]]:
     servers = RestartableServers(
         data_dir=tmp_path / "own",
         nats_port=free_port(),
@@ -79,11 +86,14 @@ def own_servers(tmp_path: Path, settings: Settings) -> Iterator[tuple[Restartabl
     servers.start_nats()
     servers.start_s3()
     try:
-        yield servers, settings.model_copy(
-            update={
-                "nats_url": f"nats://127.0.0.1:{servers.nats_port}",
-                "s3_endpoint": f"127.0.0.1:{servers.s3_port}",
-            }
+        yield (
+            servers,
+            settings.model_copy(
+                update={
+                    "nats_url": f"nats://127.0.0.1:{servers.nats_port}",
+                    "s3_endpoint": f"127.0.0.1:{servers.s3_port}",
+                }
+            ),
         )
     finally:
         servers.stop()

@@ -80,7 +80,11 @@ async def test_hostile_pdfs_are_refused_or_named(settings):
             assert r.status_code == 422 and r.json()["error"] == "active_content", r.text
 
         jobs = {}
-        for name, payload in (("huge", huge_page()), ("xref", broken_xref()), ("bomb", endless_content_stream())):
+        for name, payload in (
+            ("huge", huge_page()),
+            ("xref", broken_xref()),
+            ("bomb", endless_content_stream()),
+        ):
             r = s.upload(payload, name=f"{name}.pdf")
             if r.status_code == 422:
                 assert r.json()["detail"]
@@ -122,7 +126,11 @@ async def test_secrets_never_reach_logs_or_error_bodies(settings, model):
                 break
             time.sleep(0.3)
         assert report.status_code == 200
-        bodies = [httpx.get(f"{s.api}/v1/jobs/nope", headers=auth).text, s.upload(b"x").text, report.text]
+        bodies = [
+            httpx.get(f"{s.api}/v1/jobs/nope", headers=auth).text,
+            s.upload(b"x").text,
+            report.text,
+        ]
         logs = s.logs()
     assert "extract" in logs
     for secret in secrets:
@@ -135,7 +143,9 @@ async def test_nats_token_auth(settings, tmp_path):
     port = free_port()
     proc, url = start_nats(tmp_path / "authed", port=port, extra_args=["--auth", "nats-token-123"])
     try:
-        settings = settings.model_copy(update={"nats_url": url, "nats_token": SecretStr("nats-token-123")})
+        settings = settings.model_copy(
+            update={"nats_url": url, "nats_token": SecretStr("nats-token-123")}
+        )
         with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
             job_id = s.upload(make_pdf(add_notes_page)).json()["job_id"]
             assert s.wait_report(job_id)["status"] == "complete"
@@ -171,20 +181,69 @@ def make_tls_material(directory) -> tuple[str, str, str]:
     key, csr, crt = directory / "server.key", directory / "server.csr", directory / "server.crt"
     ext = directory / "san.ext"
     ext.write_text("subjectAltName=IP:127.0.0.1\n")
-    run = lambda *args: subprocess.run(["openssl", *map(str, args)], check=True, capture_output=True)  # noqa: E731
-    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=test-ca", "-keyout", ca_key, "-out", ca_crt)
-    run("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", key, "-out", csr)
-    run("x509", "-req", "-in", csr, "-CA", ca_crt, "-CAkey", ca_key, "-CAcreateserial", "-days", "1", "-extfile", ext, "-out", crt)
+    run = lambda *args: subprocess.run(
+        ["openssl", *map(str, args)], check=True, capture_output=True
+    )  # noqa: E731
+    run(
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=test-ca",
+        "-keyout",
+        ca_key,
+        "-out",
+        ca_crt,
+    )
+    run(
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-keyout",
+        key,
+        "-out",
+        csr,
+    )
+    run(
+        "x509",
+        "-req",
+        "-in",
+        csr,
+        "-CA",
+        ca_crt,
+        "-CAkey",
+        ca_key,
+        "-CAcreateserial",
+        "-days",
+        "1",
+        "-extfile",
+        ext,
+        "-out",
+        crt,
+    )
     return str(ca_crt), str(crt), str(key)
 
 
-@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl CLI to make certificates")
+@pytest.mark.skipif(
+    shutil.which("openssl") is None, reason="needs the openssl CLI to make certificates"
+)
 async def test_nats_over_tls(settings, tmp_path):
     """Services reach a TLS-only NATS server when given its CA (SHEETFLOW_NATS_TLS_CA_FILE)."""
     ca, crt, key = make_tls_material(tmp_path)
-    proc, url = start_nats(tmp_path / "tls", port=free_port(), extra_args=["--tls", "--tlscert", crt, "--tlskey", key])
+    proc, url = start_nats(
+        tmp_path / "tls", port=free_port(), extra_args=["--tls", "--tlscert", crt, "--tlskey", key]
+    )
     try:
-        settings = settings.model_copy(update={"nats_url": url.replace("nats://", "tls://"), "nats_tls_ca_file": Path(ca)})
+        settings = settings.model_copy(
+            update={"nats_url": url.replace("nats://", "tls://"), "nats_tls_ca_file": Path(ca)}
+        )
         with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
             job_id = s.upload(make_pdf(add_notes_page)).json()["job_id"]
             assert s.wait_report(job_id)["status"] == "complete"

@@ -40,7 +40,9 @@ def wait_for(predicate, timeout: float, what: str) -> None:
 
 async def test_sigkill_extract_worker_mid_page(settings, model):
     """A worker SIGKILLed while the model holds its page: another worker finishes the job, no page twice."""
-    settings = with_model(settings, model).model_copy(update={"ack_wait_s": 3.0, "in_progress_interval_s": 1.0})
+    settings = with_model(settings, model).model_copy(
+        update={"ack_wait_s": 3.0, "in_progress_interval_s": 1.0}
+    )
     held = []
 
     def slow_echo(request: dict) -> ModelReply:
@@ -60,7 +62,10 @@ async def test_sigkill_extract_worker_mid_page(settings, model):
         report = s.wait_report(job_id, timeout=120)
     assert_every_page_once(report, 4)
     store = ObjectStore(settings)
-    workers = {(await store.get_json(f"jobs/{job_id}/pages/{n}/extracted.json"))["worker_id"] for n in range(1, 5)}
+    workers = {
+        (await store.get_json(f"jobs/{job_id}/pages/{n}/extracted.json"))["worker_id"]
+        for n in range(1, 5)
+    }
     assert all(str(doomed.pid) not in w for w in workers), workers
 
 
@@ -136,7 +141,8 @@ def comparable(report: dict) -> dict:
     pages = []
     for page in report["pages"]:
         objects = [
-            {k: v for k, v in o.items() if k not in ("verification",)} | {"verdict": (o.get("verification") or {}).get("verdict")}
+            {k: v for k, v in o.items() if k not in ("verification",)}
+            | {"verdict": (o.get("verification") or {}).get("verdict")}
             for o in page["objects"]
         ]
         pages.append(
@@ -151,7 +157,12 @@ def comparable(report: dict) -> dict:
             }
         )
     summary = {k: v for k, v in report["summary"].items() if k not in ("timings",)}
-    return {"status": report["status"], "page_count": report["page_count"], "pages": pages, "summary": summary}
+    return {
+        "status": report["status"],
+        "page_count": report["page_count"],
+        "pages": pages,
+        "summary": summary,
+    }
 
 
 async def duplicate_every_stage_message(settings, stop: asyncio.Event, seen: list[str]) -> None:

@@ -18,6 +18,8 @@ async def test_cancel_skips_unextracted_pages_and_ends_canceled(settings):
         again = httpx.delete(f"{s.api}/v1/jobs/{job_id}")
     assert report["status"] == "canceled"
     assert [p["page_number"] for p in report["pages"]] == [1, 2, 3]
-    assert all(p["status"] == "failed" and "canceled" in p["failure_reason"] for p in report["pages"])
+    assert all(
+        p["status"] == "failed" and "canceled" in p["failure_reason"] for p in report["pages"]
+    )
     assert status["status"] == "canceled" and status["pages"]["skipped"] == 3
     assert again.status_code == 409 and again.json()["error"] == "already_finished"

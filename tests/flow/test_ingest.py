@@ -108,7 +108,10 @@ async def test_oversized_upload_is_refused_while_streaming(settings):
 
         def chunks():  # no Content-Length: the limit must hold on the stream itself
             boundary = b"--xyz"
-            yield boundary + b'\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n'
+            yield (
+                boundary
+                + b'\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n'
+            )
             for _ in range(48):
                 yield b"%PDF" + b"1" * 65536
             yield b"\r\n" + boundary + b"--\r\n"

@@ -32,13 +32,27 @@ from tests.support.pdfs import NOTES, add_blank_page, add_notes_page, add_plan_p
 from tests.support.stack import stack
 
 PAGE_KEYS = {
-    "page_number", "status", "failure_reason", "has_text_layer", "degraded", "sheet",
-    "objects", "coverage", "rungs", "verification",
+    "page_number",
+    "status",
+    "failure_reason",
+    "has_text_layer",
+    "degraded",
+    "sheet",
+    "objects",
+    "coverage",
+    "rungs",
+    "verification",
 }
 SHEET_KEYS = {"sheet_number", "sheet_title", "discipline", "sheet_number_source"}
 OBJECT_KEYS = {
-    "object_id", "object_type", "source_text", "attributes", "bbox", "grounding",
-    "confidence", "verification",
+    "object_id",
+    "object_type",
+    "source_text",
+    "attributes",
+    "bbox",
+    "grounding",
+    "confidence",
+    "verification",
 }
 VERDICT_KEYS = {"ok", "problems", "kinds", "untagged", "unjudged", "skipped"}
 NOTES_RESCUED, PLAN, NOTES_MISREAD, BLANK, HUGE = 1, 2, 3, 4, 5

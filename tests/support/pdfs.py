@@ -27,7 +27,7 @@ TITLE_BLOCK = {
     "PROJECT NO": "25177",
     "DATE": "05.29.26",
     "DRAWN BY": "JD",
-    "SCALE": "1/4\" = 1'-0\"",
+    "SCALE": '1/4" = 1\'-0"',
 }
 SCANNED_LINES = ["GENERAL NOTES", "1. VERIFY ALL DIMENSIONS", "2. SEE SHEET A101"]
 

@@ -22,7 +22,14 @@ class Stack:
         self.procs: dict[str, ManagedProcess] = {}
         self.api = f"http://127.0.0.1:{settings.api_port}"
 
-    def start(self, name: str, *, tag: str = "", args: list[str] | None = None, settings: Settings | None = None) -> ManagedProcess:
+    def start(
+        self,
+        name: str,
+        *,
+        tag: str = "",
+        args: list[str] | None = None,
+        settings: Settings | None = None,
+    ) -> ManagedProcess:
         proc = start_service(name, settings or self.settings, tag=tag, extra_args=args)
         self.procs[f"{name}{tag}"] = proc
         return proc
@@ -35,7 +42,9 @@ class Stack:
         out = []
         for name, proc in self.procs.items():
             if proc.log_path and proc.log_path.exists():
-                out.append(f"----- {name} -----\n{proc.log_path.read_text(errors='replace')[-4000:]}")
+                out.append(
+                    f"----- {name} -----\n{proc.log_path.read_text(errors='replace')[-4000:]}"
+                )
         return "\n".join(out)
 
     def wait_ready(self, timeout: float = 60) -> None:
@@ -50,7 +59,14 @@ class Stack:
             time.sleep(0.2)
         raise AssertionError(f"ingest not ready in {timeout}s\n{self.logs()}")
 
-    def upload(self, pdf: bytes, *, name: str = "set.pdf", options: dict | None = None, headers: dict | None = None) -> httpx.Response:
+    def upload(
+        self,
+        pdf: bytes,
+        *,
+        name: str = "set.pdf",
+        options: dict | None = None,
+        headers: dict | None = None,
+    ) -> httpx.Response:
         data = {"options": json.dumps(options)} if options else None
         return httpx.post(
             f"{self.api}/v1/jobs",
@@ -97,7 +113,9 @@ async def nats_client(settings: Settings) -> AsyncIterator[nats.NATS]:
         await nc.close()
 
 
-async def stream_messages(settings: Settings, name: str, *, expect: int, timeout: float = 10) -> list[dict]:
+async def stream_messages(
+    settings: Settings, name: str, *, expect: int, timeout: float = 10
+) -> list[dict]:
     """Every message on ``{namespace}.{name}`` in the stream (an ephemeral consumer; reads, never acks others')."""
     async with nats_client(settings) as nc:
         js = nc.jetstream()

@@ -153,7 +153,7 @@ def test_body_references_alone_give_nothing():
 
 @pytest.mark.parametrize(
     "text",
-    ["05.29.26", "5/29/2026", "25177", "W12X26", "HSS6X6X1/4", "L4X4", "1/4\"=1'-0\"", "2/S301"],
+    ["05.29.26", "5/29/2026", "25177", "W12X26", "HSS6X6X1/4", "L4X4", '1/4"=1\'-0"', "2/S301"],
 )
 def test_dates_project_numbers_member_marks_and_scales_never_recovered(text):
     """Large edge text that is a date, project number, member mark or scale is not a sheet id."""
@@ -188,7 +188,7 @@ def test_sheet_id_shapes(token):
     "token",
     [
         *("05.29.26", "5/29/2026", "25177", "W12X26", "HSS6X6X1/4", "L4X4", "2X6"),
-        *("1/4\"=1'-0\"", "2/S301", "12'-0\"", "NOTES", "#4@12", "A", "101"),
+        *('1/4"=1\'-0"', "2/S301", "12'-0\"", "NOTES", "#4@12", "A", "101"),
     ],
 )
 def test_not_sheet_ids(token):

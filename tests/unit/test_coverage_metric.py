@@ -130,7 +130,7 @@ def test_a_line_is_not_covered_across_two_objects():
 
 
 def test_a_number_misread_leaves_the_line_uncovered():
-    """"(2) 2X6 STUD PACK" does not cover a line that says "(5)": words match whole."""
+    """ "(2) 2X6 STUD PACK" does not cover a line that says "(5)": words match whole."""
     misread = obj("s", "(2) 2X6 STUD PACK AT EACH GIRDER BEARING")
     assert measure_coverage(text_layer([NOTES[2]]), [misread]).ratio == 0.0
 

@@ -26,8 +26,11 @@ VISION_REPLY = {
     "sheet": {"sheet_number": "G001", "sheet_title": "GENERAL NOTES"},
     "objects": [
         {"object_type": "general_note", "source_text": NOTE_1},
-        {"object_type": "general_note", "source_text": "3. PROVIDE (2) 2X6 STUD PACK",
-         "attributes": {"count": 2}},
+        {
+            "object_type": "general_note",
+            "source_text": "3. PROVIDE (2) 2X6 STUD PACK",
+            "attributes": {"count": 2},
+        },
         {"object_type": "summary", "description": "17 notes on this sheet"},
     ],
 }
@@ -60,8 +63,9 @@ async def model(server):
 
 async def test_offline_rung1_without_model():
     """No model: offline objects, text layer and PNG returned, worker and timing recorded."""
-    out = await extract_rung1(notes_pdf(), 1, Settings(_env_file=None), None,
-                              worker_id="w7", job_id="j1")
+    out = await extract_rung1(
+        notes_pdf(), 1, Settings(_env_file=None), None, worker_id="w7", job_id="j1"
+    )
     result = out.result
     assert (result.rung, result.status) == ("offline", "ok")
     assert (result.worker_id, result.job_id) == ("w7", "j1")
@@ -86,8 +90,9 @@ async def test_vision_rung1_guarded_with_usage(server, model):
 async def test_use_vision_false_runs_offline_even_with_a_model(server, model):
     """The job option vision=false keeps rung 1 offline: no model call."""
     settings, client = model
-    out = await extract_rung1(notes_pdf(), 1, settings, client, use_vision=False,
-                              worker_id="w", job_id="j")
+    out = await extract_rung1(
+        notes_pdf(), 1, settings, client, use_vision=False, worker_id="w", job_id="j"
+    )
     assert out.result.rung == "offline" and server.requests == []
 
 
@@ -95,8 +100,9 @@ async def test_truncated_reply_is_degraded(server, model):
     """A reply cut at the token limit keeps its closed objects and marks the page degraded."""
     settings, client = model
     whole = json.dumps(VISION_REPLY)
-    server.responder = lambda req: ModelReply(content=whole[:whole.index("3. PROVIDE")],
-                                              finish_reason="length")
+    server.responder = lambda req: ModelReply(
+        content=whole[: whole.index("3. PROVIDE")], finish_reason="length"
+    )
     out = await extract_rung1(notes_pdf(), 1, settings, client, worker_id="w", job_id="j")
     result = out.result
     assert result.status == "degraded" and "cut off" in result.reason
@@ -106,8 +112,12 @@ async def test_truncated_reply_is_degraded(server, model):
 async def test_unparseable_then_compact_retry_succeeds(server, model):
     """Garbage first, then a valid reply to the compact retry: the page is ok."""
     settings, client = model
-    replies = iter([ModelReply(content="Sorry, here goes: {oops"),
-                    ModelReply(content=json.dumps(VISION_REPLY))])
+    replies = iter(
+        [
+            ModelReply(content="Sorry, here goes: {oops"),
+            ModelReply(content=json.dumps(VISION_REPLY)),
+        ]
+    )
     server.responder = lambda req: next(replies)
     out = await extract_rung1(notes_pdf(), 1, settings, client, worker_id="w", job_id="j")
     result = out.result
@@ -148,8 +158,9 @@ async def test_unreadable_pages_raise_with_a_sentence():
 async def test_structure_text_sends_text_only_to_the_structure_model(server, model):
     """Rung 2: no image, the segment-ALL block, the structure model, usage under "structure"."""
     settings, client = model
-    out = await extract_rung1(notes_pdf(), 1, settings, client, use_vision=False,
-                              worker_id="w", job_id="j")
+    out = await extract_rung1(
+        notes_pdf(), 1, settings, client, use_vision=False, worker_id="w", job_id="j"
+    )
     result = await structure_text(out.text_layer, settings, client, job_id="j")
     request = server.requests[0]
     assert request["model"] == "text-model" and not request_has_image(request)
@@ -161,16 +172,22 @@ async def test_structure_text_sends_text_only_to_the_structure_model(server, mod
 
 async def test_structure_text_without_model_fails_cleanly():
     """Rung 2 with no model configured is a failed result, not an exception."""
-    layer = (await extract_rung1(notes_pdf(), 1, Settings(_env_file=None), None,
-                                 worker_id="w", job_id="j")).text_layer
+    layer = (
+        await extract_rung1(
+            notes_pdf(), 1, Settings(_env_file=None), None, worker_id="w", job_id="j"
+        )
+    ).text_layer
     result = await structure_text(layer, Settings(_env_file=None), None, job_id="j")
     assert result.status == "failed" and "no model" in result.reason
 
 
 async def test_fallback_result_stubs_every_segment():
     """Rung 3 returns one stub per segment with rung fallback."""
-    layer = (await extract_rung1(notes_pdf(), 1, Settings(_env_file=None), None,
-                                 worker_id="w", job_id="j")).text_layer
+    layer = (
+        await extract_rung1(
+            notes_pdf(), 1, Settings(_env_file=None), None, worker_id="w", job_id="j"
+        )
+    ).text_layer
     result = fallback_result(layer, Settings(_env_file=None), job_id="j")
     assert result.rung == "fallback" and result.status == "ok"
     assert [o.source_text for o in result.objects][1] == NOTE_1 and len(result.objects) == 5
@@ -178,7 +195,8 @@ async def test_fallback_result_stubs_every_segment():
 
 async def test_blank_page_is_not_ocred():
     """A blank page (no image, no drawing) yields nothing, quickly, without OCR."""
-    out = await extract_rung1(blank_pdf(), 1, Settings(_env_file=None), None,
-                              worker_id="w", job_id="j")
+    out = await extract_rung1(
+        blank_pdf(), 1, Settings(_env_file=None), None, worker_id="w", job_id="j"
+    )
     assert out.result.objects == [] and out.text_layer.source == "pdf"
     assert not out.result.has_text_layer

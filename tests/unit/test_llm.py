@@ -59,8 +59,9 @@ async def test_request_carries_model_key_image_and_text_layer(server, settings):
     """The POST names the model, sends the key as Bearer, the image and the TEXT LAYER block."""
     layer = read_text_layer(pymupdf.open(stream=notes_pdf())[0], 1, 20)
     client = LLMClient(settings)
-    await client.chat(model="vision-model", messages=build_vision_messages(b"PNG", layer, 12000),
-                      max_tokens=100)
+    await client.chat(
+        model="vision-model", messages=build_vision_messages(b"PNG", layer, 12000), max_tokens=100
+    )
     await client.aclose()
     request = server.requests[0]
     assert request["model"] == "vision-model" and request["max_tokens"] == 100

@@ -15,8 +15,14 @@ def _png(text: str | None = None, alpha: bool = False) -> bytes:
 
 
 def _layer(has_text: bool = False, drawings: bool = False) -> TextLayer:
-    return TextLayer(page_number=1, width=300, height=200, text="NOTES" if has_text else "",
-                     has_text_layer=has_text, has_drawings=drawings)
+    return TextLayer(
+        page_number=1,
+        width=300,
+        height=200,
+        text="NOTES" if has_text else "",
+        has_text_layer=has_text,
+        has_drawings=drawings,
+    )
 
 
 def test_ink_is_measured_on_the_image():

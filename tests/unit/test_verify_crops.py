@@ -42,7 +42,9 @@ def test_crop_is_clipped_to_the_page(page):
 
 def test_huge_crop_is_capped_in_pixels(page):
     """A whole-page evidence area at 300 dpi is rendered under the pixel cap."""
-    w, h = _size(render_crop_jpeg(page, (0, 0, 612, 792), dpi=300, margin_pts=0, max_pixels=1_000_000))
+    w, h = _size(
+        render_crop_jpeg(page, (0, 0, 612, 792), dpi=300, margin_pts=0, max_pixels=1_000_000)
+    )
     assert w * h <= 1_000_000 and w > 500
 
 
@@ -57,8 +59,13 @@ def _render(bbox) -> bytes:
 def test_located_objects_get_crops_instead_of_the_full_page():
     """Every object located: only crops, keyed under pages/{n}/crops/."""
     choice = choose_images(
-        _objects("N1", "N/2"), {"N1": (1, 1, 2, 2), "N/2": (3, 3, 4, 4)},
-        page_number=3, page_png=b"png", render=_render, hi_dpi=True, max_images=6,
+        _objects("N1", "N/2"),
+        {"N1": (1, 1, 2, 2), "N/2": (3, 3, 4, 4)},
+        page_number=3,
+        page_png=b"png",
+        render=_render,
+        hi_dpi=True,
+        max_images=6,
     )
     assert not choice.full_page and not choice.skipped
     assert [i.mime for i in choice.images] == ["image/jpeg", "image/jpeg"]
@@ -69,8 +76,13 @@ def test_located_objects_get_crops_instead_of_the_full_page():
 def test_a_miss_adds_the_full_page():
     """One object in scope without a located bbox brings the full page image too."""
     choice = choose_images(
-        _objects("N1", "G1"), {"N1": (1, 1, 2, 2)},
-        page_number=1, page_png=b"png", render=_render, hi_dpi=True, max_images=6,
+        _objects("N1", "G1"),
+        {"N1": (1, 1, 2, 2)},
+        page_number=1,
+        page_png=b"png",
+        render=_render,
+        hi_dpi=True,
+        max_images=6,
     )
     assert choice.full_page
     assert [i.label for i in choice.images] == ["crop around object N1", "the full page"]
@@ -81,8 +93,13 @@ def test_crops_off_or_no_renderer_means_full_page_only():
     """Without hi-DPI crops (or a PDF to render from) the judge sees the full page."""
     for hi_dpi, render in ((False, _render), (True, None)):
         choice = choose_images(
-            _objects("N1"), {"N1": (1, 1, 2, 2)},
-            page_number=1, page_png=b"png", render=render, hi_dpi=hi_dpi, max_images=6,
+            _objects("N1"),
+            {"N1": (1, 1, 2, 2)},
+            page_number=1,
+            page_png=b"png",
+            render=render,
+            hi_dpi=hi_dpi,
+            max_images=6,
         )
         assert [i.data for i in choice.images] == [b"png"] and not choice.crops
 
@@ -91,8 +108,13 @@ def test_image_budget_keeps_a_slot_for_the_full_page():
     """Over max_images located objects: crops fill all slots but one, the page takes the last."""
     ids = ["a", "b", "c", "d"]
     choice = choose_images(
-        _objects(*ids), {i: (1, 1, 2, 2) for i in ids},
-        page_number=1, page_png=b"png", render=_render, hi_dpi=True, max_images=3,
+        _objects(*ids),
+        {i: (1, 1, 2, 2) for i in ids},
+        page_number=1,
+        page_png=b"png",
+        render=_render,
+        hi_dpi=True,
+        max_images=3,
     )
     assert len(choice.images) == 3 and len(choice.crops) == 2 and choice.full_page
 
@@ -100,6 +122,12 @@ def test_image_budget_keeps_a_slot_for_the_full_page():
 def test_scope_with_no_image_is_skipped():
     """Nothing located and no page image: zero images, so the scope is skipped."""
     choice = choose_images(
-        _objects("G1"), {}, page_number=1, page_png=None, render=_render, hi_dpi=True, max_images=6,
+        _objects("G1"),
+        {},
+        page_number=1,
+        page_png=None,
+        render=_render,
+        hi_dpi=True,
+        max_images=6,
     )
     assert choice.skipped and choice.images == []

@@ -18,8 +18,10 @@ from shared.llm import ChatResult, LLMError
 from shared.models import ObjectVerification, PageObject, Usage, Word
 
 PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
-IMAGES = [JudgeImage("crop around object N1", b"\xff\xd8jpeg", "image/jpeg"),
-          JudgeImage("the full page", b"png", "image/png")]
+IMAGES = [
+    JudgeImage("crop around object N1", b"\xff\xd8jpeg", "image/jpeg"),
+    JudgeImage("the full page", b"png", "image/png"),
+]
 
 
 def _obj(object_id: str, **kw) -> PageObject:
@@ -37,7 +39,10 @@ def _texts(messages: list[dict]) -> list[str]:
 
 def test_every_prompt_renders_with_no_placeholder_left():
     """System and user prompts carry the page text and objects, with no {name} literal left."""
-    objects = [_obj("N1", source_text="(2) 2X6 STUD PACK"), _obj("G1", graphical_basis="door swing")]
+    objects = [
+        _obj("N1", source_text="(2) 2X6 STUD PACK"),
+        _obj("G1", graphical_basis="door swing"),
+    ]
     for excerpt in ("1. PROVIDE (5) 2X6 STUD PACK", ""):
         messages = build_judge_messages(objects, excerpt, IMAGES)
         texts = _texts(messages)
@@ -53,7 +58,9 @@ def test_images_follow_their_labels_as_data_urls():
     content = build_judge_messages([_obj("N1", source_text="x")], "t", IMAGES)[1]["content"]
     images = [p for p in content if p["type"] == "image_url"]
     urls = [p["image_url"]["url"] for p in images]
-    assert urls[0].startswith("data:image/jpeg;base64,") and urls[1].startswith("data:image/png;base64,")
+    assert urls[0].startswith("data:image/jpeg;base64,") and urls[1].startswith(
+        "data:image/png;base64,"
+    )
     labels = [p["text"] for p in content if p["type"] == "text"][1:]
     assert labels == ["Image 1: crop around object N1", "Image 2: the full page"]
 
@@ -76,11 +83,24 @@ def test_scope_puts_the_doubtful_first_and_is_capped():
 
 def test_valid_reply_is_parsed():
     """A reply per the contract gives one verdict per known object; fenced JSON is fine."""
-    reply = {"objects": [
-        {"object_id": "N1", "verdict": "refuted", "kind": "content_wrong",
-         "actual_text": "(5) 2X6 STUD PACK", "problem": "Quantity is 5."},
-        {"object_id": "N2", "verdict": "confirmed", "kind": None, "actual_text": None, "problem": None},
-    ]}
+    reply = {
+        "objects": [
+            {
+                "object_id": "N1",
+                "verdict": "refuted",
+                "kind": "content_wrong",
+                "actual_text": "(5) 2X6 STUD PACK",
+                "problem": "Quantity is 5.",
+            },
+            {
+                "object_id": "N2",
+                "verdict": "confirmed",
+                "kind": None,
+                "actual_text": None,
+                "problem": None,
+            },
+        ]
+    }
     outcome = parse_judge_reply("```json\n" + json.dumps(reply) + "\n```", ["N1", "N2"])
     assert outcome.judged and outcome.reason is None
     assert outcome.verdicts["N1"].actual_text == "(5) 2X6 STUD PACK"
@@ -106,15 +126,26 @@ def test_reply_missing_what_the_contract_asks_is_unjudged():
 
 def test_partly_valid_reply_keeps_the_valid_entries():
     """Entries without a verdict are ignored and counted; the rest stand."""
-    content = json.dumps({"objects": [{"object_id": "N1", "verdict": "confirmed"}, {"object_id": "N2"}]})
+    content = json.dumps(
+        {"objects": [{"object_id": "N1", "verdict": "confirmed"}, {"object_id": "N2"}]}
+    )
     outcome = parse_judge_reply(content, ["N1", "N2"])
-    assert outcome.judged and set(outcome.verdicts) == {"N1"} and "1 judge entries ignored" in outcome.reason
+    assert (
+        outcome.judged
+        and set(outcome.verdicts) == {"N1"}
+        and "1 judge entries ignored" in outcome.reason
+    )
 
 
 def test_judge_cannot_overturn_an_oracle_refutation():
     """A lenient judge's 'confirmed' leaves content_wrong in place; the disagreement is recorded."""
-    oracle = ObjectVerification(verdict="refuted", kind="content_wrong", actual_text="(5) 2X6 STUD PACK",
-                                evidence_bbox=(1, 2, 3, 4), problem="p")
+    oracle = ObjectVerification(
+        verdict="refuted",
+        kind="content_wrong",
+        actual_text="(5) 2X6 STUD PACK",
+        evidence_bbox=(1, 2, 3, 4),
+        problem="p",
+    )
     obj = _obj("N1", source_text="(2) 2X6 STUD PACK", verification=oracle)
     result, disagreement = merge_judge(obj, JudgeVerdict("N1", "confirmed"))
     assert result.verdict == "refuted" and result.kind == "content_wrong"
@@ -148,8 +179,11 @@ class FakeLLM:
         self.calls.append({"model": model, "messages": messages, "json_mode": json_mode})
         if self.error:
             raise self.error
-        return ChatResult(content=self.content, finish_reason="stop",
-                          usage=Usage(calls=1, prompt_tokens=100, completion_tokens=20))
+        return ChatResult(
+            content=self.content,
+            finish_reason="stop",
+            usage=Usage(calls=1, prompt_tokens=100, completion_tokens=20),
+        )
 
 
 async def test_judge_page_calls_once_and_records_usage():

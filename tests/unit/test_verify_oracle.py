@@ -40,7 +40,9 @@ def test_exact_claim_is_found_with_its_words_bbox():
     assert match.text == "(5) 2X6 STUD PACK"
     assert match.digits_agree and match.score == 1.0
     boxes = [w.bbox for w in words if w.text in {"(5)", "PACK"}]
-    assert match.bbox[0] == pytest.approx(boxes[0][0]) and match.bbox[2] == pytest.approx(boxes[1][2])
+    assert match.bbox[0] == pytest.approx(boxes[0][0]) and match.bbox[2] == pytest.approx(
+        boxes[1][2]
+    )
 
 
 def test_case_and_punctuation_do_not_matter():
@@ -54,7 +56,9 @@ def test_case_and_punctuation_do_not_matter():
 def test_claim_across_a_line_break_is_found():
     """A note wrapped over two lines is consecutive words; the bbox covers both lines."""
     words = _words(["3. BLOCKING AT 48 IN O.C. BETWEEN ALL", "JOISTS OVER BEARING WALLS."])
-    match = find_evidence_bbox("BLOCKING AT 48 IN O.C. BETWEEN ALL JOISTS OVER BEARING WALLS", words)
+    match = find_evidence_bbox(
+        "BLOCKING AT 48 IN O.C. BETWEEN ALL JOISTS OVER BEARING WALLS", words
+    )
     assert match is not None and match.digits_agree
     first_line = next(w for w in words if w.text == "BLOCKING").bbox
     second_line = next(w for w in words if w.text == "JOISTS").bbox
@@ -75,7 +79,7 @@ def test_short_claims_must_match_exactly():
 
 
 def test_misread_number_is_refuted_citing_the_page():
-    """"(2) 2X6 STUD PACK" where the sheet says "(5)" is content_wrong with the sheet's words."""
+    """ "(2) 2X6 STUD PACK" where the sheet says "(5)" is content_wrong with the sheet's words."""
     obj = PageObject(object_id="N1", source_text="(2) 2X6 STUD PACK")
     v = check_object(obj, _words(NOTES))
     assert v.verdict == "refuted"
@@ -87,7 +91,9 @@ def test_misread_number_is_refuted_citing_the_page():
 
 def test_correct_claim_is_confirmed():
     """A claim that matches with the same digits is confirmed with its evidence bbox."""
-    obj = PageObject(object_id="N2", source_text="ALL FRAMING LUMBER SHALL BE DOUG FIR NO. 2 OR BETTER")
+    obj = PageObject(
+        object_id="N2", source_text="ALL FRAMING LUMBER SHALL BE DOUG FIR NO. 2 OR BETTER"
+    )
     v = check_object(obj, index_words(_words(NOTES)))
     assert v.verdict == "confirmed" and v.kind is None and v.evidence_bbox is not None
 
@@ -119,14 +125,26 @@ def test_identity_disagreement_and_separator_tolerance():
 def _covered(objects: list[PageObject], ratio: float, below: bool) -> CoveredPage:
     cov = Coverage(total_lines=10, covered_lines=int(ratio * 10), ratio=ratio)
     return CoveredPage(
-        job_id="j", page_number=1, has_text_layer=True, objects=objects,
-        coverage_before=cov, coverage=cov, floor=0.6, below_floor=below,
+        job_id="j",
+        page_number=1,
+        has_text_layer=True,
+        objects=objects,
+        coverage_before=cov,
+        coverage=cov,
+        floor=0.6,
+        below_floor=below,
     )
 
 
 def _layer(has_text: bool, drawings: bool = False) -> TextLayer:
-    return TextLayer(page_number=1, width=612, height=792, text="x" * has_text,
-                     has_text_layer=has_text, has_drawings=drawings)
+    return TextLayer(
+        page_number=1,
+        width=612,
+        height=792,
+        text="x" * has_text,
+        has_text_layer=has_text,
+        has_drawings=drawings,
+    )
 
 
 def test_content_missing_below_floor_and_for_empty_page_with_text():
@@ -135,18 +153,26 @@ def test_content_missing_below_floor_and_for_empty_page_with_text():
     assert "below the 60% floor" in check_content(_covered([obj], 0.3, True), _layer(True))
     assert check_content(_covered([obj], 0.9, False), _layer(True)) is None
     assert "text layer" in check_content(_covered([], 1.0, False), _layer(True))
-    assert "vector drawings" in check_content(_covered([], 1.0, False), _layer(False, drawings=True))
+    assert "vector drawings" in check_content(
+        _covered([], 1.0, False), _layer(False, drawings=True)
+    )
     assert check_content(_covered([], 1.0, False), _layer(False)) is None
 
 
 def test_a_dense_page_is_checked_quickly():
     """200 claims against 3000 words of repetitive note text take well under a few seconds."""
     rng = random.Random(7)
-    vocab = "the and of at each end beam stud pack provide see framing nailing per schedule typ".split()
-    tokens = [rng.choice(vocab + ["2X6", f"({rng.randint(1, 9)})", str(rng.randint(1, 40))])
-              for _ in range(3000)]
-    words = [Word(text=t, bbox=(i % 100 * 6.0, i // 100 * 12.0, i % 100 * 6.0 + 5, i // 100 * 12.0 + 10))
-             for i, t in enumerate(tokens)]
+    vocab = (
+        "the and of at each end beam stud pack provide see framing nailing per schedule typ".split()
+    )
+    tokens = [
+        rng.choice(vocab + ["2X6", f"({rng.randint(1, 9)})", str(rng.randint(1, 40))])
+        for _ in range(3000)
+    ]
+    words = [
+        Word(text=t, bbox=(i % 100 * 6.0, i // 100 * 12.0, i % 100 * 6.0 + 5, i // 100 * 12.0 + 10))
+        for i, t in enumerate(tokens)
+    ]
     claims = []
     for _ in range(200):
         start = rng.randrange(0, 2980)

@@ -23,33 +23,53 @@ def _layer(pdf: bytes) -> TextLayer:
     page = pymupdf.open(stream=pdf, filetype="pdf")[0]
     words = [Word(text=w[4], bbox=tuple(w[:4])) for w in page.get_text("words", sort=True)]
     text = page.get_text()
-    return TextLayer(page_number=1, width=612, height=792, text=text, words=words,
-                     has_text_layer=len(text.strip()) >= 20, has_drawings=bool(page.get_drawings()))
+    return TextLayer(
+        page_number=1,
+        width=612,
+        height=792,
+        text=text,
+        words=words,
+        has_text_layer=len(text.strip()) >= 20,
+        has_drawings=bool(page.get_drawings()),
+    )
 
 
 def _png(pdf: bytes) -> bytes:
     return pymupdf.open(stream=pdf, filetype="pdf")[0].get_pixmap(dpi=36).tobytes("png")
 
 
-def _covered(objects: list[PageObject], sheet_number: str | None = None, has_text: bool = True) -> CoveredPage:
+def _covered(
+    objects: list[PageObject], sheet_number: str | None = None, has_text: bool = True
+) -> CoveredPage:
     cov = Coverage(total_lines=2, covered_lines=2, ratio=1.0)
     return CoveredPage(
-        job_id="j1", page_number=1, has_text_layer=has_text, objects=objects,
+        job_id="j1",
+        page_number=1,
+        has_text_layer=has_text,
+        objects=objects,
         sheet=SheetHeader(sheet_number=sheet_number, sheet_number_source="extraction"),
-        coverage_before=cov, coverage=cov, floor=0.6, below_floor=False,
+        coverage_before=cov,
+        coverage=cov,
+        floor=0.6,
+        below_floor=False,
         usage={"extract": Usage(calls=1, prompt_tokens=10, completion_tokens=5)},
     )
 
 
 NOTES = ["GENERAL NOTES", "1. PROVIDE (5) 2X6 STUD PACK AT EACH END OF BEAM.", "SHEET NO. A101"]
-MISREAD = PageObject(object_id="N1", source_text="(2) 2X6 STUD PACK", grounding="vision_unverified",
-                     attributes={"quantity": 2})
+MISREAD = PageObject(
+    object_id="N1",
+    source_text="(2) 2X6 STUD PACK",
+    grounding="vision_unverified",
+    attributes={"quantity": 2},
+)
 GOOD = PageObject(object_id="N2", source_text="GENERAL NOTES", grounding="source_text")
 DOOR = PageObject(object_id="G1", graphical_basis="door swing", grounding="graphical")
 
 NO_JUDGE = Settings(llm_base_url=None, llm_verify_model=None)
-JUDGE = Settings(llm_base_url="http://judge.invalid/v1", llm_verify_model="judge-m",
-                 verify_crop_dpi=144)
+JUDGE = Settings(
+    llm_base_url="http://judge.invalid/v1", llm_verify_model="judge-m", verify_crop_dpi=144
+)
 
 
 class LenientJudge:
@@ -61,22 +81,38 @@ class LenientJudge:
     async def chat(self, *, model, messages, max_tokens=None, json_mode=True):
         self.calls.append(messages)
         user = messages[1]["content"][0]["text"]
-        ids = [json.loads(line)["object_id"] for line in user.splitlines() if line.startswith('{"object_id"')]
+        ids = [
+            json.loads(line)["object_id"]
+            for line in user.splitlines()
+            if line.startswith('{"object_id"')
+        ]
         reply = {"objects": [{"object_id": i, "verdict": "confirmed"} for i in ids]}
-        return ChatResult(content=json.dumps(reply), finish_reason="stop",
-                          usage=Usage(calls=1, prompt_tokens=500, completion_tokens=50))
+        return ChatResult(
+            content=json.dumps(reply),
+            finish_reason="stop",
+            usage=Usage(calls=1, prompt_tokens=500, completion_tokens=50),
+        )
 
 
 async def test_oracle_refutes_the_misread_and_keeps_what_was_extracted():
     """No judge: content_wrong citing the sheet, the rest confirmed or not judged, none rewritten."""
     pdf = _pdf(NOTES)
-    out = await verify_page(_covered([MISREAD, GOOD, DOOR]), _layer(pdf), pdf, _png(pdf),
-                            NO_JUDGE, None, title_block=lambda _: None)
+    out = await verify_page(
+        _covered([MISREAD, GOOD, DOOR]),
+        _layer(pdf),
+        pdf,
+        _png(pdf),
+        NO_JUDGE,
+        None,
+        title_block=lambda _: None,
+    )
     page = out.verified
     by_id = {o.object_id: o for o in page.objects}
     assert by_id["N1"].verification.kind == "content_wrong"
     assert by_id["N1"].verification.actual_text == "(5) 2X6 STUD PACK"
-    assert by_id["N1"].source_text == "(2) 2X6 STUD PACK" and by_id["N1"].attributes == {"quantity": 2}
+    assert by_id["N1"].source_text == "(2) 2X6 STUD PACK" and by_id["N1"].attributes == {
+        "quantity": 2
+    }
     assert by_id["N2"].verification.verdict == "confirmed"
     assert by_id["G1"].verification.verdict == "not_judged"
     assert not page.verdict.ok and page.verdict.kinds == ["content_wrong"]
@@ -90,14 +126,25 @@ async def test_lenient_judge_cannot_clear_the_misread():
     """A judge confirming everything leaves content_wrong; an unlocated object adds the full page."""
     pdf = _pdf(NOTES)
     llm = LenientJudge()
-    out = await verify_page(_covered([MISREAD, GOOD, DOOR]), _layer(pdf), pdf, _png(pdf),
-                            JUDGE, llm, title_block=lambda _: None)
+    out = await verify_page(
+        _covered([MISREAD, GOOD, DOOR]),
+        _layer(pdf),
+        pdf,
+        _png(pdf),
+        JUDGE,
+        llm,
+        title_block=lambda _: None,
+    )
     page = out.verified
     assert len(llm.calls) == 1
     by_id = {o.object_id: o for o in page.objects}
     assert by_id["N1"].verification.kind == "content_wrong"
-    assert by_id["N1"].verification.judge == {"verdict": "confirmed", "kind": None,
-                                               "actual_text": None, "problem": None}
+    assert by_id["N1"].verification.judge == {
+        "verdict": "confirmed",
+        "kind": None,
+        "actual_text": None,
+        "problem": None,
+    }
     assert by_id["G1"].verification.verdict == "confirmed"  # the judge alone spoke for it
     assert [d["object_id"] for d in page.judge_disagreements] == ["N1"]
     assert page.verdict.kinds == ["content_wrong"] and not page.verdict.ok
@@ -115,8 +162,16 @@ async def test_judge_disabled_for_the_job_is_not_called():
     """judge_enabled=False (the job's option) keeps the model out."""
     pdf = _pdf(NOTES)
     llm = LenientJudge()
-    await verify_page(_covered([GOOD]), _layer(pdf), pdf, _png(pdf), JUDGE, llm,
-                      judge_enabled=False, title_block=lambda _: None)
+    await verify_page(
+        _covered([GOOD]),
+        _layer(pdf),
+        pdf,
+        _png(pdf),
+        JUDGE,
+        llm,
+        judge_enabled=False,
+        title_block=lambda _: None,
+    )
     assert llm.calls == []
 
 
@@ -124,11 +179,13 @@ async def test_identity_disagreement_is_a_page_problem():
     """An extracted sheet number unlike the title block's is identity_wrong; A-101 is A101."""
     pdf = _pdf(NOTES)
     layer = _layer(pdf)
-    wrong = await verify_page(_covered([GOOD], "A102"), layer, pdf, None, NO_JUDGE, None,
-                              title_block=lambda _: "A101")
+    wrong = await verify_page(
+        _covered([GOOD], "A102"), layer, pdf, None, NO_JUDGE, None, title_block=lambda _: "A101"
+    )
     assert wrong.verified.verdict.kinds == ["identity_wrong"]
-    right = await verify_page(_covered([GOOD], "A-101"), layer, pdf, None, NO_JUDGE, None,
-                              title_block=lambda _: "A101")
+    right = await verify_page(
+        _covered([GOOD], "A-101"), layer, pdf, None, NO_JUDGE, None, title_block=lambda _: "A101"
+    )
     assert right.verified.verdict.ok
 
 
@@ -151,8 +208,15 @@ async def test_page_declared_blank_with_content_is_content_missing(drawn):
     else:
         page.insert_text((72, 100), "1. ALL WORK SHALL COMPLY WITH THE CODE.", fontsize=10)
     pdf = doc.tobytes()
-    out = await verify_page(_covered([], has_text=not drawn), _layer(pdf), pdf, _png(pdf),
-                            NO_JUDGE, None, title_block=lambda _: None)
+    out = await verify_page(
+        _covered([], has_text=not drawn),
+        _layer(pdf),
+        pdf,
+        _png(pdf),
+        NO_JUDGE,
+        None,
+        title_block=lambda _: None,
+    )
     v = out.verified.verdict
     assert v.skipped is None and not v.ok and not v.unjudged and v.kinds == ["content_missing"]
 
@@ -181,7 +245,9 @@ async def test_garbage_judge_reply_on_a_text_less_page_is_unjudged():
 
     pdf = _pdf([])
     ocr = PageObject(object_id="O1", source_text="GENERAL NOTES", grounding="ocr")
-    out = await verify_page(_covered([ocr], has_text=False), _layer(pdf), pdf, _png(pdf), JUDGE, Garbage())
+    out = await verify_page(
+        _covered([ocr], has_text=False), _layer(pdf), pdf, _png(pdf), JUDGE, Garbage()
+    )
     v = out.verified.verdict
     assert v.unjudged and v.ok and out.verified.usage["verify"].calls == 1
 

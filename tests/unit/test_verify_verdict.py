@@ -18,8 +18,16 @@ def test_kinds_follow_the_fixed_order_and_problems_are_sentences():
         _obj("d", "refuted", "content_wrong", "Object d is wrong."),
         _obj("e", "confirmed"),
     ]
-    v = page_verdict(objects, [("identity_wrong", "Sheet mismatch."), ("content_missing", "Missing.")])
-    assert v.kinds == ["identity_wrong", "content_missing", "content_wrong", "unsupported", "judge_refuted"]
+    v = page_verdict(
+        objects, [("identity_wrong", "Sheet mismatch."), ("content_missing", "Missing.")]
+    )
+    assert v.kinds == [
+        "identity_wrong",
+        "content_missing",
+        "content_wrong",
+        "unsupported",
+        "judge_refuted",
+    ]
     assert not v.ok and not v.unjudged
     assert v.problems[:2] == ["Sheet mismatch.", "Missing."]
     assert 'Object c reads "(2)" but the sheet says "(5)".' in v.problems and len(v.problems) == 6
