@@ -29,32 +29,9 @@ from tests.support.flows import (
 )
 from tests.support.model_server import ModelReply, ScriptedModelServer
 from tests.support.pdfs import NOTES, add_blank_page, add_notes_page, add_plan_page, make_pdf
+from tests.support.report_contract import OBJECT_KEYS, PAGE_KEYS, SHEET_KEYS, VERDICT_KEYS
 from tests.support.stack import stack
 
-PAGE_KEYS = {
-    "page_number",
-    "status",
-    "failure_reason",
-    "has_text_layer",
-    "degraded",
-    "sheet",
-    "objects",
-    "coverage",
-    "rungs",
-    "verification",
-}
-SHEET_KEYS = {"sheet_number", "sheet_title", "discipline", "sheet_number_source"}
-OBJECT_KEYS = {
-    "object_id",
-    "object_type",
-    "source_text",
-    "attributes",
-    "bbox",
-    "grounding",
-    "confidence",
-    "verification",
-}
-VERDICT_KEYS = {"ok", "problems", "kinds", "untagged", "unjudged", "skipped"}
 NOTES_RESCUED, PLAN, NOTES_MISREAD, BLANK, HUGE = 1, 2, 3, 4, 5
 
 

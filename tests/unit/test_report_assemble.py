@@ -21,6 +21,7 @@ from shared.models import (
     Usage,
     VerifiedPage,
 )
+from tests.support.report_contract import PAGE_KEYS, REPORT_KEYS, SUMMARY_KEYS
 
 CREATED = datetime(2026, 5, 29, 9, 0, tzinfo=UTC)
 FINISHED = datetime(2026, 5, 29, 9, 5, tzinfo=UTC)
@@ -75,39 +76,6 @@ def verified(
         timings_ms=timings or {},
         verdict=verdict or PageVerdict(ok=True),
     )
-
-
-REPORT_KEYS = {
-    "job_id",
-    "file_name",
-    "page_count",
-    "status",
-    "created_at",
-    "finished_at",
-    "pages",
-    "summary",
-}
-PAGE_KEYS = {
-    "page_number",
-    "status",
-    "failure_reason",
-    "has_text_layer",
-    "degraded",
-    "sheet",
-    "objects",
-    "coverage",
-    "rungs",
-    "verification",
-}
-SUMMARY_KEYS = {
-    "extraction_coverage",
-    "verification",
-    "sheets",
-    "failed_pages",
-    "degraded_pages",
-    "usage",
-    "timings",
-}
 
 
 def test_report_has_every_documented_key():
