@@ -92,6 +92,26 @@ def _security(settings: Settings) -> NatsSecurity | None:
     return None
 
 
+class IdleFetchTimeoutFilter(logging.Filter):
+    """Drops FastStream's "Task raised an exception, retrying" traceback for an idle pull.
+
+    nats-py's batch fetch raises the builtin TimeoutError when a pull finds nothing, and
+    FastStream 0.7 only expects nats' own; its supervisor restarts the fetch at once, so the
+    traceback is noise that would bury real errors in the logs.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not (isinstance(exc, TimeoutError) and "raised an exception" in record.getMessage())
+
+
+def faststream_logger(name: str) -> logging.Logger:
+    logger = logging.getLogger(f"sheetflow.{name}.faststream")
+    if not any(isinstance(f, IdleFetchTimeoutFilter) for f in logger.filters):
+        logger.addFilter(IdleFetchTimeoutFilter())
+    return logger
+
+
 def make_broker(settings: Settings, name: str) -> NatsBroker:
     if not settings.nats_url:
         raise ValueError("SHEETFLOW_NATS_URL is not set (run `sheetflow up` for an embedded one)")
@@ -102,7 +122,7 @@ def make_broker(settings: Settings, name: str) -> NatsBroker:
         max_reconnect_attempts=-1,  # ride out a NATS restart instead of dying
         reconnect_time_wait=1,
         connect_timeout=5,
-        logger=logging.getLogger(f"sheetflow.{name}.faststream"),
+        logger=faststream_logger(name),
         middlewares=[RejectMalformed],
     )
 
