@@ -11,7 +11,6 @@ Last line: ``RESULT scaling_efficiency_4 <efficiency at the most workers>`` (goa
 
 import argparse
 import asyncio
-import json
 import os
 import sys
 import time
@@ -36,10 +35,10 @@ from bench.common import (  # noqa: E402
     watch,
 )
 from bench.synthetic import set_bytes  # noqa: E402
-from services.extract.vision import TEXT_LAYER_HEADING  # noqa: E402
 from shared.runtime import EmbeddedServers  # noqa: E402
 from shared.settings import Settings  # noqa: E402
-from tests.support.model_server import ModelReply, ScriptedModelServer, request_text  # noqa: E402
+from tests.support.flows import line_objects, reply  # noqa: E402
+from tests.support.model_server import ScriptedModelServer  # noqa: E402
 
 GOAL = 0.9
 CONCURRENCY = 8
@@ -47,18 +46,9 @@ WARMUP_PAGES = 4
 JOB_OPTIONS = {"text_retry": False, "judge": False}
 
 
-def echo_text_layer(request: dict) -> str:
-    """A vision reply with one object per line of the request's TEXT LAYER block: what a
-    diligent model returns, and enough for coverage to pass without rung 2."""
-    text = request_text(request)
-    layer = text.split(TEXT_LAYER_HEADING, 1)[1] if TEXT_LAYER_HEADING in text else ""
-    lines = [line.strip() for line in layer.splitlines() if line.strip()]
-    objects = [{"object_type": "text", "source_text": line, "confidence": "high"} for line in lines]
-    return json.dumps({"sheet": {}, "objects": objects, "unresolved_items": []})
-
-
 def responder(latency_s: float):
-    return lambda request: ModelReply(content=echo_text_layer(request), delay_s=latency_s)
+    """The faithful scripted model (one object per text-layer line), answering after ``latency_s``."""
+    return lambda request: reply(line_objects(request), delay_s=latency_s)
 
 
 async def timed_job(settings: Settings, pdf: bytes, pages: int) -> tuple[float, float]:

@@ -1,6 +1,5 @@
 """Fault-test helpers: servers a test may stop and restart, and a model that echoes the page."""
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,29 +9,13 @@ from pydantic import SecretStr
 
 from shared.runtime import ManagedProcess, free_port, start_nats, start_s3
 from shared.settings import Settings
-from tests.support.model_server import ModelReply, ScriptedModelServer, request_text
-
-TEXT_MARKERS = ("(authoritative for alphanumeric content", "TEXT LAYER (segment ALL of it):")
+from tests.support.flows import line_objects, model_settings, reply
+from tests.support.model_server import ModelReply, ScriptedModelServer
 
 
 def echo_page(request: dict) -> ModelReply:
     """A model that reads perfectly: one object per text-layer line it was given."""
-    text = request_text(request)
-    body = ""
-    for marker in TEXT_MARKERS:
-        if marker in text:
-            body = text.split(marker, 1)[1].split("\n", 1)[-1]
-    objects = [
-        {
-            "object_id": f"e{i}",
-            "object_type": "text",
-            "source_text": line.strip(),
-            "confidence": 0.9,
-        }
-        for i, line in enumerate(body.splitlines())
-        if line.strip()
-    ]
-    return ModelReply(content=json.dumps({"sheet": {}, "objects": objects, "unresolved_items": []}))
+    return reply(line_objects(request))
 
 
 @pytest.fixture
@@ -42,13 +25,8 @@ def model() -> Iterator[ScriptedModelServer]:
 
 
 def with_model(settings: Settings, server: ScriptedModelServer) -> Settings:
-    return settings.model_copy(
-        update={
-            "llm_base_url": server.base_url,
-            "llm_api_key": SecretStr("sk-test-model-key-123"),
-            "llm_extract_model": "vision-x",
-            "llm_max_retries": 1,
-        }
+    return model_settings(
+        settings, server, llm_api_key=SecretStr("sk-test-model-key-123"), llm_max_retries=1
     )
 
 

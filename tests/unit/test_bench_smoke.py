@@ -51,14 +51,16 @@ def test_scripted_vision_reply_echoes_the_text_layer():
     with synthetic.make_set(1) as doc:
         layer = read_text_layer(doc[0], 1, 20)
     request = {"messages": build_vision_messages(b"png", layer, 12000)}
-    parsed = parse_reply(scaling.echo_text_layer(request), "stop")
+    parsed = parse_reply(scaling.responder(0.0)(request).content, "stop")
     lines = [line.strip() for line in layer.text.splitlines() if line.strip()]
     assert [o.source_text for o in parsed.objects] == lines
 
 
 def test_scripted_vision_reply_without_text_layer_is_empty():
     """A request without a TEXT LAYER block gets an empty, valid reply."""
-    reply = json.loads(scaling.echo_text_layer({"messages": [{"role": "user", "content": "hi"}]}))
+    reply = json.loads(
+        scaling.responder(0.0)({"messages": [{"role": "user", "content": "hi"}]}).content
+    )
     assert reply["objects"] == []
 
 

@@ -21,7 +21,14 @@ from shared.models import (
     Usage,
     VerifiedPage,
 )
-from tests.support.report_contract import PAGE_KEYS, REPORT_KEYS, SUMMARY_KEYS
+from tests.support.report_contract import (
+    OBJECT_KEYS,
+    PAGE_KEYS,
+    REPORT_KEYS,
+    SHEET_KEYS,
+    SUMMARY_KEYS,
+    VERDICT_KEYS,
+)
 
 CREATED = datetime(2026, 5, 29, 9, 0, tzinfo=UTC)
 FINISHED = datetime(2026, 5, 29, 9, 5, tzinfo=UTC)
@@ -103,28 +110,12 @@ def test_report_has_every_documented_key():
     assert SUMMARY_KEYS <= report["summary"].keys()
     for page in report["pages"]:
         assert PAGE_KEYS <= page.keys()
-        assert set(page["sheet"]) >= {
-            "sheet_number",
-            "sheet_title",
-            "discipline",
-            "sheet_number_source",
-        }
+        assert SHEET_KEYS <= page["sheet"].keys()
     page1 = report["pages"][0]
     assert set(page1["coverage"]) == {"total_lines", "covered_lines", "ratio"}
-    assert {"ok", "problems", "kinds", "untagged", "unjudged", "skipped"} <= page1[
-        "verification"
-    ].keys()
+    assert VERDICT_KEYS <= page1["verification"].keys()
     entry = page1["objects"][0]
-    assert {
-        "object_id",
-        "object_type",
-        "source_text",
-        "attributes",
-        "bbox",
-        "grounding",
-        "confidence",
-        "verification",
-    } <= entry.keys()
+    assert OBJECT_KEYS <= entry.keys()
     assert entry["extra_field"] == "kept"
     assert entry["verification"]["verdict"] == "confirmed"
     assert set(report["summary"]["extraction_coverage"]) >= {
