@@ -6,7 +6,7 @@ import secrets
 from pathlib import Path
 
 from shared import subjects
-from shared.broker import msg_id, publish
+from shared.broker import msg_id
 from shared.jobs import JobRecord, JobStore, now
 from shared.messages import ExtractPage, JobAccepted, JobOptions
 from shared.service import ServiceContext
@@ -70,14 +70,12 @@ async def _fan_out(ctx: ServiceContext, job: JobRecord) -> None:
         options=job.options,
         created_at=job.created_at,
     )
-    await publish(ctx.broker, ctx.settings, subjects.JOB_ACCEPTED, accepted, dedup_id=job.job_id)
+    await ctx.publish(subjects.JOB_ACCEPTED, accepted, dedup_id=job.job_id)
     pages = range(1, job.page_count + 1)
     for start in range(0, job.page_count, PUBLISH_BATCH):
         await asyncio.gather(
             *(
-                publish(
-                    ctx.broker,
-                    ctx.settings,
+                ctx.publish(
                     subjects.PAGE_EXTRACT,
                     ExtractPage(
                         job_id=job.job_id,
