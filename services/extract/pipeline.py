@@ -8,6 +8,7 @@ the event loop keeps serving other pages and in-progress acks.
 """
 
 import asyncio
+import functools
 import time
 from dataclasses import dataclass
 
@@ -81,38 +82,46 @@ def _elapsed_ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 1)
 
 
+@functools.lru_cache(maxsize=4)
+def _open_pdf(pdf: bytes) -> pymupdf.Document:
+    """One open document per source for the pages of a job in flight: reopening parses the
+    whole cross-reference table again, a cost that grows with the page count. Keyed by the
+    bytes themselves (the source cache hands every page the same object, whose hash Python
+    keeps); MuPDF calls hold the GIL, so threads sharing a document take turns."""
+    return pymupdf.open(stream=pdf, filetype="pdf")
+
+
 def _read_page(pdf: bytes, page_number: int, settings: Settings) -> _Page:
     try:
-        doc = pymupdf.open(stream=pdf, filetype="pdf")
+        doc = _open_pdf(pdf)
     except Exception as exc:
         raise PageUnreadable(f"the PDF could not be opened: {exc}") from exc
-    with doc:
-        if doc.needs_pass:
-            raise PageUnreadable("the PDF is password-protected")
-        if not 1 <= page_number <= doc.page_count:
-            raise PageUnreadable(
-                f"page {page_number} does not exist: the PDF has {doc.page_count} pages"
-            )
-        try:
-            page = doc.load_page(page_number - 1)
-            refusal = check_page_size(page, settings.page_max_side_in) or check_page_content(
-                page, settings.page_max_content_mb * 1024 * 1024
-            )
-            if refusal:
-                raise PageUnreadable(refusal)
-            max_px, max_pixels = settings.page_image_max_px, settings.page_image_max_pixels
-            return _Page(
-                text_layer=read_text_layer(page, page_number, settings.text_layer_min_chars),
-                png=render_page_png(page, max_px, max_pixels),
-                thumbnail=render_thumbnail_jpeg(page),
-                zoom=render_zoom(page, max_px, max_pixels),
-                has_images=bool(page.get_images()),
-            )
-        except PageUnreadable:
-            raise
-        except Exception as exc:  # MuPDF raises plain RuntimeErrors on broken content
-            reason = f"page {page_number} could not be read or rendered: {exc}"
-            raise PageUnreadable(reason) from exc
+    if doc.needs_pass:
+        raise PageUnreadable("the PDF is password-protected")
+    if not 1 <= page_number <= doc.page_count:
+        raise PageUnreadable(
+            f"page {page_number} does not exist: the PDF has {doc.page_count} pages"
+        )
+    try:
+        page = doc.load_page(page_number - 1)
+        refusal = check_page_size(page, settings.page_max_side_in) or check_page_content(
+            page, settings.page_max_content_mb * 1024 * 1024
+        )
+        if refusal:
+            raise PageUnreadable(refusal)
+        max_px, max_pixels = settings.page_image_max_px, settings.page_image_max_pixels
+        return _Page(
+            text_layer=read_text_layer(page, page_number, settings.text_layer_min_chars),
+            png=render_page_png(page, max_px, max_pixels),
+            thumbnail=render_thumbnail_jpeg(page),
+            zoom=render_zoom(page, max_px, max_pixels),
+            has_images=bool(page.get_images()),
+        )
+    except PageUnreadable:
+        raise
+    except Exception as exc:  # MuPDF raises plain RuntimeErrors on broken content
+        reason = f"page {page_number} could not be read or rendered: {exc}"
+        raise PageUnreadable(reason) from exc
 
 
 def _extract_offline(

@@ -4,6 +4,8 @@ with the same long side."""
 import math
 import zlib
 
+import imagecodecs
+import numpy
 import pymupdf
 
 POINTS_PER_INCH = 72.0
@@ -26,7 +28,19 @@ def render_page_png(page: pymupdf.Page, max_px: int, max_pixels: int) -> bytes:
     """Render the page as an opaque PNG whose long side is ``max_px`` (within the pixel cap)."""
     zoom = render_zoom(page, max_px, max_pixels)
     pixmap = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
-    return pixmap.tobytes("png")
+    return encode_png(pixmap)
+
+
+def encode_png(pixmap: pymupdf.Pixmap) -> bytes:
+    """PNG of a pixmap at zlib's fastest level with no row filter: a third of the CPU of
+    MuPDF's own encoder (the biggest cost of a page) for a file about a quarter larger.
+    The encoder releases the GIL, so one page encodes while the next renders."""
+    pixels = numpy.frombuffer(pixmap.samples_mv, numpy.uint8).reshape(
+        pixmap.height, pixmap.width, pixmap.n
+    )
+    return imagecodecs.png_encode(
+        pixels, level=imagecodecs.PNG.COMPRESSION.SPEED, filter=imagecodecs.PNG.FILTER.NONE
+    )
 
 
 def render_thumbnail_jpeg(page: pymupdf.Page, max_px: int = 360) -> bytes:
