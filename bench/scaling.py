@@ -1,12 +1,18 @@
 """Worker scaling when the model is the bottleneck: a scripted OpenAI-compatible server
-answers every vision call after a fixed latency (1 s); pages/s end to end with 1, 2 and 4
+answers every vision call after a fixed latency; pages/s end to end with 1, 2 and 4
 extract workers, each taking 8 pages at once; efficiency = speed-up / workers.
 
-    python bench/scaling.py [--pages 128] [--latency 1.0] [--workers 1 2 4]
+    python bench/scaling.py [--pages 128] [--latency 1 4] [--workers 1 2 4]
+
+Each latency is measured in turn. At 1 s the 32 pages in flight of 4 workers ask for more
+CPU than 2 cores have, so that run shows the CPU cap, not the workers; the longest latency
+(4 s by default, still fast for a vision call on a 2048-px sheet) is the model-bound case
+the goal is about. Each table says whether its ideal rate fits the cores.
 
 The scripted reply returns one object per text-layer line, so coverage passes on rung 1
 and the model is called once per page (rung 2 and the judge are off for the job too).
-Last line: ``RESULT scaling_efficiency_4 <efficiency at the most workers>`` (goal >= 0.9).
+Last line: ``RESULT scaling_efficiency_4 <efficiency at the most workers, longest latency>``
+(goal >= 0.9).
 """
 
 import argparse
@@ -97,16 +103,18 @@ def measure(
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="pages/s with 1, 2 and 4 extract workers")
     parser.add_argument("--pages", type=int, default=128)
-    parser.add_argument("--latency", type=float, default=1.0, help="seconds per model call")
+    parser.add_argument(
+        "--latency", type=float, nargs="+", default=[1.0, 4.0], help="seconds per model call"
+    )
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
     return parser.parse_args(argv)
 
 
-def main() -> None:
-    args = parse_args()
-    pdf, warmup = set_bytes(args.pages), set_bytes(WARMUP_PAGES)
+def scale_at(latency: float, args: argparse.Namespace, pdf: bytes, warmup: bytes) -> float:
+    """Measure every worker count at one model latency, print its table, return the
+    efficiency at the most workers."""
     results: dict[int, Measured] = {}
-    model = ScriptedModelServer(responder(args.latency))
+    model = ScriptedModelServer(responder(latency))
     with model, embedded_servers("scaling") as servers:
         for workers in args.workers:
             model.requests.clear()
@@ -120,17 +128,18 @@ def main() -> None:
     base_extract_pps = args.pages / results[base].extract_s
     cores = os.cpu_count() or 1
     print(
-        f"{args.pages} sheets, model latency {args.latency:.1f} s/call, "
+        f"{args.pages} sheets, model latency {latency:.1f} s/call, "
         f"{CONCURRENCY} pages in flight per worker, {cores} cores"
     )
     print(
         f"  {'workers':>7} {'pages/s':>8} {'ideal':>6} {'speed-up':>9} {'efficiency':>10}"
         f" {'extract pages/s':>16} {'CPU s/page':>11} {'CPU cap pages/s':>16}"
+        f" {'cores for ideal':>16}"
     )
     efficiency = 0.0
     for workers, m in results.items():
         pps = args.pages / m.total_s
-        ideal = workers * CONCURRENCY / args.latency
+        ideal = workers * CONCURRENCY / latency
         speedup = pps / base_pps
         efficiency = speedup / (workers / base)
         extract_pps = args.pages / m.extract_s
@@ -139,12 +148,25 @@ def main() -> None:
             f"  {workers:>7} {pps:>8.2f} {ideal:>6.1f} {speedup:>8.2f}x {efficiency:>10.2f}"
             f" {extract_pps:>8.2f} ({extract_pps / base_extract_pps:.2f}x)"
             f" {cpu_per_page:>11.3f} {cores / cpu_per_page:>16.1f}"
+            f" {ideal * cpu_per_page:>16.1f}"
         )
     for workers, m in results.items():
         print(f"  CPU ms/page by process, {workers} worker(s): {cpu_line(m.cpu, args.pages)}")
-    print("  ideal = workers x in-flight / latency; CPU cap = cores / CPU seconds per page")
-    print(f"  goal: efficiency >= {GOAL} at {max(results)} workers")
-    print(result_line(f"scaling_efficiency_{max(results)}", efficiency))
+    print(
+        "  ideal = workers x in-flight / latency; CPU cap = cores / CPU seconds per page;"
+        " cores for ideal = ideal x CPU seconds per page (model-bound only when <= cores)"
+    )
+    return efficiency
+
+
+def main() -> None:
+    args = parse_args()
+    pdf, warmup = set_bytes(args.pages), set_bytes(WARMUP_PAGES)
+    efficiencies = {latency: scale_at(latency, args, pdf, warmup) for latency in args.latency}
+    most = max(args.workers)
+    summary = ", ".join(f"{latency:g} s: {e:.2f}" for latency, e in efficiencies.items())
+    print(f"efficiency at {most} workers by model latency: {summary} (goal >= {GOAL})")
+    print(result_line(f"scaling_efficiency_{most}", efficiencies[max(efficiencies)]))
 
 
 if __name__ == "__main__":

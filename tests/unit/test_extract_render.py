@@ -1,0 +1,44 @@
+"""The page image: a lossless PNG of exactly the rendered pixels, and one open document per
+source that never mixes two PDFs' pages."""
+
+import pymupdf
+from services.extract.pipeline import extract_rung1
+from services.extract.render import encode_png, render_page_png
+from shared.settings import Settings
+from tests.support.pdfs import add_plan_page, add_schedule_page, make_pdf, notes_pdf
+
+
+def test_encoded_png_holds_exactly_the_rendered_pixels():
+    """The fast encoder is lossless: decoding its PNG gives back every pixel."""
+    with pymupdf.open(stream=notes_pdf(), filetype="pdf") as doc:
+        rendered = doc[0].get_pixmap(matrix=pymupdf.Matrix(1.5, 1.5), alpha=False)
+    png = encode_png(rendered)
+    decoded = pymupdf.Pixmap(png)
+    assert png.startswith(b"\x89PNG")
+    assert (decoded.width, decoded.height, decoded.n) == (rendered.width, rendered.height, 3)
+    assert decoded.samples == rendered.samples
+
+
+def test_page_png_has_the_configured_long_side():
+    with pymupdf.open(stream=notes_pdf(), filetype="pdf") as doc:
+        png = render_page_png(doc[0], 800, 10_000_000)
+    decoded = pymupdf.Pixmap(png)
+    assert max(decoded.width, decoded.height) in (800, 801)
+
+
+async def test_interleaved_sources_keep_their_own_pages():
+    """Pages of two PDFs read in turn (the open-document cache at work) each come from
+    their own file, and a PDF's second read sees the same text as its first."""
+    settings = Settings(_env_file=None)
+    notes, plain = notes_pdf(), make_pdf(add_schedule_page, add_plan_page)
+    reads = []
+    for pdf, n in [(notes, 1), (plain, 2), (notes, 1), (plain, 1)]:
+        out = await extract_rung1(pdf, n, settings, None, worker_id="w", job_id="j")
+        reads.append(out.text_layer.text)
+    with (
+        pymupdf.open(stream=notes, filetype="pdf") as a,
+        pymupdf.open(stream=plain, filetype="pdf") as b,
+    ):
+        expected = [a[0].get_text(), b[1].get_text(), a[0].get_text(), b[0].get_text()]
+    assert reads == expected
+    assert reads[0] != reads[1] != reads[3]
