@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("sheetflow.service")
 
+# How long an idle pull waits for a message before asking again: a message arriving sooner
+# is delivered at once, so this only paces the idle polling of every loop.
+PULL_IDLE_S = 5.0
+
 
 class PageRef(Protocol):
     job_id: str
@@ -81,21 +85,33 @@ class ServiceContext:
         )
 
     def page_subscriber(self, name: str, *, durable: str, concurrency: int = 16):
-        """A durable pull consumer on ``name`` shared by every replica of this service.
+        """A durable pull consumer on ``name`` shared by every replica of this service,
+        worked by ``concurrency`` pull loops that each take one message at a time.
 
-        Manual acks: handlers settle through ``shared.broker.run_page_stage``. A fetch takes
-        at most ``concurrency`` messages and all of them start at once, so no message waits
-        in a local buffer while its ack deadline runs out.
+        A loop fetches its next page the moment its last one is settled, so one slow page
+        never holds up the others (as waiting for a whole fetched batch would), and no
+        fetched message waits unstarted in a local buffer while its ack deadline runs out.
+        Manual acks: handlers settle through ``shared.broker.run_page_stage``.
         """
-        return self.broker.subscriber(
-            self.subject(name),
-            stream=self.stream,
-            durable=durable,
-            pull_sub=PullSub(batch_size=concurrency, timeout=1.0),
-            config=consumer_config(self.settings),
-            ack_policy=AckPolicy.MANUAL,
-            title=f"{durable}:{self.subject(name)}",
-        )
+        loops = [
+            self.broker.subscriber(
+                self.subject(name),
+                stream=self.stream,
+                durable=durable,
+                pull_sub=PullSub(batch_size=1, timeout=PULL_IDLE_S),
+                config=consumer_config(self.settings),
+                ack_policy=AckPolicy.MANUAL,
+                title=f"{durable}#{slot}:{self.subject(name)}",
+            )
+            for slot in range(concurrency)
+        ]
+
+        def register(handler: Callable[..., Awaitable[None]]) -> Callable[..., Awaitable[None]]:
+            for loop in loops:
+                loop(handler)
+            return handler
+
+        return register
 
 
 async def ensure_stream(broker: NatsBroker, settings: Settings) -> None:

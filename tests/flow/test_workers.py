@@ -15,7 +15,7 @@ from tests.support.flows import (
     wait_pulling,
     wait_started,
 )
-from tests.support.model_server import ScriptedModelServer
+from tests.support.model_server import ModelReply, ScriptedModelServer
 from tests.support.pdfs import add_notes_page, make_pdf
 from tests.support.stack import Stack, stack, stream_messages
 
@@ -62,3 +62,27 @@ async def test_model_call_longer_than_ack_wait_is_not_redelivered(settings):
     assert extracted[1]["status"] == "ok"
     assert [page_of(r) for r in requests_of(server, is_vision)] == [1], "the page was redelivered"
     assert [e["page_number"] for e in events] == [1]
+
+
+async def test_a_slow_page_does_not_hold_up_the_others(settings):
+    """With two pages in flight, a page whose model call is slow holds one slot only: the
+    other slot works through the rest of the job meanwhile, so the slow page's event comes
+    last (a worker waiting for a whole fetched batch would announce it second)."""
+    pages = 6
+
+    def page_one_slow(request: dict) -> ModelReply:
+        return reply(line_objects(request), delay_s=8.0 if page_of(request) == 1 else 0.1)
+
+    with ScriptedModelServer(page_one_slow) as server:
+        settings = model_settings(settings, server)
+        with stack(settings, "ingest") as s:
+            worker = s.start("extract", args=["--concurrency", "2"])
+            await wait_started([worker])
+            await wait_pulling(settings, "extract", workers=1)
+            job_id = s.upload(make_pdf(*[add_notes_page] * pages)).json()["job_id"]
+            await wait_extracted(settings, job_id, pages, timeout=90)
+            events = await stream_messages(settings, subjects.PAGE_EXTRACTED, expect=pages)
+
+    order = [e["page_number"] for e in events]
+    assert sorted(order) == list(range(1, pages + 1))
+    assert order[-1] == 1, order
