@@ -1,5 +1,6 @@
 """Hostile PDFs, secrets, credentials and stalls: a clear refusal or a named failed page, in bounded time."""
 
+import os
 import re
 import shutil
 import subprocess
@@ -8,6 +9,7 @@ import zlib
 from pathlib import Path
 
 import httpx
+import nkeys
 import pymupdf
 import pytest
 from pydantic import SecretStr
@@ -138,18 +140,34 @@ async def test_secrets_never_reach_logs_or_error_bodies(settings, model):
         assert all(secret not in body for body in bodies)
 
 
-async def test_nats_token_auth(settings, tmp_path):
-    """Services connect to a NATS server that requires a token, given SHEETFLOW_NATS_TOKEN."""
-    port = free_port()
-    proc, url = start_nats(tmp_path / "authed", port=port, extra_args=["--auth", "nats-token-123"])
+def nats_credentials(kind: str, directory: Path) -> tuple[list[str], dict]:
+    """Server arguments that demand one kind of credential, and the settings that give it."""
+    if kind == "token":
+        return ["--auth", "nats-token-123"], {"nats_token": SecretStr("nats-token-123")}
+    if kind == "user":
+        server = ["--user", "svc", "--pass", "pw-456"]
+        return server, {"nats_user": "svc", "nats_password": SecretStr("pw-456")}
+    seed = nkeys.encode_seed(os.urandom(32), nkeys.PREFIX_BYTE_USER)
+    public = nkeys.from_seed(bytearray(seed)).public_key.decode()
+    seed_file, config = directory / "user.nk", directory / "auth.conf"
+    seed_file.write_bytes(seed)
+    config.write_text(f'authorization {{ users = [ {{ nkey: "{public}" }} ] }}\n')
+    return ["-c", str(config)], {"nats_nkey_seed_file": seed_file}
+
+
+@pytest.mark.parametrize("kind", ["token", "user", "nkey"])
+async def test_nats_auth(settings, tmp_path, kind):
+    """Services connect to a NATS server that requires a token, a user and password, or an
+    NKey, given the matching SHEETFLOW_NATS_* setting; without it ingest is not ready."""
+    server_args, credentials = nats_credentials(kind, tmp_path)
+    proc, url = start_nats(tmp_path / "authed", port=free_port(), extra_args=server_args)
     try:
-        settings = settings.model_copy(
-            update={"nats_url": url, "nats_token": SecretStr("nats-token-123")}
-        )
+        settings = settings.model_copy(update={"nats_url": url, **credentials})
         with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
             job_id = s.upload(make_pdf(add_notes_page)).json()["job_id"]
             assert s.wait_report(job_id)["status"] == "complete"
-        unauthenticated = settings.model_copy(update={"nats_token": None, "api_port": free_port()})
+        anonymous = {name: None for name in credentials}
+        unauthenticated = settings.model_copy(update={**anonymous, "api_port": free_port()})
         with stack(unauthenticated) as s:
             s.start("ingest")
             deadline = time.monotonic() + 30
