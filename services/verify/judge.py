@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from services.verify.crops import JudgeImage
 from shared.llm import LLMClient, LLMError, image_part
-from shared.models import ObjectVerification, PageObject, Usage, Word
+from shared.models import ObjectVerification, PageObject, Usage, Word, merge_usage
 
 STAGE = "verify"
 JudgeVerdictName = Literal["confirmed", "refuted", "uncertain"]
@@ -25,6 +25,13 @@ JUDGE_KINDS: frozenset[str] = frozenset(
 EXCERPT_CONTEXT_WORDS = 40
 EXCERPT_GAP = "\n[…]\n"
 NO_TEXT_LAYER = "(this page has no text layer: judge from the images alone)"
+# Asked once more when a reply holds no usable verdict: models that wander into prose or
+# fences usually comply when told plainly.
+JUDGE_RETRY = (
+    "Your previous reply could not be used. Reply again with ONLY the JSON object described "
+    'in the instructions: {"objects": [...]} with one entry per object_id and a verdict of '
+    "confirmed, refuted or uncertain; no prose, no code fences, compact."
+)
 
 JUDGE_SYSTEM_PROMPT = """\
 You verify data extracted from construction drawing sheets. For each object \
@@ -261,7 +268,8 @@ async def judge_page(
     *,
     max_tokens: int | None = None,
 ) -> JudgeOutcome:
-    """One judge call over a page's scope; unjudged (with the reason) when it cannot be judged.
+    """One judge call over a page's scope, asked once more when its reply holds no usable
+    verdict; unjudged (with the reason) when it still cannot be judged.
 
     Never called with zero images: such a scope is skipped (``skipped="no_images"``).
     Usage is recorded under the ``verify`` stage.
@@ -271,20 +279,28 @@ async def judge_page(
     if not images:
         return JudgeOutcome(judged=False, skipped="no_images", reason="no image to show the judge")
     messages = build_judge_messages(objects_in_scope, text_layer_excerpt, images)
-    try:
-        result = await llm.chat(
-            model=model, messages=messages, max_tokens=max_tokens, json_mode=True
-        )
-    except LLMError as exc:
-        return JudgeOutcome(
-            judged=False,
-            reason=f"the judge call failed: {exc}",
-            usage={STAGE: Usage(calls=1)},
-        )
-    outcome = parse_judge_reply(result.content, [o.object_id for o in objects_in_scope])
-    outcome.usage = {STAGE: result.usage}
-    if not outcome.judged and result.finish_reason == "length":
-        outcome.reason = f"{outcome.reason} (the reply was cut off at the token limit)"
+    scope_ids = [o.object_id for o in objects_in_scope]
+    usage: dict[str, Usage] = {}
+    for attempt in (messages, [*messages, {"role": "user", "content": JUDGE_RETRY}]):
+        try:
+            result = await llm.chat(
+                model=model, messages=attempt, max_tokens=max_tokens, json_mode=True
+            )
+        except LLMError as exc:
+            return JudgeOutcome(
+                judged=False,
+                reason=f"the judge call failed: {exc}",
+                usage=merge_usage(usage, {STAGE: Usage(calls=1)}),
+            )
+        usage = merge_usage(usage, {STAGE: result.usage})
+        outcome = parse_judge_reply(result.content, scope_ids)
+        if outcome.judged:
+            break
+    outcome.usage = usage
+    if not outcome.judged:
+        outcome.reason = f"{outcome.reason} (asked twice)"
+        if result.finish_reason == "length":
+            outcome.reason += " (the reply was cut off at the token limit)"
     return outcome
 
 

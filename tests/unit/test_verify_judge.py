@@ -3,6 +3,8 @@
 import json
 import re
 
+import pytest
+
 from services.verify import judge as judge_module
 from services.verify.crops import JudgeImage
 from services.verify.judge import (
@@ -14,8 +16,10 @@ from services.verify.judge import (
     select_scope,
     text_excerpt,
 )
-from shared.llm import ChatResult, LLMError
-from shared.models import ObjectVerification, PageObject, Usage, Word
+from shared.llm import LLMClient
+from shared.models import ObjectVerification, PageObject, Word
+from shared.settings import Settings
+from tests.support.model_server import ModelReply, ScriptedModelServer
 
 PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
 IMAGES = [
@@ -171,37 +175,78 @@ def test_judge_decides_what_the_oracle_did_not_judge():
     assert merge_judge(agreed, JudgeVerdict("N1", "confirmed")) == (agreed.verification, None)
 
 
-class FakeLLM:
-    def __init__(self, content: str = "", error: Exception | None = None):
-        self.content, self.error, self.calls = content, error, []
-
-    async def chat(self, *, model, messages, max_tokens=None, json_mode=True):
-        self.calls.append({"model": model, "messages": messages, "json_mode": json_mode})
-        if self.error:
-            raise self.error
-        return ChatResult(
-            content=self.content,
-            finish_reason="stop",
-            usage=Usage(calls=1, prompt_tokens=100, completion_tokens=20),
-        )
+VALID_VERDICT = json.dumps({"objects": [{"object_id": "N1", "verdict": "confirmed"}]})
 
 
-async def test_judge_page_calls_once_and_records_usage():
+@pytest.fixture(scope="module")
+def server():
+    with ScriptedModelServer() as server:
+        yield server
+
+
+@pytest.fixture
+async def llm(server):
+    """The real client against the scripted server, whose replies each test scripts."""
+    server.requests.clear()
+    settings = Settings(
+        _env_file=None,
+        llm_base_url=server.base_url,
+        llm_api_key="sk-x",
+        llm_max_retries=1,
+        retry_backoff_s=0.01,
+        retry_backoff_max_s=0.02,
+    )
+    client = LLMClient(settings)
+    yield client
+    await client.aclose()
+
+
+def script(server: ScriptedModelServer, *replies: ModelReply) -> None:
+    """Answer the next requests with ``replies`` in turn (the last one repeats)."""
+    queue = list(replies)
+    server.responder = lambda request: queue.pop(0) if len(queue) > 1 else queue[0]
+
+
+async def test_judge_page_calls_once_and_records_usage(server, llm):
     """One JSON-mode call; verdicts parsed; usage under the verify stage."""
-    llm = FakeLLM(json.dumps({"objects": [{"object_id": "N1", "verdict": "confirmed"}]}))
+    script(server, ModelReply(content=VALID_VERDICT))
     outcome = await judge_page(llm, "judge-m", [_obj("N1", source_text="x")], "x", IMAGES)
     assert outcome.judged and outcome.verdicts["N1"].verdict == "confirmed"
-    assert outcome.usage == {"verify": Usage(calls=1, prompt_tokens=100, completion_tokens=20)}
-    assert len(llm.calls) == 1 and llm.calls[0]["model"] == "judge-m" and llm.calls[0]["json_mode"]
+    assert outcome.usage["verify"].calls == 1
+    assert len(server.requests) == 1 and server.requests[0]["model"] == "judge-m"
+    assert server.requests[0]["response_format"] == {"type": "json_object"}
 
 
-async def test_failed_call_is_unjudged_and_zero_images_never_call():
+async def test_unusable_reply_is_asked_again_once(server, llm):
+    """A reply with no usable verdict gets one more request that says what to send; the
+    second answer counts and both calls are in the usage."""
+    script(server, ModelReply(content="Looks fine to me!"), ModelReply(content=VALID_VERDICT))
+    outcome = await judge_page(llm, "m", [_obj("N1", source_text="x")], "x", IMAGES)
+    assert outcome.judged and outcome.verdicts["N1"].verdict == "confirmed"
+    assert outcome.usage["verify"].calls == 2
+    first, second = (r["messages"] for r in server.requests)
+    assert second[: len(first)] == first
+    assert second[-1] == {"role": "user", "content": judge_module.JUDGE_RETRY}
+
+
+async def test_unusable_twice_is_unjudged_with_the_reason(server, llm):
+    script(server, ModelReply(content='{"objects": "none"}', finish_reason="length"))
+    outcome = await judge_page(llm, "m", [_obj("N1")], "x", IMAGES)
+    assert not outcome.judged and len(server.requests) == 2
+    assert "no objects list (asked twice)" in outcome.reason
+    assert "cut off at the token limit" in outcome.reason
+    assert outcome.usage["verify"].calls == 2
+
+
+async def test_failed_call_is_unjudged_and_zero_images_never_call(server, llm):
     """A model error leaves the page unjudged; a scope with no image is skipped without a call."""
-    outcome = await judge_page(FakeLLM(error=LLMError("HTTP 500")), "m", [_obj("N1")], "x", IMAGES)
-    assert not outcome.judged and "HTTP 500" in outcome.reason
-    llm = FakeLLM("{}")
+    script(server, ModelReply(status=500, body={"error": {"message": "model overloaded"}}))
+    outcome = await judge_page(llm, "m", [_obj("N1")], "x", IMAGES)
+    assert not outcome.judged and outcome.reason.startswith("the judge call failed")
+    assert outcome.usage["verify"].calls == 1
+    server.requests.clear()
     outcome = await judge_page(llm, "m", [_obj("N1")], "x", [])
-    assert not outcome.judged and outcome.skipped == "no_images" and llm.calls == []
+    assert not outcome.judged and outcome.skipped == "no_images" and server.requests == []
 
 
 def test_long_page_text_is_cut_around_the_evidence():
