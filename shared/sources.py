@@ -1,7 +1,10 @@
-"""A worker's small cache of source PDFs: every page of a job reads the same file."""
+"""A worker's small caches of source PDFs: every page of a job reads the same file."""
 
 import asyncio
+import functools
 from collections import OrderedDict
+
+import pymupdf
 
 from shared.storage import ObjectStore
 
@@ -30,3 +33,13 @@ class SourceCache:
     def _evict(self) -> None:
         while len(self._items) > 1 and sum(map(len, self._items.values())) > self._max_bytes:
             self._items.popitem(last=False)
+
+
+@functools.lru_cache(maxsize=4)
+def open_pdf(pdf: bytes) -> pymupdf.Document:
+    """One open document per source for the pages of a job in flight: reopening parses the
+    whole cross-reference table again, a cost that grows with the page count. Keyed by the
+    bytes themselves (the source cache hands every page the same object, whose hash Python
+    keeps). MuPDF calls hold the GIL, so threads sharing a document take turns. Callers must
+    not close it."""
+    return pymupdf.open(stream=pdf, filetype="pdf")

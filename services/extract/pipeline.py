@@ -8,11 +8,8 @@ the event loop keeps serving other pages and in-progress acks.
 """
 
 import asyncio
-import functools
 import time
 from dataclasses import dataclass
-
-import pymupdf
 
 from services.extract.fallback import fallback_stubs
 from services.extract.guard import apply_grounding_guard
@@ -45,6 +42,7 @@ from shared.models import (
     Usage,
 )
 from shared.settings import Settings
+from shared.sources import open_pdf
 
 
 class PageUnreadable(Exception):
@@ -82,18 +80,9 @@ def _elapsed_ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 1)
 
 
-@functools.lru_cache(maxsize=4)
-def _open_pdf(pdf: bytes) -> pymupdf.Document:
-    """One open document per source for the pages of a job in flight: reopening parses the
-    whole cross-reference table again, a cost that grows with the page count. Keyed by the
-    bytes themselves (the source cache hands every page the same object, whose hash Python
-    keeps); MuPDF calls hold the GIL, so threads sharing a document take turns."""
-    return pymupdf.open(stream=pdf, filetype="pdf")
-
-
 def _read_page(pdf: bytes, page_number: int, settings: Settings) -> _Page:
     try:
-        doc = _open_pdf(pdf)
+        doc = open_pdf(pdf)
     except Exception as exc:
         raise PageUnreadable(f"the PDF could not be opened: {exc}") from exc
     if doc.needs_pass:

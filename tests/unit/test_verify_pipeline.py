@@ -237,7 +237,8 @@ async def test_text_less_page_without_a_judge_is_unjudged():
 
 
 async def test_garbage_judge_reply_on_a_text_less_page_is_unjudged():
-    """A judge reply that fails the contract with no oracle verdicts leaves the page unjudged."""
+    """A judge reply that fails the contract twice (it is asked once more) with no oracle
+    verdicts leaves the page unjudged."""
 
     class Garbage:
         async def chat(self, **_):
@@ -249,7 +250,7 @@ async def test_garbage_judge_reply_on_a_text_less_page_is_unjudged():
         _covered([ocr], has_text=False), _layer(pdf), pdf, _png(pdf), JUDGE, Garbage()
     )
     v = out.verified.verdict
-    assert v.unjudged and v.ok and out.verified.usage["verify"].calls == 1
+    assert v.unjudged and v.ok and out.verified.usage["verify"].calls == 2
 
 
 async def test_identity_is_read_from_the_title_block_by_default():
