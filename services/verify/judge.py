@@ -7,7 +7,7 @@ unjudged, never a pass — and it cannot overturn the text oracle's refutation.
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -305,22 +305,24 @@ async def judge_page(
 
 
 def merge_judge(
-    obj: PageObject, judged: JudgeVerdict
+    obj: PageObject, judged: JudgeVerdict, page_reading: Callable[[str], str | None]
 ) -> tuple[ObjectVerification, dict[str, Any] | None]:
     """The object's verification once the judge has spoken, and the disagreement to record.
 
     The oracle's refutation stands whatever the judge says; a judge refutation of
     an oracle-confirmed object is kept as ``judge_refuted``; where the oracle did
     not judge, the judge's verdict is the verdict. Disagreements keep the judge's
-    own verdict on the object.
+    own verdict on the object. ``page_reading`` gives the page's own words for what the
+    judge says the sheet reads, or None when the text layer does not carry it: only such
+    a reading becomes the object's ``actual_text``.
     """
     oracle = obj.verification or ObjectVerification(verdict="not_judged")
     if oracle.verdict not in ("confirmed", "refuted"):
-        return _from_judge(obj, judged, oracle), None
+        return _from_judge(obj, judged, oracle, page_reading), None
     if judged.verdict == oracle.verdict:
         return oracle, None
     if oracle.verdict == "confirmed" and judged.verdict == "refuted":
-        result = _from_judge(obj, judged, oracle)
+        result = _from_judge(obj, judged, oracle, page_reading)
         kept = "judge"
     else:
         result = oracle
@@ -340,19 +342,33 @@ def merge_judge(
 
 
 def _from_judge(
-    obj: PageObject, judged: JudgeVerdict, oracle: ObjectVerification
+    obj: PageObject,
+    judged: JudgeVerdict,
+    oracle: ObjectVerification,
+    page_reading: Callable[[str], str | None],
 ) -> ObjectVerification:
     if judged.verdict != "refuted":
         return ObjectVerification(verdict=judged.verdict, evidence_bbox=oracle.evidence_bbox)
     claim = obj.source_text or obj.description or obj.name or obj.tag or "its claim"
-    problem = judged.problem or (
-        f'The judge refutes object {obj.object_id} ("{claim}")'
-        + (f': the sheet says "{judged.actual_text}".' if judged.actual_text else ".")
-    )
+    reading = judged.actual_text
+    on_page = page_reading(reading) if reading else None
+    if on_page:
+        says = f': the sheet says "{on_page}".'
+    elif reading:
+        # The judge's reading is a model's word, not the page's: named, never trusted.
+        says = f'; it reads "{reading}", which the page\'s text layer does not carry.'
+    else:
+        says = "."
+    if judged.problem:
+        problem = f"Object {obj.object_id}: {judged.problem}"
+        if reading and not on_page:
+            problem += f" (The judge's reading \"{reading}\" is not in the page's text layer.)"
+    else:
+        problem = f'The judge refutes object {obj.object_id} ("{claim}"){says}'
     return ObjectVerification(
         verdict="refuted",
         kind="judge_refuted",
-        actual_text=judged.actual_text,
+        actual_text=on_page,
         evidence_bbox=oracle.evidence_bbox,
-        problem=f"Object {obj.object_id}: {problem}" if judged.problem else problem,
+        problem=problem,
     )

@@ -229,6 +229,16 @@ def find_evidence_bbox(source_text: str, words: Sequence[Word] | PageIndex) -> E
     )
 
 
+def page_reading(reading: str, index: PageIndex | None) -> str | None:
+    """The page's own words for ``reading`` (someone's claim of what the sheet says) when
+    the text layer carries it with the same numbers; None when it does not, or when there is
+    no text layer (``index`` None) to check it against."""
+    if index is None or not reading.strip():
+        return None
+    match = find_evidence_bbox(reading, index)
+    return match.text if match is not None and match.digits_agree else None
+
+
 def check_object(obj: PageObject, words: Sequence[Word] | PageIndex) -> ObjectVerification:
     """The oracle's verdict on one object against the page's words.
 

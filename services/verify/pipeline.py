@@ -13,10 +13,12 @@ from services.verify.blank import is_blank_page
 from services.verify.crops import ImageChoice, choose_images, render_crop_jpeg
 from services.verify.judge import JudgeOutcome, judge_page, merge_judge, select_scope, text_excerpt
 from services.verify.oracle import (
+    PageIndex,
     check_content,
     check_identity,
     find_evidence_bbox,
     index_words,
+    page_reading,
     verdict_from_match,
 )
 from services.verify.verdict import page_verdict
@@ -53,6 +55,7 @@ class OracleFindings:
     spans: dict[str, tuple[int, int]]  # object_id -> matched word indices
     page_problems: list[tuple[str, str]]  # (kind, sentence)
     blank: bool
+    index: PageIndex | None  # the text layer's words, indexed; None without a text layer
 
 
 def _title_block_reader() -> TitleBlockReader:
@@ -78,8 +81,8 @@ def check_page(
     evidence: dict[str, BBox] = {}
     spans: dict[str, tuple[int, int]] = {}
     problems: list[tuple[str, str]] = []
-    if text_layer.has_text_layer:
-        index = index_words(text_layer.words)
+    index = index_words(text_layer.words) if text_layer.has_text_layer else None
+    if index is not None:
         for obj in objects:
             if not (obj.source_text and obj.source_text.strip()):
                 obj.verification = ObjectVerification(verdict="not_judged")
@@ -100,7 +103,7 @@ def check_page(
     if sentence := check_content(covered, text_layer):
         problems.append(("content_missing", sentence))
     blank = is_blank_page(text_layer, objects, png)
-    return OracleFindings(objects, evidence, spans, problems, blank)
+    return OracleFindings(objects, evidence, spans, problems, blank, index)
 
 
 def _choose_images(
@@ -147,11 +150,16 @@ def _choose_images(
     return choose(render, on_page)
 
 
-def _apply_judge(objects: list[PageObject], outcome: JudgeOutcome) -> list[dict[str, Any]]:
+def _apply_judge(
+    objects: list[PageObject], outcome: JudgeOutcome, index: PageIndex | None
+) -> list[dict[str, Any]]:
+    def reading_on_page(reading: str) -> str | None:
+        return page_reading(reading, index)
+
     disagreements = []
     for obj in objects:
         if judged := outcome.verdicts.get(obj.object_id):
-            obj.verification, disagreement = merge_judge(obj, judged)
+            obj.verification, disagreement = merge_judge(obj, judged, reading_on_page)
             if disagreement:
                 disagreements.append(disagreement)
     return disagreements
@@ -214,7 +222,7 @@ async def verify_page(
             log.info("page %d: judge: %s", covered.page_number, outcome.reason)
         skipped = outcome.skipped
         usage = merge_usage(usage, outcome.usage)
-        disagreements = _apply_judge(objects, outcome)
+        disagreements = _apply_judge(objects, outcome, findings.index)
     for obj in objects:
         if obj.verification is None:
             obj.verification = ObjectVerification(verdict="not_judged")

@@ -16,6 +16,7 @@ from services.verify.judge import (
     select_scope,
     text_excerpt,
 )
+from services.verify.oracle import index_words, page_reading
 from shared.llm import LLMClient
 from shared.models import ObjectVerification, PageObject, Word
 from shared.settings import Settings
@@ -141,6 +142,20 @@ def test_partly_valid_reply_keeps_the_valid_entries():
     )
 
 
+def text_layer_of(*lines: str):
+    """``page_reading`` over a page whose text layer holds ``lines``, one per row."""
+    words = [
+        Word(text=token, bbox=(60.0 * i, 20.0 * row, 60.0 * i + 50, 20.0 * row + 12))
+        for row, line in enumerate(lines)
+        for i, token in enumerate(line.split())
+    ]
+    index = index_words(words)
+    return lambda reading: page_reading(reading, index)
+
+
+NO_TEXT_LAYER = text_layer_of()
+
+
 def test_judge_cannot_overturn_an_oracle_refutation():
     """A lenient judge's 'confirmed' leaves content_wrong in place; the disagreement is recorded."""
     oracle = ObjectVerification(
@@ -151,7 +166,7 @@ def test_judge_cannot_overturn_an_oracle_refutation():
         problem="p",
     )
     obj = _obj("N1", source_text="(2) 2X6 STUD PACK", verification=oracle)
-    result, disagreement = merge_judge(obj, JudgeVerdict("N1", "confirmed"))
+    result, disagreement = merge_judge(obj, JudgeVerdict("N1", "confirmed"), NO_TEXT_LAYER)
     assert result.verdict == "refuted" and result.kind == "content_wrong"
     assert result.actual_text == "(5) 2X6 STUD PACK"
     assert result.judge["verdict"] == "confirmed"
@@ -159,20 +174,45 @@ def test_judge_cannot_overturn_an_oracle_refutation():
 
 
 def test_judge_refutation_of_a_confirmed_object_is_kept_as_judge_refuted():
-    """The oracle checks source_text only: a judge refutation is kept, the disagreement recorded."""
+    """The oracle checks source_text only: a judge refutation is kept, the disagreement
+    recorded, and the judge's reading, which the text layer carries, is the actual text."""
     obj = _obj("R1", source_text="ROOM 101", verification=ObjectVerification(verdict="confirmed"))
-    result, disagreement = merge_judge(obj, JudgeVerdict("R1", "refuted", actual_text="ROOM 110"))
+    page = text_layer_of("ROOM 101 OFFICE", "room 110 storage")
+    judged = JudgeVerdict("R1", "refuted", actual_text="ROOM 110")
+    result, disagreement = merge_judge(obj, judged, page)
     assert result.verdict == "refuted" and result.kind == "judge_refuted"
-    assert "ROOM 110" in result.problem and disagreement["kept"] == "judge"
+    assert result.actual_text == "room 110"  # the page's own words
+    assert 'the sheet says "room 110"' in result.problem and disagreement["kept"] == "judge"
+
+
+def test_judge_reading_the_text_layer_does_not_carry_is_never_the_actual_text():
+    """A judge that says the sheet reads something the text layer does not carry (another
+    number) is named in the problem as the judge's word; ``actual_text`` stays empty, while
+    the judge's own reply is kept under ``judge``."""
+    obj = _obj("R1", source_text="ROOM 101", verification=ObjectVerification(verdict="confirmed"))
+    page = text_layer_of("ROOM 101 OFFICE", "ROOM 110 STORAGE")
+    for judged in (
+        JudgeVerdict("R1", "refuted", actual_text="ROOM 111"),
+        JudgeVerdict("R1", "refuted", actual_text="ROOM 111", problem="Wrong room number."),
+    ):
+        result, _ = merge_judge(obj, judged, page)
+        assert result.kind == "judge_refuted" and result.actual_text is None
+        assert "ROOM 111" in result.problem and "text layer" in result.problem
+        assert result.judge["actual_text"] == "ROOM 111"
+    result, _ = merge_judge(
+        obj, JudgeVerdict("R1", "refuted", actual_text="ROOM 110"), NO_TEXT_LAYER
+    )
+    assert result.actual_text is None and "does not carry" in result.problem
 
 
 def test_judge_decides_what_the_oracle_did_not_judge():
     """A graphical claim takes the judge's verdict; agreement records nothing."""
     obj = _obj("G1", graphical_basis="door", verification=ObjectVerification(verdict="not_judged"))
-    result, disagreement = merge_judge(obj, JudgeVerdict("G1", "uncertain"))
+    result, disagreement = merge_judge(obj, JudgeVerdict("G1", "uncertain"), NO_TEXT_LAYER)
     assert result.verdict == "uncertain" and disagreement is None
     agreed = _obj("N1", verification=ObjectVerification(verdict="confirmed"))
-    assert merge_judge(agreed, JudgeVerdict("N1", "confirmed")) == (agreed.verification, None)
+    agreement = merge_judge(agreed, JudgeVerdict("N1", "confirmed"), NO_TEXT_LAYER)
+    assert agreement == (agreed.verification, None)
 
 
 VALID_VERDICT = json.dumps({"objects": [{"object_id": "N1", "verdict": "confirmed"}]})
