@@ -105,10 +105,29 @@ class IdleFetchTimeoutFilter(logging.Filter):
         return not (isinstance(exc, TimeoutError) and "raised an exception" in record.getMessage())
 
 
+class RepeatedStartFilter(logging.Filter):
+    """Keeps one "`Handler` waiting for messages" line per handler: a consumer runs one pull
+    loop per page in flight (``ServiceContext.page_subscriber``) and each would say so."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._seen: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if not message.endswith("waiting for messages"):
+            return True
+        if message in self._seen:
+            return False
+        self._seen.add(message)
+        return True
+
+
 def faststream_logger(name: str) -> logging.Logger:
     logger = logging.getLogger(f"sheetflow.{name}.faststream")
-    if not any(isinstance(f, IdleFetchTimeoutFilter) for f in logger.filters):
-        logger.addFilter(IdleFetchTimeoutFilter())
+    for noise in (IdleFetchTimeoutFilter, RepeatedStartFilter):
+        if not any(isinstance(f, noise) for f in logger.filters):
+            logger.addFilter(noise())
     return logger
 
 

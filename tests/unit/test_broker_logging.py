@@ -1,0 +1,43 @@
+"""The service log keeps what a person needs: FastStream's noise for normal events is
+dropped, everything else passes."""
+
+import logging
+
+import pytest
+
+from shared.broker import faststream_logger
+
+
+@pytest.fixture
+def captured():
+    logger = faststream_logger("logtest")
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    yield logger, records
+    logger.removeHandler(handler)
+
+
+def test_each_handler_says_it_is_waiting_once(captured):
+    """Eight pull loops of one handler announce it once; another handler still shows."""
+    logger, records = captured
+    for _ in range(8):
+        logger.info("`OnPageExtracted` waiting for messages")
+    logger.info("`OnPageStructured` waiting for messages")
+    logger.info("`OnPageExtracted` waiting for messages")
+    assert [r.getMessage() for r in records] == [
+        "`OnPageExtracted` waiting for messages",
+        "`OnPageStructured` waiting for messages",
+    ]
+
+
+def test_idle_fetch_timeout_is_dropped_and_real_errors_pass(captured):
+    logger, records = captured
+    for exc in (TimeoutError(), RuntimeError("the broker went away")):
+        try:
+            raise exc
+        except Exception:
+            logger.exception("Task-7 raised an exception, retrying...")
+    assert [r.exc_info[0] for r in records] == [RuntimeError]
