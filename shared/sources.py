@@ -2,6 +2,7 @@
 
 import asyncio
 import functools
+import threading
 from collections import OrderedDict
 
 import pymupdf
@@ -35,11 +36,16 @@ class SourceCache:
             self._items.popitem(last=False)
 
 
+# PyMuPDF does not support use from several threads at once (its docs: it "may cause
+# incorrect behaviour or even crash"). Pages are read in worker threads to keep the event
+# loop free, so each stretch of PyMuPDF work on a shared document holds this lock.
+PDF_LOCK = threading.Lock()
+
+
 @functools.lru_cache(maxsize=4)
 def open_pdf(pdf: bytes) -> pymupdf.Document:
     """One open document per source for the pages of a job in flight: reopening parses the
     whole cross-reference table again, a cost that grows with the page count. Keyed by the
     bytes themselves (the source cache hands every page the same object, whose hash Python
-    keeps). MuPDF calls hold the GIL, so threads sharing a document take turns. Callers must
-    not close it."""
+    keeps). Callers use it under ``PDF_LOCK`` and must not close it."""
     return pymupdf.open(stream=pdf, filetype="pdf")

@@ -10,6 +10,9 @@ the event loop keeps serving other pages and in-progress acks.
 import asyncio
 import time
 from dataclasses import dataclass
+from typing import Any
+
+import pymupdf
 
 from services.extract.fallback import fallback_stubs
 from services.extract.guard import apply_grounding_guard
@@ -18,7 +21,8 @@ from services.extract.offline import extract_offline
 from services.extract.render import (
     check_page_content,
     check_page_size,
-    render_page_png,
+    encode_png,
+    render_page,
     render_thumbnail_jpeg,
     render_zoom,
 )
@@ -42,7 +46,7 @@ from shared.models import (
     Usage,
 )
 from shared.settings import Settings
-from shared.sources import open_pdf
+from shared.sources import PDF_LOCK, open_pdf
 
 
 class PageUnreadable(Exception):
@@ -81,6 +85,16 @@ def _elapsed_ms(started: float) -> float:
 
 
 def _read_page(pdf: bytes, page_number: int, settings: Settings) -> _Page:
+    with PDF_LOCK:
+        pixmap, fields = _load_page(pdf, page_number, settings)
+    # Outside the lock: the encode is the largest part of a page and releases the GIL.
+    return _Page(png=encode_png(pixmap), **fields)
+
+
+def _load_page(
+    pdf: bytes, page_number: int, settings: Settings
+) -> tuple[pymupdf.Pixmap, dict[str, Any]]:
+    """The page's render and every other product of PyMuPDF for it, or PageUnreadable."""
     try:
         doc = open_pdf(pdf)
     except Exception as exc:
@@ -99,13 +113,12 @@ def _read_page(pdf: bytes, page_number: int, settings: Settings) -> _Page:
         if refusal:
             raise PageUnreadable(refusal)
         max_px, max_pixels = settings.page_image_max_px, settings.page_image_max_pixels
-        return _Page(
-            text_layer=read_text_layer(page, page_number, settings.text_layer_min_chars),
-            png=render_page_png(page, max_px, max_pixels),
-            thumbnail=render_thumbnail_jpeg(page),
-            zoom=render_zoom(page, max_px, max_pixels),
-            has_images=bool(page.get_images()),
-        )
+        return render_page(page, max_px, max_pixels), {
+            "text_layer": read_text_layer(page, page_number, settings.text_layer_min_chars),
+            "thumbnail": render_thumbnail_jpeg(page),
+            "zoom": render_zoom(page, max_px, max_pixels),
+            "has_images": bool(page.get_images()),
+        }
     except PageUnreadable:
         raise
     except Exception as exc:  # MuPDF raises plain RuntimeErrors on broken content

@@ -24,11 +24,10 @@ def render_zoom(page: pymupdf.Page, max_px: int, max_pixels: int) -> float:
     return zoom
 
 
-def render_page_png(page: pymupdf.Page, max_px: int, max_pixels: int) -> bytes:
-    """Render the page as an opaque PNG whose long side is ``max_px`` (within the pixel cap)."""
+def render_page(page: pymupdf.Page, max_px: int, max_pixels: int) -> pymupdf.Pixmap:
+    """Render the page opaque, its long side ``max_px`` (within the pixel cap)."""
     zoom = render_zoom(page, max_px, max_pixels)
-    pixmap = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
-    return encode_png(pixmap)
+    return page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
 
 
 def encode_png(pixmap: pymupdf.Pixmap) -> bytes:

@@ -33,7 +33,7 @@ from shared.models import (
     merge_usage,
 )
 from shared.settings import Settings
-from shared.sources import open_pdf
+from shared.sources import PDF_LOCK, open_pdf
 
 log = logging.getLogger("sheetflow.verify")
 
@@ -127,27 +127,30 @@ def _choose_images(
 
     if not (pdf and settings.verify_hi_dpi_crops):
         return choose(None, evidence)
-    try:
-        doc = open_pdf(pdf)
-    except pymupdf.FileDataError as exc:
-        log.warning(
-            "page %d: cannot open the PDF for crops (%s); using the page image", page_number, exc
-        )
-        return choose(None, evidence)
-    # The source document, or a one-page PDF of just this page.
-    page = doc[0 if doc.page_count == 1 else page_number - 1]
-    on_page = {k: b for k, b in evidence.items() if not (pymupdf.Rect(b) & page.rect).is_empty}
+    with PDF_LOCK:
+        try:
+            doc = open_pdf(pdf)
+        except pymupdf.FileDataError as exc:
+            log.warning(
+                "page %d: cannot open the PDF for crops (%s); using the page image",
+                page_number,
+                exc,
+            )
+            return choose(None, evidence)
+        # The source document, or a one-page PDF of just this page.
+        page = doc[0 if doc.page_count == 1 else page_number - 1]
+        on_page = {k: b for k, b in evidence.items() if not (pymupdf.Rect(b) & page.rect).is_empty}
 
-    def render(bbox: BBox) -> bytes:
-        return render_crop_jpeg(
-            page,
-            bbox,
-            settings.verify_crop_dpi,
-            settings.verify_crop_margin_pts,
-            max_pixels=settings.page_image_max_pixels,
-        )
+        def render(bbox: BBox) -> bytes:
+            return render_crop_jpeg(
+                page,
+                bbox,
+                settings.verify_crop_dpi,
+                settings.verify_crop_margin_pts,
+                max_pixels=settings.page_image_max_pixels,
+            )
 
-    return choose(render, on_page)
+        return choose(render, on_page)
 
 
 def _apply_judge(

@@ -2,8 +2,9 @@
 source that never mixes two PDFs' pages."""
 
 import pymupdf
+
 from services.extract.pipeline import extract_rung1
-from services.extract.render import encode_png, render_page_png
+from services.extract.render import encode_png, render_page
 from shared.settings import Settings
 from tests.support.pdfs import add_plan_page, add_schedule_page, make_pdf, notes_pdf
 
@@ -21,7 +22,7 @@ def test_encoded_png_holds_exactly_the_rendered_pixels():
 
 def test_page_png_has_the_configured_long_side():
     with pymupdf.open(stream=notes_pdf(), filetype="pdf") as doc:
-        png = render_page_png(doc[0], 800, 10_000_000)
+        png = encode_png(render_page(doc[0], 800, 10_000_000))
     decoded = pymupdf.Pixmap(png)
     assert max(decoded.width, decoded.height) in (800, 801)
 

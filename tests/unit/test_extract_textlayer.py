@@ -2,7 +2,7 @@
 
 import pymupdf
 
-from services.extract.render import check_page_size, render_page_png
+from services.extract.render import check_page_size, encode_png, render_page
 from services.extract.textlayer import read_text_layer
 from tests.support.pdfs import ARCH_D, notes_pdf
 
@@ -50,13 +50,13 @@ def test_notes_sheet_has_a_text_layer():
 
 def test_render_long_side_follows_max_px():
     """A 36x24 in sheet renders with its long side at max_px, aspect kept."""
-    pix = pymupdf.Pixmap(render_page_png(_page("X", *ARCH_D), 1024, 10**8))
+    pix = pymupdf.Pixmap(encode_png(render_page(_page("X", *ARCH_D), 1024, 10**8)))
     assert pix.width == 1024 and abs(pix.height - 1024 * 24 / 36) <= 1
 
 
 def test_render_pixel_cap_shrinks_further():
     """The pixel cap wins over max_px and keeps the aspect ratio."""
-    pix = pymupdf.Pixmap(render_page_png(_page("X", *ARCH_D), 2048, 200_000))
+    pix = pymupdf.Pixmap(encode_png(render_page(_page("X", *ARCH_D), 2048, 200_000)))
     assert pix.width * pix.height <= 200_000
     assert pix.width < 2048 and abs(pix.width / pix.height - 1.5) < 0.02
 
