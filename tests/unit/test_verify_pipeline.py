@@ -1,14 +1,15 @@
 """verify_page end to end on tiny PDFs: oracle, page checks, blank pages, the judge, crops."""
 
-import json
 
 import pymupdf
 import pytest
 
 from services.verify.pipeline import verify_page
-from shared.llm import ChatResult
+from shared.llm import LLMClient
 from shared.models import Coverage, CoveredPage, PageObject, SheetHeader, TextLayer, Usage, Word
 from shared.settings import Settings
+from tests.support.flows import lenient_judge
+from tests.support.model_server import ModelReply, ScriptedModelServer
 
 
 def _pdf(lines: list[str]) -> bytes:
@@ -72,26 +73,22 @@ JUDGE = Settings(
 )
 
 
-class LenientJudge:
-    """A judge that confirms everything it is shown."""
+@pytest.fixture(scope="module")
+def server():
+    with ScriptedModelServer(lenient_judge) as server:
+        yield server
 
-    def __init__(self):
-        self.calls = []
 
-    async def chat(self, *, model, messages, max_tokens=None, json_mode=True):
-        self.calls.append(messages)
-        user = messages[1]["content"][0]["text"]
-        ids = [
-            json.loads(line)["object_id"]
-            for line in user.splitlines()
-            if line.startswith('{"object_id"')
-        ]
-        reply = {"objects": [{"object_id": i, "verdict": "confirmed"} for i in ids]}
-        return ChatResult(
-            content=json.dumps(reply),
-            finish_reason="stop",
-            usage=Usage(calls=1, prompt_tokens=500, completion_tokens=50),
-        )
+@pytest.fixture
+async def judge(server):
+    """The real client against a scripted judge that confirms everything it is shown, and
+    the settings that name it."""
+    server.requests.clear()
+    server.responder = lenient_judge
+    settings = JUDGE.model_copy(update={"llm_base_url": server.base_url})
+    client = LLMClient(settings)
+    yield settings, client
+    await client.aclose()
 
 
 async def test_oracle_refutes_the_misread_and_keeps_what_was_extracted():
@@ -122,21 +119,21 @@ async def test_oracle_refutes_the_misread_and_keeps_what_was_extracted():
     assert MISREAD.verification is None  # the covered page's objects are not mutated
 
 
-async def test_lenient_judge_cannot_clear_the_misread():
+async def test_lenient_judge_cannot_clear_the_misread(server, judge):
     """A judge confirming everything leaves content_wrong; an unlocated object adds the full page."""
     pdf = _pdf(NOTES)
-    llm = LenientJudge()
+    settings, llm = judge
     out = await verify_page(
         _covered([MISREAD, GOOD, DOOR]),
         _layer(pdf),
         pdf,
         _png(pdf),
-        JUDGE,
+        settings,
         llm,
         title_block=lambda _: None,
     )
     page = out.verified
-    assert len(llm.calls) == 1
+    assert len(server.requests) == 1
     by_id = {o.object_id: o for o in page.objects}
     assert by_id["N1"].verification.kind == "content_wrong"
     assert by_id["N1"].verification.judge == {
@@ -148,31 +145,32 @@ async def test_lenient_judge_cannot_clear_the_misread():
     assert by_id["G1"].verification.verdict == "confirmed"  # the judge alone spoke for it
     assert [d["object_id"] for d in page.judge_disagreements] == ["N1"]
     assert page.verdict.kinds == ["content_wrong"] and not page.verdict.ok
-    assert page.usage["verify"] == Usage(calls=1, prompt_tokens=500, completion_tokens=50)
+    verify_usage = page.usage["verify"]
+    assert verify_usage.calls == 1 and verify_usage.prompt_tokens > 0
     assert page.usage["extract"].calls == 1
     # N1 and N2 were located: their crops are stored; G1 was not, so the full page went too.
     assert set(out.crops) == {"pages/1/crops/N1.jpg", "pages/1/crops/N2.jpg"}
-    parts = llm.calls[0][1]["content"]
+    parts = server.requests[0]["messages"][1]["content"]
     mimes = [p["image_url"]["url"].split(";")[0] for p in parts if p["type"] == "image_url"]
     assert mimes == ["data:image/jpeg", "data:image/jpeg", "data:image/png"]
     assert "1. PROVIDE (5) 2X6 STUD PACK" in parts[0]["text"]
 
 
-async def test_judge_disabled_for_the_job_is_not_called():
+async def test_judge_disabled_for_the_job_is_not_called(server, judge):
     """judge_enabled=False (the job's option) keeps the model out."""
     pdf = _pdf(NOTES)
-    llm = LenientJudge()
+    settings, llm = judge
     await verify_page(
         _covered([GOOD]),
         _layer(pdf),
         pdf,
         _png(pdf),
-        JUDGE,
+        settings,
         llm,
         judge_enabled=False,
         title_block=lambda _: None,
     )
-    assert llm.calls == []
+    assert server.requests == []
 
 
 async def test_identity_disagreement_is_a_page_problem():
@@ -189,13 +187,14 @@ async def test_identity_disagreement_is_a_page_problem():
     assert right.verified.verdict.ok
 
 
-async def test_blank_page_is_skipped_and_never_judged():
+async def test_blank_page_is_skipped_and_never_judged(server, judge):
     """No text, no objects, no drawings, empty image: skipped 'blank', unjudged, no model call."""
     pdf = _pdf([])
-    llm = LenientJudge()
-    out = await verify_page(_covered([], has_text=False), _layer(pdf), pdf, _png(pdf), JUDGE, llm)
+    settings, llm = judge
+    covered = _covered([], has_text=False)
+    out = await verify_page(covered, _layer(pdf), pdf, _png(pdf), settings, llm)
     v = out.verified.verdict
-    assert v.skipped == "blank" and v.unjudged and v.ok and llm.calls == []
+    assert v.skipped == "blank" and v.unjudged and v.ok and server.requests == []
 
 
 @pytest.mark.parametrize("drawn", [False, True])
@@ -236,18 +235,15 @@ async def test_text_less_page_without_a_judge_is_unjudged():
     assert out.verified.objects[0].verification.verdict == "not_judged"
 
 
-async def test_garbage_judge_reply_on_a_text_less_page_is_unjudged():
+async def test_garbage_judge_reply_on_a_text_less_page_is_unjudged(server, judge):
     """A judge reply that fails the contract twice (it is asked once more) with no oracle
     verdicts leaves the page unjudged."""
-
-    class Garbage:
-        async def chat(self, **_):
-            return ChatResult(content="all good!", finish_reason="stop", usage=Usage(calls=1))
-
+    server.responder = lambda request: ModelReply(content="all good!")
+    settings, llm = judge
     pdf = _pdf([])
     ocr = PageObject(object_id="O1", source_text="GENERAL NOTES", grounding="ocr")
     out = await verify_page(
-        _covered([ocr], has_text=False), _layer(pdf), pdf, _png(pdf), JUDGE, Garbage()
+        _covered([ocr], has_text=False), _layer(pdf), pdf, _png(pdf), settings, llm
     )
     v = out.verified.verdict
     assert v.unjudged and v.ok and out.verified.usage["verify"].calls == 2
