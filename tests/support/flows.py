@@ -179,8 +179,9 @@ async def wait_started(procs: list[ManagedProcess], timeout: float = 60) -> None
 
 
 async def wait_pulling(settings: Settings, durable: str, workers: int, timeout: float = 60) -> None:
-    """Wait until ``workers`` processes are pulling from the durable consumer ``durable``
-    (each idle worker keeps one pull request waiting on the server)."""
+    """Wait until ``workers`` pull requests wait on the durable consumer ``durable``: each
+    idle pull loop keeps one, so with one loop per worker (``--concurrency 1``) that many
+    workers are pulling."""
     async with nats_client(settings) as nc:
         js = nc.jetstream()
         deadline = time.monotonic() + timeout
