@@ -37,8 +37,8 @@ class SourceCache:
 
 
 # PyMuPDF does not support use from several threads at once (its docs: it "may cause
-# incorrect behaviour or even crash"). Pages are read in worker threads to keep the event
-# loop free, so each stretch of PyMuPDF work on a shared document holds this lock.
+# incorrect behaviour or even crash"). PDFs and page images are handled in worker threads to
+# keep the event loop free, so every stretch of PyMuPDF work in a process holds this lock.
 PDF_LOCK = threading.Lock()
 
 

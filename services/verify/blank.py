@@ -3,6 +3,7 @@
 import pymupdf
 
 from shared.models import PageObject, TextLayer
+from shared.sources import PDF_LOCK
 
 # A gray level at or above this is paper, not ink (scanner noise stays light).
 NEAR_WHITE = 230
@@ -27,7 +28,8 @@ def _gray_on_white(png: bytes) -> pymupdf.Pixmap:
 
 def ink_share(png: bytes) -> float:
     """Share of the image's pixels darker than near-white (transparency counts as white)."""
-    samples = _gray_on_white(png).samples
+    with PDF_LOCK:
+        samples = _gray_on_white(png).samples
     if not samples:
         return 0.0
     # translate maps each gray byte to 0/1 in C: fast on a 2048-px page image.
