@@ -1,6 +1,5 @@
 """Hostile PDFs, secrets, credentials and stalls: a clear refusal or a named failed page, in bounded time."""
 
-import os
 import re
 import shutil
 import subprocess
@@ -17,6 +16,7 @@ from pydantic import SecretStr
 from shared.runtime import free_port, start_nats
 from tests.faults.conftest import with_model
 from tests.support.model_server import ModelReply
+from tests.support.nats_auth import creds_setup, new_seed, public_key
 from tests.support.pdfs import add_notes_page, make_pdf
 from tests.support.stack import stack
 
@@ -147,18 +147,21 @@ def nats_credentials(kind: str, directory: Path) -> tuple[list[str], dict]:
     if kind == "user":
         server = ["--user", "svc", "--pass", "pw-456"]
         return server, {"nats_user": "svc", "nats_password": SecretStr("pw-456")}
-    seed = nkeys.encode_seed(os.urandom(32), nkeys.PREFIX_BYTE_USER)
-    public = nkeys.from_seed(bytearray(seed)).public_key.decode()
+    if kind == "creds":
+        config, creds = creds_setup(directory)
+        return ["-c", str(config)], {"nats_creds_file": creds}
+    seed = new_seed(nkeys.PREFIX_BYTE_USER)
     seed_file, config = directory / "user.nk", directory / "auth.conf"
     seed_file.write_bytes(seed)
-    config.write_text(f'authorization {{ users = [ {{ nkey: "{public}" }} ] }}\n')
+    config.write_text(f'authorization {{ users = [ {{ nkey: "{public_key(seed)}" }} ] }}\n')
     return ["-c", str(config)], {"nats_nkey_seed_file": seed_file}
 
 
-@pytest.mark.parametrize("kind", ["token", "user", "nkey"])
+@pytest.mark.parametrize("kind", ["token", "user", "nkey", "creds"])
 async def test_nats_auth(settings, tmp_path, kind):
-    """Services connect to a NATS server that requires a token, a user and password, or an
-    NKey, given the matching SHEETFLOW_NATS_* setting; without it ingest is not ready."""
+    """Services connect to a NATS server that requires a token, a user and password, an
+    NKey or a JWT user's .creds file, given the matching SHEETFLOW_NATS_* setting; without
+    it ingest is not ready."""
     server_args, credentials = nats_credentials(kind, tmp_path)
     proc, url = start_nats(tmp_path / "authed", port=free_port(), extra_args=server_args)
     try:
