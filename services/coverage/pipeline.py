@@ -8,7 +8,6 @@ already left the ladder only re-announces its stored result.
 import asyncio
 import time
 
-from services.coverage.identity import discipline_for, recover_sheet_identity
 from services.coverage.ladder import LadderPolicy, LadderRung, LadderState, ladder_key, next_rung
 from services.coverage.merge import merge_header, merge_objects
 from services.coverage.metric import measure_coverage
@@ -25,6 +24,7 @@ from shared.models import (
 )
 from shared.service import ServiceContext
 from shared.storage import Keys
+from shared.title_block import discipline_for, recover_sheet_identity
 
 
 class LadderNotStarted(RuntimeError):

@@ -4,7 +4,6 @@ import asyncio
 
 from faststream.nats.annotations import NatsMessage
 
-from services.coverage.identity import title_block_sheet_number
 from services.verify.pipeline import verify_page
 from shared import subjects
 from shared.broker import msg_id
@@ -44,7 +43,6 @@ async def verify(ctx: ServiceContext, sources: SourceCache, event: PageCovered) 
         ctx.settings,
         ctx.llm,
         judge_enabled=judge_enabled,
-        title_block=title_block_sheet_number,
     )
     await asyncio.gather(
         *(

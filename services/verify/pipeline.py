@@ -34,6 +34,7 @@ from shared.models import (
 )
 from shared.settings import Settings
 from shared.sources import PDF_LOCK, open_pdf
+from shared.title_block import title_block_sheet_number
 
 log = logging.getLogger("sheetflow.verify")
 
@@ -56,13 +57,6 @@ class OracleFindings:
     page_problems: list[tuple[str, str]]  # (kind, sentence)
     blank: bool
     index: PageIndex | None  # the text layer's words, indexed; None without a text layer
-
-
-def _title_block_reader() -> TitleBlockReader:
-    # Coverage owns title-block reading; imported here so verify's tests need not load it.
-    from services.coverage.identity import title_block_sheet_number
-
-    return title_block_sheet_number
 
 
 def check_page(
@@ -94,7 +88,7 @@ def check_page(
                 spans[obj.object_id] = (match.start, match.end)
         sheet = covered.sheet
         if sheet.sheet_number and sheet.sheet_number_source != "text_layer":
-            read = title_block or _title_block_reader()
+            read = title_block or title_block_sheet_number
             if sentence := check_identity(sheet.sheet_number, read(text_layer)):
                 problems.append(("identity_wrong", sentence))
     for obj in objects:
@@ -185,7 +179,7 @@ async def verify_page(
     crops; ``png`` the stored page image. The judge runs when a verify model and
     base URL are configured, ``llm`` is given and ``judge_enabled`` (the job's
     option). ``title_block`` reads the title block's sheet number (default:
-    coverage's reader). Nothing extracted is rewritten.
+    ``shared.title_block``). Nothing extracted is rewritten.
     """
     started = time.perf_counter()
     findings = await asyncio.to_thread(check_page, covered, text_layer, png, title_block)

@@ -1,6 +1,5 @@
 """verify_page end to end on tiny PDFs: oracle, page checks, blank pages, the judge, crops."""
 
-
 import pymupdf
 import pytest
 

@@ -3,14 +3,14 @@
 import pymupdf
 import pytest
 
-from services.coverage.identity import (
+from shared.models import TextLayer, Word
+from shared.title_block import (
     discipline_for,
     is_sheet_id,
     recover_sheet_identity,
     title_block_sheet_number,
     title_block_sheet_title,
 )
-from shared.models import TextLayer, Word
 
 # A 36 x 24 in sheet, its title block in the right strip.
 WIDTH, HEIGHT = 2592, 1728
