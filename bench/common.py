@@ -10,7 +10,6 @@ import contextlib
 import json
 import os
 import shutil
-import sys
 import tempfile
 import time
 import uuid
@@ -19,18 +18,14 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import httpx
+import nats
+import psutil
 
-import httpx  # noqa: E402
-import nats  # noqa: E402
-import psutil  # noqa: E402
+from shared.runtime import EmbeddedServers, ManagedProcess, free_port, running_stack
+from shared.settings import Settings
 
-from shared.runtime import EmbeddedServers, ManagedProcess, free_port, running_stack  # noqa: E402
-from shared.settings import Settings  # noqa: E402
-
-OUT_DIR = ROOT / "bench" / "out"
+OUT_DIR = Path(__file__).resolve().parent / "out"
 
 # A benchmark must not pick up a developer's .env or SHEETFLOW_ variables.
 for _name in [n for n in os.environ if n.startswith("SHEETFLOW_")]:

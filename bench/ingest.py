@@ -1,24 +1,18 @@
 """Ingest latency: upload a 500-page set to a running embedded stack (1 extract worker,
 offline), time to the 202 and to the first ``page.extracted`` event (seen on NATS).
 
-    python bench/ingest.py [--pages 500]
+    python -m bench.ingest [--pages 500]
 
 Last line: ``RESULT ingest_202_vs_goal <seconds to 202 / the 1 s goal>`` (goal <= 1.0).
 """
 
 import argparse
 import asyncio
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import httpx
 
-import httpx  # noqa: E402
-
-from bench.common import (  # noqa: E402
+from bench.common import (
     embedded_servers,
     isolated,
     result_line,
@@ -27,8 +21,8 @@ from bench.common import (  # noqa: E402
     upload,
     watch,
 )
-from bench.synthetic import set_bytes  # noqa: E402
-from shared.settings import Settings  # noqa: E402
+from bench.synthetic import set_bytes
+from shared.settings import Settings
 
 GOAL_S = 1.0
 WARMUP_PAGES = 4

@@ -1,24 +1,18 @@
 """Load (issue 7): 20 concurrent uploads of a 20-page set against one embedded stack
 (offline extractor): every report completes and holds every page exactly once.
 
-    python bench/load.py [--jobs 20] [--pages 20] [--workers 1]
+    python -m bench.load [--jobs 20] [--pages 20] [--workers 1]
 
 Last line: ``RESULT load_complete_share <complete reports with every page / jobs>`` (1.000).
 """
 
 import argparse
 import asyncio
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import httpx
 
-import httpx  # noqa: E402
-
-from bench.common import (  # noqa: E402
+from bench.common import (
     embedded_servers,
     fetch_report,
     isolated,
@@ -29,8 +23,8 @@ from bench.common import (  # noqa: E402
     upload,
     watch,
 )
-from bench.synthetic import set_bytes  # noqa: E402
-from shared.settings import Settings  # noqa: E402
+from bench.synthetic import set_bytes
+from shared.settings import Settings
 
 WARMUP_PAGES = 4
 

@@ -2,7 +2,7 @@
 extractor); the resident memory (RSS, children included) of every service and server
 process after each job; growth from the end of the warm-up (job 5) to the end.
 
-    python bench/memory.py [--jobs 30] [--pages 5] [--warmup 5] [--scanned-every 0]
+    python -m bench.memory [--jobs 30] [--pages 5] [--warmup 5] [--scanned-every 0]
 
 Bounded means: no service grew by more than ``max(LIMIT_MB, LIMIT_SHARE x its warm RSS)``
 after warm-up. Last line: ``RESULT memory_growth_max_pct <largest service growth, %>``.
@@ -10,14 +10,8 @@ after warm-up. Last line: ``RESULT memory_growth_max_pct <largest service growth
 
 import argparse
 import asyncio
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from bench.common import (  # noqa: E402
+from bench.common import (
     embedded_servers,
     isolated,
     report_pages_ok,
@@ -26,8 +20,8 @@ from bench.common import (  # noqa: E402
     run_job,
     services,
 )
-from bench.synthetic import set_bytes  # noqa: E402
-from shared.runtime import SERVICES  # noqa: E402
+from bench.synthetic import set_bytes
+from shared.runtime import SERVICES
 
 LIMIT_MB = 20.0
 LIMIT_SHARE = 0.10

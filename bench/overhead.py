@@ -8,7 +8,7 @@ The goal compares with raw PyMuPDF, PNG encoded by PyMuPDF. sheetflow encodes it
 faster (``services.extract.render.encode_png``), so the same loop with that encoder is
 measured too: against it the ratio is what the broker, storage and stages cost alone.
 
-    python bench/overhead.py [--pages 100]
+    python -m bench.overhead [--pages 100]
 
 Last line: ``RESULT overhead_ratio <sheetflow seconds per page / raw PyMuPDF's>`` (goal <= 1.3).
 """
@@ -16,19 +16,13 @@ Last line: ``RESULT overhead_ratio <sheetflow seconds per page / raw PyMuPDF's>`
 import argparse
 import asyncio
 import os
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import pymupdf
 
-import pymupdf  # noqa: E402
-
-from bench.common import (  # noqa: E402
+from bench.common import (
     cpu_by_name,
     cpu_delta,
     cpu_line,
@@ -41,10 +35,10 @@ from bench.common import (  # noqa: E402
     run_job,
     services,
 )
-from bench.synthetic import set_bytes  # noqa: E402
-from services.extract.pipeline import extract_rung1  # noqa: E402
-from services.extract.render import encode_png  # noqa: E402
-from shared.settings import Settings  # noqa: E402
+from bench.synthetic import set_bytes
+from services.extract.pipeline import extract_rung1
+from services.extract.render import encode_png
+from shared.settings import Settings
 
 GOAL = 1.3
 WARMUP_PAGES = 4

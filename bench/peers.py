@@ -7,7 +7,7 @@ unstructured's ``fast`` strategy (skipped with a message when not installed).
 Two sets: the text-layer set of ``--pages`` sheets (the overhead benchmark's), and the same
 count with every ``--scanned-every``-th sheet a scan with no text layer.
 
-    python bench/peers.py [--pages 100] [--scanned-every 10]
+    python -m bench.peers [--pages 100] [--scanned-every 10]
 
 Reported, not tuned to. Last line: ``RESULT peers_sheetflow_vs_pymupdf4llm <pages/s ratio>``
 on the text-layer set (above 1: sheetflow's offline path is faster).
@@ -23,17 +23,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import pymupdf
 
-import pymupdf  # noqa: E402
-
-from bench.common import ratio, result_line  # noqa: E402
-from bench.synthetic import set_path  # noqa: E402
-from services.extract.pipeline import extract_rung1  # noqa: E402
-from services.extract.textlayer import meaningful_chars  # noqa: E402
-from shared.settings import Settings  # noqa: E402
+from bench.common import ratio, result_line
+from bench.synthetic import set_path
+from services.extract.pipeline import extract_rung1
+from services.extract.textlayer import meaningful_chars
+from shared.settings import Settings
 
 WARMUP_PAGES = 2
 

@@ -2,7 +2,7 @@
 answers every vision call after a fixed latency; pages/s end to end with 1, 2 and 4
 extract workers, each with 8 pages in flight; efficiency = speed-up / workers.
 
-    python bench/scaling.py [--pages 96] [--latency 1 8] [--workers 1 2 4]
+    python -m bench.scaling [--pages 96] [--latency 1 8] [--workers 1 2 4]
 
 Each latency is measured in turn. At 1 s the 32 pages in flight of 4 workers ask for more
 CPU than 2 cores have, so that run shows the CPU cap, not the workers. The goal is about
@@ -19,16 +19,10 @@ Last line: ``RESULT scaling_efficiency_4 <efficiency at the most workers, longes
 import argparse
 import asyncio
 import os
-import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from bench.common import (  # noqa: E402
+from bench.common import (
     cpu_by_name,
     cpu_delta,
     cpu_line,
@@ -41,11 +35,11 @@ from bench.common import (  # noqa: E402
     services,
     watch,
 )
-from bench.synthetic import set_bytes  # noqa: E402
-from shared.runtime import EmbeddedServers  # noqa: E402
-from shared.settings import Settings  # noqa: E402
-from tests.support.flows import line_objects, reply  # noqa: E402
-from tests.support.model_server import ScriptedModelServer  # noqa: E402
+from bench.synthetic import set_bytes
+from shared.runtime import EmbeddedServers
+from shared.settings import Settings
+from tests.support.flows import line_objects, reply
+from tests.support.model_server import ScriptedModelServer
 
 GOAL = 0.9
 CONCURRENCY = 8

@@ -3,22 +3,17 @@ and one of four bodies (cover with index and notes, floor plan, door schedule, s
 notes), reusing the drawing code of ``examples/make_examples.py``. ``scanned_every=k``
 makes every k-th sheet a picture of itself (no text layer), for the peers' no-text share.
 
-Generated sets are cached under ``bench/out/`` (gitignored): ``python bench/synthetic.py 100``.
+Generated sets are cached under ``bench/out/`` (gitignored): ``python -m bench.synthetic 100``.
 """
 
 import argparse
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import pymupdf
 
-import pymupdf  # noqa: E402
+from examples import make_examples as ex
 
-from examples import make_examples as ex  # noqa: E402
-
-OUT_DIR = ROOT / "bench" / "out"
+OUT_DIR = Path(__file__).resolve().parent / "out"
 
 # (sheet number prefix, title, scale, body): the bodies cycle so every kind recurs.
 KINDS = [
