@@ -22,7 +22,14 @@ import httpx
 import nats
 import psutil
 
-from shared.runtime import EmbeddedServers, ManagedProcess, free_port, running_stack
+from shared.runtime import (
+    EmbeddedServers,
+    ManagedProcess,
+    free_port,
+    process_logs,
+    running_stack,
+    wait_api_ready,
+)
 from shared.settings import Settings
 
 OUT_DIR = Path(__file__).resolve().parent / "out"
@@ -130,24 +137,13 @@ class Services:
         return {p.name: p for p in self.procs}
 
     def wait_ready(self, timeout: float = 90) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            dead = [p.name for p in self.procs if not p.alive()]
-            if dead:
-                raise RuntimeError(f"{dead} exited at start:\n{self.logs()}")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{self.api}/readyz", timeout=2).status_code == 200:
-                    return
-            time.sleep(0.2)
-        raise RuntimeError(f"ingest not ready in {timeout}s\n{self.logs()}")
+        try:
+            wait_api_ready(self.api, self.procs, timeout)
+        except RuntimeError as exc:
+            raise RuntimeError(f"{exc}:\n{self.logs()}") from None
 
     def logs(self, tail: int = 3000) -> str:
-        out = []
-        for p in self.procs:
-            if p.log_path and p.log_path.exists():
-                text = p.log_path.read_text(errors="replace")[-tail:]
-                out.append(f"----- {p.name} -----\n{text}")
-        return "\n".join(out)
+        return process_logs(self.procs, tail)
 
 
 @contextlib.contextmanager

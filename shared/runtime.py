@@ -16,7 +16,7 @@ import subprocess
 import sys
 import sysconfig
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -295,6 +295,32 @@ def start_service(
         log_dir=settings.data_dir.resolve() / "logs",
         env=settings_env(settings),
     )
+
+
+def process_logs(procs: Iterable[ManagedProcess], tail: int = 4000) -> str:
+    """The last ``tail`` characters of each process's log, headed by its name."""
+    out = []
+    for proc in procs:
+        if proc.log_path and proc.log_path.exists():
+            text = proc.log_path.read_text(errors="replace")[-tail:]
+            out.append(f"----- {proc.name} -----\n{text}")
+    return "\n".join(out)
+
+
+def wait_api_ready(api: str, procs: Iterable[ManagedProcess], timeout: float) -> None:
+    """Poll ``{api}/readyz`` until the API says NATS and S3 answer; RuntimeError naming the
+    processes that exited meanwhile, or the timeout."""
+    procs = list(procs)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        dead = [p.name for p in procs if not p.alive()]
+        if dead:
+            raise RuntimeError(f"{dead} exited at start")
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"{api}/readyz", timeout=2).status_code == 200:
+                return
+        time.sleep(0.2)
+    raise RuntimeError(f"ingest not ready in {timeout}s")
 
 
 @contextlib.contextmanager

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import nats
 
-from shared.runtime import ManagedProcess, start_service
+from shared.runtime import ManagedProcess, process_logs, start_service, wait_api_ready
 from shared.settings import Settings
 
 
@@ -39,25 +39,13 @@ class Stack:
             proc.stop()
 
     def logs(self) -> str:
-        out = []
-        for name, proc in self.procs.items():
-            if proc.log_path and proc.log_path.exists():
-                out.append(
-                    f"----- {name} -----\n{proc.log_path.read_text(errors='replace')[-4000:]}"
-                )
-        return "\n".join(out)
+        return process_logs(self.procs.values())
 
     def wait_ready(self, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            dead = [n for n, p in self.procs.items() if not p.alive()]
-            if dead:
-                raise AssertionError(f"{dead} exited at start\n{self.logs()}")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{self.api}/readyz", timeout=2).status_code == 200:
-                    return
-            time.sleep(0.2)
-        raise AssertionError(f"ingest not ready in {timeout}s\n{self.logs()}")
+        try:
+            wait_api_ready(self.api, self.procs.values(), timeout)
+        except RuntimeError as exc:
+            raise AssertionError(f"{exc}\n{self.logs()}") from None
 
     def upload(
         self,
