@@ -13,6 +13,7 @@ from services.extract.pipeline import (
 from services.extract.vision import COMPACT_RETRY
 from shared.llm import LLMClient
 from shared.settings import Settings
+from tests.support.flows import model_settings
 from tests.support.model_server import (
     ModelReply,
     ScriptedModelServer,
@@ -46,10 +47,9 @@ def server():
 async def model(server):
     server.requests.clear()
     server.responder = lambda req: ModelReply(content=json.dumps(VISION_REPLY))
-    settings = Settings(
-        _env_file=None,
-        llm_base_url=server.base_url,
-        llm_api_key="sk-x",
+    settings = model_settings(
+        Settings(_env_file=None),
+        server,
         llm_extract_model="vision-model",
         llm_structure_model="text-model",
         llm_max_retries=1,

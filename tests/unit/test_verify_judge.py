@@ -20,6 +20,7 @@ from services.verify.oracle import index_words, page_reading
 from shared.llm import LLMClient
 from shared.models import ObjectVerification, PageObject, Word
 from shared.settings import Settings
+from tests.support.flows import model_settings
 from tests.support.model_server import ModelReply, ScriptedModelServer
 
 PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
@@ -228,15 +229,8 @@ def server():
 async def llm(server):
     """The real client against the scripted server, whose replies each test scripts."""
     server.requests.clear()
-    settings = Settings(
-        _env_file=None,
-        llm_base_url=server.base_url,
-        llm_api_key="sk-x",
-        llm_max_retries=1,
-        retry_backoff_s=0.01,
-        retry_backoff_max_s=0.02,
-    )
-    client = LLMClient(settings)
+    quick = {"llm_max_retries": 1, "retry_backoff_s": 0.01, "retry_backoff_max_s": 0.02}
+    client = LLMClient(model_settings(Settings(_env_file=None), server, **quick))
     yield client
     await client.aclose()
 
