@@ -92,19 +92,6 @@ def _security(settings: Settings) -> NatsSecurity | None:
     return None
 
 
-class IdleFetchTimeoutFilter(logging.Filter):
-    """Drops FastStream's "Task raised an exception, retrying" traceback for an idle pull.
-
-    nats-py's batch fetch raises the builtin TimeoutError when a pull finds nothing, and
-    FastStream 0.7 only expects nats' own; its supervisor restarts the fetch at once, so the
-    traceback is noise that would bury real errors in the logs.
-    """
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        exc = record.exc_info[1] if record.exc_info else None
-        return not (isinstance(exc, TimeoutError) and "raised an exception" in record.getMessage())
-
-
 class RepeatedStartFilter(logging.Filter):
     """Keeps one "`Handler` waiting for messages" line per handler: a consumer runs one pull
     loop per page in flight (``ServiceContext.page_subscriber``) and each would say so."""
@@ -125,9 +112,8 @@ class RepeatedStartFilter(logging.Filter):
 
 def faststream_logger(name: str) -> logging.Logger:
     logger = logging.getLogger(f"sheetflow.{name}.faststream")
-    for noise in (IdleFetchTimeoutFilter, RepeatedStartFilter):
-        if not any(isinstance(f, noise) for f in logger.filters):
-            logger.addFilter(noise())
+    if not any(isinstance(f, RepeatedStartFilter) for f in logger.filters):
+        logger.addFilter(RepeatedStartFilter())
     return logger
 
 

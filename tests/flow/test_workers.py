@@ -1,9 +1,11 @@
 """Horizontal extract workers against a scripted model, on real NATS and S3 with every
 worker a real process (issue 3, Scaling; issue 7, long work keeps its message)."""
 
+import asyncio
 from collections import Counter
 
 from shared import subjects
+from shared.service import PULL_IDLE_S
 from tests.support.flows import (
     is_vision,
     line_objects,
@@ -86,3 +88,13 @@ async def test_a_slow_page_does_not_hold_up_the_others(settings):
     order = [e["page_number"] for e in events]
     assert sorted(order) == list(range(1, pages + 1))
     assert order[-1] == 1, order
+
+
+async def test_idle_services_log_no_errors(settings):
+    """Pull loops that find nothing for longer than their idle wait renew their pulls
+    quietly: no traceback or ERROR in any service's log."""
+    with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
+        await wait_started([p for name, p in s.procs.items() if name != "ingest"])
+        await asyncio.sleep(PULL_IDLE_S * 1.5)
+        logs = s.logs()
+    assert "Traceback" not in logs and " ERROR " not in logs, logs
