@@ -329,10 +329,24 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
     ]
 
 
+def intake_lines(report: dict[str, Any]) -> list[str]:
+    """What ingest did to the upload: active content removed, a damaged file repaired."""
+    intake = report["summary"].get("intake") or {}
+    lines = []
+    if removed := intake.get("removed"):
+        kinds = ", ".join(f"{k.replace('_', ' ')} ({n})" for k, n in removed.items())
+        lines.append(f"intake: removed {kinds} (never run)")
+    if intake.get("repaired"):
+        lost = intake.get("damaged_pages") or []
+        pages = f"; lost pages {', '.join(map(str, lost))}" if lost else ""
+        lines.append(f"intake: the file was damaged and repaired{pages}")
+    return lines
+
+
 def conclude(report: dict[str, Any], out_dir: Path) -> int:
     """Print the summary; the exit code: 0 complete, 2 pages failed, 1 canceled."""
     stdout.print(sheet_table(report))
-    for line in summary_lines(report):
+    for line in [*summary_lines(report), *intake_lines(report)]:
         stdout.print(escape(line))
     stdout.print(f"report: {out_dir / 'report.json'}  {out_dir / 'report.html'}")
     failed = report["summary"]["failed_pages"]

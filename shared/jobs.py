@@ -16,7 +16,7 @@ from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError, NoKeysEr
 from nats.js.kv import KeyValue
 from pydantic import BaseModel, Field
 
-from shared.messages import JobOptions
+from shared.messages import IntakeReport, JobOptions
 
 JobStatus = Literal["accepted", "running", "complete", "partial", "canceled"]
 PageStage = Literal["queued", "extracted", "covered", "verified", "failed", "skipped"]
@@ -41,6 +41,7 @@ class JobRecord(BaseModel):
     page_count: int
     source_key: str
     options: JobOptions = JobOptions()
+    intake: IntakeReport = IntakeReport()
     status: JobStatus = "accepted"
     created_at: datetime
     finished_at: datetime | None = None

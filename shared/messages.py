@@ -26,6 +26,29 @@ class JobOptions(BaseModel):
     vision: bool | None = Field(None, description="use the vision model for rung 1 when configured")
 
 
+class IntakeReport(BaseModel):
+    """What ingest changed in, or noticed about, an upload before storing it as the job's
+    source: active content stripped (by kind), a structure MuPDF had to repair, damaged pages."""
+
+    removed: dict[str, int] = Field(
+        {},
+        description="active content stripped from the stored source, by kind "
+        "(sheetflow never runs it)",
+        examples=[{"document_javascript": 2, "open_action": 1, "embedded_files": 1}],
+    )
+    original_key: str | None = Field(
+        None,
+        description="the upload as received, kept beside the stripped source on request",
+        examples=[f"jobs/{JOB_ID_EXAMPLE}/original.pdf"],
+    )
+    repaired: bool = Field(
+        False, description="the file's structure was broken (e.g. truncated) and was repaired"
+    )
+    damaged_pages: list[int] = Field(
+        [], description="pages whose content the file lost; each is a named failed page"
+    )
+
+
 class _PageMessage(BaseModel):
     job_id: str = Field(examples=[JOB_ID_EXAMPLE])
     page_number: int = Field(ge=1, examples=[3])
@@ -37,6 +60,7 @@ class JobAccepted(BaseModel):
     page_count: int = Field(ge=1, examples=[12])
     source_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/source.pdf"])
     options: JobOptions = JobOptions()
+    intake: IntakeReport = IntakeReport()
     created_at: datetime
 
 

@@ -53,6 +53,12 @@ class Settings(BaseSettings):
     public_url: str | None = Field(None, description="base URL put into status/report links")
     max_upload_mb: int = 200
     max_pages: int = 2000
+    active_content: Literal["strip", "refuse"] = Field(
+        "strip", description="scripts, launch actions and embedded files in an upload"
+    )
+    keep_original_upload: bool = Field(
+        False, description="keep the upload as received when active content was stripped"
+    )
 
     retention_days: float = Field(
         30.0, description="events and job state older than this are dropped from NATS"

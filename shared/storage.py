@@ -49,6 +49,11 @@ class Keys:
         return f"jobs/{job_id}/source.pdf"
 
     @staticmethod
+    def original(job_id: str) -> str:
+        """The upload as received, when its active content was stripped from the source."""
+        return f"jobs/{job_id}/original.pdf"
+
+    @staticmethod
     def page(job_id: str, page_number: int, name: str) -> str:
         return f"jobs/{job_id}/pages/{page_number}/{name}"
 

@@ -36,6 +36,7 @@ from services.extract.vision import (
     parse_reply,
 )
 from shared.llm import LLMClient, LLMError
+from shared.damage import page_damage
 from shared.models import (
     ExtractionResult,
     GuardCounts,
@@ -106,10 +107,11 @@ def _load_page(
             f"page {page_number} does not exist: the PDF has {doc.page_count} pages"
         )
     try:
+        # A page the file lost (truncated, damaged) is failed, never taken for a blank one.
+        refusal = page_damage(doc, page_number - 1)
         page = doc.load_page(page_number - 1)
-        refusal = check_page_size(page, settings.page_max_side_in) or check_page_content(
-            page, settings.page_max_content_mb * 1024 * 1024
-        )
+        refusal = refusal or check_page_size(page, settings.page_max_side_in)
+        refusal = refusal or check_page_content(page, settings.page_max_content_mb * 1024 * 1024)
         if refusal:
             raise PageUnreadable(refusal)
         max_px, max_pixels = settings.page_image_max_px, settings.page_image_max_pixels

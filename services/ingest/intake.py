@@ -8,7 +8,7 @@ from pathlib import Path
 from shared import subjects
 from shared.broker import msg_id
 from shared.jobs import JobRecord, JobStore, now
-from shared.messages import ExtractPage, JobAccepted, JobOptions
+from shared.messages import ExtractPage, IntakeReport, JobAccepted, JobOptions
 from shared.service import ServiceContext
 from shared.storage import Keys
 
@@ -39,20 +39,35 @@ async def _rollback(ctx: ServiceContext, job_id: str) -> None:
 
 
 async def accept_job(
-    ctx: ServiceContext, source: Path, *, file_name: str, page_count: int, options: JobOptions
+    ctx: ServiceContext,
+    source: Path,
+    *,
+    file_name: str,
+    page_count: int,
+    options: JobOptions,
+    intake: IntakeReport | None = None,
+    original: Path | None = None,
 ) -> JobRecord:
+    """Store ``source`` and record the job; ``original`` (the upload as received) is kept
+    too when active content was stripped from it."""
     job_id = new_job_id()
+    intake = intake or IntakeReport()
+    if original and intake.removed:
+        intake = intake.model_copy(update={"original_key": Keys.original(job_id)})
     job = JobRecord(
         job_id=job_id,
         file_name=file_name,
         page_count=page_count,
         source_key=Keys.source(job_id),
         options=options,
+        intake=intake,
         status="running",
         created_at=now(),
     )
     try:
         await asyncio.wait_for(ctx.store.put_file(job.source_key, str(source)), timeout=30)
+        if intake.original_key:
+            await asyncio.wait_for(ctx.store.put_file(intake.original_key, str(original)), 30)
         await asyncio.wait_for(ctx.jobs.create_job(job), timeout=5)
         await asyncio.wait_for(_fan_out(ctx, job), timeout=60)
     except Exception as exc:
@@ -68,6 +83,7 @@ async def _fan_out(ctx: ServiceContext, job: JobRecord) -> None:
         page_count=job.page_count,
         source_key=job.source_key,
         options=job.options,
+        intake=job.intake,
         created_at=job.created_at,
     )
     await ctx.publish(subjects.JOB_ACCEPTED, accepted, dedup_id=job.job_id)

@@ -12,6 +12,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, ValidationError
 
 from services.ingest.intake import Unavailable, accept_job, job_status
+from services.ingest.source import prepare_source
 from services.ingest.upload import receive_upload
 from services.ingest.validation import Rejection, inspect_pdf, safe_file_name
 from shared.asyncapi import asyncapi_document
@@ -157,7 +158,10 @@ UPLOAD_BODY = {
         400: {"description": "Malformed upload"},
         413: {"description": "Upload too large"},
         415: {"description": "Not a PDF"},
-        422: {"description": "Encrypted, corrupt, empty or too many pages"},
+        422: {
+            "description": "Encrypted, corrupt (no page readable), empty, too many pages, or "
+            "active content where the deployment refuses it"
+        },
     },
 )
 async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> JobCreated:
@@ -184,12 +188,27 @@ async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> Jo
                 422, "unreadable_pdf", "The PDF took too long to open; it may be malformed."
             ) from exc
         try:
+            source = await asyncio.wait_for(
+                asyncio.to_thread(
+                    prepare_source,
+                    upload.path,
+                    refuse_active_content=settings.active_content == "refuse",
+                ),
+                timeout=30,
+            )
+        except TimeoutError as exc:
+            raise Rejection(
+                422, "unreadable_pdf", "The PDF took too long to read; it may be malformed."
+            ) from exc
+        try:
             job = await accept_job(
                 ctx,
-                upload.path,
+                source.path,
                 file_name=safe_file_name(upload.file_name),
                 page_count=accepted.page_count,
                 options=options,
+                intake=source.intake,
+                original=upload.path if settings.keep_original_upload else None,
             )
         except Unavailable as exc:
             raise fail(

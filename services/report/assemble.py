@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from shared.messages import IntakeReport
 from shared.models import PROBLEM_KIND_ORDER, VerifiedPage, merge_usage
 
 NO_OUTCOME_REASON = "no outcome recorded"
@@ -28,6 +29,7 @@ class JobInfo(BaseModel):
     created_at: datetime
     canceled: bool = False
     coverage_floor: float = Field(0.6, ge=0.0, le=1.0)
+    intake: IntakeReport = IntakeReport()
 
 
 class FailedPage(BaseModel):
@@ -70,7 +72,7 @@ def build_report(
         "finished_at": finished_at.isoformat(),
         "coverage_floor": job.coverage_floor,
         "pages": entries,
-        "summary": _summary(outcomes),
+        "summary": {**_summary(outcomes), **_honesty_summary(job, outcomes)},
     }
 
 
@@ -179,6 +181,11 @@ def _summary(outcomes: list[PageOutcome]) -> dict[str, Any]:
         },
         "timings": _timings(verified),
     }
+
+
+def _honesty_summary(job: JobInfo, outcomes: list[PageOutcome]) -> dict[str, Any]:
+    """What was done to the upload at intake (``intake``: active content removed, repairs)."""
+    return {"intake": job.intake.model_dump(mode="json")}
 
 
 def _coverage_summary(pages: list[VerifiedPage]) -> dict[str, Any]:

@@ -92,6 +92,7 @@ async def write_report(
         page_count=job.page_count,
         created_at=job.created_at,
         canceled=job.canceled,
+        intake=job.intake,
         coverage_floor=(
             job.options.coverage_floor
             if job.options.coverage_floor is not None
