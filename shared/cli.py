@@ -31,6 +31,7 @@ from rich.table import Table
 
 from shared.asyncapi import asyncapi_document
 from shared.broker import tls_context
+from shared.llm import LLMError, check_model_server, model_settings_warnings
 from shared.runtime import SERVICES, ManagedProcess, RuntimeStartError, free_port, running_stack
 from shared.settings import Settings
 
@@ -107,9 +108,44 @@ def load_settings() -> Settings:
 
 
 def existing_file(path: Path) -> Path:
-    if not path.is_file():
+    if path.is_dir():
+        raise CliError(f"{path} is a directory: give the PDF file itself")
+    if not path.exists():
         raise CliError(f"no such file: {path}")
+    if not path.is_file():
+        raise CliError(f"{path} is not a regular file")
     return path
+
+
+def accepted_pdf(path: Path, settings: Settings) -> Path:
+    """``path`` when this deployment's API would accept it, checked the way ingest checks an
+    upload and refused with the API's own words, before anything is started."""
+    from services.ingest.source import prepare_source  # the ingest service's own checks
+    from services.ingest.upload import too_large
+    from services.ingest.validation import Rejection, inspect_pdf
+
+    existing_file(path)
+    try:
+        if path.stat().st_size > settings.max_upload_mb * 1024 * 1024:
+            raise too_large(settings.max_upload_mb * 1024 * 1024)
+        inspect_pdf(path, max_pages=settings.max_pages)
+        refuse = settings.active_content == "refuse"
+        prepare_source(path, refuse_active_content=refuse, write=False)
+    except Rejection as exc:
+        reason = exc.detail.rstrip(".")
+        raise CliError(f"{path.name} cannot be processed: {reason} ({exc.error})") from None
+    return path
+
+
+def check_model(settings: Settings) -> None:
+    """Say on the console when the model settings half-work; stop with the reason when the
+    configured model server does not answer or does not know a configured model."""
+    for warning in model_settings_warnings(settings):
+        stderr.print(f"[yellow]warning:[/] {escape(warning)}")
+    try:
+        check_model_server(settings)
+    except LLMError as exc:
+        raise CliError(str(exc)) from None
 
 
 def available_services() -> tuple[str, ...]:
@@ -272,6 +308,11 @@ def fetch_reports(client: httpx.Client, job_id: str, out_dir: Path) -> dict[str,
 
 
 def verdict_text(page: dict[str, Any]) -> str:
+    verdict = _verification_text(page)
+    return f"{verdict}; DEGRADED" if page.get("degraded") else verdict
+
+
+def _verification_text(page: dict[str, Any]) -> str:
     if page["status"] == "failed":
         return "FAILED"
     verification = page.get("verification") or {}
@@ -317,7 +358,8 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
     mean = coverage.get("mean_ratio")
     return [
         f"pages: {report['page_count']}, failed: {len(summary['failed_pages'])}, "
-        f"degraded: {len(summary['degraded_pages'])}",
+        f"degraded: {len(summary['degraded_pages'])}, "
+        f"model failures: {len(summary.get('model_failures') or [])}",
         f"coverage: mean {mean if mean is not None else '-'}, "
         f"below floor {coverage['pages_below_floor']}, "
         f"text-structured {coverage['text_structured_pages']}, "
@@ -326,6 +368,14 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         f"unjudged {verification['pages_unjudged']}, "
         f"skipped blank {verification['pages_skipped_blank']}, "
         f"with problems {verification['verify_failed']}",
+    ]
+
+
+def model_failure_lines(report: dict[str, Any]) -> list[str]:
+    """One line per model call that failed for good: the page, the stage and why."""
+    return [
+        f"page {f['page_number']} ({f['stage']}): {f['reason']}"
+        for f in report["summary"].get("model_failures") or []
     ]
 
 
@@ -344,7 +394,8 @@ def intake_lines(report: dict[str, Any]) -> list[str]:
 
 
 def conclude(report: dict[str, Any], out_dir: Path) -> int:
-    """Print the summary; the exit code: 0 complete, 2 pages failed, 1 canceled."""
+    """Print the summary; the exit code: 0 complete, 2 when a page failed or a configured
+    model call failed for good (its pages were read offline or left unjudged), 1 canceled."""
     stdout.print(sheet_table(report))
     for line in [*summary_lines(report), *intake_lines(report)]:
         stdout.print(escape(line))
@@ -353,12 +404,13 @@ def conclude(report: dict[str, Any], out_dir: Path) -> int:
     if report["status"] == "canceled":
         stderr.print("[red]error:[/] the job was canceled")
         return EXIT_ERROR
-    if failed:
-        for f in failed:
-            where = f"page {f['page_number']} ({f['stage']})"
-            stderr.print(f"[red]failed:[/] {escape(where)}: {escape(f['reason'])}")
-        return EXIT_PAGES_FAILED
-    return EXIT_OK
+    for f in failed:
+        where = f"page {f['page_number']} ({f['stage']})"
+        stderr.print(f"[red]failed:[/] {escape(where)}: {escape(f['reason'])}")
+    model_failures = model_failure_lines(report)
+    for line in model_failures:
+        stderr.print(f"[yellow]model failed:[/] {escape(line)}")
+    return EXIT_PAGES_FAILED if failed or model_failures else EXIT_OK
 
 
 def wait_and_report(
@@ -384,6 +436,7 @@ def up(
     """Run everything on this machine in the foreground (embedded NATS/S3 when unconfigured)."""
     with user_errors():
         settings = load_settings()
+        check_model(settings)
         services = available_services()
         try:
             with (
@@ -439,8 +492,9 @@ def run(
 ) -> None:
     """Process FILE end to end on this machine and write its report (exit 2 if a page failed)."""
     with user_errors():
-        pdf = existing_file(file)
         settings = load_settings()
+        pdf = accepted_pdf(file, settings)
+        check_model(settings)
         run_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
         workdir = settings.data_dir.resolve() / "runs" / run_id
         updates: dict[str, Any] = {"data_dir": workdir}
@@ -633,6 +687,8 @@ def worker(
                 "a worker joins a running deployment: set SHEETFLOW_NATS_URL and "
                 "SHEETFLOW_S3_ENDPOINT (`sheetflow up` prints both)"
             )
+        if name in ("extract", "verify"):  # the services that call a model
+            check_model(settings)
     argv = [sys.executable, "-m", f"services.{name}"]
     if concurrency is not None:
         argv += ["--concurrency", str(concurrency)]

@@ -125,6 +125,13 @@ class GuardCounts(BaseModel):
     dropped: int = 0
 
 
+class ModelFailure(BaseModel):
+    """A configured model call that failed for good on a page: the stage and why."""
+
+    stage: str = Field(examples=["extract"])
+    reason: str = Field(examples=["the model call failed: could not reach the model server"])
+
+
 class ExtractionResult(BaseModel):
     """``pages/{n}/extracted.json`` (rung 1) and ``pages/{n}/structured-{rung}.json``."""
 
@@ -141,6 +148,9 @@ class ExtractionResult(BaseModel):
     usage: dict[str, Usage] = {}
     worker_id: str | None = None
     elapsed_ms: float = 0.0
+    model_failure: str | None = Field(
+        None, description="why the model call of this rung failed, when it did"
+    )
 
 
 class Coverage(BaseModel):
@@ -169,6 +179,7 @@ class CoveredPage(BaseModel):
     usage: dict[str, Usage] = {}
     timings_ms: dict[str, float] = {}
     worker_id: str | None = None
+    model_failures: list[ModelFailure] = []
 
 
 class PageVerdict(BaseModel):

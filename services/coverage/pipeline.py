@@ -18,6 +18,7 @@ from shared.models import (
     CoveredPage,
     ExtractionResult,
     GuardCounts,
+    ModelFailure,
     SheetHeader,
     TextLayer,
     merge_usage,
@@ -53,6 +54,11 @@ def merge_results(results: list[ExtractionResult]) -> tuple[list, SheetHeader]:
         objects = merge_objects(objects, later.objects)
         header = merge_header(header, later.sheet)
     return objects, header
+
+
+def _stage(result: ExtractionResult) -> str:
+    """The stage a rung's model call belongs to: rung 1 is extract's, later rungs their own."""
+    return "extract" if result.rung in ("vision", "offline") else result.rung
 
 
 def sheet_identity(header: SheetHeader, text_layer: TextLayer) -> SheetHeader:
@@ -157,7 +163,7 @@ async def finish(ctx: ServiceContext, state: LadderState, floor: float) -> None:
             job_id=state.job_id,
             page_number=state.page_number,
             has_text_layer=state.has_text_layer,
-            degraded=first.status == "degraded",
+            degraded=first.status != "ok",
             extraction_status=first.status,
             extraction_reason=first.reason,
             sheet=sheet_identity(header, text_layer),
@@ -175,6 +181,11 @@ async def finish(ctx: ServiceContext, state: LadderState, floor: float) -> None:
             usage=merge_usage(*(r.usage for r in results)),
             timings_ms=timings,
             worker_id=first.worker_id,
+            model_failures=[
+                ModelFailure(stage=_stage(r), reason=r.model_failure)
+                for r in results
+                if r.model_failure
+            ],
         )
         await ctx.store.put_json(covered_key, covered)
         await _save(ctx, state.finished())

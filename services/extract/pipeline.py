@@ -197,6 +197,7 @@ async def _model_result(
         rung=rung,
         status="failed",
         reason=reason,
+        model_failure=reason,
         has_text_layer=text_layer.has_text_layer,
         usage={stage: usage} if usage.calls else {},
         worker_id=worker_id,
@@ -209,6 +210,7 @@ async def _model_result(
             result.reason = "the model's reply was cut off at the token limit"
         else:
             result.reason = None
+        result.model_failure = None
         result.sheet = parsed.sheet
         result.objects = kept
         result.unresolved_items = parsed.unresolved_items
@@ -231,9 +233,10 @@ async def extract_rung1(
     image, then one vision call when ``llm`` is given, a model is configured and
     ``use_vision``; else the offline extractor (OCR first on a page without a text layer).
 
-    The vision result is ``degraded`` when the reply was cut off and ``failed`` (with the
-    reason, text layer and image still returned) when the model failed or its reply was
-    unparseable twice. Raises :class:`PageUnreadable` for a page that cannot be opened or
+    The vision result is ``degraded`` when the reply was cut off. When the model failed or
+    its reply was unparseable twice, the page is read by the offline extractor instead (OCR
+    on a scanned page) and the result is ``degraded``, its ``reason`` and ``model_failure``
+    saying why. Raises :class:`PageUnreadable` for a page that cannot be opened or
     rendered, or is absurdly large.
     """
     started = time.perf_counter()
@@ -253,10 +256,26 @@ async def extract_rung1(
             worker_id=worker_id,
             started=started,
         )
-        return Rung1Output(
-            text_layer=page.text_layer, png=page.png, thumbnail=page.thumbnail, result=result
-        )
+        if result.status != "failed":
+            return Rung1Output(
+                text_layer=page.text_layer, png=page.png, thumbnail=page.thumbnail, result=result
+            )
+        # The model failed: the page is still read, offline (OCR on a scan), and says why.
+        out = await _offline_rung1(page, settings, job_id=job_id, worker_id=worker_id)
+        out.result.status = "degraded"
+        out.result.reason = f"{result.reason}; the page was read offline instead"
+        out.result.model_failure = result.reason
+        out.result.usage = result.usage
+        out.result.elapsed_ms = _elapsed_ms(started)
+        return out
+    out = await _offline_rung1(page, settings, job_id=job_id, worker_id=worker_id)
+    out.result.elapsed_ms = _elapsed_ms(started)
+    return out
 
+
+async def _offline_rung1(
+    page: _Page, settings: Settings, *, job_id: str, worker_id: str | None
+) -> Rung1Output:
     def offline() -> tuple[TextLayer, SheetHeader, list[PageObject], GuardCounts]:
         text_layer, sheet, objects = _extract_offline(page, settings)
         kept, counts = apply_grounding_guard(objects, text_layer)
@@ -265,7 +284,7 @@ async def extract_rung1(
     text_layer, sheet, objects, counts = await asyncio.to_thread(offline)
     result = ExtractionResult(
         job_id=job_id,
-        page_number=page_number,
+        page_number=text_layer.page_number,
         rung="offline",
         status="ok",
         has_text_layer=text_layer.has_text_layer,
@@ -273,7 +292,6 @@ async def extract_rung1(
         objects=objects,
         guard=counts,
         worker_id=worker_id,
-        elapsed_ms=_elapsed_ms(started),
     )
     return Rung1Output(text_layer=text_layer, png=page.png, thumbnail=page.thumbnail, result=result)
 

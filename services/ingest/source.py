@@ -24,11 +24,13 @@ class PreparedSource:
     intake: IntakeReport
 
 
-def prepare_source(upload: Path, *, refuse_active_content: bool) -> PreparedSource:
+def prepare_source(
+    upload: Path, *, refuse_active_content: bool, write: bool = True
+) -> PreparedSource:
     """The source to store for the accepted PDF at ``upload``: the upload itself, or a
     stripped copy beside it when it carries active content (a 422 ``active_content``
     ``Rejection`` instead with ``refuse_active_content``); a 422 ``corrupt_pdf`` when no
-    page of the file can be read."""
+    page of the file can be read. With ``write`` False the checks run, nothing is written."""
     stripped = upload.with_name(f"{upload.stem}-stripped.pdf")
     with PDF_LOCK, pymupdf.open(upload, filetype="pdf") as doc:
         damaged = damaged_pages(doc)
@@ -47,7 +49,7 @@ def prepare_source(upload: Path, *, refuse_active_content: bool) -> PreparedSour
                 f"The PDF was refused because it carries {describe_removed(removed)}; this "
                 "deployment refuses active content (SHEETFLOW_ACTIVE_CONTENT=refuse).",
             )
-        if removed:
+        if removed and write:
             doc.save(stripped, garbage=2)  # unused objects (the removed scripts) are dropped
         intake = IntakeReport(removed=removed, repaired=doc.is_repaired, damaged_pages=damaged)
     return PreparedSource(stripped if removed else upload, intake)

@@ -161,6 +161,7 @@ def _page_entry(outcome: PageOutcome) -> dict[str, Any]:
         "guard": page.guard.model_dump(mode="json"),
         "verification": page.verdict.model_dump(mode="json"),
         "judge_disagreements": page.judge_disagreements,
+        "model_failures": [f.model_dump() for f in page.model_failures],
     }
 
 
@@ -184,8 +185,17 @@ def _summary(outcomes: list[PageOutcome]) -> dict[str, Any]:
 
 
 def _honesty_summary(job: JobInfo, outcomes: list[PageOutcome]) -> dict[str, Any]:
-    """What was done to the upload at intake (``intake``: active content removed, repairs)."""
-    return {"intake": job.intake.model_dump(mode="json")}
+    """What was done to the upload at intake (``intake``: active content removed, repairs),
+    and every configured model call that failed for good (``model_failures``, by page)."""
+    return {
+        "intake": job.intake.model_dump(mode="json"),
+        "model_failures": [
+            {"page_number": page.page_number, **failure.model_dump()}
+            for page in outcomes
+            if isinstance(page, VerifiedPage)
+            for failure in page.model_failures
+        ],
+    }
 
 
 def _coverage_summary(pages: list[VerifiedPage]) -> dict[str, Any]:

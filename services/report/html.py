@@ -107,6 +107,7 @@ def _counts(report: dict[str, Any], pages: list[dict[str, Any]]) -> list[tuple[s
         ("unjudged", verification["pages_unjudged"], "unjudged"),
         ("skipped blank", verification["pages_skipped_blank"], "blank"),
         ("failed", len(summary["failed_pages"]), "failed"),
+        ("degraded", len(summary["degraded_pages"]), "unjudged"),
         ("mean coverage", f"{_pct(mean)}%" if mean is not None else "–", ""),
         ("objects", sum(len(p["objects"]) for p in pages), ""),
     ]

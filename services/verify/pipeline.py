@@ -26,6 +26,7 @@ from shared.llm import LLMClient
 from shared.models import (
     BBox,
     CoveredPage,
+    ModelFailure,
     ObjectVerification,
     PageObject,
     TextLayer,
@@ -187,6 +188,7 @@ async def verify_page(
     crops: dict[str, bytes] = {}
     disagreements: list[dict[str, Any]] = []
     usage = covered.usage
+    model_failures = list(covered.model_failures)
     skipped = "blank" if findings.blank else None
     use_judge = (
         judge_enabled
@@ -217,6 +219,8 @@ async def verify_page(
         )
         if outcome.reason:
             log.info("page %d: judge: %s", covered.page_number, outcome.reason)
+        if outcome.call_failed:
+            model_failures.append(ModelFailure(stage="verify", reason=outcome.reason))
         skipped = outcome.skipped
         usage = merge_usage(usage, outcome.usage)
         disagreements = _apply_judge(objects, outcome, findings.index)
@@ -226,8 +230,9 @@ async def verify_page(
     verdict = page_verdict(objects, findings.page_problems, skipped=skipped)
     timings = {**covered.timings_ms, "verify": round((time.perf_counter() - started) * 1000, 1)}
     verified = VerifiedPage(
-        **covered.model_dump(exclude={"objects", "usage", "timings_ms"}),
+        **covered.model_dump(exclude={"objects", "usage", "timings_ms", "model_failures"}),
         objects=objects,
+        model_failures=model_failures,
         usage=usage,
         timings_ms=timings,
         verdict=verdict,
