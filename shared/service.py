@@ -137,6 +137,8 @@ async def open_resources(ctx: ServiceContext) -> None:
         ctx.settings.kv_bucket, storage=StorageType.FILE, ttl=ctx.settings.retention_days * 86400
     )
     ctx.jobs = JobStore(kv)
+    # S3 may start beside the services (`sheetflow up`): wait for it at a quick pace.
+    await ctx.store.wait_until_up(timeout=ctx.settings.outage_patience_s)
     await ctx.store.ensure_bucket()
     if ctx.settings.llm_base_url:
         from shared.llm import LLMClient  # pulls in httpx/tenacity only where a model is used

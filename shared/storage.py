@@ -4,6 +4,7 @@ import asyncio
 import io
 import json
 import ssl
+import time
 from datetime import timedelta
 from typing import Any, TypeVar
 
@@ -118,6 +119,23 @@ class ObjectStore:
             return True
         except Exception:
             return False
+
+    async def wait_until_up(self, timeout: float, interval: float = 0.1) -> bool:
+        """Poll the server until it answers (if only to refuse) or ``timeout`` passes;
+        whether it answered. A service started beside its S3 server sees it the moment it
+        is up, where the retries' growing backoff could add seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                probe = self._call(self._client.bucket_exists, self.bucket, retry=False)
+                await asyncio.wait_for(probe, timeout=3.0)
+                return True
+            except Exception as exc:
+                if not (is_storage_outage(exc) or isinstance(exc, TimeoutError)):
+                    return True  # it answers: what it said is for the caller's next call
+            if time.monotonic() > deadline:
+                return False
+            await asyncio.sleep(interval)
 
     async def put_bytes(
         self,

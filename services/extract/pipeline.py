@@ -35,8 +35,8 @@ from services.extract.vision import (
     build_vision_messages,
     parse_reply,
 )
-from shared.llm import LLMClient, LLMError
 from shared.damage import page_damage
+from shared.llm import LLMClient, LLMError
 from shared.models import (
     ExtractionResult,
     GuardCounts,

@@ -92,7 +92,9 @@ async def readyz(request: Request) -> JSONResponse:
     nats_ok = ready and ctx.broker.connection is not None and ctx.broker.connection.is_connected
     s3_ok = ready and await ctx.store.ping()
     if nats_ok and s3_ok:
-        return JSONResponse({"status": "ready", "nats": True, "s3": True})
+        # "instance" lets a launcher tell its own ingest from another one on the same port.
+        body = {"status": "ready", "nats": True, "s3": True, "instance": ctx.worker_id}
+        return JSONResponse(body)
     return JSONResponse(
         {
             "error": "not_ready",

@@ -12,7 +12,7 @@ from shared import cli
 from shared.llm import LLMError, check_model_server, model_settings_warnings
 from shared.settings import Settings
 from tests.support.model_server import ModelReply, ScriptedModelServer
-from tests.support.pdfs import make_pdf, add_notes_page
+from tests.support.pdfs import add_notes_page, make_pdf
 
 runner = CliRunner()
 
