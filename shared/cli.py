@@ -349,6 +349,8 @@ def verdict_text(page: dict[str, Any]) -> str:
 
 
 def _verification_text(page: dict[str, Any]) -> str:
+    if page["status"] == "failed" and page.get("failure_stage") == "canceled":
+        return "canceled"
     if page["status"] == "failed":
         return "FAILED"
     verification = page.get("verification") or {}

@@ -191,8 +191,20 @@ class PageVerdict(BaseModel):
     skipped: str | None = None
 
 
+class EvidenceCrop(BaseModel):
+    """A small image of the sheet around a problem object's evidence, its box outlined, for
+    the person reading the report (rendered whether or not a judge runs)."""
+
+    object_id: str
+    key: str = Field(description="the JPEG, under jobs/{job_id}/")
+    bbox: BBox = Field(description="the evidence box, in PDF points")
+    page_width: float
+    page_height: float
+
+
 class VerifiedPage(CoveredPage):
     """``pages/{n}/verified.json``: the covered page with every object's verdict."""
 
     verdict: PageVerdict
     judge_disagreements: list[dict[str, Any]] = []
+    evidence_crops: list[EvidenceCrop] = []

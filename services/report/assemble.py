@@ -162,6 +162,7 @@ def _page_entry(outcome: PageOutcome) -> dict[str, Any]:
         "verification": page.verdict.model_dump(mode="json"),
         "judge_disagreements": page.judge_disagreements,
         "model_failures": [f.model_dump() for f in page.model_failures],
+        "evidence_crops": [c.model_dump(mode="json") for c in page.evidence_crops],
     }
 
 

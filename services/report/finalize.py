@@ -80,6 +80,20 @@ async def _thumbnail(ctx: ServiceContext, job_id: str, page_number: int) -> byte
         return None  # a page that failed before rendering: the report shows a placeholder
 
 
+async def _evidence(ctx: ServiceContext, job_id: str, outcomes: list) -> dict[str, bytes]:
+    """The evidence crops the verified pages name (key under jobs/{id}/ → JPEG)."""
+    keys = [c.key for o in outcomes if isinstance(o, VerifiedPage) for c in o.evidence_crops]
+
+    async def load(key: str) -> bytes | None:
+        try:
+            return await ctx.store.get_bytes(Keys.job(job_id) + key)
+        except ObjectMissing:
+            return None  # the report shows the problem without its picture
+
+    crops = await asyncio.gather(*(load(k) for k in keys))
+    return {key: jpeg for key, jpeg in zip(keys, crops, strict=True) if jpeg}
+
+
 async def write_report(
     ctx: ServiceContext, job: JobRecord, terminal: dict[int, str]
 ) -> JobRecord | None:
@@ -101,8 +115,12 @@ async def write_report(
     )
     finished_at = now()
     report = build_report(info, [o for o in outcomes if o is not None], finished_at=finished_at)
+    evidence = await _evidence(ctx, job.job_id, outcomes)
     html = await asyncio.to_thread(
-        render_report_html, report, {n: t for n, t in zip(pages, thumbnails, strict=True) if t}
+        render_report_html,
+        report,
+        {n: t for n, t in zip(pages, thumbnails, strict=True) if t},
+        evidence,
     )
     json_key, html_key = Keys.report(job.job_id, "json"), Keys.report(job.job_id, "html")
     await ctx.store.put_json(json_key, report)

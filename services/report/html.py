@@ -7,14 +7,29 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+# The stage of a page that a canceled job never extracted (as the extract service names it).
+CANCELED = "canceled"
 
-def render_report_html(report: dict[str, Any], thumbnails: dict[int, bytes]) -> str:
-    """Render a ``build_report`` document as one HTML file (thumbnails embedded as data URIs).
+
+def render_report_html(
+    report: dict[str, Any],
+    thumbnails: dict[int, bytes],
+    evidence: dict[str, bytes] | None = None,
+) -> str:
+    """Render a ``build_report`` document as one HTML file (images embedded as data URIs).
 
     ``thumbnails`` maps page number → JPEG or PNG bytes (``pages/{n}/thumb.jpg``);
-    a page without one shows a placeholder.
+    a page without one shows a placeholder. ``evidence`` maps an evidence crop's key (as
+    the page's ``evidence_crops`` name it) → JPEG, shown beside its problem.
     """
-    pages = [_page_view(page, thumbnails.get(page["page_number"])) for page in report["pages"]]
+    pages = [
+        _page_view(page, thumbnails.get(page["page_number"]), evidence or {})
+        for page in report["pages"]
+    ]
+    failed = [f for f in report["summary"]["failed_pages"] if f["stage"] != CANCELED]
+    canceled = [
+        f["page_number"] for f in report["summary"]["failed_pages"] if f["stage"] == CANCELED
+    ]
     return (
         _environment()
         .get_template("report.html.j2")
@@ -22,7 +37,9 @@ def render_report_html(report: dict[str, Any], thumbnails: dict[int, bytes]) -> 
             report=report,
             summary=report["summary"],
             pages=pages,
-            counts=_counts(report, pages),
+            failed=failed,
+            canceled=canceled,
+            counts=_counts(report, pages, failed, canceled),
         )
     )
 
@@ -48,6 +65,8 @@ def _when(iso: str) -> str:
 def _badge(page: dict[str, Any]) -> tuple[str, str]:
     """(css class, label) of the page's verdict badge; the first matching state wins."""
     verdict = page.get("verification") or {}
+    if page["status"] == "failed" and page.get("failure_stage") == CANCELED:
+        return "canceled", "canceled"
     if page["status"] == "failed":
         return "failed", "failed"
     if verdict.get("skipped") == "blank":
@@ -59,8 +78,11 @@ def _badge(page: dict[str, Any]) -> tuple[str, str]:
     return "ok", "ok"
 
 
-def _page_view(page: dict[str, Any], thumbnail: bytes | None) -> dict[str, Any]:
+def _page_view(
+    page: dict[str, Any], thumbnail: bytes | None, evidence: dict[str, bytes]
+) -> dict[str, Any]:
     badge_class, badge_label = _badge(page)
+    crops = {c["object_id"]: c for c in page.get("evidence_crops") or []}
     coverage = page.get("coverage")
     floor = page.get("floor")
     return {
@@ -70,6 +92,8 @@ def _page_view(page: dict[str, Any], thumbnail: bytes | None) -> dict[str, Any]:
         "badge_class": badge_class,
         "badge_label": badge_label,
         "thumbnail": _data_uri(thumbnail) if thumbnail else None,
+        # The page's shape, for the evidence view that outlines a box over the thumbnail.
+        "aspect": next((round(c["page_width"] / c["page_height"], 4) for c in crops.values()), 1.0),
         "coverage": coverage,
         # A page with no text lines (blank, scanned) has no ratio worth drawing.
         "coverage_pct": (
@@ -87,6 +111,7 @@ def _page_view(page: dict[str, Any], thumbnail: bytes | None) -> dict[str, Any]:
                 "kind": obj["verification"].get("kind"),
                 "claimed": obj.get("source_text"),
                 "actual": obj["verification"].get("actual_text"),
+                **_evidence_view(crops.get(obj.get("object_id")), evidence),
             }
             for obj in page["objects"]
             if (obj.get("verification") or {}).get("verdict") == "refuted"
@@ -95,7 +120,28 @@ def _page_view(page: dict[str, Any], thumbnail: bytes | None) -> dict[str, Any]:
     }
 
 
-def _counts(report: dict[str, Any], pages: list[dict[str, Any]]) -> list[tuple[str, Any, str]]:
+def _evidence_view(crop: dict[str, Any] | None, evidence: dict[str, bytes]) -> dict[str, Any]:
+    """A problem row's evidence: the crop as a data URI, and where its box sits on the page
+    (percentages, to outline it over the page thumbnail)."""
+    if not crop or crop["key"] not in evidence:
+        return {"crop": None, "box": None}
+    x0, y0, x1, y1 = crop["bbox"]
+    width, height = crop["page_width"], crop["page_height"]
+    box = {
+        "left": round(100 * x0 / width, 2),
+        "top": round(100 * y0 / height, 2),
+        "width": round(100 * (x1 - x0) / width, 2),
+        "height": round(100 * (y1 - y0) / height, 2),
+    }
+    return {"crop": _data_uri(evidence[crop["key"]]), "box": box}
+
+
+def _counts(
+    report: dict[str, Any],
+    pages: list[dict[str, Any]],
+    failed: list[dict[str, Any]],
+    canceled: list[int],
+) -> list[tuple[str, Any, str]]:
     """Header tiles: (label, value, css class)."""
     summary = report["summary"]
     verification = summary["verification"]
@@ -106,7 +152,8 @@ def _counts(report: dict[str, Any], pages: list[dict[str, Any]]) -> list[tuple[s
         ("with problems", verification["verify_failed"], "problems"),
         ("unjudged", verification["pages_unjudged"], "unjudged"),
         ("skipped blank", verification["pages_skipped_blank"], "blank"),
-        ("failed", len(summary["failed_pages"]), "failed"),
+        ("failed", len(failed), "failed"),
+        *([("canceled", len(canceled), "blank")] if canceled else []),
         ("degraded", len(summary["degraded_pages"]), "unjudged"),
         ("mean coverage", f"{_pct(mean)}%" if mean is not None else "–", ""),
         ("objects", sum(len(p["objects"]) for p in pages), ""),

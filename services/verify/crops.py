@@ -14,6 +14,12 @@ import pymupdf
 from shared.models import BBox, PageObject
 
 JPEG_QUALITY = 85
+# Evidence crops for people: small, sharp enough to read a note, the box outlined in the
+# report's problem red.
+EVIDENCE_MAX_PX = 480
+EVIDENCE_MAX_ZOOM = 4.0  # a tiny box is not blown up past about 288 dpi
+EVIDENCE_OUTLINE = (220, 38, 38)
+EVIDENCE_OUTLINE_PX = 2
 _UNSAFE_KEY_CHARS = re.compile(r"[^A-Za-z0-9._-]")
 
 
@@ -98,3 +104,30 @@ def choose_images(
         choice.images.append(JudgeImage(label="the full page", data=page_png, mime="image/png"))
     choice.skipped = not choice.images
     return choice
+
+
+def evidence_key(page_number: int, object_id: str) -> str:
+    """Where a problem's evidence crop for people is stored, relative to ``jobs/{job_id}/``."""
+    return f"pages/{page_number}/evidence/{_UNSAFE_KEY_CHARS.sub('_', object_id)}.jpg"
+
+
+def render_evidence_jpeg(page: pymupdf.Page, bbox: BBox, margin_pts: float) -> bytes:
+    """A small JPEG of the sheet around ``bbox`` (grown by ``margin_pts``, clipped to the
+    page), with ``bbox`` itself outlined: what the report shows beside a problem."""
+    box = pymupdf.Rect(bbox) & page.rect
+    clip = (pymupdf.Rect(bbox) + (-margin_pts, -margin_pts, margin_pts, margin_pts)) & page.rect
+    if clip.is_empty or box.is_empty:
+        raise ValueError(f"evidence bbox {bbox} lies outside the page {tuple(page.rect)}")
+    zoom = min(EVIDENCE_MAX_PX / max(clip.width, clip.height), EVIDENCE_MAX_ZOOM)
+    matrix = pymupdf.Matrix(zoom, zoom)
+    pix = page.get_pixmap(matrix=matrix, clip=clip, alpha=False)
+    w = EVIDENCE_OUTLINE_PX
+    r = (box * matrix).irect + (-w - 1, -w - 1, w + 1, w + 1)  # around the text, not on it
+    for edge in (
+        pymupdf.IRect(r.x0, r.y0, r.x1, r.y0 + w),
+        pymupdf.IRect(r.x0, r.y1 - w, r.x1, r.y1),
+        pymupdf.IRect(r.x0, r.y0, r.x0 + w, r.y1),
+        pymupdf.IRect(r.x1 - w, r.y0, r.x1, r.y1),
+    ):
+        pix.set_rect(edge & pix.irect, EVIDENCE_OUTLINE)
+    return pix.tobytes("jpeg", jpg_quality=JPEG_QUALITY)

@@ -33,8 +33,8 @@ async def verify(ctx: ServiceContext, sources: SourceCache, event: PageCovered) 
             png = await ctx.store.get_bytes(Keys.page(job, n, "image.png"))
         except ObjectMissing:
             png = None
-    # The PDF is only needed to render high-DPI evidence crops for the judge.
-    pdf = await sources.get(Keys.source(job)) if judging else None
+    # The PDF renders evidence crops: high-DPI ones for the judge, small ones for the report.
+    pdf = await sources.get(Keys.source(job))
     out = await verify_page(
         covered,
         text_layer,

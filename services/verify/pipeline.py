@@ -10,7 +10,13 @@ from typing import Any
 import pymupdf
 
 from services.verify.blank import is_blank_page
-from services.verify.crops import ImageChoice, choose_images, render_crop_jpeg
+from services.verify.crops import (
+    ImageChoice,
+    choose_images,
+    evidence_key,
+    render_crop_jpeg,
+    render_evidence_jpeg,
+)
 from services.verify.judge import JudgeOutcome, judge_page, merge_judge, select_scope, text_excerpt
 from services.verify.oracle import (
     PageIndex,
@@ -26,6 +32,7 @@ from shared.llm import LLMClient
 from shared.models import (
     BBox,
     CoveredPage,
+    EvidenceCrop,
     ModelFailure,
     ObjectVerification,
     PageObject,
@@ -40,6 +47,8 @@ from shared.title_block import title_block_sheet_number
 log = logging.getLogger("sheetflow.verify")
 
 TitleBlockReader = Callable[[TextLayer], str | None]
+# Evidence crops for people on one page, at most: the report stays a size a browser opens.
+EVIDENCE_MAX_CROPS = 20
 
 
 @dataclass
@@ -148,6 +157,50 @@ def _choose_images(
         return choose(render, on_page)
 
 
+def _evidence_crops(
+    objects: list[PageObject],
+    evidence: dict[str, BBox],
+    page_number: int,
+    pdf: bytes | None,
+    settings: Settings,
+) -> list[tuple[EvidenceCrop, bytes]]:
+    """For people reading the report: a small image around each refuted object's evidence
+    (at most ``EVIDENCE_MAX_CROPS`` a page), rendered from the PDF; none without it."""
+    refuted = [
+        (
+            obj.object_id,
+            (obj.verification and obj.verification.evidence_bbox) or evidence.get(obj.object_id),
+        )
+        for obj in objects
+        if obj.verification and obj.verification.verdict == "refuted"
+    ]
+    located = [(oid, bbox) for oid, bbox in refuted if bbox][:EVIDENCE_MAX_CROPS]
+    if not (pdf and located):
+        return []
+    out = []
+    with PDF_LOCK:
+        try:
+            doc = open_pdf(pdf)
+        except pymupdf.FileDataError as exc:
+            log.warning("page %d: cannot open the PDF for evidence crops (%s)", page_number, exc)
+            return []
+        page = doc[0 if doc.page_count == 1 else page_number - 1]
+        for object_id, bbox in located:
+            try:
+                jpeg = render_evidence_jpeg(page, bbox, settings.verify_crop_margin_pts)
+            except ValueError:
+                continue  # a box off the page has nothing to show
+            crop = EvidenceCrop(
+                object_id=object_id,
+                key=evidence_key(page_number, object_id),
+                bbox=bbox,
+                page_width=page.rect.width,
+                page_height=page.rect.height,
+            )
+            out.append((crop, jpeg))
+    return out
+
+
 def _apply_judge(
     objects: list[PageObject], outcome: JudgeOutcome, index: PageIndex | None
 ) -> list[dict[str, Any]]:
@@ -228,6 +281,10 @@ async def verify_page(
         if obj.verification is None:
             obj.verification = ObjectVerification(verdict="not_judged")
     verdict = page_verdict(objects, findings.page_problems, skipped=skipped)
+    evidence = await asyncio.to_thread(
+        _evidence_crops, objects, findings.evidence, covered.page_number, pdf, settings
+    )
+    crops.update({crop.key: jpeg for crop, jpeg in evidence})
     timings = {**covered.timings_ms, "verify": round((time.perf_counter() - started) * 1000, 1)}
     verified = VerifiedPage(
         **covered.model_dump(exclude={"objects", "usage", "timings_ms", "model_failures"}),
@@ -237,5 +294,6 @@ async def verify_page(
         timings_ms=timings,
         verdict=verdict,
         judge_disagreements=disagreements,
+        evidence_crops=[crop for crop, _ in evidence],
     )
     return VerifyOutput(verified=verified, crops=crops)
