@@ -292,3 +292,10 @@ def test_bad_configuration_is_one_message_naming_the_variable(monkeypatch, tmp_p
     assert result.exit_code == 1
     assert "invalid configuration SHEETFLOW_API_PORT" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_canceled_page_reads_canceled_in_the_table():
+    """A page a canceled job never extracted is not shown as FAILED."""
+    page = {"page_number": 2, "status": "failed", "failure_stage": "canceled"}
+    assert cli.verdict_text(page) == "canceled"
+    assert cli.verdict_text({**page, "failure_stage": "extract"}) == "FAILED"

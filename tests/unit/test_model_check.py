@@ -144,10 +144,3 @@ def test_a_run_whose_model_failed_exits_2_naming_the_page(tmp_path, capsys):
     assert code == 2
     assert "DEGRADED" in captured.out and "model failures: 1" in captured.out
     assert "page 1 (extract): the model call failed: HTTP 500" in captured.err
-
-
-def test_a_canceled_page_reads_canceled_in_the_table():
-    """A page a canceled job never extracted is not shown as FAILED."""
-    page = {"page_number": 2, "status": "failed", "failure_stage": "canceled"}
-    assert cli.verdict_text(page) == "canceled"
-    assert cli.verdict_text({**page, "failure_stage": "extract"}) == "FAILED"
