@@ -7,11 +7,13 @@ import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Request, Response
+from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse
-from pydantic import BaseModel, ValidationError
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import ValidationError
 
 from services.ingest.intake import Unavailable, accept_job, job_status
+from services.ingest.responses import JobCanceling, JobCreated, JobStatusBody
 from services.ingest.source import prepare_source
 from services.ingest.upload import receive_upload
 from services.ingest.validation import Rejection, inspect_pdf, safe_file_name
@@ -52,14 +54,21 @@ def get_ctx(request: Request) -> ServiceContext:
     return request.app.state.ctx
 
 
+# Declares the bearer token in OpenAPI (docs get an "Authorize" button); the check is ours.
+bearer = HTTPBearer(
+    auto_error=False, description="SHEETFLOW_API_TOKEN, when the deployment sets one"
+)
+
+
 def require_token(
     settings: Annotated[Settings, Depends(get_settings)],
-    authorization: Annotated[str | None, Header()] = None,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)] = None,
 ) -> None:
     if not settings.api_token:
         return
-    expected = f"Bearer {settings.api_token.get_secret_value()}".encode()
-    if not authorization or not secrets.compare_digest(authorization.encode(), expected):
+    expected = settings.api_token.get_secret_value().encode()
+    given = credentials.credentials.encode() if credentials else b""
+    if not secrets.compare_digest(given, expected):
         raise HTTPException(
             401,
             {"error": "unauthorized", "detail": "Send 'Authorization: Bearer <token>'."},
@@ -72,12 +81,6 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 router = APIRouter()
 v1 = APIRouter(prefix="/v1", dependencies=[Depends(require_token)], responses=ERROR_RESPONSES)
-
-
-class JobCreated(BaseModel):
-    job_id: str
-    status_url: str
-    report_url: str
 
 
 @router.get("/healthz")
@@ -225,13 +228,14 @@ async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> Jo
 
 
 @v1.get("/jobs/{job_id}")
-async def get_job(job_id: str, ctx: CtxDep) -> dict[str, Any]:
+async def get_job(job_id: str, ctx: CtxDep) -> JobStatusBody:
     """The job with per-stage page counts (queued, extracted, covered, verified, failed, skipped)."""
     job = await _job(ctx, job_id)
     try:
-        return await asyncio.wait_for(
+        status = await asyncio.wait_for(
             job_status(ctx.jobs, job, ctx.settings.stall_after_s), timeout=10
         )
+        return JobStatusBody.model_validate(status)
     except TimeoutError as exc:
         raise fail(503, "unavailable", "The job store (NATS) did not answer in time.") from exc
 
@@ -277,13 +281,13 @@ async def get_page_image(job_id: str, page_number: int, ctx: CtxDep) -> Response
 @v1.delete(
     "/jobs/{job_id}", status_code=202, responses={409: {"description": "Job already finished"}}
 )
-async def cancel_job(job_id: str, ctx: CtxDep) -> dict[str, Any]:
+async def cancel_job(job_id: str, ctx: CtxDep) -> JobCanceling:
     """Cancel a job: pages not yet extracted are skipped and the job ends `canceled`."""
     job = await _job(ctx, job_id)
     if job.status in ("complete", "partial") or job.finished_at:
         raise fail(409, "already_finished", f"The job already finished ({job.status}).")
     updated = await ctx.jobs.update_job(job_id, canceled=True)
-    return {"job_id": job_id, "status": "canceling", "canceled": bool(updated and updated.canceled)}
+    return JobCanceling(job_id=job_id, canceled=bool(updated and updated.canceled))
 
 
 router.include_router(v1)
