@@ -770,9 +770,13 @@ async def print_events(
 def asyncapi_cmd(
     out: Annotated[Path | None, typer.Option(help="file to write (default stdout)")] = None,
 ) -> None:
-    """Write the AsyncAPI document of every event (JSON)."""
+    """Write the AsyncAPI document of every event (JSON), naming the configured NATS (or the
+    running `sheetflow up`'s)."""
     with user_errors():
-        text = json.dumps(asyncapi_document(load_settings()), indent=2)
+        settings = load_settings()
+        if not settings.nats_url and (found := read_endpoints(settings.data_dir.resolve())):
+            settings = settings.model_copy(update={"nats_url": found.nats_url})
+        text = json.dumps(asyncapi_document(settings), indent=2)
         if out is None:
             sys.stdout.write(text + "\n")
             return

@@ -181,7 +181,10 @@ def create_service_app(
         finally:
             await close_resources(ctx)
 
-    return FastStream(ctx.broker, lifespan=lifespan), ctx
+    # The app's own lines ("started successfully") through the plain log format above:
+    # FastStream's default logger writes ANSI colour codes even into a log file.
+    app_logger = logging.getLogger(f"sheetflow.{name}.app")
+    return FastStream(ctx.broker, lifespan=lifespan, logger=app_logger), ctx
 
 
 def run_service(app: FastStream) -> None:

@@ -55,7 +55,7 @@ def test_run_prints_its_report_before_stopping_and_cleans_up_finished_runs(tmp_p
 
 def test_up_tells_events_where_it_listens(tmp_path):
     """`up` writes its addresses into its data dir while it runs; `events` with no --nats
-    follows that NATS; the file is gone once `up` stops."""
+    follows that NATS; the file is gone once `up` stops; its service logs are plain text."""
     up, data_dir, api = start_up(tmp_path)
     events = None
     try:
@@ -82,6 +82,9 @@ def test_up_tells_events_where_it_listens(tmp_path):
         up.communicate(timeout=120)
     assert read_endpoints(data_dir.resolve()) is None
     assert not (data_dir / "endpoints.json").exists()
+    logs = {log.name: log.read_text(errors="replace") for log in (data_dir / "logs").glob("*.log")}
+    assert "report.log" in logs and "started successfully" in logs["report.log"]
+    assert [name for name, text in logs.items() if "\x1b[" in text] == [], "ANSI codes in logs"
 
 
 async def publish_until_printed(url: str, events: subprocess.Popen) -> str:
