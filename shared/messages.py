@@ -66,6 +66,12 @@ class FallbackPage(_PageMessage):
     """Rung 3: ask extract for deterministic stubs of a still-low-coverage page."""
 
     text_key: str
+    lines: list[int] | None = Field(
+        None,
+        description="the text.json line ids no object covers yet, to be cited by stubs; "
+        "null: every coverage unit of the page",
+        examples=[[3, 4, 9]],
+    )
     options: JobOptions = JobOptions()
 
 

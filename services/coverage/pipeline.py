@@ -10,7 +10,7 @@ import time
 
 from services.coverage.ladder import LadderPolicy, LadderRung, LadderState, ladder_key, next_rung
 from services.coverage.merge import merge_header, merge_objects
-from services.coverage.metric import measure_coverage
+from services.coverage.metric import measure_coverage, uncovered_units
 from shared import subjects
 from shared.broker import msg_id
 from shared.messages import FallbackPage, PageCovered, PageExtracted, PageStructured, StructurePage
@@ -84,6 +84,7 @@ async def on_extracted(ctx: ServiceContext, event: PageExtracted) -> None:
             extracted_key=event.result_key,
             text_key=event.text_key,
             has_text_layer=text_layer.has_text_layer,
+            has_words=bool(text_layer.lines),
             options=event.options,
             rungs_applied=[extracted.rung],
             coverage_before=coverage,
@@ -111,14 +112,27 @@ async def _ask(ctx: ServiceContext, state: LadderState, rung: LadderRung) -> Non
     if state.pending != rung:
         state = state.asked(rung)
         await _save(ctx, state)
-    request_type = StructurePage if rung == "text_structuring" else FallbackPage
-    name = subjects.PAGE_STRUCTURE if rung == "text_structuring" else subjects.PAGE_FALLBACK
-    request = request_type(
-        job_id=state.job_id,
-        page_number=state.page_number,
-        text_key=state.text_key,
-        options=state.options,
-    )
+    request: StructurePage | FallbackPage
+    if rung == "text_structuring":
+        name = subjects.PAGE_STRUCTURE
+        request = StructurePage(
+            job_id=state.job_id,
+            page_number=state.page_number,
+            text_key=state.text_key,
+            options=state.options,
+        )
+    else:
+        name = subjects.PAGE_FALLBACK
+        text_layer = await ctx.store.get_model(state.text_key, TextLayer)
+        objects, _ = merge_results(await _results(ctx, state))
+        lines = await asyncio.to_thread(uncovered_units, text_layer, objects)
+        request = FallbackPage(
+            job_id=state.job_id,
+            page_number=state.page_number,
+            text_key=state.text_key,
+            lines=lines,
+            options=state.options,
+        )
     await ctx.publish(name, request, dedup_id=msg_id(state.job_id, state.page_number, rung))
 
 
@@ -128,6 +142,7 @@ async def advance(ctx: ServiceContext, state: LadderState) -> None:
     if not state.done:
         rung = next_rung(
             has_text_layer=state.has_text_layer,
+            has_words=state.has_words,
             coverage=state.coverage,
             floor=policy.floor,
             rungs_applied=list(state.rungs_applied),
@@ -165,7 +180,7 @@ async def finish(ctx: ServiceContext, state: LadderState, floor: float) -> None:
             coverage_before=state.coverage_before,
             coverage=state.coverage,
             floor=floor,
-            below_floor=state.has_text_layer and state.coverage.ratio < floor,
+            below_floor=state.has_words and state.coverage.ratio < floor,
             rungs=list(state.rungs_applied),
             guard=GuardCounts(
                 kept=sum(r.guard.kept for r in results),

@@ -110,7 +110,12 @@ async def structure(ctx: ServiceContext, task: StructurePage) -> None:
 async def fallback(ctx: ServiceContext, task: FallbackPage) -> None:
     text_layer = await ctx.store.get_model(task.text_key, TextLayer)
     result = await asyncio.to_thread(
-        fallback_result, text_layer, ctx.settings, job_id=task.job_id, worker_id=ctx.worker_id
+        fallback_result,
+        text_layer,
+        ctx.settings,
+        lines=task.lines,
+        job_id=task.job_id,
+        worker_id=ctx.worker_id,
     )
     await answer(ctx, task, result)
 

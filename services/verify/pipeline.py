@@ -12,16 +12,9 @@ import pymupdf
 from services.verify.blank import is_blank_page
 from services.verify.crops import ImageChoice, choose_images, render_crop_jpeg
 from services.verify.judge import JudgeOutcome, judge_page, merge_judge, select_scope, text_excerpt
-from services.verify.oracle import (
-    PageIndex,
-    check_content,
-    check_identity,
-    find_evidence_bbox,
-    index_words,
-    page_reading,
-    verdict_from_match,
-)
+from services.verify.oracle import check_content, check_identity, check_object
 from services.verify.verdict import page_verdict
+from shared.evidence import PageWords, page_reading
 from shared.llm import LLMClient
 from shared.models import (
     BBox,
@@ -53,10 +46,10 @@ class OracleFindings:
 
     objects: list[PageObject]  # copies of the covered objects, with the oracle's verification
     evidence: dict[str, BBox]  # object_id -> where its claim sits (oracle match, else its bbox)
-    spans: dict[str, tuple[int, int]]  # object_id -> matched word indices
+    spans: dict[str, tuple[int, int]]  # object_id -> (first, last + 1) of its cited word ids
     page_problems: list[tuple[str, str]]  # (kind, sentence)
     blank: bool
-    index: PageIndex | None  # the text layer's words, indexed; None without a text layer
+    page: PageWords | None  # the text layer's words, to align a judge's reading; None without
 
 
 def check_page(
@@ -75,17 +68,13 @@ def check_page(
     evidence: dict[str, BBox] = {}
     spans: dict[str, tuple[int, int]] = {}
     problems: list[tuple[str, str]] = []
-    index = index_words(text_layer.words) if text_layer.has_text_layer else None
-    if index is not None:
+    if text_layer.words:
         for obj in objects:
-            if not (obj.source_text and obj.source_text.strip()):
-                obj.verification = ObjectVerification(verdict="not_judged")
-                continue
-            match = find_evidence_bbox(obj.source_text, index)
-            obj.verification = verdict_from_match(obj, match)
-            if match is not None:
-                evidence[obj.object_id] = match.bbox
-                spans[obj.object_id] = (match.start, match.end)
+            obj.verification = check_object(obj, text_layer.words)
+            if obj.verification.evidence_bbox is not None:
+                evidence[obj.object_id] = obj.verification.evidence_bbox
+                spans[obj.object_id] = (min(obj.evidence), max(obj.evidence) + 1)
+    if text_layer.has_text_layer:
         sheet = covered.sheet
         if sheet.sheet_number and sheet.sheet_number_source != "text_layer":
             read = title_block or title_block_sheet_number
@@ -97,7 +86,8 @@ def check_page(
     if sentence := check_content(covered, text_layer):
         problems.append(("content_missing", sentence))
     blank = is_blank_page(text_layer, objects, png)
-    return OracleFindings(objects, evidence, spans, problems, blank, index)
+    page = PageWords(text_layer) if text_layer.has_text_layer else None
+    return OracleFindings(objects, evidence, spans, problems, blank, page)
 
 
 def _choose_images(
@@ -148,10 +138,10 @@ def _choose_images(
 
 
 def _apply_judge(
-    objects: list[PageObject], outcome: JudgeOutcome, index: PageIndex | None
+    objects: list[PageObject], outcome: JudgeOutcome, page: PageWords | None
 ) -> list[dict[str, Any]]:
     def reading_on_page(reading: str) -> str | None:
-        return page_reading(reading, index)
+        return page_reading(reading, page)
 
     disagreements = []
     for obj in objects:
@@ -219,7 +209,7 @@ async def verify_page(
             log.info("page %d: judge: %s", covered.page_number, outcome.reason)
         skipped = outcome.skipped
         usage = merge_usage(usage, outcome.usage)
-        disagreements = _apply_judge(objects, outcome, findings.index)
+        disagreements = _apply_judge(objects, outcome, findings.page)
     for obj in objects:
         if obj.verification is None:
             obj.verification = ObjectVerification(verdict="not_judged")
