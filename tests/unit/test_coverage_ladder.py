@@ -15,6 +15,7 @@ AT_FLOOR = Coverage(total_lines=10, covered_lines=6, ratio=0.6)
 def decide(**overrides) -> str | None:
     kwargs = {
         "has_text_layer": True,
+        "has_words": True,
         "coverage": LOW,
         "floor": 0.6,
         "rungs_applied": ["vision"],
@@ -31,7 +32,9 @@ def decide(**overrides) -> str | None:
         ({}, "text_structuring"),
         ({"coverage": HIGH}, None),
         ({"coverage": AT_FLOOR}, None),
-        ({"has_text_layer": False}, None),
+        ({"has_text_layer": False, "has_words": False}, None),
+        # A scanned page's OCR words get fallback stubs, never text structuring.
+        ({"has_text_layer": False}, "fallback"),
         ({"model_configured": False}, "fallback"),
         ({"text_retry_enabled": False}, "fallback"),
         ({"rungs_applied": ["vision", "text_structuring"]}, "fallback"),
@@ -43,7 +46,7 @@ def decide(**overrides) -> str | None:
     ],
 )
 def test_next_rung(overrides, expected):
-    """Rung 2 then rung 3, each once, only while a text-bearing page is below the floor."""
+    """Rung 2 then rung 3, each once, only while a page with words is below the floor."""
     assert decide(**overrides) == expected
 
 

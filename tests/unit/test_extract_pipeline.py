@@ -75,13 +75,18 @@ async def test_offline_rung1_without_model():
 
 
 async def test_vision_rung1_guarded_with_usage(server, model):
-    """One vision call; the guard drops the invented count and stamps the misread note."""
+    """One vision call; the guard drops the invented count and cites the page's words for the
+    misread note (for the oracle to compare)."""
     settings, client = model
     out = await extract_rung1(notes_pdf(), 1, settings, client, worker_id="w", job_id="j")
     result = out.result
     assert (result.rung, result.status) == ("vision", "ok")
     assert len(server.requests) == 1 and request_has_image(server.requests[0])
-    assert [o.grounding for o in result.objects] == ["source_text", "vision_unverified"]
+    # Both notes are tied to the words the page prints, the misread one to "(5) ...".
+    assert [o.grounding for o in result.objects] == ["source_text", "source_text"]
+    words = out.text_layer.words
+    misread = result.objects[1]
+    assert " ".join(words[i].text for i in misread.evidence).startswith("3. PROVIDE (5) 2X6")
     assert all(o.page_number == 1 and o.rung == "vision" for o in result.objects)
     assert result.guard.dropped == 1 and result.sheet.sheet_number == "G001"
     assert result.usage["extract"].calls == 1 and result.elapsed_ms > 0

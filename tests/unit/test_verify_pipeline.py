@@ -3,9 +3,11 @@
 import pymupdf
 import pytest
 
+from services.extract.guard import apply_grounding_guard
+from services.extract.textlayer import read_text_layer
 from services.verify.pipeline import verify_page
 from shared.llm import LLMClient
-from shared.models import Coverage, CoveredPage, PageObject, SheetHeader, TextLayer, Usage, Word
+from shared.models import Coverage, CoveredPage, PageObject, SheetHeader, TextLayer, Usage
 from shared.settings import Settings
 from tests.support.flows import lenient_judge
 from tests.support.model_server import ModelReply, ScriptedModelServer
@@ -20,18 +22,8 @@ def _pdf(lines: list[str]) -> bytes:
 
 
 def _layer(pdf: bytes) -> TextLayer:
-    page = pymupdf.open(stream=pdf, filetype="pdf")[0]
-    words = [Word(text=w[4], bbox=tuple(w[:4])) for w in page.get_text("words", sort=True)]
-    text = page.get_text()
-    return TextLayer(
-        page_number=1,
-        width=612,
-        height=792,
-        text=text,
-        words=words,
-        has_text_layer=len(text.strip()) >= 20,
-        has_drawings=bool(page.get_drawings()),
-    )
+    """The page-text model of the PDF's page, read by the real reader."""
+    return read_text_layer(pymupdf.open(stream=pdf, filetype="pdf")[0], 1, min_chars=20)
 
 
 def _png(pdf: bytes) -> bytes:
@@ -42,6 +34,9 @@ def _covered(
     objects: list[PageObject], sheet_number: str | None = None, has_text: bool = True
 ) -> CoveredPage:
     cov = Coverage(total_lines=2, covered_lines=2, ratio=1.0)
+    if has_text:
+        # As extract hands them on: tied to the NOTES page's words by the grounding guard.
+        objects, _ = apply_grounding_guard(objects, _layer(_pdf(NOTES)))
     return CoveredPage(
         job_id="j1",
         page_number=1,
