@@ -73,7 +73,9 @@ class TextLayer(BaseModel):
     blocks: list[list[int]] = Field([], description="line ids per block, reading order")
     has_text_layer: bool
     source: Literal["pdf", "ocr", "none"] = "pdf"
-    has_drawings: bool = False
+    has_drawings: bool = Field(
+        False, description="vector drawings on a page without a text layer (not read otherwise)"
+    )
 
     @model_validator(mode="after")
     def _lay_out(self) -> "TextLayer":

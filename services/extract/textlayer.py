@@ -21,16 +21,18 @@ def read_text_layer(page: pymupdf.Page, page_number: int, min_chars: int) -> Tex
     matrix = page.rotation_matrix
     words = _layer_words(page, matrix)
     words += _annotation_words(page, matrix, words)
+    has_text_layer = sum(alnum_count(w.text) for w in words) >= min_chars
     return TextLayer(
         page_number=page_number,
         width=page.rect.width,
         height=page.rect.height,
         rotation=page.rotation,
         words=words,
-        has_text_layer=sum(alnum_count(w.text) for w in words) >= min_chars,
+        has_text_layer=has_text_layer,
         source="pdf",
-        # get_cdrawings is the C-level path listing: far cheaper than get_drawings.
-        has_drawings=bool(page.get_cdrawings()),
+        # Drawings only matter on a page without text (is it blank? worth OCR?), and listing
+        # them costs seconds on a sheet of outlined text: a text page is not asked.
+        has_drawings=not has_text_layer and bool(page.get_cdrawings()),
     )
 
 
