@@ -59,6 +59,9 @@ class StructurePage(_PageMessage):
     """Rung 2: ask extract for text-only structuring of a low-coverage page."""
 
     text_key: str
+    sheet: SheetHeader = Field(
+        SheetHeader(), description="what is known of the sheet so far: a hint for the model"
+    )
     options: JobOptions = JobOptions()
 
 

@@ -77,7 +77,8 @@ def apply_grounding_guard(
     objects: list[PageObject], text_layer: TextLayer
 ) -> tuple[list[PageObject], GuardCounts]:
     """Keep, rescue (stamp ``text_layer``) or drop each object by where its value's digits
-    are found, stamp ``vision_unverified`` on claims the page does not carry, and count."""
+    are found, stamp ``vision_unverified`` on claims the page does not carry, and count each
+    object once: kept, rescued, vision_unverified or dropped."""
     has_text = text_layer.has_text_layer
     page_digits = digit_runs(text_layer.text) if has_text else set()
     pages = page_texts(text_layer) if has_text else ()
@@ -87,14 +88,12 @@ def apply_grounding_guard(
         value_digits = digit_runs(value_text(obj))
         source = obj.source_text or ""
         grounding = obj.grounding
-        if value_digits and not value_digits <= digit_runs(source):
+        beyond_source = bool(value_digits) and not value_digits <= digit_runs(source)
+        if beyond_source:
             if not (has_text and value_digits <= page_digits):
                 counts.dropped += 1
                 continue
             grounding = "text_layer"
-            counts.rescued += 1
-        else:
-            counts.kept += 1
         model_made = obj.rung not in ("offline", "fallback")
         if (
             model_made
@@ -106,6 +105,12 @@ def apply_grounding_guard(
             grounding = "vision_unverified"
         if grounding is None:
             grounding = "source_text" if source else "graphical"
+        if beyond_source:  # and on the page: rescued
+            counts.rescued += 1
+        elif grounding == "vision_unverified":
+            counts.vision_unverified += 1
+        else:
+            counts.kept += 1
         if grounding != obj.grounding:
             obj = obj.model_copy(update={"grounding": grounding})
         kept.append(obj)
