@@ -127,7 +127,9 @@ class PageObject(BaseModel):
 class GuardCounts(BaseModel):
     """What the grounding guard did with a page's objects; each object is counted once."""
 
-    kept: int = Field(0, description="value grounded in its own source_text, found on the page")
+    kept: int = Field(
+        0, description="value's digits (if any) in its own source_text, found on the page"
+    )
     rescued: int = Field(0, description="value's digits only elsewhere in the page text layer")
     dropped: int = Field(0, description="value's digits nowhere on the page: removed")
     vision_unverified: int = Field(
