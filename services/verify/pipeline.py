@@ -49,6 +49,7 @@ log = logging.getLogger("sheetflow.verify")
 
 TitleBlockReader = Callable[[TextLayer], str | None]
 BLANK_REASON = "blank: no text layer, objects, vector drawing or ink on its image"
+NO_IMAGE_REASON = "nothing was extracted, and no page image is there to tell whether it is blank"
 
 
 @dataclass
@@ -300,9 +301,11 @@ async def verify_page(
     )
     if emptiness.blank:
         step = _Judgement(usage={}, skipped="blank", reason=BLANK_REASON)
+    elif not objects and not emptiness.contradiction:
+        step = _Judgement(usage={}, reason=NO_IMAGE_REASON)
     elif llm is not None and judging and emptiness.contradiction:
         step = await _judge_emptiness(emptiness.contradiction, text_layer, png, settings, llm)
-    elif llm is not None and judging and objects:
+    elif llm is not None and judging:
         step = await _judge_objects(findings, covered, text_layer, pdf, png, settings, llm)
     else:
         step = _without_judge(emptiness, text_layer)

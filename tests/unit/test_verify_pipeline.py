@@ -285,6 +285,17 @@ async def test_ink_only_page_carries_its_reason():
     assert "ink on" in v.reason and "No objects were extracted" in v.reason
 
 
+async def test_empty_page_without_its_image_says_why_it_is_unjudged(server, judge):
+    """No objects, no text layer or drawing, and the page image missing: neither blank nor
+    contradicted, so unjudged with the reason, and the judge is not asked about nothing."""
+    pdf = _pdf([])
+    settings, llm = judge
+    out = await verify_page(_covered([], has_text=False), _layer(pdf), pdf, None, settings, llm)
+    v = out.verified.verdict
+    assert v.unjudged and v.skipped is None and "no page image" in v.reason
+    assert server.requests == []
+
+
 async def test_text_less_page_without_a_judge_is_unjudged():
     """A scanned page's OCR objects with no model judge: nothing judged it, never a pass."""
     doc = pymupdf.open()
