@@ -294,11 +294,7 @@ async def verify_page(
     findings = await asyncio.to_thread(check_page, covered, text_layer, png, title_block)
     objects = findings.objects
     emptiness = findings.emptiness
-    judging = (
-        judge_enabled
-        and llm is not None
-        and bool(settings.llm_verify_model and settings.llm_base_url)
-    )
+    judging = judge_enabled and bool(settings.llm_verify_model and settings.llm_base_url)
     if emptiness.blank:
         step = _Judgement(usage={}, skipped="blank", reason=BLANK_REASON)
     elif not objects and not emptiness.contradiction:
