@@ -253,13 +253,13 @@ def _entry_verdict(object_id: str, entry: dict[str, Any]) -> JudgeVerdict | None
             actual_text=_text_or_none(entry.get("actual_text")),
             problem=problem,
         )
-    named = f'the judge answered "{label}", which is not one of confirmed, refuted, uncertain'
+    named = f'The judge answered "{label}", which is not one of confirmed, refuted, uncertain.'
     return JudgeVerdict(
         object_id=object_id,
         verdict="refuted",
         kind=kind,
         actual_text=_text_or_none(entry.get("actual_text")),
-        problem=f"{problem} ({named})" if problem else f"{named[0].upper()}{named[1:]}.",
+        problem=f"{problem} {named}" if problem else named,
         label=label,
     )
 
