@@ -16,7 +16,8 @@ from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError, NoKeysEr
 from nats.js.kv import KeyValue
 from pydantic import BaseModel, Field
 
-from shared.messages import IntakeReport, JobOptions
+from shared.messages import JobOptions
+from shared.models import IntakeReport
 
 JobStatus = Literal["accepted", "running", "complete", "partial", "canceled"]
 PageStage = Literal["queued", "extracted", "covered", "verified", "failed", "skipped"]

@@ -5,11 +5,20 @@ Messages are small and carry object keys (claim-check), never page content.
 """
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared.models import Coverage, ExtractionStatus, PageVerdict, Rung, SheetHeader, Usage
+from shared.models import (
+    Coverage,
+    ExtractionStatus,
+    IntakeReport,
+    PageVerdict,
+    Rung,
+    SheetHeader,
+    Usage,
+)
+from shared.report import ReadySummary, ReportStatus
 
 JOB_ID_EXAMPLE = "j_4f9c2b7e1a6d4c0e9b8a7f6e5d4c3b2a"
 
@@ -24,29 +33,6 @@ class JobOptions(BaseModel):
     fallback: bool | None = Field(None, description="allow rung 3 (deterministic stubs)")
     judge: bool | None = Field(None, description="allow the model judge in verify")
     vision: bool | None = Field(None, description="use the vision model for rung 1 when configured")
-
-
-class IntakeReport(BaseModel):
-    """What ingest changed in, or noticed about, an upload before storing it as the job's
-    source: active content stripped (by kind), a structure MuPDF had to repair, damaged pages."""
-
-    removed: dict[str, int] = Field(
-        {},
-        description="active content stripped from the stored source, by kind "
-        "(sheetflow never runs it)",
-        examples=[{"document_javascript": 2, "open_action": 1, "embedded_files": 1}],
-    )
-    original_key: str | None = Field(
-        None,
-        description="the upload as received, kept beside the stripped source on request",
-        examples=[f"jobs/{JOB_ID_EXAMPLE}/original.pdf"],
-    )
-    repaired: bool = Field(
-        False, description="the file's structure was broken (e.g. truncated) and was repaired"
-    )
-    damaged_pages: list[int] = Field(
-        [], description="pages whose content the file lost; each is a named failed page"
-    )
 
 
 class _PageMessage(BaseModel):
@@ -83,6 +69,9 @@ class StructurePage(_PageMessage):
     """Rung 2: ask extract for text-only structuring of a low-coverage page."""
 
     text_key: str
+    sheet: SheetHeader = Field(
+        SheetHeader(), description="what is known of the sheet so far: a hint for the model"
+    )
     options: JobOptions = JobOptions()
 
 
@@ -90,6 +79,12 @@ class FallbackPage(_PageMessage):
     """Rung 3: ask extract for deterministic stubs of a still-low-coverage page."""
 
     text_key: str
+    lines: list[int] | None = Field(
+        None,
+        description="the text.json line ids no object covers yet, to be cited by stubs; "
+        "null: every coverage unit of the page",
+        examples=[[3, 4, 9]],
+    )
     options: JobOptions = JobOptions()
 
 
@@ -130,9 +125,7 @@ class ReportReady(BaseModel):
     job_id: str = Field(examples=[JOB_ID_EXAMPLE])
     file_name: str = Field(examples=["A-set.pdf"])
     page_count: int = Field(examples=[12])
-    status: Literal["complete", "partial", "canceled"]
-    summary: dict[str, Any] = Field(
-        examples=[{"failed_pages": [], "extraction_coverage": {"mean_ratio": 0.93}}]
-    )
+    status: ReportStatus
+    summary: ReadySummary
     report_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/report.json"])
     html_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/report.html"])

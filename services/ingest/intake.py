@@ -8,7 +8,8 @@ from pathlib import Path
 from shared import subjects
 from shared.broker import msg_id
 from shared.jobs import JobRecord, JobStore, now
-from shared.messages import ExtractPage, IntakeReport, JobAccepted, JobOptions
+from shared.messages import ExtractPage, JobAccepted, JobOptions
+from shared.models import IntakeReport
 from shared.service import ServiceContext
 from shared.storage import Keys
 

@@ -14,7 +14,7 @@ import pymupdf
 from services.ingest.active_content import has_active_content, strip_active_content
 from services.ingest.validation import Rejection
 from shared.damage import damaged_pages
-from shared.messages import IntakeReport
+from shared.models import IntakeReport
 from shared.sources import PDF_LOCK
 
 

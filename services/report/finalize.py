@@ -3,18 +3,13 @@
 import asyncio
 import logging
 
-from services.report.assemble import (
-    FailedPage,
-    JobInfo,
-    PageOutcome,
-    build_report,
-    report_ready_summary,
-)
+from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
 from services.report.html import render_report_html
 from shared import subjects
 from shared.jobs import JobRecord, now
 from shared.messages import PageFailed, PageVerified, ReportReady
 from shared.models import VerifiedPage
+from shared.report import ReadySummary, Report
 from shared.service import ServiceContext
 from shared.storage import Keys, ObjectMissing
 
@@ -80,7 +75,9 @@ async def _thumbnail(ctx: ServiceContext, job_id: str, page_number: int) -> byte
         return None  # a page that failed before rendering: the report shows a placeholder
 
 
-async def _evidence(ctx: ServiceContext, job_id: str, outcomes: list) -> dict[str, bytes]:
+async def _evidence(
+    ctx: ServiceContext, job_id: str, outcomes: list[PageOutcome | None]
+) -> dict[str, bytes]:
     """The evidence crops the verified pages name (key under jobs/{id}/ → JPEG)."""
     keys = [c.key for o in outcomes if isinstance(o, VerifiedPage) for c in o.evidence_crops]
 
@@ -126,21 +123,21 @@ async def write_report(
     await ctx.store.put_json(json_key, report)
     await ctx.store.put_bytes(html_key, html.encode(), "text/html; charset=utf-8")
     finished = await ctx.jobs.update_job(
-        job.job_id, status=report["status"], finished_at=finished_at, report_key=json_key
+        job.job_id, status=report.status, finished_at=finished_at, report_key=json_key
     )
-    log.info("report for %s: %s, %s pages", job.job_id, report["status"], job.page_count)
+    log.info("report for %s: %s, %s pages", job.job_id, report.status, job.page_count)
     return finished
 
 
 async def announce(ctx: ServiceContext, job: JobRecord) -> None:
     """Publish report.ready from the stored report; de-duplicated by job id."""
-    report = await ctx.store.get_json(Keys.report(job.job_id, "json"))
+    report = await ctx.store.get_model(Keys.report(job.job_id, "json"), Report)
     ready = ReportReady(
         job_id=job.job_id,
         file_name=job.file_name,
         page_count=job.page_count,
-        status=report["status"],
-        summary=report_ready_summary(report),
+        status=report.status,
+        summary=ReadySummary.of(report),
         report_key=Keys.report(job.job_id, "json"),
         html_key=Keys.report(job.job_id, "html"),
     )

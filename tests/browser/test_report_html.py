@@ -23,6 +23,7 @@ from shared.models import (
     SheetHeader,
     VerifiedPage,
 )
+from shared.report import Report
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -213,7 +214,7 @@ def sample_pages() -> list:
     return pages
 
 
-def sample_report() -> dict:
+def sample_report() -> Report:
     """A verified page, a content_wrong page citing actual text, a failed page and a blank page."""
     job = JobInfo(
         job_id="j_browser",
@@ -224,7 +225,7 @@ def sample_report() -> dict:
     return build_report(job, sample_pages(), finished_at=datetime(2026, 5, 29, 9, 2, tzinfo=UTC))
 
 
-def canceled_report() -> dict:
+def canceled_report() -> Report:
     """A job canceled after its first page: the rest were never extracted."""
     job = JobInfo(
         job_id="j_canceled",
@@ -253,9 +254,9 @@ def browser_page(viewport: dict, errors: list[str]) -> Iterator[Any]:
             browser.close()
 
 
-def write_report(tmp_path: Path, report: dict) -> Path:
+def write_report(tmp_path: Path, report: Report) -> Path:
     thumbnails = {n: thumb for n, thumb in sheet_thumbnails().items() if n != 3}
-    path = tmp_path / f"{report['job_id']}.html"
+    path = tmp_path / f"{report.job_id}.html"
     path.write_text(render_report_html(report, thumbnails, evidence_crops()), encoding="utf-8")
     return path
 

@@ -3,13 +3,17 @@ scripted model server (the real client), half-configured settings said on the co
 a run whose model calls failed ends with exit code 2 naming them."""
 
 import socket
+from datetime import UTC, datetime
 
 import pytest
 from pydantic import SecretStr
 from typer.testing import CliRunner
 
+from services.report.assemble import JobInfo, build_report
 from shared import cli
 from shared.llm import LLMError, check_model_server, model_settings_warnings
+from shared.models import Coverage, ModelFailure, PageVerdict, SheetHeader, VerifiedPage
+from shared.report import Report
 from shared.settings import Settings
 from tests.support.model_server import ModelReply, ScriptedModelServer
 from tests.support.pdfs import add_notes_page, make_pdf
@@ -100,40 +104,32 @@ def test_run_with_a_dead_model_server_stops_before_starting_anything(tmp_path, m
     assert [p.name for p in tmp_path.iterdir()] == ["set.pdf"], "nothing is started or written"
 
 
-def degraded_report() -> dict:
-    page = {
-        "page_number": 1,
-        "status": "verified",
-        "has_text_layer": False,
-        "degraded": True,
-        "sheet": {"sheet_number": "A101"},
-        "coverage": None,
-        "verification": {"ok": True, "unjudged": True},
-    }
-    failure = {"page_number": 1, "stage": "extract", "reason": "the model call failed: HTTP 500"}
-    return {
-        "file_name": "set.pdf",
-        "page_count": 1,
-        "status": "complete",
-        "pages": [page],
-        "summary": {
-            "extraction_coverage": {
-                "pages_below_floor": 0,
-                "mean_ratio": None,
-                "text_structured_pages": 0,
-                "fallback_pages": 0,
-            },
-            "verification": {
-                "pages_verified": 0,
-                "pages_unjudged": 1,
-                "pages_skipped_blank": 0,
-                "verify_failed": 0,
-            },
-            "failed_pages": [],
-            "degraded_pages": [1],
-            "model_failures": [failure],
-        },
-    }
+def degraded_report() -> Report:
+    """A one-page report whose vision call failed: the page was read offline, degraded."""
+    coverage = Coverage(total_lines=4, covered_lines=4, ratio=1.0)
+    reason = "the model call failed: HTTP 500"
+    page = VerifiedPage(
+        job_id="j_1",
+        page_number=1,
+        has_text_layer=True,
+        degraded=True,
+        extraction_status="degraded",
+        extraction_reason=f"{reason}; the page was read offline instead",
+        sheet=SheetHeader(sheet_number="A101"),
+        coverage_before=coverage,
+        coverage=coverage,
+        floor=0.6,
+        below_floor=False,
+        verdict=PageVerdict(ok=True),
+        model_failures=[ModelFailure(stage="extract", reason=reason)],
+    )
+    job = JobInfo(
+        job_id="j_1",
+        file_name="set.pdf",
+        page_count=1,
+        created_at=datetime(2026, 5, 29, tzinfo=UTC),
+    )
+    return build_report(job, [page], finished_at=datetime(2026, 5, 29, 0, 1, tzinfo=UTC))
 
 
 def test_a_run_whose_model_failed_exits_2_naming_the_page(tmp_path, capsys):
