@@ -20,6 +20,7 @@ from services.ingest.validation import Rejection, inspect_pdf, safe_file_name
 from shared.asyncapi import asyncapi_document
 from shared.jobs import JobRecord
 from shared.messages import JobOptions
+from shared.report import Report
 from shared.service import ServiceContext
 from shared.settings import Settings
 from shared.storage import Keys, ObjectMissing
@@ -251,7 +252,8 @@ async def _report_bytes(ctx: ServiceContext, job: JobRecord, ext: str) -> bytes:
         raise fail(503, "unavailable", "S3 is not reachable; retry shortly.") from exc
 
 
-@v1.get("/jobs/{job_id}/report")
+# The stored report.json is sent as written; the model documents its shape in OpenAPI.
+@v1.get("/jobs/{job_id}/report", response_model=Report)
 async def get_report(job_id: str, ctx: CtxDep) -> Response:
     """The job's report.json (404 with a JSON body until it exists)."""
     job = await _job(ctx, job_id)

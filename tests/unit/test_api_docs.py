@@ -40,8 +40,8 @@ def test_docs_pages_load_their_assets_from_the_api_itself(page):
     assert "cdn." not in html.text
 
 
-def test_job_responses_are_typed_in_openapi():
-    """Creating, reading and canceling a job each document their JSON body's schema."""
+def test_job_and_report_responses_are_typed_in_openapi():
+    """Creating, reading and canceling a job, and its report, document their JSON schema."""
     paths = client().get("/openapi.json").json()["paths"]
 
     def schema(path: str, method: str, status: str) -> str:
@@ -51,6 +51,7 @@ def test_job_responses_are_typed_in_openapi():
     assert schema("/v1/jobs", "post", "202") == "JobCreated"
     assert schema("/v1/jobs/{job_id}", "get", "200") == "JobStatusBody"
     assert schema("/v1/jobs/{job_id}", "delete", "202") == "JobCanceling"
+    assert schema("/v1/jobs/{job_id}/report", "get", "200") == "Report"
 
 
 def test_the_bearer_token_is_a_security_scheme_of_every_v1_route():
