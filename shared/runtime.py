@@ -254,6 +254,8 @@ def launch_s3(
             "-s3.port.lance=0",
             "-volume.max=0",
             "-master.volumeSizeLimitMB=256",
+            # One master: leader at once, instead of waiting ~1 s for peers that never come.
+            "-master.peers=none",
         ]
         argv += extra_args or []
         proc = spawn(f"weed-{port}", argv, log_dir=data_dir / "logs")
@@ -403,7 +405,8 @@ def running_stack(
     """Embedded servers (where unconfigured) plus every service process; all stopped on exit.
 
     Servers and services start side by side (the services wait for NATS and S3 as they
-    connect); this returns once the servers answer. Services stop first, then servers."""
+    connect); this returns once the servers answer. Services stop (together) before the
+    servers do."""
     servers = EmbeddedServers(settings)
     procs: list[ManagedProcess] = []
     try:
@@ -412,5 +415,7 @@ def running_stack(
         servers.wait_ready()
         yield settings, procs
     finally:
+        # Services first: their own shutdown still talks to NATS (a service whose NATS went
+        # first waits out the whole timeout).
         stop_processes(procs)
         servers.stop()
