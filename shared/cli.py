@@ -563,7 +563,8 @@ def run(
         bool, typer.Option(help="keep this run's service logs even when it succeeds")
     ] = False,
 ) -> None:
-    """Process FILE end to end on this machine and write its report (exit 2 if a page failed)."""
+    """Process FILE end to end on this machine and write its report (exit 2 if a page or a
+    model call failed)."""
     with user_errors():
         settings = load_settings()
         pdf = accepted_pdf(file, settings)

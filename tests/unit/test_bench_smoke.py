@@ -6,12 +6,12 @@ import json
 import pymupdf
 import pytest
 
-from bench import corpus, ingest, load, memory, overhead, peers, scaling, synthetic
+from bench import corpus, ingest, load, memory, overhead, peers, scaling, startup, synthetic
 from services.extract.textlayer import read_text_layer
 from services.extract.vision import build_vision_messages, parse_reply
 
 
-@pytest.mark.parametrize("script", [overhead, scaling, ingest, peers, memory, load])
+@pytest.mark.parametrize("script", [overhead, scaling, ingest, peers, memory, load, startup])
 def test_every_script_takes_pages(script):
     """Each bench script accepts ``--pages`` for a smaller run."""
     assert script.parse_args(["--pages", "2"]).pages == 2
