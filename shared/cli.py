@@ -31,6 +31,7 @@ from rich.table import Table
 
 from shared.asyncapi import asyncapi_document
 from shared.broker import tls_context
+from shared.redact import redact_url
 from shared.runtime import SERVICES, ManagedProcess, RuntimeStartError, free_port, running_stack
 from shared.settings import Settings
 
@@ -175,7 +176,9 @@ def wait_ready(client: httpx.Client, check: Callable[[], None], timeout: float) 
             if client.get("/readyz", timeout=2).status_code == 200:
                 return
         time.sleep(0.25)
-    raise CliError(f"the API at {client.base_url} was not ready within {timeout:.0f}s")
+    raise CliError(
+        f"the API at {redact_url(str(client.base_url))} was not ready within {timeout:.0f}s"
+    )
 
 
 def submit_file(client: httpx.Client, pdf: Path) -> dict[str, Any]:
@@ -185,7 +188,8 @@ def submit_file(client: httpx.Client, pdf: Path) -> dict[str, Any]:
             files = {"file": (pdf.name, fh, "application/pdf")}
             r = client.post("/v1/jobs", files=files, timeout=300)
     except httpx.HTTPError as exc:
-        raise CliError(f"could not reach the API at {client.base_url}: {exc}") from None
+        api = redact_url(str(client.base_url))
+        raise CliError(f"could not reach the API at {api}: {exc}") from None
     if r.status_code != 202:
         raise CliError(f"the API rejected {pdf.name} (HTTP {r.status_code}): {error_detail(r)}")
     return r.json()
@@ -398,7 +402,7 @@ def print_endpoints(
     nats_note = "" if configured.nats_url else f" (embedded, data in {data_dir / 'nats'})"
     s3_note = "" if configured.s3_endpoint else f" (embedded, data in {data_dir / 's3'})"
     rows = [
-        ("NATS", f"{live.nats_url}{nats_note}"),
+        ("NATS", f"{redact_url(live.nats_url or '')}{nats_note}"),
         ("S3", f"{live.s3_endpoint} bucket {live.s3_bucket}{s3_note}"),
         ("API", api),
         ("API docs", f"{api}/docs"),
@@ -569,7 +573,8 @@ async def print_events(
             timeout=10,
         )
     except (TimeoutError, OSError, nats.errors.Error) as exc:
-        raise CliError(f"could not connect to NATS at {url} ({type(exc).__name__})") from None
+        where = redact_url(url)
+        raise CliError(f"could not connect to NATS at {where} ({type(exc).__name__})") from None
 
     async def on_message(msg: Any) -> None:
         write(event_line(msg.subject, msg.data))

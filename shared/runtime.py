@@ -68,7 +68,7 @@ def _port_free(port: int) -> bool:
             return False
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     # Linux: the child gets SIGTERM when the parent dies, even by SIGKILL, so no orphans.
     with contextlib.suppress(Exception):
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
@@ -126,7 +126,7 @@ def spawn(
             stdin=subprocess.DEVNULL,
             env=env,
             start_new_session=True,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent,
         )
     return ManagedProcess(name, popen, log_path)
 

@@ -83,6 +83,12 @@ class Settings(BaseSettings):
     page_max_content_mb: int = Field(
         64, description="pages whose content streams inflate past this are refused"
     )
+    page_render_timeout_s: float = Field(
+        60.0, gt=0, description="seconds a page's render and text reading may take"
+    )
+    page_render_max_mb: int = Field(
+        2048, ge=64, description="memory a page's render and text reading may allocate, MB"
+    )
     ocr_enabled: bool = True
     fallback_max_objects: int = 200
 

@@ -22,6 +22,7 @@ from shared.settings import Settings
 from shared.storage import Keys, ObjectMissing
 
 JOB_ID_RE = re.compile(r"^j_[0-9a-f]{32}$")
+QUERY_TOKEN_NAMES = {"token", "access_token", "api_key", "apikey"}
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     code: {
         "description": text,
@@ -51,6 +52,21 @@ def get_ctx(request: Request) -> ServiceContext:
     return request.app.state.ctx
 
 
+def refuse_query_token(request: Request) -> None:
+    """A token in the URL would be written to access logs and proxies' histories: refuse it
+    rather than let a client learn to send it there."""
+    if any(name.lower() in QUERY_TOKEN_NAMES for name in request.query_params):
+        raise HTTPException(
+            401,
+            {
+                "error": "token_in_url",
+                "detail": "Send the token in an 'Authorization: Bearer <token>' header, "
+                "never in the URL.",
+            },
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+
+
 def require_token(
     settings: Annotated[Settings, Depends(get_settings)],
     authorization: Annotated[str | None, Header()] = None,
@@ -70,7 +86,11 @@ CtxDep = Annotated[ServiceContext, Depends(get_ctx)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 router = APIRouter()
-v1 = APIRouter(prefix="/v1", dependencies=[Depends(require_token)], responses=ERROR_RESPONSES)
+v1 = APIRouter(
+    prefix="/v1",
+    dependencies=[Depends(refuse_query_token), Depends(require_token)],
+    responses=ERROR_RESPONSES,
+)
 
 
 class JobCreated(BaseModel):
