@@ -53,6 +53,16 @@ class Settings(BaseSettings):
     public_url: str | None = Field(None, description="base URL put into status/report links")
     max_upload_mb: int = 200
     max_pages: int = 2000
+    intake_timeout_s: float = Field(
+        60.0, gt=0, description="seconds to store an upload and queue its pages before a 503"
+    )
+    inspect_workers: int = Field(4, ge=1, description="uploads inspected at once")
+    inspect_timeout_s: float = Field(
+        30.0, gt=0, description="seconds an upload's inspection may take (and wait for)"
+    )
+    inspect_max_mb: int = Field(
+        1024, ge=64, description="memory an upload's inspection may allocate, MB"
+    )
 
     retention_days: float = Field(
         30.0, description="events and job state older than this are dropped from NATS"

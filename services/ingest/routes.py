@@ -1,6 +1,7 @@
 """HTTP routes of the ingest API; each translates HTTP into one intake or lookup call."""
 
 import asyncio
+import math
 import re
 import secrets
 import tempfile
@@ -13,7 +14,8 @@ from pydantic import BaseModel, ValidationError
 
 from services.ingest.intake import Unavailable, accept_job, job_status
 from services.ingest.upload import receive_upload
-from services.ingest.validation import Rejection, inspect_pdf, safe_file_name
+from services.ingest.inspection import InspectorsBusy, inspect_upload
+from services.ingest.validation import Rejection, safe_file_name
 from shared.asyncapi import asyncapi_document
 from shared.jobs import JobRecord
 from shared.messages import JobOptions
@@ -22,6 +24,7 @@ from shared.settings import Settings
 from shared.storage import Keys, ObjectMissing
 
 JOB_ID_RE = re.compile(r"^j_[0-9a-f]{32}$")
+RETRY_AFTER_S = 10  # what a 503 suggests: NATS and S3 restarts take seconds
 QUERY_TOKEN_NAMES = {"token", "access_token", "api_key", "apikey"}
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     code: {
@@ -40,15 +43,22 @@ def fail(status: int, error: str, detail: str) -> HTTPException:
     return HTTPException(status, {"error": error, "detail": detail})
 
 
+def unavailable(detail: str, *, retry_after_s: float = RETRY_AFTER_S) -> HTTPException:
+    """A 503 that tells the client when to try again."""
+    return HTTPException(
+        503,
+        {"error": "unavailable", "detail": detail},
+        headers={"Retry-After": str(math.ceil(retry_after_s))},
+    )
+
+
 def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
 def get_ctx(request: Request) -> ServiceContext:
     if not request.app.state.ready.is_set():
-        raise fail(
-            503, "unavailable", "The service is starting or cannot reach NATS/S3; retry shortly."
-        )
+        raise unavailable("The service is starting or cannot reach NATS/S3; retry shortly.")
     return request.app.state.ctx
 
 
@@ -138,9 +148,7 @@ async def _job(ctx: ServiceContext, job_id: str) -> JobRecord:
     try:
         job = await asyncio.wait_for(ctx.jobs.get_job(job_id), timeout=5)
     except Exception as exc:
-        raise fail(
-            503, "unavailable", "The job store (NATS) is not reachable; retry shortly."
-        ) from exc
+        raise unavailable("The job store (NATS) is not reachable; retry shortly.") from exc
     if not job:
         raise fail(404, "not_found", "No job has that id.")
     return job
@@ -195,13 +203,11 @@ async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> Jo
                 422, "bad_options", f"The 'options' field is not valid: {exc.errors()[0]['msg']}."
             ) from exc
         try:
-            accepted = await asyncio.wait_for(
-                asyncio.to_thread(inspect_pdf, upload.path, max_pages=settings.max_pages),
-                timeout=30,
-            )
-        except TimeoutError as exc:
-            raise Rejection(
-                422, "unreadable_pdf", "The PDF took too long to open; it may be malformed."
+            accepted = await inspect_upload(request.app.state.inspectors, upload.path, settings)
+        except InspectorsBusy as exc:
+            raise unavailable(
+                "Every upload inspector is busy with other uploads; retry shortly.",
+                retry_after_s=settings.inspect_timeout_s,
             ) from exc
         try:
             job = await accept_job(
@@ -212,8 +218,8 @@ async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> Jo
                 options=options,
             )
         except Unavailable as exc:
-            raise fail(
-                503, "unavailable", "NATS or S3 is not reachable; nothing was kept. Retry shortly."
+            raise unavailable(
+                "NATS or S3 is not reachable; nothing was kept. Retry shortly."
             ) from exc
     base = _base_url(request, settings)
     return JobCreated(
@@ -232,7 +238,7 @@ async def get_job(job_id: str, ctx: CtxDep) -> dict[str, Any]:
             job_status(ctx.jobs, job, ctx.settings.stall_after_s), timeout=10
         )
     except TimeoutError as exc:
-        raise fail(503, "unavailable", "The job store (NATS) did not answer in time.") from exc
+        raise unavailable("The job store (NATS) did not answer in time.") from exc
 
 
 async def _report_bytes(ctx: ServiceContext, job: JobRecord, ext: str) -> bytes:
@@ -243,7 +249,7 @@ async def _report_bytes(ctx: ServiceContext, job: JobRecord, ext: str) -> bytes:
     except ObjectMissing as exc:
         raise fail(404, "report_not_ready", "The report is not ready yet.") from exc
     except Exception as exc:
-        raise fail(503, "unavailable", "S3 is not reachable; retry shortly.") from exc
+        raise unavailable("S3 is not reachable; retry shortly.") from exc
 
 
 @v1.get("/jobs/{job_id}/report")

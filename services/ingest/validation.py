@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pymupdf
 
-from shared.sources import PDF_LOCK
 
 PDF_MAGIC = b"%PDF-"
 # The PDF spec allows junk before the header; readers look within the first KiB.
@@ -45,8 +44,7 @@ def inspect_pdf(path: Path, *, max_pages: int) -> AcceptedPdf:
         head = f.read(MAGIC_SEARCH_BYTES)
     if PDF_MAGIC not in head:
         raise Rejection(415, "not_a_pdf", "The file is not a PDF (its content has no PDF header).")
-    with PDF_LOCK:  # uploads are inspected in worker threads
-        return _inspect_document(path, max_pages=max_pages)
+    return _inspect_document(path, max_pages=max_pages)
 
 
 def _inspect_document(path: Path, *, max_pages: int) -> AcceptedPdf:
