@@ -149,7 +149,7 @@ class BoundedPool:
 
     def __init__(self, *, preload: Iterable[str], size: int | None = None) -> None:
         # Children fork from a server that imported these once: no import cost per child.
-        _MP.set_forkserver_preload(list(preload))
+        _MP.set_forkserver_preload([__name__, *preload])
         self._idle: list[BoundedChild] = []
         self._slots = asyncio.Semaphore(size) if size else None
 
@@ -184,6 +184,12 @@ class BoundedPool:
         finally:
             if self._slots:
                 self._slots.release()
+
+    async def warm(self) -> None:
+        """Start the forkserver and one idle child now, so the first task does not wait
+        for the preloaded imports."""
+        async with self.child():
+            pass
 
     def close(self) -> None:
         for child in self._idle:

@@ -47,12 +47,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.inspectors = inspection_pool(settings)
         app.state.ready = asyncio.Event()
         connecting = asyncio.create_task(_connect_until_ready(ctx, app.state.ready))
+        warming = asyncio.create_task(app.state.inspectors.warm())
         if not settings.api_token:
             log.warning("SHEETFLOW_API_TOKEN is not set: the API requires no token")
         try:
             yield
         finally:
             connecting.cancel()
+            warming.cancel()
             app.state.inspectors.close()
             if app.state.ready.is_set():
                 await close_resources(ctx)
