@@ -32,7 +32,14 @@ from rich.table import Table
 from shared.asyncapi import asyncapi_document
 from shared.broker import tls_context
 from shared.redact import redact_url
-from shared.runtime import SERVICES, ManagedProcess, RuntimeStartError, free_port, running_stack
+from shared.runtime import (
+    S3_AUTH_DIR,
+    SERVICES,
+    ManagedProcess,
+    RuntimeStartError,
+    free_port,
+    running_stack,
+)
 from shared.settings import Settings
 
 app = typer.Typer(
@@ -400,7 +407,11 @@ def print_endpoints(
     data_dir = live.data_dir.resolve()
     api = api_url(live)
     nats_note = "" if configured.nats_url else f" (embedded, data in {data_dir / 'nats'})"
-    s3_note = "" if configured.s3_endpoint else f" (embedded, data in {data_dir / 's3'})"
+    s3_note = (
+        ""
+        if configured.s3_endpoint
+        else f" (embedded, data in {data_dir / 's3'}, keys in {data_dir / S3_AUTH_DIR})"
+    )
     rows = [
         ("NATS", f"{redact_url(live.nats_url or '')}{nats_note}"),
         ("S3", f"{live.s3_endpoint} bucket {live.s3_bucket}{s3_note}"),
@@ -444,7 +455,7 @@ def run(
             raise CliError(f"{exc}\nservice logs: {workdir / 'logs'}") from None
         finally:
             # The run's NATS/S3 stores only served this job; its report is in out_dir now.
-            for store in ("nats", "s3"):
+            for store in ("nats", "s3", S3_AUTH_DIR):
                 shutil.rmtree(workdir / store, ignore_errors=True)
     raise typer.Exit(conclude(report, out_dir))
 

