@@ -35,10 +35,9 @@ from shared.redact import redact_url
 from shared.runtime import (
     S3_AUTH_DIR,
     SERVICES,
-    ManagedProcess,
     RuntimeStartError,
     free_port,
-    running_stack,
+    supervised_stack,
 )
 from shared.settings import Settings
 
@@ -125,20 +124,8 @@ def available_services() -> tuple[str, ...]:
     return tuple(n for n in SERVICES if importlib.util.find_spec(f"services.{n}.__main__"))
 
 
-def log_tail(proc: ManagedProcess, lines: int = 25) -> str:
-    if not proc.log_path or not proc.log_path.exists():
-        return "(no log)"
-    return "\n".join(proc.log_path.read_text(errors="replace").splitlines()[-lines:])
-
-
-def ensure_alive(procs: list[ManagedProcess]) -> None:
-    """Raise with the log tail of the first service process that has exited."""
-    for proc in procs:
-        if not proc.alive():
-            raise CliError(
-                f"service {proc.name} exited unexpectedly (code {proc.popen.returncode}); "
-                f"last lines of {proc.log_path}:\n{log_tail(proc)}"
-            )
+def supervisor_line(line: str) -> None:
+    stderr.print(f"[yellow]supervisor:[/] {escape(line)}")
 
 
 def api_url(settings: Settings) -> str:
@@ -385,17 +372,19 @@ def up(
         try:
             with (
                 stop_on_signals(),
-                running_stack(settings, extract_workers=extract_workers, services=services) as (
-                    live,
-                    procs,
-                ),
+                supervised_stack(
+                    settings,
+                    extract_workers=extract_workers,
+                    services=services,
+                    say=supervisor_line,
+                ) as (live, supervisor),
             ):
                 print_endpoints(settings, live, services, extract_workers)
                 with api_client(api_url(live), secret(live.api_token)) as client:
-                    wait_ready(client, lambda: ensure_alive(procs), READY_TIMEOUT_S)
+                    wait_ready(client, supervisor.check, READY_TIMEOUT_S)
                 stderr.print("[green]ready[/] (Ctrl-C stops everything)")
                 while True:
-                    ensure_alive(procs)
+                    supervisor.check()
                     time.sleep(POLL_S)
         except KeyboardInterrupt:
             stderr.print("stopped")
@@ -469,10 +458,15 @@ def run_job(
             stderr.print(f"[yellow]warning:[/] services.{name} is not installed; pages stall there")
     with stop_on_signals(), contextlib.ExitStack() as stack:
         with stderr.status("starting NATS, S3 and the services"):
-            live, procs = stack.enter_context(
-                running_stack(settings, extract_workers=extract_workers, services=services)
+            live, supervisor = stack.enter_context(
+                supervised_stack(
+                    settings,
+                    extract_workers=extract_workers,
+                    services=services,
+                    say=supervisor_line,
+                )
             )
-        check = lambda: ensure_alive(procs)  # noqa: E731
+        check = supervisor.check
         client = stack.enter_context(api_client(api_url(live), secret(live.api_token)))
         with stderr.status("waiting for the API"):
             wait_ready(client, check, READY_TIMEOUT_S)

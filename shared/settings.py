@@ -64,6 +64,13 @@ class Settings(BaseSettings):
         1024, ge=64, description="memory an upload's inspection may allocate, MB"
     )
 
+    restart_limit: int = Field(
+        5, ge=0, description="crashes of one process `sheetflow up/run` restarts per window"
+    )
+    restart_window_s: float = Field(
+        60.0, gt=0, description="the window, in seconds, the restart limit counts crashes in"
+    )
+
     retention_days: float = Field(
         30.0, description="events and job state older than this are dropped from NATS"
     )
