@@ -25,6 +25,12 @@ class Settings(BaseSettings):
     )
     data_dir: Path = Path(".sheetflow")
     log_level: str = "INFO"
+    restart_limit: int = Field(
+        5, ge=0, description="crashes of one process `sheetflow up/run` restarts per window"
+    )
+    restart_window_s: float = Field(
+        60.0, gt=0, description="the window, in seconds, the restart limit counts crashes in"
+    )
 
     # NATS: unset url → `sheetflow up/run` starts an embedded server
     nats_url: str | None = None
@@ -62,13 +68,6 @@ class Settings(BaseSettings):
     )
     inspect_max_mb: int = Field(
         1024, ge=64, description="memory an upload's inspection may allocate, MB"
-    )
-
-    restart_limit: int = Field(
-        5, ge=0, description="crashes of one process `sheetflow up/run` restarts per window"
-    )
-    restart_window_s: float = Field(
-        60.0, gt=0, description="the window, in seconds, the restart limit counts crashes in"
     )
 
     retention_days: float = Field(
