@@ -56,7 +56,9 @@ class Settings(BaseSettings):
     api_host: str = "127.0.0.1"
     api_port: int = 8080
     api_token: SecretStr | None = None
-    public_url: str | None = Field(None, description="base URL put into status/report links")
+    public_url: str | None = Field(
+        None, pattern=r"^https?://[^/?#]+", description="base URL put into status/report links"
+    )
     max_upload_mb: int = 200
     max_pages: int = 2000
     intake_timeout_s: float = Field(

@@ -6,8 +6,10 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from pydantic import ValidationError
 
 from shared.runtime import EmbeddedServers, free_port
+from shared.settings import Settings
 from shared.storage import ObjectStore
 from tests.support.bombs import lying_page_count_pdf
 from tests.support.pdfs import notes_pdf
@@ -91,3 +93,9 @@ async def test_links_are_built_from_the_public_url(api):
     body = r.json()
     assert body["status_url"] == f"{PUBLIC_URL}/v1/jobs/{body['job_id']}"
     assert body["report_url"] == f"{PUBLIC_URL}/v1/jobs/{body['job_id']}/report"
+
+
+def test_a_public_url_without_a_scheme_is_refused_at_start():
+    """A public URL that could not make a working link is a configuration error, not bad links."""
+    with pytest.raises(ValidationError):
+        Settings(_env_file=None, public_url="drawings.example.com")
