@@ -36,7 +36,14 @@ class OverLimit(Exception):
 
 
 class ChildDied(Exception):
-    """The child running the work died (a crash in native code, or killed from outside)."""
+    """The child running the work died: a crash in native code, or killed from outside (the
+    out-of-memory killer, a stop of the whole process group), so the work may succeed again."""
+
+
+def _death(exit_code: int | None) -> str:
+    if exit_code is not None and exit_code < 0:
+        return f"the child process was killed by {signal.Signals(-exit_code).name}"
+    return f"the child process exited with code {exit_code}"
 
 
 class PoolBusy(Exception):
@@ -131,7 +138,7 @@ class BoundedChild:
             self.kill()
             raise OverLimit("time", f"{timeout_s:g} s") from None
         except (EOFError, OSError):
-            raise ChildDied(f"exit code {self.kill()}") from None
+            raise ChildDied(_death(self.kill())) from None
         except BaseException:
             self.kill()  # cancelled mid-task: its late answer must not reach the next task
             raise

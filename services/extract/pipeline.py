@@ -37,7 +37,7 @@ from services.extract.vision import (
     build_vision_messages,
     parse_reply,
 )
-from shared.bounded import ChildDied, OverLimit
+from shared.bounded import OverLimit
 from shared.llm import LLMClient, LLMError
 from shared.models import (
     ExtractionResult,
@@ -89,7 +89,9 @@ def _elapsed_ms(started: float) -> float:
 
 async def _read_page_bounded(pdf: bytes, page_number: int, settings: Settings) -> _Page:
     """``_read_page`` in a child process held to the page's time and memory limits, so a
-    page that would take minutes or gigabytes fails by name instead of stalling the worker."""
+    page that would take minutes or gigabytes fails by name instead of stalling the worker.
+    A child that dies (``ChildDied``) is retried like any failure: a stop of the worker's
+    process group kills it too, and that is no fault of the page."""
     try:
         return await read_isolated(
             _read_page,
@@ -103,8 +105,6 @@ async def _read_page_bounded(pdf: bytes, page_number: int, settings: Settings) -
         raise PageUnreadable(
             f"page {page_number} is too complex to render within {exc.limit}"
         ) from exc
-    except ChildDied as exc:
-        raise PageUnreadable(f"page {page_number} crashed the PDF renderer ({exc})") from exc
 
 
 def _read_page(pdf: bytes, page_number: int, settings: Settings) -> _Page:

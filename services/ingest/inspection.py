@@ -41,5 +41,5 @@ async def inspect_upload(pool: BoundedPool, path: Path, settings: Settings) -> A
         ) from exc
     except ChildDied as exc:
         raise Rejection(
-            422, "unreadable_pdf", "The PDF crashed the PDF reader; it may be malformed."
+            422, "unreadable_pdf", f"The PDF reader died on this PDF ({exc}); it may be malformed."
         ) from exc
