@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
-
 from pydantic import SecretStr
 
 from shared.settings import Settings

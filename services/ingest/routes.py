@@ -12,9 +12,9 @@ from fastapi import APIRouter, Depends, Header, HTTPException, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, ValidationError
 
+from services.ingest.inspection import InspectorsBusy, inspect_upload
 from services.ingest.intake import Unavailable, accept_job, job_status
 from services.ingest.upload import receive_upload
-from services.ingest.inspection import InspectorsBusy, inspect_upload
 from services.ingest.validation import Rejection, safe_file_name
 from shared.asyncapi import asyncapi_document
 from shared.jobs import JobRecord

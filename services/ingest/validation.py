@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pymupdf
 
-
 PDF_MAGIC = b"%PDF-"
 # The PDF spec allows junk before the header; readers look within the first KiB.
 MAGIC_SEARCH_BYTES = 1024
