@@ -6,7 +6,7 @@ import json
 import pymupdf
 import pytest
 
-from bench import ingest, load, memory, overhead, peers, scaling, synthetic
+from bench import corpus, ingest, load, memory, overhead, peers, scaling, synthetic
 from services.extract.textlayer import read_text_layer
 from services.extract.vision import build_vision_messages, parse_reply
 
@@ -77,3 +77,37 @@ def test_peer_empty_share_counts_pages_without_letters_or_digits():
     run = peers.PeerRun(seconds=1.0, cpu_s=0.5, texts=["A101 PLAN", " -- ", ""])
     assert run.empty_share() == pytest.approx(2 / 3)
     assert run.pages_per_s() == 3.0
+
+
+def test_corpus_score_counts_numbers_titles_refutations_and_dark_pages():
+    """bench.corpus scores a report page by page against the manifest's printed identity."""
+
+    def page(n, number, title, objects, problems=(), has_text=True):
+        return {
+            "page_number": n,
+            "status": "verified",
+            "sheet": {"sheet_number": number, "sheet_title": title},
+            "objects": objects,
+            "verification": {"problems": list(problems)},
+            "has_text_layer": has_text,
+            "below_floor": False,
+        }
+
+    refuted = {"rung": "offline", "verification": {"verdict": "refuted"}}
+    judged_vision = {"rung": "vision", "verification": {"verdict": "refuted"}}
+    report = {
+        "pages": [
+            page(1, "A\u2010101", "floor  plan", [refuted, judged_vision], ["x"]),
+            page(2, "A102", None, []),
+            page(3, "X9", None, [{"rung": "offline"}]),
+        ]
+    }
+    sheets = [
+        {"page": 1, "sheet_number": "A-101", "sheet_title": "FLOOR PLAN"},
+        {"page": 2, "sheet_number": "A-102", "sheet_title": "ROOF PLAN"},
+        {"page": 3, "sheet_number": None, "sheet_title": None},
+    ]
+    score = corpus.score_report(report, sheets)
+    assert (score.numbers_right, score.numbers_labelled, score.numbers_invented) == (1, 2, 1)
+    assert (score.titles_right, score.titles_labelled) == (1, 2)
+    assert (score.self_refuted, score.problem_pages, score.dark_text_pages) == (1, 1, 1)
