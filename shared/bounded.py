@@ -24,6 +24,7 @@ from shared.runtime import die_with_parent
 
 MB = 1024 * 1024
 _MP = multiprocessing.get_context("forkserver")
+_preloaded: set[str] = set()
 
 
 class OverLimit(Exception):
@@ -156,7 +157,9 @@ class BoundedPool:
 
     def __init__(self, *, preload: Iterable[str], size: int | None = None) -> None:
         # Children fork from a server that imported these once: no import cost per child.
-        _MP.set_forkserver_preload([__name__, *preload])
+        # The server is one per process: it preloads what every pool asked for before it ran.
+        _preloaded.update(preload)
+        _MP.set_forkserver_preload([__name__, *sorted(_preloaded)])
         self._idle: list[BoundedChild] = []
         self._slots = asyncio.Semaphore(size) if size else None
 
