@@ -83,9 +83,7 @@ def is_dimension_tick(text: str) -> bool:
 def is_meaningful(text: str) -> bool:
     """Whether a line is one the page's coverage is measured by: long enough, not a tick."""
     folded = " ".join(text.split())
-    return (
-        len(folded) >= MIN_LINE_CHARS and not is_dimension_tick(folded) and bool(normalize(folded))
-    )
+    return len(folded) >= MIN_LINE_CHARS and not is_dimension_tick(folded) and bool(normalize(folded))
 
 
 def is_content(text: str) -> bool:
