@@ -37,6 +37,7 @@ from bench.common import (
 from bench.overhead import pymupdf_png, raw_loop
 from bench.synthetic import set_bytes
 from shared.pagetext import fold_dashes
+from shared.report import Report
 from shared.settings import Settings
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -77,41 +78,42 @@ def _same_title(got: str | None, printed: str) -> bool:
     return bool(got) and key(got) == key(printed)
 
 
-def score_report(report: dict, sheets: list[dict]) -> Score:
+def score_report(report: Report, sheets: list[dict]) -> Score:
     """Score one file's report against the manifest's sheets (one entry per page)."""
     score = Score()
-    pages = {p["page_number"]: p for p in report["pages"]}
+    pages = {p.page_number: p for p in report.pages}
     for sheet in sheets:
         page = pages[sheet["page"]]
         score.pages += 1
-        if page["status"] != "verified":
+        if page.status != "verified" or page.verification is None:
             score.failed_pages += 1
             continue
-        got = page["sheet"]
+        got = page.sheet
         if sheet["sheet_number"]:
             score.numbers_labelled += 1
-            if _same_number(got["sheet_number"], sheet["sheet_number"]):
+            if _same_number(got.sheet_number, sheet["sheet_number"]):
                 score.numbers_right += 1
             else:
                 score.misses.append(
-                    f"p{sheet['page']} number {got['sheet_number']!r} (prints "
+                    f"p{sheet['page']} number {got.sheet_number!r} (prints "
                     f"{sheet['sheet_number']!r})"
                 )
-        elif got["sheet_number"]:
+        elif got.sheet_number:
             score.numbers_invented += 1
-            score.misses.append(f"p{sheet['page']} number {got['sheet_number']!r} (prints none)")
+            score.misses.append(f"p{sheet['page']} number {got.sheet_number!r} (prints none)")
         if sheet["sheet_title"]:
             score.titles_labelled += 1
-            score.titles_right += _same_title(got["sheet_title"], sheet["sheet_title"])
+            score.titles_right += _same_title(got.sheet_title, sheet["sheet_title"])
         score.self_refuted += sum(
             1
-            for o in page["objects"]
-            if o.get("rung") in ("offline", "fallback")
-            and (o.get("verification") or {}).get("verdict") == "refuted"
+            for o in page.objects
+            if o.rung in ("offline", "fallback")
+            and o.verification is not None
+            and o.verification.verdict == "refuted"
         )
-        score.problem_pages += bool(page["verification"]["problems"])
-        score.dark_text_pages += bool(page["has_text_layer"] and not page["objects"])
-        score.below_floor += bool(page.get("below_floor"))
+        score.problem_pages += bool(page.verification.problems)
+        score.dark_text_pages += bool(page.has_text_layer and not page.objects)
+        score.below_floor += page.below_floor
     return score
 
 
