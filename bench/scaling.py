@@ -48,7 +48,8 @@ JOB_OPTIONS = {"text_retry": False, "judge": False}
 
 
 def responder(latency_s: float):
-    """The faithful scripted model (one object per text-layer line), answering after ``latency_s``."""
+    """The faithful scripted model (one object per text-layer line), answering after
+    ``latency_s``."""
     return lambda request: reply(line_objects(request), delay_s=latency_s)
 
 

@@ -320,20 +320,26 @@ def summary_lines(report: Report) -> list[str]:
     rate = verification.problem_rate
     failed_structuring = coverage.text_structuring_failed_pages
     return [
-        f"pages: {report.page_count}, failed: {len(summary.failed_pages)}, "
-        f"degraded: {len(summary.degraded_pages)}",
+        (
+            f"pages: {report.page_count}, failed: {len(summary.failed_pages)}, "
+            f"degraded: {len(summary.degraded_pages)}"
+        ),
         f"coverage: mean {mean if mean is not None else '-'}, "
         f"below floor {coverage.pages_below_floor_count}, "
         f"text-structured {coverage.text_structured_pages}"
         + (f" ({failed_structuring} failed)" if failed_structuring else "")
         + f", fallback {coverage.fallback_pages_count}",
-        f"verification: verified {verification.pages_verified} = "
-        f"passed {verification.pages_passed} + with problems {verification.verify_failed} + "
-        f"unjudged {verification.pages_unjudged} "
-        f"(skipped blank {verification.pages_skipped_blank}), "
-        f"problem rate {f'{rate:.0%}' if rate is not None else '-'}",
-        f"guard: kept {guard.kept}, rescued {guard.rescued}, "
-        f"vision unverified {guard.vision_unverified}, dropped {guard.dropped}",
+        (
+            f"verification: verified {verification.pages_verified} = "
+            f"passed {verification.pages_passed} + with problems {verification.verify_failed} + "
+            f"unjudged {verification.pages_unjudged} "
+            f"(skipped blank {verification.pages_skipped_blank}), "
+            f"problem rate {f'{rate:.0%}' if rate is not None else '-'}"
+        ),
+        (
+            f"guard: kept {guard.kept}, rescued {guard.rescued}, "
+            f"vision unverified {guard.vision_unverified}, dropped {guard.dropped}"
+        ),
     ]
 
 
@@ -526,10 +532,8 @@ def events(
             raise CliError("no NATS to listen to: pass --nats URL or set SHEETFLOW_NATS_URL")
         subjects = [full_subject(settings.namespace, s) for s in subject or []]
         subjects = subjects or [f"{settings.namespace}.>"]
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(print_events(url, subjects, nats_options(settings)))
-        except KeyboardInterrupt:
-            pass
 
 
 def full_subject(namespace: str, name: str) -> str:
@@ -572,7 +576,12 @@ async def print_events(
     write: Callable[[str], None] | None = None,
 ) -> None:
     """Subscribe (core NATS) to ``subjects`` and write each message as a JSON line, forever."""
-    write = write or (lambda line: (sys.stdout.write(line + "\n"), sys.stdout.flush()))
+
+    def print_line(line: str) -> None:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    show = write or print_line
 
     async def quiet(exc: Exception) -> None:  # reconnects are retried; no tracebacks on screen
         pass
@@ -588,7 +597,7 @@ async def print_events(
         raise CliError(f"could not connect to NATS at {url} ({type(exc).__name__})") from None
 
     async def on_message(msg: Any) -> None:
-        write(event_line(msg.subject, msg.data))
+        show(event_line(msg.subject, msg.data))
 
     try:
         for subject in subjects:

@@ -67,6 +67,8 @@ class JobStore:
             return None
         if entry.value is None:
             return None
+        if entry.revision is None:  # compare-and-set below relies on it; a get always has it
+            raise RuntimeError(f"the job store answered {key} without its revision")
         return json.loads(entry.value), entry.revision
 
     async def _put(self, key: str, value: BaseModel | dict[str, Any]) -> None:

@@ -93,10 +93,8 @@ class ManagedProcess:
         if self.alive():
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.popen.pid, signal.SIGTERM)
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.popen.wait(timeout)
-            except subprocess.TimeoutExpired:
-                pass
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.popen.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -132,7 +130,8 @@ def spawn(
 
 
 def _wait_until(check, proc: ManagedProcess, what: str, timeout: float) -> None:
-    """Wait for ``check``; on failure or interruption (Ctrl-C) the process is stopped, never orphaned."""
+    """Wait for ``check``; on failure or interruption (Ctrl-C) the process is stopped, never
+    orphaned."""
     deadline = time.monotonic() + timeout
     try:
         while time.monotonic() < deadline:

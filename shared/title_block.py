@@ -53,7 +53,8 @@ _LABEL_MAX_WORDS = 4
 _LABEL_PUNCT = str.maketrans("", "", ".:-_ ")
 # First words of the other title-block fields, which end a title read below its label.
 _FIELD_LABELS = frozenset(
-    "SCALE DATE DRAWN CHECKED APPROVED PROJECT JOB REV REVISION ISSUE ISSUED SEAL CLIENT OWNER".split()
+    "SCALE DATE DRAWN CHECKED APPROVED PROJECT JOB REV REVISION ISSUE ISSUED SEAL CLIENT "
+    "OWNER".split()
 )
 
 # Where a title block sits, as shares of the page: its right strip or bottom band.
@@ -138,7 +139,8 @@ def discipline_for(sheet_number: str | None) -> str | None:
     """The discipline a sheet number's designator names (National CAD Standard), in words."""
     if not sheet_number:
         return None
-    designator = re.match(r"[A-Z]*", clean_token(sheet_number).upper()).group()
+    letters = re.match(r"[A-Z]+", clean_token(sheet_number).upper())
+    designator = letters.group() if letters else ""
     if designator in _DESIGNATORS:
         return _DESIGNATORS[designator]
     if 1 <= len(designator) <= 2:

@@ -254,13 +254,14 @@ async def extract_rung1(
     started = time.perf_counter()
     page = await asyncio.to_thread(_read_page, pdf, page_number, settings)
     text_layer = await asyncio.to_thread(_page_words, page, settings)
-    if llm is not None and settings.model_configured and use_vision:
+    model = settings.llm_extract_model if settings.model_configured else None
+    if llm is not None and model and use_vision:
         messages = build_vision_messages(page.png, text_layer, settings.text_layer_max_chars)
         result = await _model_result(
             text_layer,
             settings,
             llm,
-            model=settings.llm_extract_model,
+            model=model,
             messages=messages,
             rung="vision",
             stage="extract",

@@ -93,9 +93,7 @@ async def _fan_out(ctx: ServiceContext, job: JobRecord) -> None:
 async def job_status(jobs: JobStore, job: JobRecord, stall_after_s: float) -> dict:
     """The job record with per-stage page counts, and whether it has stopped moving."""
     states = await jobs.page_states(job.job_id)
-    counts = {
-        stage: 0 for stage in ("queued", "extracted", "covered", "verified", "failed", "skipped")
-    }
+    counts = dict.fromkeys(("queued", "extracted", "covered", "verified", "failed", "skipped"), 0)
     for state in states.values():
         counts[state.stage] += 1
     counts["queued"] += job.page_count - len(states)

@@ -161,7 +161,8 @@ UPLOAD_BODY = {
     },
 )
 async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> JobCreated:
-    """Upload a PDF (multipart field `file`, optional JSON field `options`); its pages are queued."""
+    """Upload a PDF (multipart field `file`, optional JSON field `options`); its pages are
+    queued."""
     with tempfile.TemporaryDirectory(prefix="sheetflow-upload-") as tmp:
         upload = await receive_upload(
             request, Path(tmp) / "source.pdf", max_bytes=settings.max_upload_mb * 1024 * 1024
@@ -205,7 +206,8 @@ async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> Jo
 
 @v1.get("/jobs/{job_id}")
 async def get_job(job_id: str, ctx: CtxDep) -> dict[str, Any]:
-    """The job with per-stage page counts (queued, extracted, covered, verified, failed, skipped)."""
+    """The job with per-stage page counts (queued, extracted, covered, verified, failed,
+    skipped)."""
     job = await _job(ctx, job_id)
     try:
         return await asyncio.wait_for(

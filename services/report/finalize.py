@@ -60,10 +60,12 @@ async def maybe_finish(
 async def _outcome(
     ctx: ServiceContext, job_id: str, page_number: int, kind: str
 ) -> PageOutcome | None:
-    name = "verified.json" if kind == "verified" else "failed.json"
-    model = VerifiedPage if kind == "verified" else FailedPage
     try:
-        return await ctx.store.get_model(Keys.page(job_id, page_number, name), model)
+        if kind == "verified":
+            return await ctx.store.get_model(
+                Keys.page(job_id, page_number, "verified.json"), VerifiedPage
+            )
+        return await ctx.store.get_model(Keys.page(job_id, page_number, "failed.json"), FailedPage)
     except ObjectMissing:
         return None  # the report names it failed with "no outcome recorded"
 

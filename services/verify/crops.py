@@ -49,7 +49,8 @@ def render_crop_jpeg(
     ``max_pixels`` lowers the DPI for a huge evidence area rather than rendering
     a poster-sized image.
     """
-    clip = pymupdf.Rect(bbox) + (-margin_pts, -margin_pts, margin_pts, margin_pts)
+    grow = (-margin_pts, -margin_pts, margin_pts, margin_pts)
+    clip = pymupdf.Rect(bbox) + grow
     clip &= page.rect
     if clip.is_empty:
         raise ValueError(f"evidence bbox {bbox} lies outside the page {tuple(page.rect)}")
@@ -91,6 +92,8 @@ def choose_images(
 
     choice = ImageChoice()
     for obj in located[:budget]:
+        if render is None:  # no budget without a renderer
+            break
         try:
             jpeg = render(evidence[obj.object_id])
         except Exception as exc:  # MuPDF raises many kinds on broken content

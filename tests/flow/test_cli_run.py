@@ -167,7 +167,7 @@ def test_up_exits_1_when_a_service_dies(tmp_path):
                 if "services.report" in " ".join(p.cmdline())
             )
             report.kill()
-            stdout, stderr = proc.communicate(timeout=120)
+            _stdout, stderr = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()

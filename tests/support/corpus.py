@@ -97,4 +97,6 @@ def offline_page(file: str, page_number: int, settings: Settings) -> OfflinePage
         rungs=rungs,
     )
     findings = check_page(covered, layer, out.png)
-    return OfflinePage(layer, covered, findings, page_verdict(findings.objects, findings.page_problems))
+    return OfflinePage(
+        layer, covered, findings, page_verdict(findings.objects, findings.page_problems)
+    )

@@ -204,10 +204,8 @@ async def wait_extracted(
     while time.monotonic() < deadline:
         for n in range(1, pages + 1):
             if n not in found:
-                try:
+                with contextlib.suppress(ObjectMissing):
                     found[n] = await store.get_json(Keys.page(job_id, n, "extracted.json"))
-                except ObjectMissing:
-                    pass
         if len(found) == pages:
             return found
         await asyncio.sleep(0.3)

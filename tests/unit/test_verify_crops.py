@@ -109,7 +109,7 @@ def test_image_budget_keeps_a_slot_for_the_full_page():
     ids = ["a", "b", "c", "d"]
     choice = choose_images(
         _objects(*ids),
-        {i: (1, 1, 2, 2) for i in ids},
+        dict.fromkeys(ids, (1, 1, 2, 2)),
         page_number=1,
         page_png=b"png",
         render=_render,
