@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from services.coverage.covered import sheet_identity
 from services.coverage.ladder import next_rung
 from services.coverage.merge import merge_objects
 from services.coverage.metric import measure_coverage, uncovered_units
-from services.coverage.pipeline import sheet_identity
 from services.extract.pipeline import extract_rung1, fallback_result
 from services.verify.pipeline import OracleFindings, check_page
 from services.verify.verdict import page_verdict

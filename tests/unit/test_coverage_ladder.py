@@ -2,8 +2,8 @@
 
 import pytest
 
+from services.coverage.covered import covered_page
 from services.coverage.ladder import LadderPolicy, LadderState, ladder_key, next_rung
-from services.coverage.pipeline import covered_page
 from shared.messages import JobOptions
 from shared.models import (
     Coverage,

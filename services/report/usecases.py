@@ -1,0 +1,141 @@
+"""Report's use cases: record terminal pages and, once every page of a job is terminal,
+write its report and announce it, once."""
+
+import asyncio
+import logging
+from dataclasses import dataclass
+
+from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
+from services.report.html import render_report_html
+from services.report.store import TerminalPages
+from shared import subjects
+from shared.interfaces import Bucket, Publisher
+from shared.jobs import JobRecord, JobStore, now
+from shared.messages import PageFailed, PageVerified, ReportReady
+from shared.models import VerifiedPage
+from shared.report import ReadySummary, Report
+from shared.settings import Settings
+from shared.storage import Keys, ObjectMissing
+
+log = logging.getLogger("sheetflow.report")
+
+
+@dataclass(frozen=True)
+class Collaborators:
+    """What report's use cases work with: the real stores and publisher in the service,
+    in-memory fakes in unit tests. ``finishing`` holds one lock per job being finished in
+    this process (two last pages of a job may arrive at once)."""
+
+    bucket: Bucket
+    jobs: JobStore
+    terminal: TerminalPages
+    publisher: Publisher
+    settings: Settings
+    finishing: dict[str, asyncio.Lock]
+
+
+async def on_verified(io: Collaborators, event: PageVerified) -> None:
+    terminal = await io.terminal.add(event.job_id, event.page_number, "verified")
+    await maybe_finish(io, event.job_id, terminal)
+
+
+async def on_failed(io: Collaborators, event: PageFailed) -> None:
+    failed = FailedPage(
+        page_number=event.page_number,
+        stage=event.stage,
+        reason=event.reason,
+        deliveries=event.deliveries,
+    )
+    await io.bucket.put_json(Keys.page(event.job_id, event.page_number, "failed.json"), failed)
+    await io.jobs.mark_page(
+        event.job_id, event.page_number, "skipped" if event.stage == "canceled" else "failed"
+    )
+    terminal = await io.terminal.add(event.job_id, event.page_number, "failed")
+    await maybe_finish(io, event.job_id, terminal)
+
+
+async def maybe_finish(io: Collaborators, job_id: str, terminal: dict[int, str]) -> None:
+    """Once every page is terminal: write the report (once) and announce it (once)."""
+    job = await io.jobs.get_job(job_id)
+    if job is None:
+        raise RuntimeError(f"job {job_id} has no record in the job store")
+    if job.announced or not all(n in terminal for n in range(1, job.page_count + 1)):
+        return
+    async with io.finishing.setdefault(job_id, asyncio.Lock()):
+        job = await io.jobs.get_job(job_id)
+        if job and not job.finished_at:
+            job = await write_report(io, job, await io.terminal.all(job_id))
+        if job and not job.announced:
+            # Announced only once the report can be fetched; a crash before this line
+            # leaves announced false, so the redelivered event announces it.
+            await announce(io, job)
+    io.finishing.pop(job_id, None)
+
+
+async def _outcome(
+    io: Collaborators, job_id: str, page_number: int, kind: str
+) -> PageOutcome | None:
+    try:
+        if kind == "verified":
+            return await io.bucket.get_model(
+                Keys.page(job_id, page_number, "verified.json"), VerifiedPage
+            )
+        return await io.bucket.get_model(Keys.page(job_id, page_number, "failed.json"), FailedPage)
+    except ObjectMissing:
+        return None  # the report names it failed with "no outcome recorded"
+
+
+async def _thumbnail(io: Collaborators, job_id: str, page_number: int) -> bytes | None:
+    try:
+        return await io.bucket.get_bytes(Keys.page(job_id, page_number, "thumb.jpg"))
+    except ObjectMissing:
+        return None  # a page that failed before rendering: the report shows a placeholder
+
+
+async def write_report(
+    io: Collaborators, job: JobRecord, terminal: dict[int, str]
+) -> JobRecord | None:
+    pages = range(1, job.page_count + 1)
+    outcomes = await asyncio.gather(*(_outcome(io, job.job_id, n, terminal[n]) for n in pages))
+    thumbnails = await asyncio.gather(*(_thumbnail(io, job.job_id, n) for n in pages))
+    info = JobInfo(
+        job_id=job.job_id,
+        file_name=job.file_name,
+        page_count=job.page_count,
+        created_at=job.created_at,
+        canceled=job.canceled,
+        coverage_floor=(
+            job.options.coverage_floor
+            if job.options.coverage_floor is not None
+            else io.settings.extract_coverage_floor
+        ),
+    )
+    finished_at = now()
+    report = build_report(info, [o for o in outcomes if o is not None], finished_at=finished_at)
+    html = await asyncio.to_thread(
+        render_report_html, report, {n: t for n, t in zip(pages, thumbnails, strict=True) if t}
+    )
+    json_key, html_key = Keys.report(job.job_id, "json"), Keys.report(job.job_id, "html")
+    await io.bucket.put_json(json_key, report)
+    await io.bucket.put_bytes(html_key, html.encode(), "text/html; charset=utf-8")
+    finished = await io.jobs.update_job(
+        job.job_id, status=report.status, finished_at=finished_at, report_key=json_key
+    )
+    log.info("report for %s: %s, %s pages", job.job_id, report.status, job.page_count)
+    return finished
+
+
+async def announce(io: Collaborators, job: JobRecord) -> None:
+    """Publish report.ready from the stored report; de-duplicated by job id."""
+    report = await io.bucket.get_model(Keys.report(job.job_id, "json"), Report)
+    ready = ReportReady(
+        job_id=job.job_id,
+        file_name=job.file_name,
+        page_count=job.page_count,
+        status=report.status,
+        summary=ReadySummary.of(report),
+        report_key=Keys.report(job.job_id, "json"),
+        html_key=Keys.report(job.job_id, "html"),
+    )
+    await io.publisher.publish(subjects.REPORT_READY, ready, dedup_id=job.job_id)
+    await io.jobs.update_job(job.job_id, announced=True)
