@@ -11,7 +11,6 @@ from faststream import AckPolicy, FastStream
 from faststream.nats import JStream, NatsBroker, NatsMessage, PullSub
 from nats.js.api import StorageType, StreamConfig
 from nats.js.errors import BadRequestError
-from pydantic import BaseModel
 
 from shared.broker import (
     DUPLICATE_WINDOW_S,
@@ -21,7 +20,7 @@ from shared.broker import (
     run_page_stage,
     worker_id,
 )
-from shared.jobs import JobStore, KvStateStore, PageStage, record_progress
+from shared.jobs import JobStore, KvStateStore
 from shared.settings import Settings
 from shared.storage import ObjectStore
 
@@ -58,13 +57,6 @@ class ServiceContext:
 
     def subject(self, name: str) -> str:
         return self.settings.subject(name)
-
-    async def publish(self, name: str, event: BaseModel, *, dedup_id: str) -> None:
-        await self.publisher.publish(name, event, dedup_id=dedup_id)
-
-    async def mark(self, job_id: str, page_number: int, stage: PageStage) -> None:
-        """Record a page's progress in the KV and announce it for live progress."""
-        await record_progress(self.jobs, self.publisher, job_id, page_number, stage)
 
     async def run_stage(
         self, msg: NatsMessage, stage: str, page: PageRef, work: Callable[[], Awaitable[None]]

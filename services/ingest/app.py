@@ -10,7 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from services.ingest.routes import router
+from services.ingest.handlers import router
 from services.ingest.validation import Rejection
 from shared.service import ServiceContext, close_resources, new_context, open_resources
 from shared.settings import Settings

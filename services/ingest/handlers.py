@@ -1,4 +1,4 @@
-"""HTTP routes of the ingest API; each translates HTTP into one intake or lookup call."""
+"""HTTP handlers of the ingest API; each translates HTTP into one use case or lookup call."""
 
 import asyncio
 import re
@@ -11,8 +11,8 @@ from fastapi import APIRouter, Depends, Header, HTTPException, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, ValidationError
 
-from services.ingest.intake import Unavailable, accept_job, job_status
 from services.ingest.upload import receive_upload
+from services.ingest.usecases import Collaborators, Unavailable, accept_job, job_status
 from services.ingest.validation import Rejection, inspect_pdf, safe_file_name
 from shared.asyncapi import asyncapi_document
 from shared.jobs import JobRecord
@@ -49,6 +49,12 @@ def get_ctx(request: Request) -> ServiceContext:
             503, "unavailable", "The service is starting or cannot reach NATS/S3; retry shortly."
         )
     return request.app.state.ctx
+
+
+def collaborators(ctx: ServiceContext) -> Collaborators:
+    return Collaborators(
+        bucket=ctx.store, jobs=ctx.jobs, publisher=ctx.publisher, settings=ctx.settings
+    )
 
 
 def require_token(
@@ -186,7 +192,7 @@ async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> Jo
             ) from exc
         try:
             job = await accept_job(
-                ctx,
+                collaborators(ctx),
                 upload.path,
                 file_name=safe_file_name(upload.file_name),
                 page_count=accepted.page_count,

@@ -1,15 +1,18 @@
-"""Turn an accepted PDF into a job: store the source, record the job, fan out its pages."""
+"""Ingest's use cases: turn an accepted PDF into a job (store the source, record the job,
+fan out its pages), and tell a job's progress."""
 
 import asyncio
 import logging
 import secrets
+from dataclasses import dataclass
 from pathlib import Path
 
 from shared import subjects
 from shared.broker import msg_id
+from shared.interfaces import Bucket, Publisher
 from shared.jobs import JobRecord, JobStore, now
 from shared.messages import ExtractPage, JobAccepted, JobOptions
-from shared.service import ServiceContext
+from shared.settings import Settings
 from shared.storage import Keys
 
 log = logging.getLogger("sheetflow.ingest")
@@ -17,6 +20,17 @@ log = logging.getLogger("sheetflow.ingest")
 # Page messages are published this many at a time: enough to keep the 202 under a
 # second for a 500-page set, few enough not to flood a small NATS server.
 PUBLISH_BATCH = 64
+
+
+@dataclass(frozen=True)
+class Collaborators:
+    """What ingest's use cases work with: the real stores and publisher in the service,
+    in-memory fakes in unit tests."""
+
+    bucket: Bucket
+    jobs: JobStore
+    publisher: Publisher
+    settings: Settings
 
 
 class Unavailable(Exception):
@@ -27,19 +41,19 @@ def new_job_id() -> str:
     return f"j_{secrets.token_hex(16)}"
 
 
-async def _rollback(ctx: ServiceContext, job_id: str) -> None:
+async def _rollback(io: Collaborators, job_id: str) -> None:
     try:
-        await ctx.store.delete_prefix(Keys.job(job_id))
+        await io.bucket.delete_prefix(Keys.job(job_id))
     except Exception:
         log.warning("could not remove the stored source of rejected job %s", job_id)
     try:
-        await ctx.jobs.update_job(job_id, canceled=True, status="canceled")
+        await io.jobs.update_job(job_id, canceled=True, status="canceled")
     except Exception:
         log.warning("could not mark rejected job %s canceled", job_id)
 
 
 async def accept_job(
-    ctx: ServiceContext, source: Path, *, file_name: str, page_count: int, options: JobOptions
+    io: Collaborators, source: Path, *, file_name: str, page_count: int, options: JobOptions
 ) -> JobRecord:
     job_id = new_job_id()
     job = JobRecord(
@@ -52,16 +66,16 @@ async def accept_job(
         created_at=now(),
     )
     try:
-        await asyncio.wait_for(ctx.store.put_file(job.source_key, str(source)), timeout=30)
-        await asyncio.wait_for(ctx.jobs.create_job(job), timeout=5)
-        await asyncio.wait_for(_fan_out(ctx, job), timeout=60)
+        await asyncio.wait_for(io.bucket.put_file(job.source_key, str(source)), timeout=30)
+        await asyncio.wait_for(io.jobs.create_job(job), timeout=5)
+        await asyncio.wait_for(_fan_out(io, job), timeout=60)
     except Exception as exc:
-        await _rollback(ctx, job_id)
+        await _rollback(io, job_id)
         raise Unavailable(str(exc)) from exc
     return job
 
 
-async def _fan_out(ctx: ServiceContext, job: JobRecord) -> None:
+async def _fan_out(io: Collaborators, job: JobRecord) -> None:
     accepted = JobAccepted(
         job_id=job.job_id,
         file_name=job.file_name,
@@ -70,12 +84,12 @@ async def _fan_out(ctx: ServiceContext, job: JobRecord) -> None:
         options=job.options,
         created_at=job.created_at,
     )
-    await ctx.publish(subjects.JOB_ACCEPTED, accepted, dedup_id=job.job_id)
+    await io.publisher.publish(subjects.JOB_ACCEPTED, accepted, dedup_id=job.job_id)
     pages = range(1, job.page_count + 1)
     for start in range(0, job.page_count, PUBLISH_BATCH):
         await asyncio.gather(
             *(
-                ctx.publish(
+                io.publisher.publish(
                     subjects.PAGE_EXTRACT,
                     ExtractPage(
                         job_id=job.job_id,
