@@ -36,8 +36,8 @@ from bench.common import (
     watch,
 )
 from bench.synthetic import set_bytes
-from shared.runtime import EmbeddedServers
 from shared.settings import Settings
+from sheetflow.runtime import EmbeddedServers
 from tests.support.flows import line_objects, reply
 from tests.support.model_server import ScriptedModelServer
 

@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from shared.runtime import (
+from shared.settings import Settings
+from sheetflow.runtime import (
     ManagedProcess,
     embedded_s3_credentials,
     free_port,
     start_nats,
     start_s3,
 )
-from shared.settings import Settings
 from tests.support.flows import line_objects, model_settings, reply
 from tests.support.model_server import ModelReply, ScriptedModelServer
 

@@ -13,7 +13,7 @@ import pymupdf
 import pytest
 from pydantic import SecretStr
 
-from shared.runtime import free_port, start_nats
+from sheetflow.runtime import free_port, start_nats
 from tests.faults.conftest import with_model
 from tests.support.model_server import ModelReply
 from tests.support.nats_auth import creds_setup, new_seed, public_key

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.runtime import CrashLoop, ManagedProcess, Supervisor, spawn
+from sheetflow.runtime import CrashLoop, ManagedProcess, Supervisor, spawn
 
 
 class Clock:

@@ -1,6 +1,6 @@
 """The ``sheetflow`` command: run the stack, process a PDF, follow events.
 
-Thin on purpose: the embedded launcher is :mod:`shared.runtime`, the HTTP API is
+Thin on purpose: the embedded launcher is :mod:`sheetflow.runtime`, the HTTP API is
 the ingest service; this module parses arguments, polls the API and prints.
 Errors a user can act on become one message and exit code 1, never a traceback.
 """
@@ -33,14 +33,14 @@ from shared.asyncapi import asyncapi_document
 from shared.broker import tls_context
 from shared.redact import redact_url
 from shared.report import PageReport, Report, report_json_schema
-from shared.runtime import (
+from shared.settings import Settings
+from sheetflow.runtime import (
     S3_AUTH_DIR,
     SERVICES,
     RuntimeStartError,
     free_port,
     supervised_stack,
 )
-from shared.settings import Settings
 
 app = typer.Typer(
     help="sheetflow: turn PDF drawing sets into structured, verified, per-sheet data.",

@@ -5,7 +5,6 @@ tests exercise exactly what a user runs.
 """
 
 import contextlib
-import ctypes
 import glob
 import json
 import logging
@@ -25,13 +24,13 @@ from pathlib import Path
 import httpx
 from pydantic import SecretStr
 
+from shared.bounded import die_with_parent
 from shared.settings import Settings
 
 log = logging.getLogger("sheetflow.runtime")
 
 SERVICES = ("ingest", "extract", "coverage", "verify", "report")
 S3_AUTH_DIR = "s3-auth"  # under the data dir: the embedded S3 server's generated keys
-_PR_SET_PDEATHSIG = 1
 
 
 class RuntimeStartError(RuntimeError):
@@ -70,12 +69,6 @@ def _port_free(port: int) -> bool:
             return True
         except OSError:
             return False
-
-
-def die_with_parent() -> None:
-    # Linux: the child gets SIGTERM when the parent dies, even by SIGKILL, so no orphans.
-    with contextlib.suppress(Exception):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 @dataclass
