@@ -54,6 +54,7 @@ async def on_extracted(io: Collaborators, event: PageExtracted) -> None:
             page_number=event.page_number,
             extracted_key=event.result_key,
             text_key=event.text_key,
+            source_key=event.source_key,
             has_text_layer=text_layer.has_text_layer,
             has_words=bool(text_layer.lines),
             options=event.options,
@@ -150,7 +151,7 @@ async def _ask(io: Collaborators, state: LadderState, rung: LadderRung) -> None:
 
 async def _finish(io: Collaborators, state: LadderState, floor: float) -> None:
     started = time.perf_counter()
-    covered_key = Keys.page(state.job_id, state.page_number, "covered.json")
+    covered_key = Keys.covered(state.job_id, state.page_number)
     if state.done and await io.bucket.exists(covered_key):
         covered = await io.bucket.get_model(covered_key, CoveredPage)
     else:
@@ -165,6 +166,7 @@ async def _finish(io: Collaborators, state: LadderState, floor: float) -> None:
         page_number=state.page_number,
         covered_key=covered_key,
         text_key=state.text_key,
+        source_key=state.source_key,
         coverage=covered.coverage,
         rungs=covered.rungs,
         sheet=covered.sheet,

@@ -69,15 +69,13 @@ async def extract(io: Collaborators, task: ExtractPage) -> None:
         )
     except PageUnreadable as exc:
         raise PageFailure(exc.reason) from exc
-    text_key = Keys.page(task.job_id, task.page_number, "text.json")
-    result_key = Keys.page(task.job_id, task.page_number, "extracted.json")
+    text_key = Keys.text(task.job_id, task.page_number)
+    result_key = Keys.extracted(task.job_id, task.page_number)
     await asyncio.gather(
         io.bucket.put_json(text_key, out.text_layer),
+        io.bucket.put_bytes(Keys.image(task.job_id, task.page_number), out.png, "image/png"),
         io.bucket.put_bytes(
-            Keys.page(task.job_id, task.page_number, "image.png"), out.png, "image/png"
-        ),
-        io.bucket.put_bytes(
-            Keys.page(task.job_id, task.page_number, "thumb.jpg"), out.thumbnail, "image/jpeg"
+            Keys.thumbnail(task.job_id, task.page_number), out.thumbnail, "image/jpeg"
         ),
         io.bucket.put_json(result_key, out.result),
     )
@@ -86,6 +84,7 @@ async def extract(io: Collaborators, task: ExtractPage) -> None:
         page_number=task.page_number,
         result_key=result_key,
         text_key=text_key,
+        source_key=task.source_key,
         status=out.result.status,
         rung=out.result.rung,
         has_text_layer=out.text_layer.has_text_layer,
@@ -128,7 +127,7 @@ async def fallback(io: Collaborators, task: FallbackPage) -> None:
 async def _answer(
     io: Collaborators, task: StructurePage | FallbackPage, result: ExtractionResult
 ) -> None:
-    key = Keys.page(task.job_id, task.page_number, f"structured-{result.rung}.json")
+    key = Keys.structured(task.job_id, task.page_number, result.rung)
     await io.bucket.put_json(key, result)
     event = PageStructured(
         job_id=task.job_id,

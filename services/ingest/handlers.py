@@ -281,7 +281,7 @@ async def get_page_image(job_id: str, page_number: int, ctx: CtxDep) -> Response
     if not 1 <= page_number <= job.page_count:
         raise fail(404, "not_found", f"The job has pages 1 to {job.page_count}.")
     try:
-        data = await ctx.store.get_bytes(Keys.page(job_id, page_number, "image.png"))
+        data = await ctx.store.get_bytes(Keys.image(job_id, page_number))
     except ObjectMissing as exc:
         raise fail(404, "not_found", "That page has not been rendered yet.") from exc
     return Response(data, media_type="image/png")

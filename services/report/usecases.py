@@ -46,7 +46,7 @@ async def on_failed(io: Collaborators, event: PageFailed) -> None:
         reason=event.reason,
         deliveries=event.deliveries,
     )
-    await io.bucket.put_json(Keys.page(event.job_id, event.page_number, "failed.json"), failed)
+    await io.bucket.put_json(Keys.failed(event.job_id, event.page_number), failed)
     await io.jobs.mark_page(
         event.job_id, event.page_number, "skipped" if event.stage == "canceled" else "failed"
     )
@@ -77,17 +77,15 @@ async def _outcome(
 ) -> PageOutcome | None:
     try:
         if kind == "verified":
-            return await io.bucket.get_model(
-                Keys.page(job_id, page_number, "verified.json"), VerifiedPage
-            )
-        return await io.bucket.get_model(Keys.page(job_id, page_number, "failed.json"), FailedPage)
+            return await io.bucket.get_model(Keys.verified(job_id, page_number), VerifiedPage)
+        return await io.bucket.get_model(Keys.failed(job_id, page_number), FailedPage)
     except ObjectMissing:
         return None  # the report names it failed with "no outcome recorded"
 
 
 async def _thumbnail(io: Collaborators, job_id: str, page_number: int) -> bytes | None:
     try:
-        return await io.bucket.get_bytes(Keys.page(job_id, page_number, "thumb.jpg"))
+        return await io.bucket.get_bytes(Keys.thumbnail(job_id, page_number))
     except ObjectMissing:
         return None  # a page that failed before rendering: the report shows a placeholder
 

@@ -6,18 +6,17 @@ full page image stands in whenever some object in scope could not be located.
 """
 
 import logging
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import pymupdf
 
 from shared.models import BBox, PageObject
+from shared.storage import Keys
 
 log = logging.getLogger("sheetflow.verify")
 
 JPEG_QUALITY = 85
-_UNSAFE_KEY_CHARS = re.compile(r"[^A-Za-z0-9._-]")
 
 
 @dataclass(frozen=True)
@@ -62,11 +61,6 @@ def render_crop_jpeg(
     return pix.tobytes("jpeg", jpg_quality=JPEG_QUALITY)
 
 
-def crop_key(page_number: int, object_id: str) -> str:
-    """Where a crop is stored, relative to ``jobs/{job_id}/``."""
-    return f"pages/{page_number}/crops/{_UNSAFE_KEY_CHARS.sub('_', object_id)}.jpg"
-
-
 def choose_images(
     scope: Sequence[PageObject],
     evidence: dict[str, BBox],
@@ -101,7 +95,7 @@ def choose_images(
             log.warning("page %d: crop for %s failed (%s)", page_number, obj.object_id, exc)
             needs_full = True
             continue
-        choice.crops[crop_key(page_number, obj.object_id)] = jpeg
+        choice.crops[Keys.crop(page_number, obj.object_id)] = jpeg
         choice.images.append(
             JudgeImage(label=f"crop around object {obj.object_id}", data=jpeg, mime="image/jpeg")
         )

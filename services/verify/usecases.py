@@ -43,11 +43,11 @@ async def verify(io: Collaborators, event: PageCovered) -> None:
     # The page image only matters to the judge and to telling a blank page from a scan.
     if judging or not text_layer.has_text_layer:
         try:
-            png = await io.bucket.get_bytes(Keys.page(job, n, "image.png"))
+            png = await io.bucket.get_bytes(Keys.image(job, n))
         except ObjectMissing:
             png = None
     # The PDF is only needed to render high-DPI evidence crops for the judge.
-    pdf = await io.sources.get(Keys.source(job)) if judging else None
+    pdf = await io.sources.get(event.source_key) if judging else None
     out = await verify_page(
         covered,
         text_layer,
@@ -63,7 +63,7 @@ async def verify(io: Collaborators, event: PageCovered) -> None:
             for key, jpeg in out.crops.items()
         )
     )
-    verified_key = Keys.page(job, n, "verified.json")
+    verified_key = Keys.verified(job, n)
     await io.bucket.put_json(verified_key, out.verified)
     event_out = PageVerified(
         job_id=job, page_number=n, verified_key=verified_key, verdict=out.verified.verdict

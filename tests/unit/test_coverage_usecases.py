@@ -64,6 +64,7 @@ class Rig:
             page_number=1,
             result_key=EXTRACTED_KEY,
             text_key=TEXT_KEY,
+            source_key=Keys.source(JOB),
             status="ok",
             rung=rung,
             has_text_layer=layer.has_text_layer,
@@ -118,6 +119,7 @@ async def test_a_covered_page_leaves_the_ladder_at_once(layer):
     assert not covered.below_floor
     event = rig.publisher.on(subjects.PAGE_COVERED)[0]
     assert isinstance(event, PageCovered) and event.covered_key == COVERED_KEY
+    assert event.source_key == Keys.source(JOB)  # what verify renders evidence crops from
     # Progress is recorded before the event that announces it.
     names = [p.name for p in rig.publisher.published]
     assert names.index(subjects.JOB_PROGRESS) < names.index(subjects.PAGE_COVERED)
