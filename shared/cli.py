@@ -32,7 +32,7 @@ from rich.table import Table
 from shared.asyncapi import asyncapi_document
 from shared.broker import tls_context
 from shared.runtime import SERVICES, ManagedProcess, RuntimeStartError, free_port, running_stack
-from shared.settings import Settings
+from shared.settings import Settings, nats_server_list
 
 app = typer.Typer(
     help="sheetflow: turn PDF drawing sets into structured, verified, per-sheet data.",
@@ -564,7 +564,11 @@ async def print_events(
     try:
         nc = await asyncio.wait_for(
             nats.connect(
-                url, name="sheetflow-cli", max_reconnect_attempts=-1, error_cb=quiet, **options
+                nats_server_list(url),
+                name="sheetflow-cli",
+                max_reconnect_attempts=-1,
+                error_cb=quiet,
+                **options,
             ),
             timeout=10,
         )
