@@ -28,7 +28,7 @@ import pymupdf
 from bench.common import ratio, result_line
 from bench.synthetic import set_path
 from services.extract.pipeline import extract_rung1
-from services.extract.textlayer import meaningful_chars
+from shared.pagetext import alnum_count
 from shared.settings import Settings
 
 WARMUP_PAGES = 2
@@ -48,7 +48,7 @@ class PeerRun:
 
     def empty_share(self) -> float:
         """Share of pages whose extracted text holds no letter or digit."""
-        return sum(1 for t in self.texts if meaningful_chars(t) == 0) / len(self.texts)
+        return sum(1 for t in self.texts if alnum_count(t) == 0) / len(self.texts)
 
 
 @contextlib.contextmanager

@@ -4,9 +4,13 @@ Events (``shared.messages``) carry keys to these documents, never the
 documents themselves: a page's words and objects are too big for NATS.
 """
 
+from collections.abc import Iterator
+from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from shared import pagetext
 
 BBox = tuple[float, float, float, float]
 
@@ -34,22 +38,81 @@ PROBLEM_KIND_ORDER: tuple[str, ...] = (
 )
 
 
+WordOrigin = Literal["pdf", "annotation", "ocr"]
+
+
 class Word(BaseModel):
+    """One word of the page, as the page's text layer (or OCR) gives it."""
+
+    id: int = Field(-1, description="index in TextLayer.words: the text layer's own order")
     text: str
-    bbox: BBox
+    bbox: BBox = Field(description="displayed page coordinates (rotation applied), PDF points")
+    size: float = Field(0.0, description="font size in points (OCR: the box height)")
+    dir: tuple[float, float] = Field(
+        (1.0, 0.0), description="unit vector the text runs along, displayed frame, y down"
+    )
+    origin: WordOrigin = Field(
+        "pdf",
+        description="pdf: the text layer; annotation: an annotation's text (CAD exports put "
+        "text drawn as outlines there); ocr: read from the page image",
+    )
 
 
 class TextLayer(BaseModel):
-    """``pages/{n}/text.json``: the page's own words, the oracle every claim is checked against."""
+    """``pages/{n}/text.json``: the page's own words, grouped once into lines and blocks
+    (``shared.pagetext.layout``). Every object cites these words; every stage reads them."""
 
     page_number: int
-    width: float = Field(description="page width in PDF points")
-    height: float = Field(description="page height in PDF points")
-    text: str
+    width: float = Field(description="displayed page width in PDF points")
+    height: float = Field(description="displayed page height in PDF points")
+    rotation: int = Field(0, description="the page's /Rotate, already applied to every bbox")
     words: list[Word] = []
+    lines: list[list[int]] = Field(
+        [], description="word ids per line, reading order (grouped from words when empty)"
+    )
+    blocks: list[list[int]] = Field([], description="line ids per block, reading order")
     has_text_layer: bool
     source: Literal["pdf", "ocr", "none"] = "pdf"
-    has_drawings: bool = False
+    has_drawings: bool = Field(
+        False, description="vector drawings on a page without a text layer (not read otherwise)"
+    )
+
+    @model_validator(mode="after")
+    def _lay_out(self) -> "TextLayer":
+        for i, word in enumerate(self.words):
+            if word.id != i:
+                word.id = i
+        if self.words and not self.lines:
+            self.lines, self.blocks = pagetext.layout(self.words, ordered=self.source != "ocr")
+        return self
+
+    @cached_property
+    def line_texts(self) -> list[str]:
+        """Each line's words joined by spaces."""
+        return [pagetext.join_words(self.words, line) for line in self.lines]
+
+    @cached_property
+    def text(self) -> str:
+        """The page's text, one line per line of the model, in reading order."""
+        return "\n".join(self.line_texts)
+
+    @cached_property
+    def line_of_word(self) -> list[int]:
+        """Word id -> the id of its line."""
+        owner = [-1] * len(self.words)
+        for line_id, line in enumerate(self.lines):
+            for word_id in line:
+                owner[word_id] = line_id
+        return owner
+
+    @cached_property
+    def block_of_line(self) -> list[int]:
+        """Line id -> the id of its block."""
+        owner = [-1] * len(self.lines)
+        for block_id, block in enumerate(self.blocks):
+            for line_id in block:
+                owner[line_id] = block_id
+        return owner
 
 
 class Usage(BaseModel):
@@ -87,9 +150,17 @@ class SheetHeader(BaseModel):
 class ObjectVerification(BaseModel):
     verdict: ObjectVerdict
     kind: ProblemKind | None = None
+    judge_kind: str | None = Field(
+        default=None,
+        description="the kind (or out-of-vocabulary verdict label) the model judge named, "
+        "kept beside the normalised kind",
+    )
     actual_text: str | None = None
     evidence_bbox: BBox | None = None
     problem: str | None = None
+    reason: str | None = Field(
+        None, description="why an uncertain verdict is not definite (OCR-only evidence, ...)"
+    )
     judge: dict[str, Any] | None = Field(
         default=None, description="the model judge's own verdict, kept when it disagrees"
     )
@@ -114,15 +185,50 @@ class PageObject(BaseModel):
     confidence: float | str | None = None
     page_number: int | None = None
     bbox: BBox | None = None
+    evidence: list[int] = Field(
+        [],
+        description="ids of the page words (TextLayer.words) the object came from, in order; "
+        "empty for a claim the page's text does not carry",
+    )
+    evidence_bbox: BBox | None = Field(None, description="union of the evidence words' boxes")
     grounding: Grounding | None = None
     rung: Rung | None = None
     verification: ObjectVerification | None = None
 
+    def value_text(self) -> str:
+        """The object's value as one string: what a reader takes from it as data (tag,
+        name, description and every scalar attribute value, keys excluded). ``source_text``
+        is its evidence, not its value."""
+        return " ".join(_scalars([self.tag, self.name, self.description, self.attributes]))
+
+
+def _scalars(value: Any) -> Iterator[str]:
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _scalars(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _scalars(item)
+    elif value is not None and not isinstance(value, bool):
+        yield str(value)
+
 
 class GuardCounts(BaseModel):
-    kept: int = 0
-    rescued: int = 0
-    dropped: int = 0
+    """What the grounding guard did with a page's objects; each object is counted once."""
+
+    kept: int = Field(
+        0, description="value's digits (if any) in its own source_text, found on the page"
+    )
+    rescued: int = Field(0, description="value's digits only elsewhere in the page text layer")
+    dropped: int = Field(0, description="value's digits nowhere on the page: removed")
+    vision_unverified: int = Field(
+        0, description="kept, but its source_text is not on the page (a model's reading)"
+    )
+
+    def add(self, other: "GuardCounts") -> "GuardCounts":
+        return GuardCounts(
+            **{name: getattr(self, name) + getattr(other, name) for name in type(self).model_fields}
+        )
 
 
 class ExtractionResult(BaseModel):
@@ -165,6 +271,9 @@ class CoveredPage(BaseModel):
     floor: float
     below_floor: bool
     rungs: list[Rung] = []
+    rung_status: dict[Rung, ExtractionStatus] = Field(
+        default={}, description="how each rung in rungs ended: ok, degraded (cut off) or failed"
+    )
     guard: GuardCounts = GuardCounts()
     usage: dict[str, Usage] = {}
     timings_ms: dict[str, float] = {}
@@ -172,12 +281,20 @@ class CoveredPage(BaseModel):
 
 
 class PageVerdict(BaseModel):
-    ok: bool
+    ok: bool = Field(description="no problem was found (means nothing when unjudged)")
     problems: list[str] = []
     kinds: list[str] = []
     untagged: int = Field(0, description="objects no verdict could be attached to")
-    unjudged: bool = False
-    skipped: str | None = None
+    unjudged: bool = Field(
+        False,
+        description="no problem was found and nothing gave a definite verdict "
+        "(confirmed or refuted): never a pass",
+    )
+    skipped: str | None = Field(None, description='why the page was not judged ("blank", ...)')
+    reason: str | None = Field(
+        None,
+        description="why the page is unjudged, or why the judge's word is missing from it",
+    )
 
 
 class VerifiedPage(CoveredPage):

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from shared.models import BBox, SheetHeader, TextLayer, Word
+from shared.pagetext import fold_dashes
 
 # Shapes a sheet number takes; each is matched against the whole token.
 _SHEET_ID_SHAPES = tuple(
@@ -38,7 +39,6 @@ _SHEET_ID_SHAPES = tuple(
 _NUMERIC_SHEET = re.compile(r"\d{1,3}[A-Za-z]?")
 # Digit-X-digit is a member or lumber size (W12X26, HSS6X6X1/4, L4X4, 2X6), never a sheet.
 _MEMBER_MARK = re.compile(r"\d\s*[xX×]\s*\d")
-_DASHES = str.maketrans({c: "-" for c in "‐‑‒–—−"})
 _STRIP = "()[]{},;:.'\""
 
 _NUMBER_LABEL_HEADS = ("SHEET", "SHT", "DRAWING", "DWG", "PLANREF", "PLANREFERENCE")
@@ -123,7 +123,7 @@ class _Run:
 
 def clean_token(text: str) -> str:
     """A token without the brackets and punctuation around it, dashes made ASCII."""
-    return text.translate(_DASHES).strip(_STRIP)
+    return fold_dashes(text).strip(_STRIP)
 
 
 def is_sheet_id(token: str) -> bool:
@@ -153,17 +153,17 @@ def title_block_sheet_number(text_layer: TextLayer) -> str | None:
     Only a value next to a sheet-number label, or the largest sheet-id text
     near the right/bottom edge, counts: a reference in the drawing body never does.
     """
-    return _labelled_number(_runs(text_layer.words), text_layer) or _edge_number(text_layer)
+    return _labelled_number(_runs(text_layer), text_layer) or _edge_number(text_layer)
 
 
 def title_block_sheet_title(text_layer: TextLayer) -> str | None:
     """The title next to (right of or below) a SHEET TITLE / DRAWING TITLE label, or None."""
-    return _labelled_title(_runs(text_layer.words), text_layer)
+    return _labelled_title(_runs(text_layer), text_layer)
 
 
 def recover_sheet_identity(text_layer: TextLayer) -> SheetHeader | None:
     """Sheet number, title and discipline from the title block; None when none is found."""
-    runs = _runs(text_layer.words)
+    runs = _runs(text_layer)
     number = _labelled_number(runs, text_layer) or _edge_number(text_layer)
     title = _labelled_title(runs, text_layer)
     if not number and not title:
@@ -193,26 +193,10 @@ def _same_line(a: BBox, b: BBox) -> bool:
     return overlap >= 0.5 * min(_height(a), _height(b))
 
 
-def _runs(words: list[Word]) -> list[_Run]:
-    """Group words into lines by vertical overlap, then split lines at wide gaps."""
-    lines: list[list[Word]] = []
-    for word in sorted(words, key=lambda w: ((w.bbox[1] + w.bbox[3]) / 2, w.bbox[0])):
-        if lines and _same_line(lines[-1][0].bbox, word.bbox):
-            lines[-1].append(word)
-        else:
-            lines.append([word])
-    runs: list[_Run] = []
-    for line in lines:
-        line.sort(key=lambda w: w.bbox[0])
-        current = [line[0]]
-        for word in line[1:]:
-            gap = word.bbox[0] - current[-1].bbox[2]
-            if gap > 2 * max(_height(word.bbox), _height(current[-1].bbox)):
-                runs.append(_Run(tuple(current)))
-                current = []
-            current.append(word)
-        runs.append(_Run(tuple(current)))
-    return runs
+def _runs(text_layer: TextLayer) -> list[_Run]:
+    """The page-text model's lines, as runs of words."""
+    words = text_layer.words
+    return [_Run(tuple(words[i] for i in line)) for line in text_layer.lines]
 
 
 def _label_key(words: Sequence[Word]) -> str:

@@ -9,7 +9,7 @@ page's ladder instead of forgetting it.
 
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from shared.messages import JobOptions
 from shared.models import Coverage, Rung
@@ -21,6 +21,7 @@ LadderRung = Literal["text_structuring", "fallback"]
 def next_rung(
     *,
     has_text_layer: bool,
+    has_words: bool,
     coverage: Coverage,
     floor: float,
     rungs_applied: list[str],
@@ -30,13 +31,16 @@ def next_rung(
 ) -> LadderRung | None:
     """The rung to ask for next, or None when the page is done climbing.
 
-    A page without a text layer is left to vision/OCR: there is nothing to
-    measure or structure. Rung 2 never follows rung 3.
+    A page without words (no text layer, nothing OCR could read) has nothing to measure. A
+    scanned page's OCR words are measured and can get fallback stubs, but are never sent to
+    text structuring (a reading of the image is not text a model may take as given). Rung 2
+    never follows rung 3.
     """
-    if not has_text_layer or coverage.ratio >= floor:
+    if not has_words or coverage.ratio >= floor:
         return None
     if (
         text_retry_enabled
+        and has_text_layer
         and model_configured
         and "text_structuring" not in rungs_applied
         and "fallback" not in rungs_applied
@@ -90,6 +94,9 @@ class LadderState(BaseModel):
     extracted_key: str
     text_key: str
     has_text_layer: bool
+    has_words: bool = Field(
+        False, description="the page has words to measure: its text layer, or OCR words"
+    )
     options: JobOptions = JobOptions()
     rungs_applied: list[Rung] = []
     pending: LadderRung | None = None

@@ -1,31 +1,34 @@
 """Additive merge of a later rung's objects into what earlier rungs found.
 
-Earlier objects are never dropped or reordered: a vision object may be the
-only record of something drawn (a `graphical_basis` with no `source_text`).
-A later object adds to the page unless the text it carries is already there,
-so merging the same answer twice changes nothing.
+Earlier objects are never dropped or reordered: a vision object may be the only record of
+something drawn (a `graphical_basis` with no `source_text`). A later object adds to the page
+unless what it says is already there, so merging the same answer twice changes nothing.
 """
 
-from services.coverage.metric import normalize
 from shared.models import PageObject, SheetHeader
+from shared.pagetext import normalize
 
 
 def merge_objects(base: list[PageObject], later: list[PageObject]) -> list[PageObject]:
-    """Base objects first, in order, all kept; then each later object whose text is new.
+    """Base objects first, in order, all kept; then each later object that adds something.
 
-    A later object is a duplicate when its normalized `source_text` (case and
-    punctuation aside) already appears as a word run in an object kept so far,
-    or when each of its lines does (a block that earlier rungs split into
-    pieces). A later object without `source_text` is a duplicate only of an
-    identical object. Kept later objects get a fresh `object_id` on collision.
+    A later object citing page words (``evidence``) is a duplicate when every word it cites
+    is already cited by an object kept so far. One without evidence is a duplicate when its
+    normalized `source_text` already appears as a word run in a kept object, or, without
+    `source_text` either, when an identical object is kept. Kept later objects get a fresh
+    `object_id` on collision.
     """
     merged = list(base)
+    cited = {i for obj in base for i in obj.evidence}
     haystack = "".join(f" {text} \n" for obj in base if (text := normalize(obj.source_text or "")))
     ids = {obj.object_id for obj in base}
     for obj in later:
         text = normalize(obj.source_text or "")
-        if text:
-            if _text_present(obj.source_text or "", text, haystack):
+        if obj.evidence:
+            if cited.issuperset(obj.evidence):
+                continue
+        elif text:
+            if f" {text} " in haystack:
                 continue
         elif any(_same_content(obj, kept) for kept in merged):
             continue
@@ -33,16 +36,10 @@ def merge_objects(base: list[PageObject], later: list[PageObject]) -> list[PageO
             obj = obj.model_copy(update={"object_id": _unique_id(obj.object_id, ids)})
         ids.add(obj.object_id)
         merged.append(obj)
+        cited.update(obj.evidence)
         if text:
             haystack += f" {text} \n"
     return merged
-
-
-def _text_present(source_text: str, text: str, haystack: str) -> bool:
-    if f" {text} " in haystack:
-        return True
-    lines = [norm for line in source_text.splitlines() if (norm := normalize(line))]
-    return len(lines) > 1 and all(f" {line} " in haystack for line in lines)
 
 
 def _same_content(a: PageObject, b: PageObject) -> bool:

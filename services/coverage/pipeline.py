@@ -7,10 +7,11 @@ already left the ladder only re-announces its stored result.
 
 import asyncio
 import time
+from functools import reduce
 
 from services.coverage.ladder import LadderPolicy, LadderRung, LadderState, ladder_key, next_rung
 from services.coverage.merge import merge_header, merge_objects
-from services.coverage.metric import measure_coverage
+from services.coverage.metric import measure_coverage, uncovered_units
 from shared import subjects
 from shared.broker import msg_id
 from shared.messages import FallbackPage, PageCovered, PageExtracted, PageStructured, StructurePage
@@ -84,6 +85,7 @@ async def on_extracted(ctx: ServiceContext, event: PageExtracted) -> None:
             extracted_key=event.result_key,
             text_key=event.text_key,
             has_text_layer=text_layer.has_text_layer,
+            has_words=bool(text_layer.lines),
             options=event.options,
             rungs_applied=[extracted.rung],
             coverage_before=coverage,
@@ -107,18 +109,42 @@ async def on_structured(ctx: ServiceContext, event: PageStructured) -> None:
     await advance(ctx, state)
 
 
+async def _known_sheet(ctx: ServiceContext, state: LadderState) -> SheetHeader:
+    """What is known of the sheet so far (rung 1's header, completed from the title block):
+    the hint a structuring model gets."""
+    text_layer, extracted = await asyncio.gather(
+        ctx.store.get_model(state.text_key, TextLayer),
+        ctx.store.get_model(state.extracted_key, ExtractionResult),
+    )
+    return await asyncio.to_thread(sheet_identity, extracted.sheet, text_layer)
+
+
 async def _ask(ctx: ServiceContext, state: LadderState, rung: LadderRung) -> None:
     if state.pending != rung:
         state = state.asked(rung)
         await _save(ctx, state)
-    request_type = StructurePage if rung == "text_structuring" else FallbackPage
-    name = subjects.PAGE_STRUCTURE if rung == "text_structuring" else subjects.PAGE_FALLBACK
-    request = request_type(
-        job_id=state.job_id,
-        page_number=state.page_number,
-        text_key=state.text_key,
-        options=state.options,
-    )
+    request: StructurePage | FallbackPage
+    if rung == "text_structuring":
+        name = subjects.PAGE_STRUCTURE
+        request = StructurePage(
+            job_id=state.job_id,
+            page_number=state.page_number,
+            text_key=state.text_key,
+            sheet=await _known_sheet(ctx, state),
+            options=state.options,
+        )
+    else:
+        name = subjects.PAGE_FALLBACK
+        text_layer = await ctx.store.get_model(state.text_key, TextLayer)
+        objects, _ = merge_results(await _results(ctx, state))
+        lines = await asyncio.to_thread(uncovered_units, text_layer, objects)
+        request = FallbackPage(
+            job_id=state.job_id,
+            page_number=state.page_number,
+            text_key=state.text_key,
+            lines=lines,
+            options=state.options,
+        )
     await ctx.publish(name, request, dedup_id=msg_id(state.job_id, state.page_number, rung))
 
 
@@ -128,6 +154,7 @@ async def advance(ctx: ServiceContext, state: LadderState) -> None:
     if not state.done:
         rung = next_rung(
             has_text_layer=state.has_text_layer,
+            has_words=state.has_words,
             coverage=state.coverage,
             floor=policy.floor,
             rungs_applied=list(state.rungs_applied),
@@ -141,6 +168,42 @@ async def advance(ctx: ServiceContext, state: LadderState) -> None:
     await finish(ctx, state, policy.floor)
 
 
+def covered_page(
+    state: LadderState,
+    results: list[ExtractionResult],
+    text_layer: TextLayer,
+    floor: float,
+) -> CoveredPage:
+    """The merged page once it leaves the ladder, from its rung results in ladder order.
+
+    Degraded when any rung was cut off or failed (its reason kept, named by rung);
+    ``rung_status`` says how each rung ended, and the guard counts are summed.
+    """
+    objects, header = merge_results(results)
+    first = results[0]
+    troubled = [r for r in results if r.status != "ok"]
+    return CoveredPage(
+        job_id=state.job_id,
+        page_number=state.page_number,
+        has_text_layer=state.has_text_layer,
+        degraded=bool(troubled),
+        extraction_status=first.status,
+        extraction_reason="; ".join(f"{r.rung}: {r.reason}" for r in troubled) or None,
+        sheet=sheet_identity(header, text_layer),
+        objects=objects,
+        coverage_before=state.coverage_before,
+        coverage=state.coverage,
+        floor=floor,
+        below_floor=state.has_words and state.coverage.ratio < floor,
+        rungs=list(state.rungs_applied),
+        rung_status={r.rung: r.status for r in results},
+        guard=reduce(GuardCounts.add, (r.guard for r in results), GuardCounts()),
+        usage=merge_usage(*(r.usage for r in results)),
+        timings_ms={r.rung: r.elapsed_ms for r in results},
+        worker_id=first.worker_id,
+    )
+
+
 async def finish(ctx: ServiceContext, state: LadderState, floor: float) -> None:
     started = time.perf_counter()
     covered_key = Keys.page(state.job_id, state.page_number, "covered.json")
@@ -149,33 +212,8 @@ async def finish(ctx: ServiceContext, state: LadderState, floor: float) -> None:
     else:
         text_layer = await ctx.store.get_model(state.text_key, TextLayer)
         results = await _results(ctx, state)
-        objects, header = merge_results(results)
-        first = results[0]
-        timings = {r.rung: r.elapsed_ms for r in results}
-        timings["coverage"] = (time.perf_counter() - started) * 1000
-        covered = CoveredPage(
-            job_id=state.job_id,
-            page_number=state.page_number,
-            has_text_layer=state.has_text_layer,
-            degraded=first.status == "degraded",
-            extraction_status=first.status,
-            extraction_reason=first.reason,
-            sheet=sheet_identity(header, text_layer),
-            objects=objects,
-            coverage_before=state.coverage_before,
-            coverage=state.coverage,
-            floor=floor,
-            below_floor=state.has_text_layer and state.coverage.ratio < floor,
-            rungs=list(state.rungs_applied),
-            guard=GuardCounts(
-                kept=sum(r.guard.kept for r in results),
-                rescued=sum(r.guard.rescued for r in results),
-                dropped=sum(r.guard.dropped for r in results),
-            ),
-            usage=merge_usage(*(r.usage for r in results)),
-            timings_ms=timings,
-            worker_id=first.worker_id,
-        )
+        covered = covered_page(state, results, text_layer, floor)
+        covered.timings_ms["coverage"] = (time.perf_counter() - started) * 1000
         await ctx.store.put_json(covered_key, covered)
         await _save(ctx, state.finished())
     event = PageCovered(

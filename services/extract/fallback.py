@@ -1,23 +1,59 @@
-"""Rung 3: one low-confidence stub per text segment, so no text-bearing page is dark."""
+"""Rung 3: low-confidence stubs of the page's text, so no text-bearing page is dark.
 
-from services.extract.segment import segment_text
+The stubs cite exactly the units the coverage metric counts (``shared.pagetext.coverage_units``),
+so merging them lifts the page to full coverage: one stub per run of uncovered lines within a
+block, and when that is more stubs than allowed, neighbouring runs share a stub rather than
+any line being left out.
+"""
+
+import math
+
 from shared.models import PageObject, TextLayer
+from shared.pagetext import coverage_units, join_words, union_bbox
 
 
-def fallback_stubs(text_layer: TextLayer, max_objects: int) -> list[PageObject]:
-    """One ``general_note`` stub per segment of the page's text (at most ``max_objects``),
-    with the segment's verbatim text as ``source_text`` and its bbox."""
-    page = text_layer.page_number
-    return [
-        PageObject(
-            object_id=f"p{page}-f{i}",
-            object_type="general_note",
-            source_text=segment.text,
-            bbox=segment.bbox,
-            page_number=page,
-            confidence="low",
-            grounding="text_layer_fallback",
-            rung="fallback",
+def _runs(layer: TextLayer, wanted: set[int]) -> list[list[int]]:
+    """Runs of wanted lines that follow each other within one block, in reading order."""
+    runs: list[list[int]] = []
+    for block in layer.blocks:
+        run: list[int] = []
+        for line_id in block:
+            if line_id in wanted:
+                run.append(line_id)
+            elif run:
+                runs.append(run)
+                run = []
+        if run:
+            runs.append(run)
+    return runs
+
+
+def fallback_stubs(
+    layer: TextLayer, max_objects: int, lines: list[int] | None = None
+) -> list[PageObject]:
+    """Stubs citing ``lines`` (line ids; default: every coverage unit of the page), at most
+    ``max_objects``, each a ``general_note`` whose ``source_text`` is its words verbatim."""
+    wanted = set(coverage_units(layer.line_texts) if lines is None else lines)
+    runs = _runs(layer, wanted)
+    per_stub = max(1, math.ceil(len(runs) / max(1, max_objects)))
+    groups = [sum(runs[i : i + per_stub], []) for i in range(0, len(runs), per_stub)]
+    page = layer.page_number
+    stubs = []
+    for i, group in enumerate(groups, start=1):
+        evidence = [w for line_id in group for w in layer.lines[line_id]]
+        box = union_bbox(layer.words[w].bbox for w in evidence)
+        stubs.append(
+            PageObject(
+                object_id=f"p{page}-f{i}",
+                object_type="general_note",
+                source_text=join_words(layer.words, evidence),
+                bbox=box,
+                evidence=evidence,
+                evidence_bbox=box,
+                page_number=page,
+                confidence="low",
+                grounding="text_layer_fallback",
+                rung="fallback",
+            )
         )
-        for i, segment in enumerate(segment_text(text_layer)[:max_objects], start=1)
-    ]
+    return stubs

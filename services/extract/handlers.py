@@ -102,7 +102,12 @@ async def answer(
 async def structure(ctx: ServiceContext, task: StructurePage) -> None:
     text_layer = await ctx.store.get_model(task.text_key, TextLayer)
     result = await structure_text(
-        text_layer, ctx.settings, ctx.llm, job_id=task.job_id, worker_id=ctx.worker_id
+        text_layer,
+        ctx.settings,
+        ctx.llm,
+        job_id=task.job_id,
+        worker_id=ctx.worker_id,
+        sheet=task.sheet,
     )
     await answer(ctx, task, result)
 
@@ -110,7 +115,12 @@ async def structure(ctx: ServiceContext, task: StructurePage) -> None:
 async def fallback(ctx: ServiceContext, task: FallbackPage) -> None:
     text_layer = await ctx.store.get_model(task.text_key, TextLayer)
     result = await asyncio.to_thread(
-        fallback_result, text_layer, ctx.settings, job_id=task.job_id, worker_id=ctx.worker_id
+        fallback_result,
+        text_layer,
+        ctx.settings,
+        lines=task.lines,
+        job_id=task.job_id,
+        worker_id=ctx.worker_id,
     )
     await answer(ctx, task, result)
 

@@ -59,11 +59,12 @@ def ocr_words(png: bytes, scale_to_points: float) -> list[Word]:
     for i, line_text in enumerate(result.txts):
         line_words = word_lines[i] if i < len(word_lines) else ()
         if line_words:
-            words.extend(
-                Word(text=text, bbox=_bbox(box, scale_to_points))
-                for text, _score, box in line_words
-                if text.strip()
-            )
+            words.extend(_word(text, box, scale_to_points) for text, _, box in line_words if text.strip())
         elif line_text.strip():
-            words.append(Word(text=line_text, bbox=_bbox(result.boxes[i], scale_to_points)))
+            words.append(_word(line_text, result.boxes[i], scale_to_points))
     return words
+
+
+def _word(text: str, points, scale: float) -> Word:
+    bbox = _bbox(points, scale)
+    return Word(text=text, bbox=bbox, size=round(bbox[3] - bbox[1], 2), origin="ocr")

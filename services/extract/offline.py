@@ -1,120 +1,117 @@
 """The deterministic extractor used when no model is configured: objects straight from the
-page's words (PDF text layer or OCR), each with verbatim ``source_text`` and a bbox."""
+page-text model (PDF text layer or OCR words).
+
+Every object is made of whole units of the model, never of two neighbouring ones: a
+title-block field (its label line and the value line beside or under it), a table row, or a
+block (a note with its wrapped lines, a label, a tag). It cites the ids of its words as
+``evidence`` and its ``source_text`` is exactly those words, so the verifier reads the same
+words the extractor did. The sheet header comes from ``shared.title_block``, the one reader of
+the title block that every stage uses.
+"""
 
 import re
 from dataclasses import dataclass
 
-from services.extract.segment import (
-    Block,
-    Chunk,
-    ReadingOrder,
-    TableRow,
-    build_blocks,
-    find_tables,
-    is_noise,
-    rows_of_chunks,
-    union_bbox,
-)
+from services.extract.tables import Cell, Table, cells_of, find_tables, is_header
 from shared.models import BBox, PageObject, SheetHeader, TextLayer
+from shared.pagetext import NOTE_NUMBER, join_words, union_bbox
+from shared.title_block import recover_sheet_identity
 
 # Title-block labels, longest first; the header field a label fills (None: kept as a field only).
-TITLE_LABELS: list[tuple[str, str | None]] = [
-    (r"SHEET\s+NUMBER", "sheet_number"),
-    (r"SHEET\s+NO\.?", "sheet_number"),
-    (r"DRAWING\s+NUMBER", "sheet_number"),
-    (r"DRAWING\s+NO\.?", "sheet_number"),
-    (r"DWG\.?\s+NO\.?", "sheet_number"),
-    (r"SHEET\s+TITLE", "sheet_title"),
-    (r"DRAWING\s+TITLE", "sheet_title"),
-    (r"SCALE", "scale"),
-    (r"PROJECT\s+(?:NO\.?|NUMBER)", None),
-    (r"PROJECT\s+NAME", None),
-    (r"JOB\s+NO\.?", None),
-    (r"(?:ISSUE\s+)?DATE", None),
-    (r"(?:DRAWN|CHECKED|DESIGNED|APPROVED)\s+BY", None),
-    (r"REVISION", None),
+TITLE_LABELS: list[str] = [
+    r"SHEET\s+NUMBER",
+    r"SHEET\s+NO\.?",
+    r"DRAWING\s+NUMBER",
+    r"DRAWING\s+NO\.?",
+    r"DWG\.?\s+NO\.?",
+    r"SHEET\s+TITLE",
+    r"DRAWING\s+TITLE",
+    r"SCALE",
+    r"PROJECT\s+(?:NO\.?|NUMBER)",
+    r"PROJECT\s+NAME",
+    r"JOB\s+NO\.?",
+    r"(?:ISSUE\s+)?DATE",
+    r"(?:DRAWN|CHECKED|DESIGNED|APPROVED)\s+BY",
+    r"REVISION",
 ]
 # "LABEL" alone, or "LABEL: value" (a colon is required for an inline value, so a note
 # that merely starts with "DATE" or "SCALE" is not mistaken for a field).
 _LABEL = re.compile(
-    r"^(?P<label>" + "|".join(p for p, _ in TITLE_LABELS) + r")\s*(?::\s*(?P<value>.+))?$",
-    re.IGNORECASE,
+    r"^(?P<label>" + "|".join(TITLE_LABELS) + r")\s*(?::\s*(?P<value>.+))?$", re.IGNORECASE
 )
 DIMENSION = re.compile(r"^\d+'\s*(?:-\s*\d+(?:\s+\d+/\d+)?\")?$|^\d+(?:\s+\d+/\d+)?\"$")
 ROOM_TAG = re.compile(r"^(?P<name>[A-Z][A-Z&'/. -]*[A-Z.])\s+(?P<number>\d{2,4}[A-Z]?)$")
 DOOR_WINDOW_TAG = re.compile(r"^(?P<kind>D|DR|W|WIN)-?\d{1,3}[A-Z]?$")
 DETAIL_REF = re.compile(r"\b\d{1,3}/[A-Z]{1,3}-?\d[\w.]*")
 CALLOUT_START = re.compile(r"^(?:SEE|REFER\s+TO|TYP\.?|SIM\.?)\b", re.IGNORECASE)
+# A value sits at most this many label heights right of its label, or below it.
+VALUE_REACH_RIGHT = 15
+VALUE_REACH_BELOW = 3
 
 
 @dataclass
 class _Found:
-    """An object before ids are assigned: kept with its position for reading order."""
+    """An object before ids are assigned: its words, and the fields it fills."""
 
-    bbox: BBox
+    evidence: list[int]
     fields: dict
 
 
-def _label_field(label: str) -> str | None:
-    for pattern, field_name in TITLE_LABELS:
-        if re.fullmatch(pattern, label, re.IGNORECASE):
-            return field_name
+def _value_for(label: Cell, row: list[Cell], below: list[Cell], used: set[int]) -> Cell | None:
+    """The value of a label without an inline value: the next cell to its right on its row,
+    else the cell just below it (title blocks put values under small labels)."""
+    right = [c for c in row if c.frame[0] > label.frame[2] and c.line_id not in used]
+    if right:
+        first = min(right, key=lambda c: c.frame[0])
+        near = first.frame[0] - label.frame[2] <= VALUE_REACH_RIGHT * label.height
+        if near and not _LABEL.match(first.text):
+            return first
+    for cell in sorted(below, key=lambda c: c.frame[1]):
+        if cell.line_id in used or _LABEL.match(cell.text):
+            continue
+        under = cell.frame[1] >= label.frame[1] + 0.5 * label.height
+        near = cell.frame[1] - label.frame[3] <= VALUE_REACH_BELOW * label.height
+        overlaps = min(cell.frame[2], label.frame[2]) - max(cell.frame[0], label.frame[0]) > 0
+        if under and near and overlaps:
+            return cell
     return None
 
 
-def _value_for(
-    label: Chunk, rows: list[list[Chunk]], row_index: int, used: set[int]
-) -> Chunk | None:
-    """The value of a label without an inline value: the next chunk to its right on the
-    same row, else the chunk just below it (title blocks put values under small labels)."""
-    row = rows[row_index]
-    right = [c for c in row if c.bbox[0] > label.bbox[2] and id(c) not in used]
-    near = right and right[0].bbox[0] - label.bbox[2] <= 15 * label.height
-    if near and not _LABEL.match(right[0].text):
-        return right[0]
-    for lower in rows[row_index + 1 : row_index + 4]:
-        for chunk in lower:
-            if id(chunk) in used or _LABEL.match(chunk.text):
-                continue
-            below = chunk.bbox[1] >= label.bbox[1] + 0.5 * label.height
-            near = chunk.bbox[1] - label.bbox[3] <= 3 * label.height
-            overlaps = min(chunk.bbox[2], label.bbox[2]) - max(chunk.bbox[0], label.bbox[0]) > 0
-            if below and near and overlaps:
-                return chunk
-    return None
-
-
-def _title_block(rows: list[list[Chunk]], used: set[int], order: ReadingOrder) -> list[_Found]:
+def _title_block_fields(layer: TextLayer, used: set[int]) -> list[_Found]:
     found: list[_Found] = []
-    for i, row in enumerate(rows):
-        for chunk in row:
-            match = _LABEL.match(chunk.text)
-            if id(chunk) in used or not match:
+    for cells in cells_of(layer).values():
+        by_top = sorted(cells, key=lambda c: c.frame[1])
+        for cell in by_top:
+            match = _LABEL.match(cell.text)
+            if cell.line_id in used or not match:
                 continue
-            label = match.group("label")
             if match.group("value"):
-                value, parts = match.group("value"), [chunk]
+                value, parts = match.group("value"), [cell]
             else:
-                value_chunk = _value_for(chunk, rows, i, used | {id(chunk)})
-                if value_chunk is None:
+                row = [
+                    c
+                    for c in cells
+                    if abs((c.frame[1] + c.frame[3]) - (cell.frame[1] + cell.frame[3]))
+                    <= cell.height
+                ]
+                below = [
+                    c
+                    for c in by_top
+                    if 0 <= c.frame[1] - cell.frame[1] <= (VALUE_REACH_BELOW + 1) * cell.height
+                ]
+                value_cell = _value_for(cell, row, below, used | {cell.line_id})
+                if value_cell is None:
                     continue
-                value, parts = value_chunk.text, [chunk, value_chunk]
-            used.update(id(p) for p in parts)
-            # The evidence is what the page reads as one run: a value under one label of
-            # a row of labels is not read right after its label, so it stands alone.
-            said = parts if order.follows(parts[0], parts[-1]) else parts[-1:]
-            attributes = {"label": label, "value": value}
-            if header_field := _label_field(label):
-                attributes["field"] = header_field
+                value, parts = value_cell.text, [cell, value_cell]
+            used.update(p.line_id for p in parts)
             found.append(
                 _Found(
-                    union_bbox([p.bbox for p in parts]),
+                    [i for p in parts for i in p.word_ids],
                     {
                         "object_type": "title_block_field",
                         "category": "title_block",
-                        "name": label,
-                        "attributes": attributes,
-                        "source_text": " ".join(p.text for p in said),
+                        "name": match.group("label"),
+                        "attributes": {"label": match.group("label"), "value": value},
                         "confidence": "high",
                     },
                 )
@@ -122,67 +119,37 @@ def _title_block(rows: list[list[Chunk]], used: set[int], order: ReadingOrder) -
     return found
 
 
-def _schedules(rows: list[list[Chunk]], used: set[int], order: ReadingOrder) -> list[_Found]:
-    """One object per table row (schedules, sheet indexes, abbreviation lists, legends),
-    its cells keyed by the header row when the table has one, else ``col1``, ``col2``..."""
+def _schedule_rows(table: Table) -> list[_Found]:
+    """One object per table row (schedules, sheet indexes, abbreviation lists, legends), its
+    cells keyed by the header row when the table has one, else ``col1``, ``col2``..."""
+    header = table.rows[0] if is_header(table.rows) else None
+    names = (
+        {j: " ".join(c.text for c in cells) for j, cells in header.by_column().items()}
+        if header
+        else {}
+    )
     found: list[_Found] = []
-    for table in find_tables(rows, order):
-        header = table.rows[0] if _is_header(table.rows) else None
-        names = _column_names(header)
-        for row in table.rows:
-            used.update(id(c) for c in row.chunks)
-            if row is header:
-                found.append(
-                    _Found(
-                        row.bbox,
-                        {
-                            "object_type": "text",
-                            "category": "schedule_header",
-                            "source_text": row.text,
-                            "confidence": "high",
-                        },
-                    )
-                )
-                continue
-            cells = row.cells()
-            found.append(
-                _Found(
-                    row.bbox,
-                    {
-                        "object_type": "schedule_row",
-                        "tag": " ".join(c.text for c in cells[min(cells)]),
-                        "attributes": {
-                            names.get(j, f"col{j + 1}"): " ".join(c.text for c in chunks)
-                            for j, chunks in cells.items()
-                        },
-                        "source_text": row.text,
-                        "confidence": "high",
-                    },
-                )
-            )
+    for row in table.rows:
+        if row is header:
+            fields = {"object_type": "text", "category": "schedule_header", "confidence": "high"}
+        else:
+            cells = row.by_column()
+            fields = {
+                "object_type": "schedule_row",
+                "tag": " ".join(c.text for c in cells[min(cells)]),
+                "attributes": {
+                    names.get(j, f"col{j + 1}"): " ".join(c.text for c in column)
+                    for j, column in cells.items()
+                },
+                "confidence": "high",
+            }
+        found.append(_Found(row.word_ids, fields))
     return found
 
 
-def _is_header(rows: list[TableRow]) -> bool:
-    """The first row names the columns: it has no digits while rows below do (an
-    abbreviation list has none anywhere, and its first row is an entry)."""
-
-    def has_digits(row: TableRow) -> bool:
-        return any(ch.isdigit() for ch in row.text)
-
-    return not has_digits(rows[0]) and any(has_digits(row) for row in rows[1:])
-
-
-def _column_names(header: TableRow | None) -> dict[int, str]:
-    if header is None:
-        return {}
-    return {j: " ".join(c.text for c in chunks) for j, chunks in header.cells().items()}
-
-
-def _classify(block: Block) -> dict | None:
+def _classify(text: str, numbered: bool) -> dict | None:
     """The object a free block of text is: a note, dimension, tag, callout or plain text."""
-    text = block.text
-    if block.numbered:
+    if numbered:
         number, _, body = text.partition(" ")
         return {
             "object_type": "general_note",
@@ -210,46 +177,71 @@ def _classify(block: Block) -> dict | None:
     return {"object_type": "text", "confidence": "low"}
 
 
-def _header(found: list[_Found]) -> SheetHeader:
-    values: dict[str, str] = {}
-    for item in found:
-        if item.fields["object_type"] == "title_block_field":
-            attributes = item.fields["attributes"]
-            if "field" in attributes:
-                values.setdefault(attributes["field"], attributes["value"])
-    if "sheet_number" in values:
-        values["sheet_number_source"] = "extraction"
-    return SheetHeader(**values)
+def is_noise(text: str) -> bool:
+    """Short or letter-free text (dimension ticks like 8'-0", grid numbers, stray marks)."""
+    alnum = [ch for ch in text if ch.isalnum()]
+    return len(alnum) < 4 or not any(ch.isalpha() for ch in alnum)
 
 
-def extract_offline(text_layer: TextLayer) -> tuple[SheetHeader, list[PageObject]]:
-    """Build the sheet header and the page's objects from its words alone: title-block
-    fields, schedule rows, numbered notes (with "1." rejoined and wrapped lines joined),
-    dimensions, room/door/window tags, callouts and remaining text, in reading order."""
-    rows = rows_of_chunks(text_layer.words)
-    order = ReadingOrder.of(text_layer.words, rows)
+def _blocks(layer: TextLayer, used: set[int]) -> list[_Found]:
+    """Objects of the blocks left over, each cut where a used line interrupts it."""
+    found: list[_Found] = []
+    for block in layer.blocks:
+        run: list[int] = []
+        for line_id in [*block, None]:
+            if line_id is not None and line_id not in used:
+                run.append(line_id)
+                continue
+            if run:
+                evidence = [w for i in run for w in layer.lines[i]]
+                text = join_words(layer.words, evidence)
+                numbered = len(layer.lines[run[0]]) > 1 and _starts_note(layer, run[0])
+                if fields := _classify(text, numbered):
+                    found.append(_Found(evidence, fields))
+                run = []
+    return found
+
+
+def _starts_note(layer: TextLayer, line_id: int) -> bool:
+    return bool(NOTE_NUMBER.match(layer.words[layer.lines[line_id][0]].text))
+
+
+def extract_offline(layer: TextLayer) -> tuple[SheetHeader, list[PageObject]]:
+    """The sheet header and the page's objects from its words alone: title-block fields,
+    table rows, numbered notes (with their wrapped lines), dimensions, room/door/window tags,
+    callouts and remaining text, in reading order, each citing its words."""
     used: set[int] = set()
-    found = _title_block(rows, used, order)
-    rest = [[c for c in row if id(c) not in used] for row in rows]
-    found += _schedules([row for row in rest if row], used, order)
-    rest = [[c for c in row if id(c) not in used] for row in rows]
-    for block in build_blocks([row for row in rest if row], order):
-        fields = _classify(block)
-        if fields is not None:
-            found.append(_Found(block.bbox, {**fields, "source_text": block.text}))
+    found = _title_block_fields(layer, used)
+    for table in find_tables(layer, skip=used):
+        found += _schedule_rows(table)
+        used.update(c.line_id for row in table.rows for c in row.cells)
+    found += _blocks(layer, used)
 
-    found.sort(key=lambda f: (round(f.bbox[1]), f.bbox[0]))
-    page = text_layer.page_number
-    grounding = "ocr" if text_layer.source == "ocr" else "source_text"
-    objects = [
-        PageObject(
-            object_id=f"p{page}-o{i}",
-            page_number=page,
-            bbox=item.bbox,
-            grounding=grounding,
-            rung="offline",
-            **item.fields,
+    def position(item: _Found) -> tuple[float, float]:
+        box = _box(layer, item.evidence)
+        return (round(box[1]), box[0])
+
+    found.sort(key=position)
+    page = layer.page_number
+    grounding = "ocr" if layer.source == "ocr" else "source_text"
+    objects = []
+    for i, item in enumerate(found, start=1):
+        box = _box(layer, item.evidence)
+        objects.append(
+            PageObject(
+                object_id=f"p{page}-o{i}",
+                page_number=page,
+                source_text=join_words(layer.words, item.evidence),
+                bbox=box,
+                evidence=item.evidence,
+                evidence_bbox=box,
+                grounding=grounding,
+                rung="offline",
+                **item.fields,
+            )
         )
-        for i, item in enumerate(found, start=1)
-    ]
-    return _header(found), objects
+    return recover_sheet_identity(layer) or SheetHeader(), objects
+
+
+def _box(layer: TextLayer, ids: list[int]) -> BBox:
+    return union_bbox(layer.words[i].bbox for i in ids)

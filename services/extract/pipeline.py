@@ -113,8 +113,11 @@ def _load_page(
         if refusal:
             raise PageUnreadable(refusal)
         max_px, max_pixels = settings.page_image_max_px, settings.page_image_max_pixels
+        text_layer = read_text_layer(page, page_number, settings.text_layer_min_chars)
+        if not settings.text_layer_enabled:
+            text_layer = _without_text(text_layer)
         return render_page(page, max_px, max_pixels), {
-            "text_layer": read_text_layer(page, page_number, settings.text_layer_min_chars),
+            "text_layer": text_layer,
             "thumbnail": render_thumbnail_jpeg(page),
             "zoom": render_zoom(page, max_px, max_pixels),
             "has_images": bool(page.get_images()),
@@ -126,25 +129,39 @@ def _load_page(
         raise PageUnreadable(reason) from exc
 
 
-def _extract_offline(
-    page: _Page, settings: Settings
-) -> tuple[TextLayer, SheetHeader, list[PageObject]]:
-    """Offline rung 1; a page without a text layer is OCRed first when it carries an image
-    or drawings (a truly blank page is not worth the second OCR costs)."""
+def _without_text(text_layer: TextLayer) -> TextLayer:
+    """The page as if its PDF had no text layer (``SHEETFLOW_TEXT_LAYER_ENABLED`` off):
+    its size and drawings stay, its words go, so vision and OCR alone read it."""
+    return TextLayer(
+        page_number=text_layer.page_number,
+        width=text_layer.width,
+        height=text_layer.height,
+        rotation=text_layer.rotation,
+        has_text_layer=False,
+        source="none",
+        has_drawings=text_layer.has_drawings,
+    )
+
+
+def _page_words(page: _Page, settings: Settings) -> TextLayer:
+    """The page's words: its text layer, or, on a page without one that carries an image or
+    drawings (or text whose layer is switched off), OCR words standing in for it (a truly
+    blank page is not worth OCR's cost)."""
     text_layer = page.text_layer
     wants_ocr = settings.ocr_enabled and not text_layer.has_text_layer
-    if wants_ocr and (page.has_images or text_layer.has_drawings):
+    inked = page.has_images or text_layer.has_drawings or not settings.text_layer_enabled
+    if wants_ocr and inked:
         words = ocr_words(page.png, 1 / page.zoom)
         if words:
-            text_layer = ocr_text_layer(
+            return ocr_text_layer(
                 words,
                 text_layer.page_number,
                 text_layer.width,
                 text_layer.height,
+                rotation=text_layer.rotation,
                 has_drawings=text_layer.has_drawings,
             )
-    sheet, objects = extract_offline(text_layer)
-    return text_layer, sheet, objects
+    return text_layer
 
 
 async def _ask_model(
@@ -225,9 +242,9 @@ async def extract_rung1(
     worker_id: str,
     job_id: str,
 ) -> Rung1Output:
-    """Rung 1 for one page of ``pdf`` (1-based ``page_number``): the text layer and page
-    image, then one vision call when ``llm`` is given, a model is configured and
-    ``use_vision``; else the offline extractor (OCR first on a page without a text layer).
+    """Rung 1 for one page of ``pdf`` (1-based ``page_number``): the page's words (its text
+    layer, or OCR words on a scanned page) and image, then one vision call when ``llm`` is
+    given, a model is configured and ``use_vision``; else the offline extractor.
 
     The vision result is ``degraded`` when the reply was cut off and ``failed`` (with the
     reason, text layer and image still returned) when the model failed or its reply was
@@ -236,10 +253,11 @@ async def extract_rung1(
     """
     started = time.perf_counter()
     page = await asyncio.to_thread(_read_page, pdf, page_number, settings)
+    text_layer = await asyncio.to_thread(_page_words, page, settings)
     if llm is not None and settings.model_configured and use_vision:
-        messages = build_vision_messages(page.png, page.text_layer, settings.text_layer_max_chars)
+        messages = build_vision_messages(page.png, text_layer, settings.text_layer_max_chars)
         result = await _model_result(
-            page.text_layer,
+            text_layer,
             settings,
             llm,
             model=settings.llm_extract_model,
@@ -252,15 +270,15 @@ async def extract_rung1(
             started=started,
         )
         return Rung1Output(
-            text_layer=page.text_layer, png=page.png, thumbnail=page.thumbnail, result=result
+            text_layer=text_layer, png=page.png, thumbnail=page.thumbnail, result=result
         )
 
-    def offline() -> tuple[TextLayer, SheetHeader, list[PageObject], GuardCounts]:
-        text_layer, sheet, objects = _extract_offline(page, settings)
+    def offline() -> tuple[SheetHeader, list[PageObject], GuardCounts]:
+        sheet, objects = extract_offline(text_layer)
         kept, counts = apply_grounding_guard(objects, text_layer)
-        return text_layer, sheet, kept, counts
+        return sheet, kept, counts
 
-    text_layer, sheet, objects, counts = await asyncio.to_thread(offline)
+    sheet, objects, counts = await asyncio.to_thread(offline)
     result = ExtractionResult(
         job_id=job_id,
         page_number=page_number,
@@ -283,9 +301,11 @@ async def structure_text(
     *,
     job_id: str,
     worker_id: str | None = None,
+    sheet: SheetHeader | None = None,
 ) -> ExtractionResult:
     """Rung 2: the page's text layer (no image) segmented by ``settings.structure_model``
-    into one object per note, row, tag and field; guard applied. ``failed`` with the reason
+    into one object per note, row, tag and field, with what is known of the ``sheet`` as a
+    hint; guard applied. ``degraded`` when the reply was cut off, ``failed`` with the reason
     when no model is configured, the call fails or the reply is unparseable twice."""
     started = time.perf_counter()
     model = settings.structure_model
@@ -304,7 +324,7 @@ async def structure_text(
         settings,
         llm,
         model=model,
-        messages=build_structuring_messages(text_layer, settings.text_layer_max_chars),
+        messages=build_structuring_messages(text_layer, settings.text_layer_max_chars, sheet),
         rung="text_structuring",
         stage="structure",
         id_prefix=f"p{text_layer.page_number}-s",
@@ -315,13 +335,18 @@ async def structure_text(
 
 
 def fallback_result(
-    text_layer: TextLayer, settings: Settings, *, job_id: str, worker_id: str | None = None
+    text_layer: TextLayer,
+    settings: Settings,
+    *,
+    lines: list[int] | None = None,
+    job_id: str,
+    worker_id: str | None = None,
 ) -> ExtractionResult:
-    """Rung 3: one low-confidence stub per text segment (at most
-    ``settings.fallback_max_objects``). CPU-bound on dense pages: call it through
+    """Rung 3: low-confidence stubs citing ``lines`` (default: every coverage unit), at most
+    ``settings.fallback_max_objects``. CPU-bound on dense pages: call it through
     ``asyncio.to_thread`` from a handler."""
     started = time.perf_counter()
-    stubs = fallback_stubs(text_layer, settings.fallback_max_objects)
+    stubs = fallback_stubs(text_layer, settings.fallback_max_objects, lines)
     kept, counts = apply_grounding_guard(stubs, text_layer)
     return ExtractionResult(
         job_id=job_id,

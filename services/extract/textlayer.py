@@ -1,53 +1,185 @@
-"""The page's own words (PyMuPDF or OCR): the oracle every later claim is checked against."""
+"""The page's own words (PyMuPDF, annotations, or OCR), read once into the page-text model.
+
+PyMuPDF gives words in the unrotated page's coordinates; every box and direction is turned
+into the displayed page's frame here, once, so that "right edge" and "bottom strip" mean
+what a person looking at the sheet sees, and crops cut from the displayed page hit the words.
+"""
 
 import pymupdf
 
-from shared.models import TextLayer, Word
+from shared.models import BBox, TextLayer, Word
+from shared.pagetext import alnum_count, normalize
 
-
-def meaningful_chars(text: str) -> int:
-    """Count the characters that carry content (letters and digits): punctuation and
-    whitespace alone do not make a text layer."""
-    return sum(1 for ch in text if ch.isalnum())
+# Annotation kinds whose text the page shows: a free-text box draws its contents.
+_DRAWN_TEXT_ANNOTS = frozenset({pymupdf.PDF_ANNOT_FREE_TEXT})
 
 
 def read_text_layer(page: pymupdf.Page, page_number: int, min_chars: int) -> TextLayer:
-    """Read a PDF page's words (bboxes in PDF points), its plain text, whether it has a
-    usable text layer (at least ``min_chars`` letters/digits) and whether it carries any
-    vector drawing."""
-    words = [
-        Word(text=w[4], bbox=(w[0], w[1], w[2], w[3]))
-        for w in page.get_text("words")
-        if w[4].strip()
-    ]
-    text = page.get_text("text")
+    """Read a PDF page's words with their size and direction (and the text its annotations
+    carry), whether it has a usable text layer (at least ``min_chars`` letters/digits) and
+    whether it carries any vector drawing."""
+    matrix = page.rotation_matrix
+    words = _layer_words(page, matrix)
+    words += _annotation_words(page, matrix, words)
+    has_text_layer = sum(alnum_count(w.text) for w in words) >= min_chars
     return TextLayer(
         page_number=page_number,
         width=page.rect.width,
         height=page.rect.height,
-        text=text,
+        rotation=page.rotation,
         words=words,
-        has_text_layer=meaningful_chars(text) >= min_chars,
+        has_text_layer=has_text_layer,
         source="pdf",
-        # get_cdrawings is the C-level path listing: far cheaper than get_drawings.
-        has_drawings=bool(page.get_cdrawings()),
+        # Drawings only matter on a page without text (is it blank? worth OCR?), and listing
+        # them costs seconds on a sheet of outlined text: a text page is not asked.
+        has_drawings=not has_text_layer and bool(page.get_cdrawings()),
     )
 
 
+def _displayed(rect: pymupdf.Rect, matrix: pymupdf.Matrix) -> BBox:
+    r = rect * matrix
+    return (r.x0, r.y0, r.x1, r.y1)
+
+
+def _turn(direction: tuple[float, float], matrix: pymupdf.Matrix) -> tuple[float, float]:
+    dx, dy = direction
+    return (
+        round(dx * matrix.a + dy * matrix.c, 4) + 0.0,
+        round(dx * matrix.b + dy * matrix.d, 4) + 0.0,
+    )
+
+
+def _layer_words(page: pymupdf.Page, matrix: pymupdf.Matrix) -> list[Word]:
+    """The text layer's words in its own order, each with its line's direction and the size
+    of the span it sits in (one text page serves both readings)."""
+    textpage = page.get_textpage(flags=pymupdf.TEXTFLAGS_WORDS)
+    blocks = page.get_text("dict", textpage=textpage)["blocks"]
+    words: list[Word] = []
+    for x0, y0, x1, y1, text, block_no, line_no, _ in page.get_text("words", textpage=textpage):
+        if not text.strip():
+            continue
+        line = blocks[block_no]["lines"][line_no]
+        words.append(
+            Word(
+                id=len(words),
+                text=text,
+                bbox=_displayed(pymupdf.Rect(x0, y0, x1, y1), matrix),
+                size=_span_size(line["spans"], x0, y0, x1, y1),
+                dir=_turn(line["dir"], matrix),
+            )
+        )
+    return words
+
+
+def _span_size(spans: list[dict], x0: float, y0: float, x1: float, y1: float) -> float:
+    """The font size of the span that overlaps the word most."""
+    best, size = -1.0, 0.0
+    for span in spans:
+        sx0, sy0, sx1, sy1 = span["bbox"]
+        overlap = max(0.0, min(x1, sx1) - max(x0, sx0)) * max(0.0, min(y1, sy1) - max(y0, sy0))
+        if overlap > best:
+            best, size = overlap, span["size"]
+    return round(size, 2)
+
+
+def _annotation_words(
+    page: pymupdf.Page, matrix: pymupdf.Matrix, layer_words: list[Word]
+) -> list[Word]:
+    """Words of the text annotations carry that the page shows: a free-text box's contents,
+    and the contents of annotations that draw nothing themselves (CAD exports draw text as
+    outlines and record it in such annotations). A note attached to a drawn mark is a
+    comment, not the sheet's text, and stays out; so does an annotation whose text the
+    text layer already prints where it sits (an appearance flattened into the page)."""
+    words: list[Word] = []
+    for annot in page.annots():
+        contents = (annot.info.get("content") or "").strip()
+        if not contents or not (annot.type[0] in _DRAWN_TEXT_ANNOTS or _draws_nothing(annot)):
+            continue
+        rect = annot.rect & page.mediabox
+        if rect.is_empty:
+            continue
+        box = _displayed(rect, matrix)
+        if _already_printed(contents, box, layer_words):
+            continue
+        words += _spread(contents, box, len(layer_words) + len(words))
+    return words
+
+
+def _already_printed(contents: str, box: BBox, layer_words: list[Word]) -> bool:
+    """Whether most of the annotation's words are text-layer words inside its box."""
+    inside = {
+        normalize(w.text)
+        for w in layer_words
+        if box[0] <= (w.bbox[0] + w.bbox[2]) / 2 <= box[2]
+        and box[1] <= (w.bbox[1] + w.bbox[3]) / 2 <= box[3]
+    }
+    tokens = [t for t in (normalize(t) for t in contents.split()) if t]
+    return bool(tokens) and sum(t in inside for t in tokens) >= 0.5 * len(tokens)
+
+
+def _draws_nothing(annot: pymupdf.Annot) -> bool:
+    doc = annot.parent.parent
+    appearance = doc.xref_get_key(annot.xref, "AP")[0]
+    return appearance == "null" and not annot.colors.get("stroke") and not annot.colors.get("fill")
+
+
+def _spread(contents: str, box: BBox, first_id: int) -> list[Word]:
+    """An annotation's words, laid out over its box: its lines stacked across the box's
+    short side, each line's words along the long side in proportion to their length."""
+    lines = [line.split() for line in contents.replace("\t", " ").splitlines() if line.split()]
+    x0, y0, x1, y1 = box
+    width, height = x1 - x0, y1 - y0
+    longest = max(len(" ".join(line)) for line in lines)
+    # Text runs along the long side, unless a short single word fits better across it.
+    vertical = height > width and (len(lines) > 1 or longest > 3)
+    along, across = (height, width) if vertical else (width, height)
+    pitch = across / len(lines)
+    words: list[Word] = []
+    for row, line in enumerate(lines):
+        total = len(" ".join(line))
+        position = 0
+        for text in line:
+            start, end = position / total * along, (position + len(text)) / total * along
+            position += len(text) + 1
+            c0, c1 = row * pitch, (row + 1) * pitch
+            # Vertical annotation text reads bottom to top, lines stacked left to right.
+            bbox = (
+                (x0 + c0, y1 - end, x0 + c1, y1 - start)
+                if vertical
+                else (x0 + start, y0 + c0, x0 + end, y0 + c1)
+            )
+            words.append(
+                Word(
+                    id=first_id + len(words),
+                    text=text,
+                    bbox=bbox,
+                    size=round(pitch, 2),
+                    dir=(0.0, -1.0) if vertical else (1.0, 0.0),
+                    origin="annotation",
+                )
+            )
+    return words
+
+
 def ocr_text_layer(
-    words: list[Word], page_number: int, width: float, height: float, has_drawings: bool = False
+    words: list[Word],
+    page_number: int,
+    width: float,
+    height: float,
+    rotation: int = 0,
+    has_drawings: bool = False,
 ) -> TextLayer:
     """A text layer built from OCR words on a page that has none of its own.
 
     ``has_text_layer`` stays False: the words are a reading of the image, not the page's
-    own text, so coverage does not hold the page to the text-layer floor.
+    own text. They are laid out like any other words and marked ``origin="ocr"``.
     """
     return TextLayer(
         page_number=page_number,
         width=width,
         height=height,
-        text=" ".join(w.text for w in words),
-        words=words,
+        rotation=rotation,
+        words=[w.model_copy(update={"origin": "ocr"}) for w in words],
         has_text_layer=False,
         source="ocr",
         has_drawings=has_drawings,

@@ -6,6 +6,8 @@ from collections.abc import Callable
 
 import pymupdf
 
+from shared.models import TextLayer
+
 LETTER = (612, 792)
 ARCH_D = (36 * 72, 24 * 72)  # a 36 x 24 in drawing sheet, landscape
 
@@ -154,3 +156,17 @@ def drawing_set_pdf() -> bytes:
     return make_pdf(
         add_notes_page, add_schedule_page, add_plan_page, add_scanned_page, add_blank_page
     )
+
+
+def text_layer_of(lines: list[str], fontsize: float = 10, rotate: int = 0) -> TextLayer:
+    """The page-text model of a letter page holding ``lines`` (one text line each), read by
+    the real reader."""
+    from services.extract.textlayer import read_text_layer
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=LETTER[0], height=LETTER[1])
+    for i, line in enumerate(lines):
+        page.insert_text((72, 100 + i * 2 * fontsize), line, fontsize=fontsize)
+    if rotate:
+        page.set_rotation(rotate)
+    return read_text_layer(page, 1, min_chars=1)

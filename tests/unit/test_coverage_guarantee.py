@@ -39,6 +39,7 @@ def test_empty_vision_reply_still_ends_covered(text_layer):
     coverage = measure_coverage(text_layer, objects)
     rung = next_rung(
         has_text_layer=True,
+        has_words=True,
         coverage=coverage,
         floor=FLOOR,
         rungs_applied=["vision"],
@@ -51,3 +52,47 @@ def test_empty_vision_reply_still_ends_covered(text_layer):
         objects = merge_objects(objects, fallback_stubs(text_layer, 200))
     assert objects, "a text-bearing page left with zero objects"
     assert measure_coverage(text_layer, objects).ratio >= FLOOR
+
+
+def _gapped_page() -> bytes:
+    """Lines of words set apart by wide gaps (a legend typed with tabs): each gap cuts a line
+    of the page-text model in two."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=792, height=612)
+    for row in range(12):
+        y = 60 + row * 16
+        for col, word in enumerate(("EXISTING", "WALL", "TO", "REMAIN", f"TYPE {row}", "U.N.O.")):
+            page.insert_text((40 + col * 90, y), word, fontsize=9)
+    return doc.tobytes()
+
+
+def _tags_page() -> bytes:
+    """A sheet of nothing but short tags (no line long enough to be a coverage line)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=792, height=612)
+    for i in range(30):
+        page.insert_text((40 + (i % 6) * 120, 60 + (i // 6) * 40), f"W{i + 1}", fontsize=9)
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("pdf", [_gapped_page(), _tags_page()], ids=["gapped", "tags"])
+def test_fallback_lifts_any_text_page_to_full_coverage(pdf):
+    """Fallback stubs cite exactly the units the metric counts: a page of gapped lines, or of
+    short tags only, goes from nothing to full coverage in one rung."""
+    with pymupdf.open(stream=pdf, filetype="pdf") as doc:
+        layer = read_text_layer(doc[0], 1, 20)
+    assert layer.has_text_layer
+    before = measure_coverage(layer, [])
+    assert before.total_lines > 0 and before.ratio == 0.0
+    stubs = fallback_stubs(layer, 200)
+    assert stubs
+    assert measure_coverage(layer, merge_objects([], stubs)).ratio == 1.0
+
+
+def test_stubs_over_the_cap_still_cite_every_unit():
+    """With fewer stubs allowed than runs of lines, runs share stubs; no line is left out."""
+    with pymupdf.open(stream=_gapped_page(), filetype="pdf") as doc:
+        layer = read_text_layer(doc[0], 1, 20)
+    stubs = fallback_stubs(layer, 5)
+    assert len(stubs) <= 5
+    assert measure_coverage(layer, stubs).ratio == 1.0

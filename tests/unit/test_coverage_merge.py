@@ -33,10 +33,17 @@ def test_later_text_inside_a_larger_earlier_object_is_dropped():
 
 
 def test_later_block_split_across_earlier_objects_is_dropped():
-    """A block whose every line an earlier rung carried in pieces adds nothing."""
-    base = [obj("v1", "VERIFY ALL DIMENSIONS"), obj("v2", "SEAL ALL PENETRATIONS")]
-    later = [obj("f1", "VERIFY ALL DIMENSIONS\nSEAL ALL PENETRATIONS")]
+    """A stub whose every word earlier objects cite, in pieces, adds nothing."""
+    base = [obj("v1", "VERIFY ALL DIMENSIONS", evidence=[0, 1, 2]), obj("v2", "SEAL", evidence=[3])]
+    later = [obj("f1", "VERIFY ALL DIMENSIONS SEAL", evidence=[0, 1, 2, 3])]
     assert ids(merge_objects(base, later)) == ["v1", "v2"]
+
+
+def test_a_stub_citing_any_uncited_word_is_kept():
+    """A later object that cites a word no kept object cites adds coverage: it is kept."""
+    base = [obj("v1", "VERIFY ALL DIMENSIONS", evidence=[0, 1, 2])]
+    later = [obj("f1", "VERIFY ALL DIMENSIONS ON SITE", evidence=[0, 1, 2, 3, 4])]
+    assert ids(merge_objects(base, later)) == ["v1", "f1"]
 
 
 def test_partly_new_text_is_kept():

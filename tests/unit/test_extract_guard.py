@@ -4,7 +4,7 @@ import pymupdf
 
 from services.extract.guard import apply_grounding_guard
 from services.extract.textlayer import read_text_layer
-from shared.models import PageObject, TextLayer
+from shared.models import GuardCounts, PageObject, TextLayer
 from tests.support.pdfs import notes_pdf
 
 NOTE_3 = "3. PROVIDE (5) 2X6 STUD PACK AT EACH BEAM BEARING UNLESS NOTED OTHERWISE."
@@ -39,7 +39,7 @@ def test_digits_nowhere_on_the_page_are_dropped():
 
 def test_without_text_layer_only_source_text_counts():
     """On a page without a text layer, digits outside source_text drop the object."""
-    scanned = TextLayer(page_number=1, width=612, height=792, text="", has_text_layer=False)
+    scanned = TextLayer(page_number=1, width=612, height=792, has_text_layer=False)
     objects = [
         _obj("ROOM 101", tag="101"),
         PageObject(object_id="o2", source_text="ROOM", tag="101", rung="vision"),
@@ -48,11 +48,23 @@ def test_without_text_layer_only_source_text_counts():
     assert [o.object_id for o in kept] == ["o1"] and counts.dropped == 1
 
 
-def test_source_text_not_on_page_is_vision_unverified():
-    """A misread "(2)" where the sheet says "(5)": kept, but stamped vision_unverified."""
+def test_misread_cites_the_words_the_page_prints():
+    """A misread "(2)" where the sheet says "(5)": kept and tied to the page's own words, for
+    the oracle to compare."""
     obj = _obj("3. PROVIDE (2) 2X6 STUD PACK AT EACH BEAM", attributes={"count": 2})
+    layer = _layer()
+    kept, _ = apply_grounding_guard([obj], layer)
+    cited = " ".join(layer.words[i].text for i in kept[0].evidence)
+    assert cited == "3. PROVIDE (5) 2X6 STUD PACK AT EACH BEAM"
+    assert kept[0].evidence_bbox is not None and kept[0].grounding == "source_text"
+
+
+def test_source_text_not_on_page_is_vision_unverified():
+    """A claim the page does not carry cites nothing and is stamped vision_unverified; a
+    model's own list of evidence ids is never taken."""
+    obj = _obj("ROOF SHEATHING SHALL BE PLYWOOD", evidence=[1, 2, 3])
     kept, _ = apply_grounding_guard([obj], _layer())
-    assert kept[0].grounding == "vision_unverified"
+    assert kept[0].grounding == "vision_unverified" and kept[0].evidence == []
 
 
 def test_page_match_ignores_case_whitespace_and_punctuation():
@@ -74,3 +86,16 @@ def test_deterministic_objects_are_not_stamped_unverified():
     stub = _obj("SOMETHING ELSE", rung="fallback", grounding="text_layer_fallback")
     kept, _ = apply_grounding_guard([stub], _layer())
     assert kept[0].grounding == "text_layer_fallback"
+
+
+def test_each_object_is_counted_once_vision_unverified_apart():
+    """kept, rescued, vision_unverified and dropped partition the objects: a misread the
+    page does not carry is counted vision_unverified, not kept."""
+    objects = [
+        _obj(NOTE_3, attributes={"count": 5}),
+        _obj("(2) 2X6 STUD PACK AT EACH END OF HEADER", attributes={"count": 2}),
+        _obj("DO NOT SCALE DRAWINGS.", tag="W12X26"),
+    ]
+    kept, counts = apply_grounding_guard(objects, _layer())
+    assert [o.grounding for o in kept] == ["source_text", "vision_unverified"]
+    assert counts == GuardCounts(kept=1, rescued=0, dropped=1, vision_unverified=1)

@@ -4,7 +4,7 @@ import pymupdf
 
 from services.extract.offline import extract_offline
 from services.extract.textlayer import read_text_layer
-from services.verify.oracle import check_object, index_words
+from services.verify.oracle import check_object
 from tests.support.pdfs import NOTES, SCHEDULE_ROWS, notes_pdf, plan_pdf, schedule_pdf
 
 
@@ -49,9 +49,10 @@ def test_schedule_rows_keyed_by_header():
 
 
 def test_title_block_fields_fill_the_sheet_header():
-    """Labels with values below them become fields; SHEET NUMBER fills the header."""
+    """Labels with values below them become fields; the title-block reader every stage
+    shares fills the header."""
     _, sheet, objects = _extract(plan_pdf("A101"))
-    assert sheet.sheet_number == "A101" and sheet.sheet_number_source == "extraction"
+    assert sheet.sheet_number == "A101" and sheet.sheet_number_source == "text_layer"
     assert sheet.sheet_title == "FIRST FLOOR PLAN"
     fields = {
         o.attributes["label"]: o.attributes["value"]
@@ -103,8 +104,7 @@ def _list_page(rows: list[tuple[str, str]], *, row_major: bool = True) -> bytes:
 
 def _confirmed(layer, objects) -> list[str]:
     """The oracle's verdict on each object with a source_text (verify's text oracle)."""
-    index = index_words(layer.words)
-    return [check_object(o, index).verdict for o in objects if o.source_text]
+    return [check_object(o, layer.words).verdict for o in objects if o.source_text]
 
 
 def test_two_column_list_is_one_row_object_per_row():
@@ -175,9 +175,9 @@ def test_a_column_read_across_rows_is_never_one_object():
     assert set(_confirmed(layer, objects)) == {"confirmed"}
 
 
-def test_value_under_one_of_a_row_of_labels_stands_alone():
-    """A title-block band (labels in a row, values in the row below, read row by row) gives
-    fields whose source_text is the value alone, with the label in attributes."""
+def test_value_under_one_of_a_row_of_labels_is_its_field():
+    """A title-block band (labels in a row, values in the row below) gives one field per
+    label, citing the label and the value under it, never a neighbour's."""
     doc = pymupdf.open()
     page = doc.new_page(width=792, height=612)
     band = [("DATE", "05.29.26"), ("PROJECT NO.", "25177"), ("SCALE", "NTS")]
@@ -186,6 +186,17 @@ def test_value_under_one_of_a_row_of_labels_stands_alone():
             page.insert_text((500 + 80 * i, 500 + 12 * row), pair[row], fontsize=size)
     layer, _, objects = _extract(doc.tobytes())
     fields = {o.attributes["label"]: o for o in objects if o.object_type == "title_block_field"}
-    assert fields["DATE"].source_text == "05.29.26"
+    assert fields["DATE"].source_text == "DATE 05.29.26"
     assert fields["PROJECT NO."].attributes["value"] == "25177"
+    assert fields["SCALE"].source_text == "SCALE NTS"
     assert set(_confirmed(layer, objects)) == {"confirmed"}
+
+
+def test_every_object_is_one_unit_of_the_page_model():
+    """An object's words are one block's lines, one table row, or one label and its value:
+    never words of two neighbouring units (the chimera a reviewer cannot trust)."""
+    layer, _, objects = _extract(plan_pdf())
+    for obj in objects:
+        blocks = {layer.block_of_line[layer.line_of_word[i]] for i in obj.evidence}
+        assert len(blocks) <= 2, obj.source_text
+        assert obj.source_text == " ".join(layer.words[i].text for i in obj.evidence)

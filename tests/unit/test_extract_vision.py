@@ -14,7 +14,7 @@ from services.extract.vision import (
     build_vision_messages,
     parse_reply,
 )
-from shared.models import TextLayer
+from shared.models import TextLayer, Word
 
 REPLY = {
     "sheet": {"sheet_number": "A101", "sheet_title": "FIRST FLOOR PLAN"},
@@ -27,7 +27,14 @@ REPLY = {
 
 
 def _layer(text: str = "1. VERIFY ALL DIMENSIONS", has_text: bool = True) -> TextLayer:
-    return TextLayer(page_number=2, width=612, height=792, text=text, has_text_layer=has_text)
+    """A page whose text-layer lines are ``text``'s lines."""
+    words = []
+    for row, line in enumerate(text.splitlines()):
+        x = 72.0
+        for word in line.split():
+            words.append(Word(text=word, bbox=(x, 100 + 20 * row, x + 6 * len(word), 110 + 20 * row)))
+            x += 6 * len(word) + 4
+    return TextLayer(page_number=2, width=612, height=792, words=words, has_text_layer=has_text)
 
 
 def test_vision_message_carries_image_and_text_layer_block():
@@ -39,6 +46,17 @@ def test_vision_message_carries_image_and_text_layer_block():
     url = next(p["image_url"]["url"] for p in parts if p["type"] == "image_url")
     assert url == "data:image/png;base64," + base64.b64encode(b"PNGDATA").decode()
     assert "one object per note" in messages[0]["content"].lower()
+
+
+def test_vision_prompt_says_the_text_layer_wins_and_the_image_gives_the_rest():
+    """The text layer wins for every alphanumeric value it carries; the image is the source
+    for geometry, symbols, line work and what the text layer lacks (never the reverse)."""
+    prompt = " ".join(build_vision_messages(b"PNG", _layer(), 100)[0]["content"].split())
+    assert "it wins for every alphanumeric value it carries" in prompt
+    assert "the text layer is right" in prompt
+    assert "source for geometry, symbols, line work" in prompt
+    assert "anything the text layer lacks" in prompt
+    assert "never change a digit you read in the image" not in prompt
 
 
 def test_vision_message_without_text_layer_has_no_block():

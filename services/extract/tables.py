@@ -1,0 +1,326 @@
+"""Tables from the page-text model's lines: schedules, sheet indexes, abbreviation lists.
+
+A cell is one line of the model (or a line and its wrapped continuation); a row is cells
+side by side; a table is rows whose cells line up in columns. Geometry is in each line's own
+text frame (``along``/``across``), so a schedule set sideways on a rotated sheet is a table
+too. Tolerances are relative to the text height so they hold for 6 pt notes and 24 pt titles.
+"""
+
+from dataclasses import dataclass
+from functools import cached_property
+from statistics import median
+
+from shared.models import BBox, TextLayer
+from shared.pagetext import (
+    NOTE_NUMBER,
+    direction_key,
+    frame_of,
+    next_meaningful,
+    reads_on,
+    union_bbox,
+)
+
+# Cells: left edges, centres or right edges within this many text heights (or ALIGN_PTS)
+# line up; OCR boxes jitter by a few pixels.
+ALIGN_PTS = 4.0
+ALIGN_HEIGHTS = 0.3
+# Cells of one row are within this share of each other's text height.
+HEIGHT_TOLERANCE = 0.35
+# A cell holds at most this many words, and a table's cells this many at the median:
+# longer reads as prose set in columns.
+MAX_CELL_WORDS = 8
+MAX_MEDIAN_CELL_WORDS = 4
+# A new table starts from cells at most this many text heights apart (further apart they
+# are separate regions of the sheet: a sheet index beside a column of notes).
+MAX_CELL_GAP = 15.0
+# A table ends where the next row is more than this many text heights below its last.
+TABLE_ROW_GAP = 2.5
+# A wrapped cell continues no further than this many text heights below the cell.
+WRAP_GAP = 0.8
+# Rows a table needs: two aligned rows are as often a plan's room names over their numbers
+# as they are a table; a header row over one row of values is a table when it has this many
+# columns (a title block's "PROJECT No. | DRAWING No. | REVISION" over its values).
+MIN_TABLE_ROWS = 3
+MIN_TWO_ROW_COLUMNS = 3
+
+
+@dataclass(eq=False)
+class Cell:
+    """One line of the model, seen in its text frame."""
+
+    line_id: int
+    word_ids: list[int]
+    text: str
+    box: BBox  # displayed page coordinates
+    frame: tuple[float, float, float, float]  # (along0, across0, along1, across1)
+    height: float
+
+    @property
+    def words(self) -> int:
+        return len(self.word_ids)
+
+    @property
+    def numbered(self) -> bool:
+        return self.words > 1 and bool(NOTE_NUMBER.match(self.text.split()[0]))
+
+
+def cells_of(layer: TextLayer) -> dict[int, list[Cell]]:
+    """Every line of the page as a cell, grouped by text direction."""
+    groups: dict[int, list[Cell]] = {}
+    for line_id, word_ids in enumerate(layer.lines):
+        key = direction_key(layer.words[word_ids[0]].dir)
+        frame = frame_of(key)
+        boxes = [frame.box(layer.words[i].bbox) for i in word_ids]
+        box = (
+            min(b[0] for b in boxes),
+            min(b[1] for b in boxes),
+            max(b[2] for b in boxes),
+            max(b[3] for b in boxes),
+        )
+        groups.setdefault(key, []).append(
+            Cell(
+                line_id=line_id,
+                word_ids=list(word_ids),
+                text=layer.line_texts[line_id],
+                box=union_bbox(layer.words[i].bbox for i in word_ids),
+                frame=box,
+                height=median(b[3] - b[1] for b in boxes),
+            )
+        )
+    return groups
+
+
+def physical_rows(cells: list[Cell]) -> list[list[Cell]]:
+    """Cells grouped into rows (across the frame), each row along the frame."""
+    rows: list[list[Cell]] = []
+    centre = height = 0.0
+    for cell in sorted(cells, key=lambda c: ((c.frame[1] + c.frame[3]) / 2, c.frame[0])):
+        mid = (cell.frame[1] + cell.frame[3]) / 2
+        if rows and abs(mid - centre) <= 0.5 * min(cell.height, height):
+            rows[-1].append(cell)
+            continue
+        rows.append([cell])
+        centre, height = mid, cell.height
+    return [sorted(row, key=lambda c: c.frame[0]) for row in rows]
+
+
+def _similar_height(a: float, b: float) -> bool:
+    return abs(a - b) <= HEIGHT_TOLERANCE * max(a, b)
+
+
+def _aligned(a: tuple, b: tuple, tolerance: float) -> bool:
+    """Left edges, centres or right edges line up (cells may be set any of the three ways)."""
+    return (
+        abs(a[0] - b[0]) <= tolerance
+        or abs((a[0] + a[2]) - (b[0] + b[2])) <= 2 * tolerance
+        or abs(a[2] - b[2]) <= tolerance
+    )
+
+
+def _cell_like(cell: Cell) -> bool:
+    """Short enough to be a table cell, and not a numbered note (notes set in columns align
+    just like a table, but their lines are prose)."""
+    return not cell.numbered and cell.words <= MAX_CELL_WORDS
+
+
+@dataclass(eq=False)
+class TableRow:
+    """One row of a table: its cells in reading order, each with its column (a cell that
+    wraps onto the next line adds a second cell in the same column)."""
+
+    cells: list[Cell]
+    columns: list[int]
+
+    @property
+    def text(self) -> str:
+        return " ".join(c.text for c in self.cells)
+
+    @property
+    def word_ids(self) -> list[int]:
+        return [i for c in self.cells for i in c.word_ids]
+
+    @property
+    def box(self) -> BBox:
+        return union_bbox(c.box for c in self.cells)
+
+    @property
+    def bottom(self) -> float:
+        return max(c.frame[3] for c in self.cells)
+
+    def by_column(self) -> dict[int, list[Cell]]:
+        """The row's cells by column, left to right."""
+        out: dict[int, list[Cell]] = {}
+        for cell, column in sorted(zip(self.cells, self.columns), key=lambda p: p[1]):
+            out.setdefault(column, []).append(cell)
+        return out
+
+
+@dataclass(eq=False)
+class Table:
+    """Rows whose cells line up in two or more columns."""
+
+    columns: list[list[Cell]]  # every cell seen in each column, left to right
+    rows: list[TableRow]
+
+    @cached_property
+    def height(self) -> float:
+        return median(c.height for c in self.rows[0].cells)
+
+    @property
+    def bottom(self) -> float:
+        return self.rows[-1].bottom
+
+    def column_of(self, cell: Cell) -> int | None:
+        """The first column (left to right) ``cell`` lines up with, if any."""
+        if not _cell_like(cell) or not _similar_height(cell.height, self.height):
+            return None
+        tolerance = max(ALIGN_PTS, ALIGN_HEIGHTS * self.height)
+        for j, cells in enumerate(self.columns):
+            if any(_aligned(cell.frame, other.frame, tolerance) for other in cells):
+                return j
+        return None
+
+    def add(self, row: TableRow) -> None:
+        for cell, column in zip(row.cells, row.columns):
+            self.columns[column].append(cell)
+        self.rows.append(row)
+
+    def match(self, cells: list[Cell]) -> TableRow | None:
+        """The run of ``cells`` (one physical row, left to right) that continues this table:
+        cells in at least two of its columns, every cell between them a cell too."""
+        hits: list[tuple[int, int]] = []  # (index in cells, column), columns increasing
+        for i, cell in enumerate(cells):
+            column = self.column_of(cell)
+            if column is not None and (not hits or column > hits[-1][1]):
+                hits.append((i, column))
+        if len(hits) < 2:
+            return None
+        first, last = hits[0][0], hits[-1][0]
+        run = cells[first : last + 1]
+        if not all(_cell_like(c) and _similar_height(c.height, self.height) for c in run):
+            return None
+        by_index = dict(hits)
+        columns: list[int] = []
+        for i in range(first, last + 1):
+            # A cell between aligned cells belongs to the column on its left.
+            columns.append(by_index[i] if i in by_index else columns[-1])
+        return TableRow(run, columns)
+
+    def continue_last_row(self, cell: Cell, follows) -> bool:
+        """Add ``cell`` to the last row when it continues one of its cells (a wrapped line
+        just below the cell, read right after it); True when it did."""
+        column = self.column_of(cell)
+        last = self.rows[-1]
+        above = last.by_column().get(column) if column is not None else None
+        if not above:
+            return False
+        prev = above[-1]
+        below = cell.frame[1] >= prev.frame[1] + 0.5 * prev.height
+        near = cell.frame[1] - prev.frame[3] <= WRAP_GAP * max(prev.height, cell.height)
+        if not (below and near and follows(prev, cell)):
+            return False
+        last.cells.append(cell)
+        last.columns.append(column)
+        self.columns[column].append(cell)
+        return True
+
+    @property
+    def accepted(self) -> bool:
+        """MIN_TABLE_ROWS rows or more, two columns each used by two rows or more, short
+        cells; or a header of MIN_TWO_ROW_COLUMNS columns over one row of values."""
+        words = [c.words for row in self.rows for c in row.cells]
+        if median(words) > MAX_MEDIAN_CELL_WORDS:
+            return False
+        if len(self.rows) == 2:
+            header, values = self.rows
+            return (
+                len(set(header.columns)) >= MIN_TWO_ROW_COLUMNS
+                and set(values.columns) == set(header.columns)
+                and is_header(self.rows)
+            )
+        uses: dict[int, int] = {}
+        for row in self.rows:
+            for column in set(row.columns):
+                uses[column] = uses.get(column, 0) + 1
+        return len(self.rows) >= MIN_TABLE_ROWS and sum(1 for n in uses.values() if n >= 2) >= 2
+
+
+def is_header(rows: list[TableRow]) -> bool:
+    """The first row names the columns: it has no digits while rows below do (an
+    abbreviation list has none anywhere, and its first row is an entry)."""
+
+    def has_digits(row: TableRow) -> bool:
+        return any(ch.isdigit() for ch in row.text)
+
+    return not has_digits(rows[0]) and any(has_digits(row) for row in rows[1:])
+
+
+def _runs(cells: list[Cell]) -> list[list[Cell]]:
+    """Maximal runs of cell-like cells of one row, neighbours no further apart than
+    MAX_CELL_GAP text heights: the rows a new table may start from."""
+    runs: list[list[Cell]] = []
+    run: list[Cell] = []
+    for cell in cells:
+        if not _cell_like(cell):
+            if len(run) >= 2:
+                runs.append(run)
+            run = []
+            continue
+        if run:
+            prev = run[-1]
+            near = cell.frame[0] - prev.frame[2] <= MAX_CELL_GAP * min(prev.height, cell.height)
+            if not (near and _similar_height(prev.height, cell.height)):
+                if len(run) >= 2:
+                    runs.append(run)
+                run = []
+        run.append(cell)
+    if len(run) >= 2:
+        runs.append(run)
+    return runs
+
+
+def find_tables(layer: TextLayer, skip: set[int] = frozenset()) -> list[Table]:
+    """Tables: cells in two or more aligned columns over consecutive rows, found region by
+    region (a sheet index beside a column of notes is still a table; the notes are not part
+    of it), in every text direction. Lines in ``skip`` (already used) take no part."""
+    follows = _follows(layer)
+    tables: list[Table] = []
+    for cells in cells_of(layer).values():
+        rows = physical_rows([c for c in cells if c.line_id not in skip])
+        tables += _tables_of(rows, follows)
+    return tables
+
+
+def _tables_of(rows: list[list[Cell]], follows) -> list[Table]:
+    done: list[Table] = []
+    open_tables: list[Table] = []
+    for row in rows:
+        top = min(c.frame[1] for c in row)
+        for table in [t for t in open_tables if top - t.bottom > TABLE_ROW_GAP * t.height]:
+            open_tables.remove(table)
+            done.append(table)
+        free = list(row)
+        for table in open_tables:
+            if matched := table.match(free):
+                table.add(matched)
+                free = [c for c in free if c not in matched.cells]
+        free = [c for c in free if not any(t.continue_last_row(c, follows) for t in open_tables)]
+        for run in _runs(free):
+            open_tables.append(Table([[c] for c in run], [TableRow(run, list(range(len(run))))]))
+    return [t for t in done + open_tables if t.accepted]
+
+
+def _follows(layer: TextLayer):
+    """Whether the text layer reads one cell right after another (OCR words have no order
+    of the page's own: any may follow)."""
+    following = next_meaningful(layer.words)
+    words = layer.words
+
+    def follows(before: Cell, after: Cell) -> bool:
+        if layer.source == "ocr":
+            return True
+        return reads_on(
+            following, [words[i] for i in before.word_ids], [words[i] for i in after.word_ids]
+        )
+
+    return follows
