@@ -9,7 +9,9 @@ import httpx
 import nats.errors
 import pytest
 from nats.js.api import ClusterInfo, StreamInfo
+from typer.testing import CliRunner
 
+from shared import cli
 from shared.runtime import SERVICES
 from shared.settings import Settings
 from tests.faults.conftest import assert_every_page_once, small_set, wait_for
@@ -84,6 +86,12 @@ def terminal_pages(s: Stack, job_id: str) -> int:
         return 0
 
 
+def worker_healthy(nodes: NatsCluster, name: str) -> bool:
+    """The container healthcheck of worker ``name``, asking every node of the cluster."""
+    result = CliRunner().invoke(cli.app, ["healthcheck", name, "--monitor", nodes.monitor_urls])
+    return result.exit_code == 0
+
+
 def run_job(s: Stack, pages: int) -> None:
     created = s.upload(small_set(pages))
     assert created.status_code == 202, created.text
@@ -93,7 +101,8 @@ def run_job(s: Stack, pages: int) -> None:
 
 def test_stream_and_kv_have_three_replicas_and_survive_the_stream_leader_killed_mid_job(cluster):
     """The node leading the stream SIGKILLed mid-job: the job completes on the other two, every
-    one of its 40 pages in the report exactly once."""
+    one of its 40 pages in the report exactly once, and every worker's healthcheck finds its
+    connection on a surviving node."""
     nodes, settings = cluster
     with stack(settings, *SERVICES) as s:
         started(s)
@@ -107,6 +116,9 @@ def test_stream_and_kv_have_three_replicas_and_survive_the_stream_leader_killed_
         nodes.kill(doomed)
         report = s.wait_report(job_id, timeout=180)
         successor = leader(settings, settings.stream_name)
+        for worker in ("extract", "coverage", "verify", "report"):
+            wait_for(lambda w=worker: worker_healthy(nodes, w), 30, f"{worker}'s healthcheck")
+        assert not worker_healthy(nodes, "nobody")
     assert successor and successor != doomed
     assert_every_page_once(report, JOB_PAGES)
 

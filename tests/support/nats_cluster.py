@@ -53,6 +53,11 @@ class NatsCluster:
         """Every node's client URL, comma-separated (the form ``SHEETFLOW_NATS_URL`` takes)."""
         return ",".join(node.url for node in self.nodes.values())
 
+    @property
+    def monitor_urls(self) -> str:
+        """Every node's monitoring URL, comma-separated (what ``sheetflow healthcheck`` takes)."""
+        return ",".join(f"http://127.0.0.1:{node.monitor_port}" for node in self.nodes.values())
+
     def start_node(self, name: str) -> None:
         """Start (or restart, on the same ports and store) one node."""
         node = self.nodes[name]
