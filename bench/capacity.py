@@ -6,10 +6,12 @@ of ``--pages`` synthetic sheets after a warm-up job, in three runs on stacks sta
   after ``--latency`` s) on loopback, one NATS node;
 - ``cluster``: no model, a 3-node NATS cluster on loopback with SHEETFLOW_STREAM_REPLICAS=3.
 
-Per page: CPU ms of every process (services, NATS, the S3 server; the model server runs in
-this process and is not counted), objects, bytes and requests in S3, events and bytes on the
-stream, messages and bytes through the NATS servers, KV writes/reads/watches, JetStream acks
-and pulls, model calls and the bytes sent to the model. Then the arithmetic for
+Per page, less what the idle stack uses in as long (pull loops polling, RAFT heartbeats: a
+cost per second and per process, shown apart): CPU ms of every process (services, NATS, the
+S3 server; the model server runs in this process and is not counted), objects, bytes and
+requests in S3, events and bytes on the stream, messages and bytes through the NATS servers,
+KV writes/reads/watches, JetStream acks and pulls, model calls and the bytes sent to the
+model. Then the arithmetic for
 ``--pages-per-day`` at ``--peak`` times the mean rate: workers per service, NATS and S3
 throughput, storage, model calls in flight.
 
@@ -27,6 +29,7 @@ import math
 import re
 import shutil
 import tempfile
+import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
@@ -56,6 +59,7 @@ from tests.support.model_server import ModelReply, ScriptedModelServer
 from tests.support.nats_cluster import NatsCluster
 
 WARMUP_PAGES = 4
+IDLE_S = 10.0
 DAY_S = 86400
 S3_REQUESTS = re.compile(r'^SeaweedFS_s3_request_total\{bucket="([^"]*)",code="\d+",type="(\w+)"\}')
 
@@ -87,6 +91,8 @@ class PerPage:
     nats_bytes: float
     kv: dict[str, float]
     pages_per_s: float
+    idle_cpu_ms_per_s: float  # the stack with nothing to do, every process
+    idle_nats_msgs_per_s: float
     model_calls: dict[str, float] = field(default_factory=dict)
     model_request_bytes: float = 0.0
 
@@ -183,33 +189,94 @@ def nats_node_cpu(nats_procs: list[ManagedProcess]) -> list[float]:
     return [cpu_by_name([p]).get("nats", 0.0) for p in nats_procs]
 
 
+@dataclass
+class Usage:
+    """What the stack used over a window of ``seconds``."""
+
+    seconds: float = 0.0
+    cpu: dict[str, float] = field(default_factory=dict)  # CPU s by process kind
+    node_cpu: list[float] = field(default_factory=list)  # CPU s of each NATS node
+    nats_msgs: float = 0.0
+    nats_bytes: float = 0.0
+    s3: Counter = field(default_factory=Counter)
+    traffic: Traffic = field(default_factory=Traffic)
+
+    def less_idle(self, idle: "Usage") -> "Usage":
+        """This window less what the idle stack uses in as long (pull loops polling, RAFT
+        heartbeats): what the work itself cost. Events, KV writes, objects: never idle."""
+        k = self.seconds / idle.seconds
+
+        def less(a: float, b: float) -> float:
+            return max(0.0, a - k * b)
+
+        return Usage(
+            seconds=self.seconds,
+            cpu={n: less(v, idle.cpu.get(n, 0.0)) for n, v in self.cpu.items()},
+            node_cpu=[less(a, b) for a, b in zip(self.node_cpu, idle.node_cpu, strict=True)],
+            nats_msgs=less(self.nats_msgs, idle.nats_msgs),
+            nats_bytes=less(self.nats_bytes, idle.nats_bytes),
+            s3=self.s3,
+            traffic=Traffic(
+                events=self.traffic.events,
+                event_bytes=self.traffic.event_bytes,
+                kv=Counter({n: less(v, idle.traffic.kv[n]) for n, v in self.traffic.kv.items()}),
+            ),
+        )
+
+
+@dataclass
+class Meter:
+    settings: Settings
+    everyone: list[ManagedProcess]
+    servers: Nats
+    s3_metrics: int | None
+
+    def _read(self) -> tuple:
+        msgs, data = varz(self.servers.monitor_ports)
+        return (
+            time.monotonic(),
+            cpu_by_name(self.everyone),
+            nats_node_cpu(self.servers.processes),
+            msgs,
+            data,
+            s3_requests(self.s3_metrics, self.settings.s3_bucket),
+        )
+
+    @contextlib.asynccontextmanager
+    async def window(self) -> AsyncIterator[Usage]:
+        """Fills the yielded Usage with what the stack used while the block ran."""
+        usage = Usage()
+        t0, cpu0, node0, msgs0, bytes0, s3_0 = self._read()
+        async with tap(self.settings) as traffic:
+            yield usage
+        t1, cpu1, node1, msgs1, bytes1, s3_1 = self._read()
+        usage.seconds = t1 - t0
+        usage.cpu = cpu_delta(cpu0, cpu1)
+        usage.node_cpu = [b - a for a, b in zip(node0, node1, strict=True)]
+        usage.nats_msgs, usage.nats_bytes = msgs1 - msgs0, bytes1 - bytes0
+        usage.s3 = s3_1 - s3_0
+        usage.traffic = traffic
+
+
 async def measure(
-    settings: Settings,
-    pdf: bytes,
-    pages: int,
-    everyone: list[ManagedProcess],
-    servers: Nats,
-    s3_metrics: int | None,
-    model: ScriptedModelServer | None,
+    meter: Meter, pdf: bytes, pages: int, model: ScriptedModelServer | None
 ) -> PerPage:
-    """Run one job of ``pdf`` on a running stack and divide what it cost by ``pages``."""
-    cpu0, node0 = cpu_by_name(everyone), nats_node_cpu(servers.processes)
-    msgs0, bytes0 = varz(servers.monitor_ports)
-    s3_0 = s3_requests(s3_metrics, settings.s3_bucket)
+    """What the idle stack uses per second; then one job of ``pdf``, less that idle use,
+    divided by ``pages``."""
+    settings = meter.settings
+    async with meter.window() as idle:
+        await asyncio.sleep(IDLE_S)
     stream0 = await stream_state(settings)
     calls0 = len(model.requests) if model else 0
-    async with tap(settings) as traffic:
+    async with meter.window() as job:
         report, elapsed = await run_job(settings, pdf)
         await asyncio.sleep(1.0)  # the last acks and KV writes after report.ready
-    cpu = cpu_delta(cpu0, cpu_by_name(everyone))
-    node = [b - a for a, b in zip(node0, nats_node_cpu(servers.processes), strict=True)]
-    msgs1, bytes1 = varz(servers.monitor_ports)
-    s3 = s3_requests(s3_metrics, settings.s3_bucket) - s3_0
     stream1 = await stream_state(settings)
     if not report_pages_ok(report, pages):
         raise RuntimeError("the report does not hold every page once")
     objects, object_bytes, source = await stored(settings, report.job_id)
     requests = list(model.requests)[calls0:] if model else []
+    work = job.less_idle(idle)
 
     def each(value: float) -> float:
         return value / pages
@@ -219,19 +286,21 @@ async def measure(
         for r in requests
     )
     return PerPage(
-        cpu_ms={name: 1000 * each(sec) for name, sec in cpu.items()},
-        nats_node_cpu_ms=[1000 * each(sec) for sec in node],
+        cpu_ms={name: 1000 * each(sec) for name, sec in work.cpu.items()},
+        nats_node_cpu_ms=[1000 * each(sec) for sec in work.node_cpu],
         s3_objects=each(objects),
         s3_bytes=each(object_bytes),
         source_bytes=each(source),
-        s3_requests={kind: each(n) for kind, n in s3.items()},
-        stream_events={name: each(n) for name, n in traffic.events.items()},
-        stream_event_bytes=each(traffic.event_bytes),
+        s3_requests={kind: each(n) for kind, n in work.s3.items()},
+        stream_events={name: each(n) for name, n in work.traffic.events.items()},
+        stream_event_bytes=each(work.traffic.event_bytes),
         stream_stored_bytes=each(stream1 - stream0),
-        nats_msgs=each(msgs1 - msgs0),
-        nats_bytes=each(bytes1 - bytes0),
-        kv={kind: each(n) for kind, n in traffic.kv.items()},
+        nats_msgs=each(work.nats_msgs),
+        nats_bytes=each(work.nats_bytes),
+        kv={kind: each(n) for kind, n in work.traffic.kv.items()},
         pages_per_s=pages / elapsed,
+        idle_cpu_ms_per_s=sum(idle.cpu.values()) * 1000 / idle.seconds,
+        idle_nats_msgs_per_s=idle.nats_msgs / idle.seconds,
         model_calls={kind: each(n) for kind, n in kinds.items()},
         model_request_bytes=each(sum(len(json.dumps(r)) for r in requests)),
     )
@@ -292,7 +361,8 @@ def run(
     with services(settings) as running:
         everyone = [*running.procs, *servers.processes, s3_proc]
         asyncio.run(run_job(settings, set_bytes(WARMUP_PAGES)))
-        return asyncio.run(measure(settings, pdf, pages, everyone, servers, metrics, model))
+        meter = Meter(settings, everyone, servers, metrics)
+        return asyncio.run(measure(meter, pdf, pages, model))
 
 
 def pages_in_flight_per_process() -> dict[str, int]:
@@ -315,6 +385,8 @@ def table(columns: dict[str, PerPage]) -> list[str]:
         rows.append((label, ["-" if v is None else fmt.format(v) for v in values]))
 
     row("pages/s of this run", [r.pages_per_s for r in runs])
+    row("idle stack: CPU ms/s, all processes", [r.idle_cpu_ms_per_s for r in runs], "{:.0f}")
+    row("idle stack: NATS msgs/s", [r.idle_nats_msgs_per_s for r in runs], "{:.0f}")
     kinds = [*SERVICES, "nats", "weed", "minio"]
     for kind in kinds:
         if any(kind in r.cpu_ms for r in runs):
@@ -465,7 +537,9 @@ def main() -> None:
         shutil.rmtree(data_dir, ignore_errors=True)
 
     scans = f", every {args.scanned_every}th a scan" if args.scanned_every else ""
-    print(f"per page, one job of {args.pages} sheets of 36x24 in{scans}")
+    print(
+        f"per page (less the idle stack's use), one job of {args.pages} sheets of 36x24 in{scans}"
+    )
     print("\n".join(table({"offline": offline, "model": model, "offline R3": cluster})))
     print()
     print("\n".join(arithmetic(args, offline, model, cluster)))

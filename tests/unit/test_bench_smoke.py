@@ -99,6 +99,8 @@ def test_capacity_arithmetic_follows_littles_law():
         nats_bytes=20e3,
         kv={"writes": 6.0, "reads": 8.0},
         pages_per_s=1.0,
+        idle_cpu_ms_per_s=5.0,
+        idle_nats_msgs_per_s=10.0,
         model_calls={"vision": 1.0},
         model_request_bytes=500e3,
     )
