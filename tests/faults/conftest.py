@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from shared.runtime import ManagedProcess, free_port, start_nats, start_s3
+from shared.runtime import (
+    ManagedProcess,
+    embedded_s3_credentials,
+    free_port,
+    start_nats,
+    start_s3,
+)
 from shared.settings import Settings
 from tests.support.flows import line_objects, model_settings, reply
 from tests.support.model_server import ModelReply, ScriptedModelServer
@@ -55,6 +61,12 @@ def with_model(settings: Settings, server: ScriptedModelServer) -> Settings:
     )
 
 
+def s3_keys(data_dir: Path) -> dict[str, object]:
+    """Settings holding the keys of the S3 server started with ``data_dir``."""
+    access, secret = embedded_s3_credentials(data_dir)
+    return {"s3_access_key": access, "s3_secret_key": SecretStr(secret)}
+
+
 @dataclass
 class RestartableServers:
     """A NATS and an S3 server of this test alone, on fixed ports, so they can be restarted."""
@@ -95,6 +107,7 @@ def own_servers(
                 update={
                     "nats_url": f"nats://127.0.0.1:{servers.nats_port}",
                     "s3_endpoint": f"127.0.0.1:{servers.s3_port}",
+                    **s3_keys(servers.data_dir),
                 }
             ),
         )
