@@ -37,6 +37,7 @@ from pathlib import Path
 
 import httpx
 import nats
+from pydantic import SecretStr
 
 from bench.common import (
     OUT_DIR,
@@ -51,7 +52,14 @@ from bench.common import (
 from bench.synthetic import set_bytes
 from services.extract.app import create_app as create_extract_app
 from services.verify.app import create_app as create_verify_app
-from shared.runtime import SERVICES, ManagedProcess, free_port, start_nats, start_s3
+from shared.runtime import (
+    SERVICES,
+    ManagedProcess,
+    embedded_s3_credentials,
+    free_port,
+    start_nats,
+    start_s3,
+)
 from shared.settings import Settings
 from shared.storage import Keys, ObjectStore
 from tests.support.flows import JUDGE_MODEL, is_judge, is_structuring, model_settings, route
@@ -327,14 +335,25 @@ def three_nodes(data_dir: Path) -> Iterator[Nats]:
         cluster.stop()
 
 
+@dataclass
+class S3:
+    """The embedded S3 server of the runs: the settings that reach it, its process, and its
+    Prometheus port when it is SeaweedFS (request counts by type)."""
+
+    settings: dict[str, object]
+    process: ManagedProcess
+    metrics_port: int | None
+
+
 @contextlib.contextmanager
-def s3_server(data_dir: Path) -> Iterator[tuple[str, int | None, ManagedProcess]]:
-    """The embedded S3 server, with SeaweedFS's request metrics when it is SeaweedFS."""
+def s3_server(data_dir: Path) -> Iterator[S3]:
     metrics = None if shutil.which("minio") else free_port()
     extra = [f"-metricsPort={metrics}"] if metrics else []
     proc, endpoint = start_s3(data_dir, extra_args=extra)
+    access, secret = embedded_s3_credentials(data_dir)
+    reach = {"s3_endpoint": endpoint, "s3_access_key": access, "s3_secret_key": SecretStr(secret)}
     try:
-        yield endpoint, metrics, proc
+        yield S3(reach, proc, metrics)
     finally:
         proc.stop()
 
@@ -343,25 +362,19 @@ def run(
     label: str,
     base: Settings,
     servers: Nats,
-    s3: tuple[str, int | None, ManagedProcess],
+    s3: S3,
     pdf: bytes,
     pages: int,
     model: ScriptedModelServer | None = None,
 ) -> PerPage:
-    endpoint, metrics, s3_proc = s3
-    settings = isolated(
-        base,
-        nats_url=servers.url,
-        s3_endpoint=endpoint,
-        stream_replicas=servers.replicas,
-    )
+    settings = isolated(base, nats_url=servers.url, stream_replicas=servers.replicas, **s3.settings)
     if model:
         settings = model_settings(settings, model, llm_verify_model=JUDGE_MODEL)
     print(f"  {label}: {pages} sheets ...", flush=True)
     with services(settings) as running:
-        everyone = [*running.procs, *servers.processes, s3_proc]
+        everyone = [*running.procs, *servers.processes, s3.process]
         asyncio.run(run_job(settings, set_bytes(WARMUP_PAGES)))
-        meter = Meter(settings, everyone, servers, metrics)
+        meter = Meter(settings, everyone, servers, s3.metrics_port)
         return asyncio.run(measure(meter, pdf, pages, model))
 
 
