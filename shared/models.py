@@ -74,6 +74,11 @@ class TextLayer(BaseModel):
     has_text_layer: bool
     source: Literal["pdf", "ocr", "none"] = "pdf"
     has_drawings: bool = False
+    rules: list[BBox] = Field(
+        [],
+        description="the page drawing's long horizontal and vertical lines, displayed "
+        "coordinates: the walls of title-block cells",
+    )
 
     @model_validator(mode="after")
     def _lay_out(self) -> "TextLayer":

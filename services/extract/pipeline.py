@@ -141,6 +141,7 @@ def _page_words(page: _Page, settings: Settings) -> TextLayer:
                 text_layer.height,
                 rotation=text_layer.rotation,
                 has_drawings=text_layer.has_drawings,
+                rules=text_layer.rules,
             )
     return text_layer
 
