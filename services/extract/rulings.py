@@ -66,7 +66,12 @@ def _segments(paths: list[dict]) -> Iterator[tuple[Point, Point]]:
 def _rect_edges(rect: BBox, stroked: bool) -> Iterable[tuple[Point, Point]]:
     x0, y0, x1, y1 = rect
     if stroked:
-        return [((x0, y0), (x1, y0)), ((x0, y1), (x1, y1)), ((x0, y0), (x0, y1)), ((x1, y0), (x1, y1))]
+        return [
+            ((x0, y0), (x1, y0)),
+            ((x0, y1), (x1, y1)),
+            ((x0, y0), (x0, y1)),
+            ((x1, y0), (x1, y1)),
+        ]
     if y1 - y0 <= MAX_BAR < x1 - x0:
         return [((x0, (y0 + y1) / 2), (x1, (y0 + y1) / 2))]
     if x1 - x0 <= MAX_BAR < y1 - y0:

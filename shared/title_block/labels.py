@@ -32,10 +32,12 @@ TITLE_LABELS = frozenset(
 _ONE_WORD_TITLE_LABELS = frozenset({"TITLE", "TITEL", "TITRE", "TITULO"})
 # Labels of other title-block fields; a first word is enough ("PROJECT DETAILS:").
 OTHER_LABEL_WORDS = frozenset(
-    "PROJECT JOB CLIENT OWNER ARCHITECT ENGINEER CONSULTANT CONTRACTOR DATE SCALE DRAWN "
-    "DESIGNED DESIGN CHECKED APPROVED DWN CKD CHK REV REVISION REVISIONS ISSUE ISSUED STATUS "
-    "SUITABILITY SEAL STAMP FILE CAD PRINT ADDRESS DISCIPLINE CERTIFIER DRAFT CONTRACT BY "
-    "СТАДИЯ ЛИСТОВ ИЗМ ДАТА ПОДПИСЬ РАЗРАБ ПРОВ ГИП НКОНТР УТВ МАСШТАБ".split()
+    (  # noqa: SIM905 - a word list reads best as words
+        "PROJECT JOB CLIENT OWNER ARCHITECT ENGINEER CONSULTANT CONTRACTOR DATE SCALE DRAWN "
+        "DESIGNED DESIGN CHECKED APPROVED DWN CKD CHK REV REVISION REVISIONS ISSUE ISSUED "
+        "STATUS SUITABILITY SEAL STAMP FILE CAD PRINT ADDRESS DISCIPLINE CERTIFIER DRAFT "
+        "CONTRACT BY СТАДИЯ ЛИСТОВ ИЗМ ДАТА ПОДПИСЬ РАЗРАБ ПРОВ ГИП НКОНТР УТВ МАСШТАБ"
+    ).split()
 )
 # The GOST main inscription's row of stage, sheet and sheet count.
 STAGE_LABELS = frozenset({"СТАДИЯ", "STAGE"})
@@ -76,6 +78,16 @@ def match_label(words: Sequence[str]) -> tuple[Field, int] | None:
     if first in OTHER_LABEL_WORDS and _reads_as_label(words):
         return Field.OTHER, 1
     return None
+
+
+_ALL_KEYS = NUMBER_LABELS | BARE_NUMBER_LABELS | TITLE_LABELS | OTHER_LABEL_WORDS
+_KEY_PREFIXES = frozenset(key[:n] for key in _ALL_KEYS for n in range(1, len(key) + 1))
+
+
+def may_start_label(word: str) -> bool:
+    """Whether a word can begin a label (a quick test before ``match_label``)."""
+    key = label_key([word])
+    return bool(key) and key in _KEY_PREFIXES
 
 
 def _reads_as_label(words: Sequence[str]) -> bool:

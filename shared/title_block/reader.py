@@ -13,12 +13,19 @@ The title is the largest stack of lines in the title field; without a title labe
 largest text next to the number, in its own ruled cell or the one above it.
 """
 
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from shared.models import TextLayer
-from shared.title_block.labels import STAGE_LABELS, Field, label_key, match_label
+from shared.title_block.labels import (
+    STAGE_LABELS,
+    Field,
+    label_key,
+    match_label,
+    may_start_label,
+)
 from shared.title_block.tokens import (
     cut_glued_title,
     is_labelled_value,
@@ -98,6 +105,8 @@ def read_title_block(layer: TextLayer) -> Reading:
         reading = _read(view)
         if _rank(reading) > _rank(best):
             best = reading
+        if best.evidence == Evidence.LABEL_IN_TITLE_BLOCK and best.title:
+            break  # no other direction can read it better
     return best
 
 
@@ -107,7 +116,9 @@ def _rank(reading: Reading) -> tuple:
 
 def _read(view: View) -> Reading:
     labels = list(_labels(view))
-    excluded = {i for label in labels if label.field is Field.OTHER for i in _field_ids(view, label, labels)}
+    excluded = {
+        i for label in labels if label.field is Field.OTHER for i in _field_ids(view, label, labels)
+    }
     numbers = list(_numbers(view, labels, excluded))
     number = max(numbers, key=lambda n: (n.evidence, n.score), default=None)
     if number is not None and number.evidence == Evidence.LARGEST and _rivalled(number, numbers):
@@ -131,6 +142,8 @@ def _labels(view: View) -> Iterator[_Label]:
     """Labels at the start of lines, and every label of a header row made only of labels,
     one of them another field's ("Стадия Лист Листов", "SHEET DATE")."""
     for run in view.aligned:
+        if not may_start_label(view.words[run.ids[0]].text):
+            continue
         texts = [view.words[i].text for i in run.ids]
         singles = [match_label([t]) for t in texts]
         if len(texts) > 1 and all(singles) and any(f is Field.OTHER for f, _ in singles):
@@ -156,13 +169,19 @@ def _field(view: View, label: _Label, labels: list[_Label]) -> list[tuple[Run, f
     others = [o.box for o in labels if o.box != label.box]
     cell = view.cell((x0 + x1) / 2, (y0 + y1) / 2)
     same_row = [b for b in others if _overlap(b[1], b[3], y0, y1) > 0.5 * h]
+    # Labels beside this one on its row bound its column, ruled or not.
+    right_limit = min(
+        (b[0] for b in same_row if b[0] >= x1), default=x1 + max(REACH_RIGHT * h, 144.0)
+    )
+    col0 = max(b[2] for b in same_row if b[2] <= x0) if any(b[2] <= x0 for b in same_row) else None
+    col1 = min((b[0] for b in same_row if b[0] >= x1), default=None)
     if cell:
-        right_limit, col0, col1, bottom = cell[2], cell[0], cell[2], cell[3]
+        right_limit = min(right_limit, cell[2])
+        col0, col1, bottom = max(col0 or cell[0], cell[0]), min(col1 or cell[2], cell[2]), cell[3]
     else:
-        right_limit = min((b[0] for b in same_row if b[0] >= x1), default=x1 + max(REACH_RIGHT * h, 144.0))
-        half = 0.5 * (x1 - x0)
-        col0 = max([x0 - half] + [b[2] for b in same_row if b[2] <= x0])
-        col1 = min([x1 + half] + [b[0] for b in same_row if b[0] >= x1])
+        # Unruled, a value starts under its label or to the right of its start.
+        col0 = max(col0 or x0 - 0.5 * (x1 - x0), x0 - 0.5 * (x1 - x0))
+        col1 = min(col1 or math.inf, x1 + max(REACH_BELOW * h, x1 - x0))
         below = [b[1] for b in others if b[1] > y1 and _overlap(b[0], b[2], col0, col1) > 0]
         bottom = min(below + [y1 + max(REACH_BELOW * h, 72.0)])
     found: list[tuple[Run, float]] = []
@@ -232,10 +251,14 @@ def _labelled(view: View, label: _Label, labels: list[_Label]) -> Iterator[_Numb
         if first and is_labelled_value(first[0]):
             token, ids = first
             box = view.box_of(ids)
-            yield _Number(token, ids, box, label.run.size, label.run, evidence, (1, 0.0, 0.0), label)
+            yield _Number(
+                token, ids, box, label.run.size, label.run, evidence, (1, 0.0, 0.0), label
+            )
             return
     field = [(run, d) for run, d in _field(view, label, labels) if not _is_label_run(run, labels)]
-    shaped_rows = [run for run, _ in field if (f := _first_token(view, run.ids)) and is_sheet_id(f[0])]
+    shaped_rows = [
+        run for run, _ in field if (f := _first_token(view, run.ids)) and is_sheet_id(f[0])
+    ]
     if len(shaped_rows) >= INDEX_ROWS and not view.cell(*_centre(label.box)):
         return  # the column header of a sheet index, not a title-block field
     for run, distance in field:
@@ -266,7 +289,9 @@ def _in_title_field(view: View, label: _Label, labels: list[_Label]) -> Iterator
                 token, token_ids = first
                 score = (round(run.size, 1), 0.0)
                 box = view.box_of(token_ids)
-                yield _Number(token, token_ids, box, run.size, run, Evidence.TITLE_FIELD, score, label)
+                yield _Number(
+                    token, token_ids, box, run.size, run, Evidence.TITLE_FIELD, score, label
+                )
 
 
 def _largest(view: View, labels: list[_Label], excluded: set[int]) -> Iterator[_Number]:
@@ -349,11 +374,7 @@ def _stamp_title(
     one row, the sheet's title is the cell below that row's values, just left of the stage
     column."""
     stage = next(
-        (
-            lb
-            for lb in labels
-            if lb.key in STAGE_LABELS and lb.run is number.label.run
-        ),
+        (lb for lb in labels if lb.key in STAGE_LABELS and lb.run is number.label.run),
         None,
     )
     if stage is None:
@@ -389,11 +410,18 @@ def _title_near(
             and _has_words(run)
         )
 
+    after = number.run.ids[number.run.ids.index(number.ids[-1]) + 1 :]
+    if (
+        after
+        and _SEPARATOR.match(view.words[after[0]].text)
+        and (found := _clean_title(view, after[1:], number))[0]
+    ):
+        return found  # "A101.01 – FLOOR PLAN": the title follows the number on its line
     x0, y0, x1, y1 = number.run.box
     cell = view.cell(*_centre(number.box))
     if cell:
         for box in (cell, view.cell_above(cell)):
-            inside = [r for r in view.runs if box and usable(r) and _inside(r.box, box)]
+            inside = [r for r in view.runs if box and _inside(r.box, box) and usable(r)]
             if inside:
                 return _clean_title(view, _stack(inside), number)
         return None, ()
@@ -401,9 +429,9 @@ def _title_near(
     near = [
         r
         for r in view.runs
-        if usable(r)
-        and _overlap(r.box[0], r.box[2], x0, x1) > 0
+        if _overlap(r.box[0], r.box[2], x0, x1) > 0
         and _overlap(r.box[1], r.box[3], y0 - h, y1 + h) > 0
+        and usable(r)
     ]
     return _clean_title(view, _stack(near), number)
 
@@ -443,7 +471,10 @@ def _stacked(a: Run, b: Run) -> bool:
     if high / low > STACK_SIZE_RATIO:
         return False
     gap = max(a.box[1] - b.box[3], b.box[1] - a.box[3])
-    return gap <= STACK_GAP * max(a.height, b.height) and _overlap(a.box[0], a.box[2], b.box[0], b.box[2]) > 0
+    return (
+        gap <= STACK_GAP * max(a.height, b.height)
+        and _overlap(a.box[0], a.box[2], b.box[0], b.box[2]) > 0
+    )
 
 
 def _clean_title(
@@ -462,4 +493,3 @@ def _clean_title(
     if sum(ch.isalpha() for ch in text) < 2:
         return None, ()
     return text, ids
-

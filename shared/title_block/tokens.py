@@ -24,7 +24,7 @@ _ROUTE = re.compile(r"(?:I|IH|SR|US|NB|SB|EB|WB|CR|SH|HWY|RT|RTE|STH|FM|RM)-?\d{
 # Characters a sheet number never holds: references (2/S301), scales, stations (12+50),
 # paths of model files, notes (#4@12).
 _FOREIGN = set("/\\=#@+:'\"&%$!?<>|~")
-_FILE_SUFFIX = re.compile(r"\.(?:dwg|dxf|rvt|pdf|dgn|nwd|ifc|png|jpe?g|tif)$", re.I)
+_FILE_SUFFIX = re.compile(r"\.(?:dwg|dxf|rvt|pdf|dgn|nwd|ifc|png|jpe?g|tif)$", re.IGNORECASE)
 # Words that fill a number field before a number exists.
 _PLACEHOLDERS = frozenset({"TBD", "TBC", "TBA", "NA", "NONE", "XX", "XXX", "NTS", "SHEET"})
 # A title glued to its number by a dash: "A101.01–FLOOR" reads as the number "A101.01".

@@ -10,6 +10,7 @@ frame that sits inside a larger page still has its title block at its own lower 
 
 import statistics
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -29,6 +30,7 @@ CELL_MAX_SHARE = 0.45
 THIN_BAND = 18.0
 # A direction read as a view needs this many lines of its own.
 MIN_VIEW_LINES = 3
+
 
 @dataclass(frozen=True)
 class Run:
@@ -52,6 +54,7 @@ class Run:
     def centre(self) -> tuple[float, float]:
         return (self.box[0] + self.box[2]) / 2, (self.box[1] + self.box[3]) / 2
 
+
 @dataclass
 class View:
     """The page's runs and ruled lines in the frame of one text direction."""
@@ -71,7 +74,7 @@ class View:
 
     def box_of(self, ids: tuple[int, ...]) -> Box:
         """The view box of some of the page's words."""
-        return union_bbox(self.frame.box(self.words[i].bbox) for i in ids)
+        return union_bbox(_turned(self.frame, self.words[i].bbox) for i in ids)
 
     def run_of(self, ids: tuple[int, ...]) -> Run:
         """The run the first of some words belongs to."""
@@ -114,14 +117,24 @@ class View:
     def cell(self, x: float, y: float) -> Box | None:
         """The ruled cell around a point: the nearest rule on each side that spans it, or
         None when the point is not boxed in (or the box is a drawing frame, not a field)."""
-        top = max((r[0] for r in self.horizontal if r[0] < y and r[1] - 1 <= x <= r[2] + 1), default=None)
-        bottom = min((r[0] for r in self.horizontal if r[0] > y and r[1] - 1 <= x <= r[2] + 1), default=None)
-        left = max((r[0] for r in self.vertical if r[0] < x and r[1] - 1 <= y <= r[2] + 1), default=None)
-        right = min((r[0] for r in self.vertical if r[0] > x and r[1] - 1 <= y <= r[2] + 1), default=None)
+        top = max(
+            (r[0] for r in self.horizontal if r[0] < y and r[1] - 1 <= x <= r[2] + 1), default=None
+        )
+        bottom = min(
+            (r[0] for r in self.horizontal if r[0] > y and r[1] - 1 <= x <= r[2] + 1), default=None
+        )
+        left = max(
+            (r[0] for r in self.vertical if r[0] < x and r[1] - 1 <= y <= r[2] + 1), default=None
+        )
+        right = min(
+            (r[0] for r in self.vertical if r[0] > x and r[1] - 1 <= y <= r[2] + 1), default=None
+        )
         if None in (top, bottom, left, right):
             return None
         ex0, ey0, ex1, ey1 = self.extent
-        if right - left > CELL_MAX_SHARE * (ex1 - ex0) or bottom - top > CELL_MAX_SHARE * (ey1 - ey0):
+        if right - left > CELL_MAX_SHARE * (ex1 - ex0) or bottom - top > CELL_MAX_SHARE * (
+            ey1 - ey0
+        ):
             return None
         return left, top, right, bottom
 
@@ -145,19 +158,22 @@ class View:
     def holds_text(self, box: Box) -> bool:
         """Whether any run's centre lies in a box."""
         return any(
-            box[0] <= (r.box[0] + r.box[2]) / 2 <= box[2] and box[1] <= (r.box[1] + r.box[3]) / 2 <= box[3]
+            box[0] <= (r.box[0] + r.box[2]) / 2 <= box[2]
+            and box[1] <= (r.box[1] + r.box[3]) / 2 <= box[3]
             for r in self.runs
         )
 
 
-def views(layer: TextLayer) -> list[View]:
-    """A view for each axis direction the page's lines run in (most lines first)."""
+def views(layer: TextLayer) -> Iterator[View]:
+    """A view for each axis direction the page's lines run in (most lines first), built
+    as they are asked for."""
     if not layer.words:
         return []
     line_keys = Counter(direction_key(layer.words[line[0]].dir) for line in layer.lines if line)
     axis_keys = {frame_key: n for frame_key, n in line_keys.items() if frame_key % 18 == 0}
     keys = [k for k, n in sorted(axis_keys.items(), key=lambda kv: -kv[1]) if n >= MIN_VIEW_LINES]
-    return [_view(layer, key) for key in keys or [0]]
+    return (_view(layer, key) for key in keys or [0])
+
 
 def _view(layer: TextLayer, key: int) -> View:
     frame = frame_of(key)
@@ -168,18 +184,17 @@ def _view(layer: TextLayer, key: int) -> View:
         if not line or direction_key(words[line[0]].dir) != key:
             continue
         in_lines.update(line)
-        box = frame.box(union_bbox(words[i].bbox for i in line))
+        box = _turned(frame, union_bbox(words[i].bbox for i in line))
         size = statistics.median(words[i].size or _height(frame, words[i].bbox) for i in line)
         runs.append(Run(tuple(line), join_words(words, line), box, size, True))
     for word in words:
         if word.id not in in_lines:
-            box = frame.box(word.bbox)
+            box = _turned(frame, word.bbox)
             runs.append(Run((word.id,), word.text, box, word.size or box[3] - box[1], False))
     horizontal, vertical = _rules(layer, frame)
-    boxes = [r.box for r in runs] + [frame.box(r) for r in layer.rules]
+    boxes = [r.box for r in runs] + [_turned(frame, r) for r in layer.rules]
     sizes = [w.size for w in words if w.size] or [r.height for r in runs]
     view = View(
-
         frame=frame,
         words=words,
         runs=runs,
@@ -191,16 +206,23 @@ def _view(layer: TextLayer, key: int) -> View:
     view.run_of_word = {i: run for run in runs for i in run.ids}
     return view
 
+
+def _turned(frame: Frame, bbox: Box) -> Box:
+    """A displayed box in a view's frame (the upright frame needs no turning)."""
+    return bbox if frame.dx == 1.0 and frame.dy == 0.0 else frame.box(bbox)
+
+
 def _height(frame: Frame, bbox: Box) -> float:
-    box = frame.box(bbox)
+    box = _turned(frame, bbox)
     return box[3] - box[1]
+
 
 def _rules(
     layer: TextLayer, frame: Frame
 ) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]]]:
     horizontal, vertical = [], []
     for rule in layer.rules:
-        x0, y0, x1, y1 = frame.box(rule)
+        x0, y0, x1, y1 = _turned(frame, rule)
         if x1 - x0 >= y1 - y0:
             horizontal.append(((y0 + y1) / 2, x0, x1))
         else:
