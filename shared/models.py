@@ -147,7 +147,7 @@ class SheetHeader(BaseModel):
     drawing_type: str | None = None
     level: str | None = None
     scale: str | None = None
-    sheet_number_source: Literal["extraction", "text_layer"] | None = None
+    sheet_number_source: Literal["extraction", "text_layer", "drawing_index"] | None = None
 
 
 class ObjectVerification(BaseModel):

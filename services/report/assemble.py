@@ -12,7 +12,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from services.report.set_model import SheetSet
 from shared.models import PROBLEM_KIND_ORDER, VerifiedPage, merge_usage
+from shared.title_block import discipline_for
 
 NO_OUTCOME_REASON = "no outcome recorded"
 
@@ -43,16 +45,23 @@ PageOutcome = VerifiedPage | FailedPage
 
 
 def build_report(
-    job: JobInfo, pages: list[PageOutcome], *, finished_at: datetime
+    job: JobInfo,
+    pages: list[PageOutcome],
+    *,
+    finished_at: datetime,
+    sheet_set: SheetSet | None = None,
 ) -> dict[str, Any]:
-    """Build the ``report.json`` document (issue 6's shape) for ``job``.
+    """Build the ``report.json`` document for ``job``.
 
     ``pages`` may be in any order, have gaps, or hold duplicates (at-least-once
     delivery): a verified outcome beats a failed one for the same page, and a
     page with no outcome appears failed with reason ``"no outcome recorded"``.
-    Outcomes for page numbers outside 1..page_count are ignored.
+    Outcomes for page numbers outside 1..page_count are ignored. ``sheet_set`` is the
+    set's reconciliation (``services.report.reconcile``): stored under ``set``, counted
+    in ``summary.set``, and its corrections applied to the pages' sheet identities.
     """
-    outcomes = _one_outcome_per_page(job, pages)
+    sheet_set = sheet_set or SheetSet()
+    outcomes = apply_corrections(_one_outcome_per_page(job, pages), sheet_set)
     entries = [_page_entry(outcome) for outcome in outcomes]
     failed = [o for o in outcomes if isinstance(o, FailedPage)]
     if job.canceled:
@@ -70,8 +79,30 @@ def build_report(
         "finished_at": finished_at.isoformat(),
         "coverage_floor": job.coverage_floor,
         "pages": entries,
-        "summary": _summary(outcomes),
+        "summary": {**_summary(outcomes), "set": sheet_set.counts()},
+        "set": sheet_set.model_dump(mode="json"),
     }
+
+
+def apply_corrections(outcomes: list[PageOutcome], sheet_set: SheetSet) -> list[PageOutcome]:
+    """The outcomes with each page the drawing index corrected carrying its new identity
+    (source ``drawing_index``; the title read beside the number where the page had none)."""
+    corrections = {c.page_number: c for c in sheet_set.corrections}
+    corrected: list[PageOutcome] = []
+    for outcome in outcomes:
+        c = corrections.get(outcome.page_number)
+        if c and isinstance(outcome, VerifiedPage):
+            sheet = outcome.sheet.model_copy(
+                update={
+                    "sheet_number": c.now,
+                    "sheet_title": outcome.sheet.sheet_title or c.sheet_title,
+                    "discipline": discipline_for(c.now),
+                    "sheet_number_source": "drawing_index",
+                }
+            )
+            outcome = outcome.model_copy(update={"sheet": sheet})
+        corrected.append(outcome)
+    return corrected
 
 
 def report_ready_summary(report: dict[str, Any]) -> dict[str, Any]:
@@ -99,6 +130,7 @@ def report_ready_summary(report: dict[str, Any]) -> dict[str, Any]:
         },
         "verification": dict(summary["verification"]),
         "sheets": dict(summary["sheets"]),
+        "set": dict(summary["set"]),
     }
 
 

@@ -6,13 +6,15 @@ disagree about what a sheet's title block says.
 """
 
 from shared.models import SheetHeader, TextLayer
-from shared.title_block.reader import Reading, read_title_block
-from shared.title_block.tokens import discipline_for, is_sheet_id, sheet_key
+from shared.title_block.reader import Reading, printed_alone, read_title_block
+from shared.title_block.tokens import designator, discipline_for, is_sheet_id, sheet_key
 
 __all__ = [
     "Reading",
+    "designator",
     "discipline_for",
     "is_sheet_id",
+    "printed_alone",
     "read_title_block",
     "recover_sheet_identity",
     "sheet_key",

@@ -110,6 +110,28 @@ def read_title_block(layer: TextLayer) -> Reading:
     return best
 
 
+def printed_alone(layer: TextLayer, keys: set[str]) -> Reading | None:
+    """The one number among ``keys`` (``sheet_key`` forms) that the page prints large and
+    alone in its title block, with the title beside it; None when it prints none of them,
+    or more than one. A drawing index names what to look for: "SITE" or "COV-S" is a
+    sheet number only because the index says so, never by its shape."""
+    found: dict[str, Reading] = {}
+    for view in views(layer):
+        labels = list(_labels(view))
+        floor = BIG_RATIO * view.typical_size
+        for run in view.runs:
+            if run.size < floor or not view.in_zone(run.box) or _is_label_run(run, labels):
+                continue
+            first = _first_token(view, run.ids)
+            if not first or len(first[1]) != len(run.ids) or sheet_key(first[0]) not in keys:
+                continue
+            token, ids = first
+            number = _Number(token, ids, view.box_of(ids), run.size, run, 0, ())
+            title, title_ids = _title_near(view, labels, number, set())
+            found.setdefault(sheet_key(token), Reading(token, title, ids, title_ids))
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
 def _rank(reading: Reading) -> tuple:
     return (reading.evidence, reading.number is not None, reading.title is not None)
 
