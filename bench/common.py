@@ -22,6 +22,7 @@ import httpx
 import nats
 import psutil
 
+from shared.report import Report
 from shared.runtime import (
     EmbeddedServers,
     ManagedProcess,
@@ -221,17 +222,17 @@ async def watch(settings: Settings) -> AsyncIterator[Watcher]:
         await nc.close()
 
 
-async def fetch_report(client: httpx.AsyncClient, api: str, job_id: str) -> dict:
+async def fetch_report(client: httpx.AsyncClient, api: str, job_id: str) -> Report:
     """The job's report. Fetched once: ``report.ready`` is published only after the job
     record says finished, so a 404 here is a bug worth failing on."""
     r = await client.get(f"{api}/v1/jobs/{job_id}/report", timeout=30)
     r.raise_for_status()
-    return r.json()
+    return Report.model_validate_json(r.content)
 
 
 async def run_job(
     settings: Settings, pdf: bytes, *, options: dict | None = None, timeout: float = 900
-) -> tuple[dict, float]:
+) -> tuple[Report, float]:
     """Upload ``pdf`` to a running stack and wait for its report: the report and the
     seconds from the start of the upload to ``report.ready``."""
     api = f"http://127.0.0.1:{settings.api_port}"
@@ -242,6 +243,6 @@ async def run_job(
         return await fetch_report(client, api, job_id), done - started
 
 
-def report_pages_ok(report: dict, pages: int) -> bool:
+def report_pages_ok(report: Report, pages: int) -> bool:
     """Every page of the set is in the report, once, in order."""
-    return [p["page_number"] for p in report["pages"]] == list(range(1, pages + 1))
+    return [p.page_number for p in report.pages] == list(range(1, pages + 1))

@@ -64,9 +64,9 @@ def main() -> None:
             asyncio.run(run_job(settings, warmup))
             reports, latencies, seconds = asyncio.run(burst(settings, pdf, args.jobs, args.timeout))
 
-    complete = [r for r in reports if r["status"] == "complete"]
+    complete = [r for r in reports if r.status == "complete"]
     whole = [r for r in reports if report_pages_ok(r, args.pages)]
-    verified = sum(1 for r in reports for p in r["pages"] if p["status"] == "verified")
+    verified = sum(1 for r in reports for p in r.pages if p.status == "verified")
     good = [r for r in complete if report_pages_ok(r, args.pages)]
     total = args.jobs * args.pages
     print(f"{args.jobs} concurrent uploads of {args.pages} pages, {args.workers} extract worker(s)")

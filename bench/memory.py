@@ -71,8 +71,9 @@ def main() -> None:
             watched = [*running.procs, *servers.processes]
             for job in range(1, args.jobs + 1):
                 report, seconds = asyncio.run(run_job(settings, pdf))
-                if report["status"] != "complete" or not report_pages_ok(report, args.pages):
-                    raise RuntimeError(f"job {job} is missing pages: {report['summary']}")
+                if report.status != "complete" or not report_pages_ok(report, args.pages):
+                    failed = report.summary.failed_pages
+                    raise RuntimeError(f"job {job} is missing pages: {failed}")
                 samples.append({kind(p.name): rss_mb(p) for p in watched})
                 row = "  ".join(f"{name} {mb:.0f}" for name, mb in samples[-1].items())
                 print(f"  job {job:>2} ({seconds:4.1f} s) RSS MB: {row}", flush=True)

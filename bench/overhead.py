@@ -38,6 +38,7 @@ from bench.common import (
 from bench.synthetic import set_bytes
 from services.extract.pipeline import extract_rung1
 from services.extract.render import encode_png
+from shared.report import Report
 from shared.settings import Settings
 
 GOAL = 1.3
@@ -92,7 +93,7 @@ def rung1_loop(pdf: bytes, pages: int, settings: Settings) -> Run:
     return Run(time.perf_counter() - started, {"bench": time.process_time() - cpu})
 
 
-def sheetflow_runs(pdf: bytes, warmup: bytes, pages: int, runs: int) -> tuple[list[Run], dict]:
+def sheetflow_runs(pdf: bytes, warmup: bytes, pages: int, runs: int) -> tuple[list[Run], Report]:
     """Upload to report for ``pdf``, ``runs`` jobs in a row on one fresh embedded stack
     (after a warm-up job, so process start and first imports are not counted), with the
     CPU of every process (services, NATS, S3, this one); and the last report."""
@@ -168,9 +169,9 @@ def main() -> None:
     same_encoder = ratio(flow.seconds, fast_raw.seconds)
     print(f"  end to end / raw loop, same PNG encoder  {same_encoder:.2f}x the time")
     print(f"  end to end / raw loop (a/b)     {overhead:.2f}x the time (goal <= {GOAL})")
-    timings = report.get("summary", {}).get("timings") or {}
+    timings = report.summary.timings
     if timings:
-        stages = ", ".join(f"{s} p50 {t['p50_ms']:.0f} ms" for s, t in timings.items())
+        stages = ", ".join(f"{s} p50 {t.p50_ms:.0f} ms" for s, t in timings.items())
         print(f"  per-page stage timings from the report: {stages}")
     print(result_line("overhead_ratio", overhead))
 

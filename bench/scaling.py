@@ -59,7 +59,7 @@ async def timed_job(settings: Settings, pdf: bytes, pages: int) -> tuple[float, 
         report, _ = await run_job(settings, pdf, options=JOB_OPTIONS)
         if not report_pages_ok(report, pages):
             raise RuntimeError("the report does not hold every page once")
-        job_id = report["job_id"]
+        job_id = report.job_id
         return watcher.reports[job_id] - started, max(watcher.extracted[job_id]) - started
 
 

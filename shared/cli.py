@@ -31,6 +31,7 @@ from rich.table import Table
 
 from shared.asyncapi import asyncapi_document
 from shared.broker import tls_context
+from shared.report import PageReport, Report, report_json_schema
 from shared.runtime import SERVICES, ManagedProcess, RuntimeStartError, free_port, running_stack
 from shared.settings import Settings
 
@@ -271,78 +272,85 @@ def fetch_reports(client: httpx.Client, job_id: str, out_dir: Path) -> dict[str,
 # ---------------------------------------------------------------- the summary
 
 
-def verdict_text(page: dict[str, Any]) -> str:
-    if page["status"] == "failed":
+def verdict_text(page: PageReport) -> str:
+    verification = page.verification
+    if page.status == "failed" or verification is None:
         return "FAILED"
-    verification = page.get("verification") or {}
-    if verification.get("skipped"):
-        return f"skipped ({verification['skipped']})"
-    if verification.get("unjudged"):
+    if verification.skipped:
+        return f"skipped ({verification.skipped})"
+    if verification.unjudged:
         return "unjudged"
-    if verification.get("ok"):
+    if verification.ok:
         return "ok"
-    return ", ".join(verification.get("kinds") or []) or "problems"
+    return ", ".join(verification.kinds) or "problems"
 
 
-def coverage_text(page: dict[str, Any]) -> str:
-    coverage = page.get("coverage") or {}
-    if page.get("status") == "verified" and not page.get("has_text_layer"):
+def coverage_text(page: PageReport) -> str:
+    coverage = page.coverage
+    if page.status == "verified" and not page.has_text_layer:
         return "- (no text layer)"
-    if not coverage.get("total_lines"):
+    if coverage is None or not coverage.total_lines:
         return "-"
-    return f"{coverage['ratio']:.2f} ({coverage['covered_lines']}/{coverage['total_lines']})"
+    return f"{coverage.ratio:.2f} ({coverage.covered_lines}/{coverage.total_lines})"
 
 
-def sheet_table(report: dict[str, Any]) -> Table:
-    table = Table(title=f"{report['file_name']} ({report['status']})")
+def sheet_table(report: Report) -> Table:
+    table = Table(title=f"{report.file_name} ({report.status})")
     for column in ("page", "sheet", "title", "discipline", "coverage", "verdict"):
         table.add_column(column, justify="right" if column == "page" else "left", overflow="fold")
-    for page in report["pages"]:
-        sheet = page.get("sheet") or {}
+    for page in report.pages:
+        sheet = page.sheet
         table.add_row(
-            str(page["page_number"]),
-            escape(sheet.get("sheet_number") or "-"),
-            escape(sheet.get("sheet_title") or "-"),
-            escape(sheet.get("discipline") or "-"),
+            str(page.page_number),
+            escape(sheet.sheet_number or "-"),
+            escape(sheet.sheet_title or "-"),
+            escape(sheet.discipline or "-"),
             coverage_text(page),
             escape(verdict_text(page)),
         )
     return table
 
 
-def summary_lines(report: dict[str, Any]) -> list[str]:
-    summary = report["summary"]
-    coverage = summary["extraction_coverage"]
-    verification = summary["verification"]
-    mean = coverage.get("mean_ratio")
+def summary_lines(report: Report) -> list[str]:
+    summary = report.summary
+    coverage = summary.extraction_coverage
+    verification = summary.verification
+    guard = summary.guard
+    mean = coverage.mean_ratio
+    rate = verification.problem_rate
+    failed_structuring = coverage.text_structuring_failed_pages
     return [
-        f"pages: {report['page_count']}, failed: {len(summary['failed_pages'])}, "
-        f"degraded: {len(summary['degraded_pages'])}",
+        f"pages: {report.page_count}, failed: {len(summary.failed_pages)}, "
+        f"degraded: {len(summary.degraded_pages)}",
         f"coverage: mean {mean if mean is not None else '-'}, "
-        f"below floor {coverage['pages_below_floor']}, "
-        f"text-structured {coverage['text_structured_pages']}, "
-        f"fallback {coverage['fallback_pages']}",
-        f"verification: verified {verification['pages_verified']}, "
-        f"unjudged {verification['pages_unjudged']}, "
-        f"skipped blank {verification['pages_skipped_blank']}, "
-        f"with problems {verification['verify_failed']}",
+        f"below floor {coverage.pages_below_floor_count}, "
+        f"text-structured {coverage.text_structured_pages}"
+        + (f" ({failed_structuring} failed)" if failed_structuring else "")
+        + f", fallback {coverage.fallback_pages_count}",
+        f"verification: verified {verification.pages_verified} = "
+        f"passed {verification.pages_passed} + with problems {verification.verify_failed} + "
+        f"unjudged {verification.pages_unjudged} "
+        f"(skipped blank {verification.pages_skipped_blank}), "
+        f"problem rate {f'{rate:.0%}' if rate is not None else '-'}",
+        f"guard: kept {guard.kept}, rescued {guard.rescued}, "
+        f"vision unverified {guard.vision_unverified}, dropped {guard.dropped}",
     ]
 
 
-def conclude(report: dict[str, Any], out_dir: Path) -> int:
+def conclude(report: Report, out_dir: Path) -> int:
     """Print the summary; the exit code: 0 complete, 2 pages failed, 1 canceled."""
     stdout.print(sheet_table(report))
     for line in summary_lines(report):
         stdout.print(escape(line))
     stdout.print(f"report: {out_dir / 'report.json'}  {out_dir / 'report.html'}")
-    failed = report["summary"]["failed_pages"]
-    if report["status"] == "canceled":
+    failed = report.summary.failed_pages
+    if report.status == "canceled":
         stderr.print("[red]error:[/] the job was canceled")
         return EXIT_ERROR
     if failed:
         for f in failed:
-            where = f"page {f['page_number']} ({f['stage']})"
-            stderr.print(f"[red]failed:[/] {escape(where)}: {escape(f['reason'])}")
+            where = f"page {f.page_number} ({f.stage})"
+            stderr.print(f"[red]failed:[/] {escape(where)}: {escape(f.reason)}")
         return EXIT_PAGES_FAILED
     return EXIT_OK
 
@@ -354,10 +362,18 @@ def wait_and_report(
     *,
     timeout: float,
     check: Callable[[], None] = lambda: None,
-) -> tuple[dict[str, Any], Path]:
+) -> tuple[Report, Path]:
     follow_job(client, job_id, timeout=timeout, check=check)
     out_dir = out or Path("sheetflow-out") / job_id
-    return fetch_reports(client, job_id, out_dir), out_dir
+    document = fetch_reports(client, job_id, out_dir)
+    try:
+        return Report.model_validate(document), out_dir
+    except ValidationError as exc:
+        raise CliError(
+            f"the report in {out_dir} does not match this sheetflow's report schema "
+            f"(another version served it?): {exc.error_count()} errors, first: "
+            f"{exc.errors()[0]['msg']} at {'.'.join(map(str, exc.errors()[0]['loc']))}"
+        ) from None
 
 
 # ---------------------------------------------------------------- commands
@@ -447,7 +463,7 @@ def run(
 
 def run_job(
     settings: Settings, pdf: Path, out: Path | None, extract_workers: int, timeout: float
-) -> tuple[dict[str, Any], Path]:
+) -> tuple[Report, Path]:
     services = available_services()
     for name in SERVICES:
         if name not in services:
@@ -583,19 +599,32 @@ async def print_events(
         await nc.close()
 
 
+def write_document(document: dict[str, Any], out: Path | None) -> None:
+    """``document`` as indented JSON to ``out``, or to stdout without one."""
+    text = json.dumps(document, indent=2)
+    if out is None:
+        sys.stdout.write(text + "\n")
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text + "\n")
+    stderr.print(f"wrote {out}")
+
+
 @app.command("asyncapi")
 def asyncapi_cmd(
     out: Annotated[Path | None, typer.Option(help="file to write (default stdout)")] = None,
 ) -> None:
     """Write the AsyncAPI document of every event (JSON)."""
     with user_errors():
-        text = json.dumps(asyncapi_document(load_settings()), indent=2)
-        if out is None:
-            sys.stdout.write(text + "\n")
-            return
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text + "\n")
-        stderr.print(f"wrote {out}")
+        write_document(asyncapi_document(load_settings()), out)
+
+
+@app.command("report-schema")
+def report_schema_cmd(
+    out: Annotated[Path | None, typer.Option(help="file to write (default stdout)")] = None,
+) -> None:
+    """Write the JSON Schema of report.json (every summary field defined)."""
+    write_document(report_json_schema(), out)
 
 
 @app.command()

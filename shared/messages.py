@@ -5,11 +5,12 @@ Messages are small and carry object keys (claim-check), never page content.
 """
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from shared.models import Coverage, ExtractionStatus, PageVerdict, Rung, SheetHeader, Usage
+from shared.report import ReadySummary, ReportStatus
 
 JOB_ID_EXAMPLE = "j_4f9c2b7e1a6d4c0e9b8a7f6e5d4c3b2a"
 
@@ -59,6 +60,9 @@ class StructurePage(_PageMessage):
     """Rung 2: ask extract for text-only structuring of a low-coverage page."""
 
     text_key: str
+    sheet: SheetHeader = Field(
+        SheetHeader(), description="what is known of the sheet so far: a hint for the model"
+    )
     options: JobOptions = JobOptions()
 
 
@@ -112,9 +116,7 @@ class ReportReady(BaseModel):
     job_id: str = Field(examples=[JOB_ID_EXAMPLE])
     file_name: str = Field(examples=["A-set.pdf"])
     page_count: int = Field(examples=[12])
-    status: Literal["complete", "partial", "canceled"]
-    summary: dict[str, Any] = Field(
-        examples=[{"failed_pages": [], "extraction_coverage": {"mean_ratio": 0.93}}]
-    )
+    status: ReportStatus
+    summary: ReadySummary
     report_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/report.json"])
     html_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/report.html"])

@@ -73,11 +73,13 @@ class TextLayer(BaseModel):
     blocks: list[list[int]] = Field([], description="line ids per block, reading order")
     has_text_layer: bool
     source: Literal["pdf", "ocr", "none"] = "pdf"
-    has_drawings: bool = False
+    has_drawings: bool = Field(
+        False, description="vector drawings on a page without a text layer (not read otherwise)"
+    )
     rules: list[BBox] = Field(
         [],
-        description="the page drawing's long horizontal and vertical lines, displayed "
-        "coordinates: the walls of title-block cells",
+        description="the long horizontal and vertical lines of the page's drawing, displayed "
+        "coordinates (the walls of title-block cells), where the drawing was listed",
     )
 
     @model_validator(mode="after")
@@ -153,6 +155,11 @@ class SheetHeader(BaseModel):
 class ObjectVerification(BaseModel):
     verdict: ObjectVerdict
     kind: ProblemKind | None = None
+    judge_kind: str | None = Field(
+        default=None,
+        description="the kind (or out-of-vocabulary verdict label) the model judge named, "
+        "kept beside the normalised kind",
+    )
     actual_text: str | None = None
     evidence_bbox: BBox | None = None
     problem: str | None = None
@@ -212,9 +219,21 @@ def _scalars(value: Any) -> Iterator[str]:
 
 
 class GuardCounts(BaseModel):
-    kept: int = 0
-    rescued: int = 0
-    dropped: int = 0
+    """What the grounding guard did with a page's objects; each object is counted once."""
+
+    kept: int = Field(
+        0, description="value's digits (if any) in its own source_text, found on the page"
+    )
+    rescued: int = Field(0, description="value's digits only elsewhere in the page text layer")
+    dropped: int = Field(0, description="value's digits nowhere on the page: removed")
+    vision_unverified: int = Field(
+        0, description="kept, but its source_text is not on the page (a model's reading)"
+    )
+
+    def add(self, other: "GuardCounts") -> "GuardCounts":
+        return GuardCounts(
+            **{name: getattr(self, name) + getattr(other, name) for name in type(self).model_fields}
+        )
 
 
 class ExtractionResult(BaseModel):
@@ -257,6 +276,9 @@ class CoveredPage(BaseModel):
     floor: float
     below_floor: bool
     rungs: list[Rung] = []
+    rung_status: dict[Rung, ExtractionStatus] = Field(
+        default={}, description="how each rung in rungs ended: ok, degraded (cut off) or failed"
+    )
     guard: GuardCounts = GuardCounts()
     usage: dict[str, Usage] = {}
     timings_ms: dict[str, float] = {}
@@ -264,12 +286,20 @@ class CoveredPage(BaseModel):
 
 
 class PageVerdict(BaseModel):
-    ok: bool
+    ok: bool = Field(description="no problem was found (means nothing when unjudged)")
     problems: list[str] = []
     kinds: list[str] = []
     untagged: int = Field(0, description="objects no verdict could be attached to")
-    unjudged: bool = False
-    skipped: str | None = None
+    unjudged: bool = Field(
+        False,
+        description="no problem was found and nothing gave a definite verdict "
+        "(confirmed or refuted): never a pass",
+    )
+    skipped: str | None = Field(None, description='why the page was not judged ("blank", ...)')
+    reason: str | None = Field(
+        None,
+        description="why the page is unjudged, or why the judge's word is missing from it",
+    )
 
 
 class VerifiedPage(CoveredPage):

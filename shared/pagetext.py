@@ -168,39 +168,22 @@ class _Placed:
         return (self.c0 + self.c1) / 2
 
 
-@dataclass
 class _Line:
-    words: list[_Placed]
-    key: int
+    """Words of one line in their frame, with the geometry blocks are built from (computed
+    once: a line never changes after it is formed)."""
 
-    @property
-    def a0(self) -> float:
-        return self.words[0].a0
+    __slots__ = ("words", "a0", "a1", "c0", "c1", "height", "numbered", "body_a0")
 
-    @property
-    def a1(self) -> float:
-        return max(w.a1 for w in self.words)
-
-    @property
-    def c0(self) -> float:
-        return min(w.c0 for w in self.words)
-
-    @property
-    def c1(self) -> float:
-        return max(w.c1 for w in self.words)
-
-    @property
-    def height(self) -> float:
-        return median(w.height for w in self.words)
-
-    @property
-    def numbered(self) -> bool:
-        return len(self.words) > 1 and bool(NOTE_NUMBER.match(self.words[0].text))
-
-    @property
-    def body_a0(self) -> float:
-        """Where the text after a note number starts (hanging indents align here)."""
-        return self.words[1].a0 if self.numbered else self.a0
+    def __init__(self, words: list[_Placed]):
+        self.words = words
+        self.a0 = words[0].a0
+        self.a1 = max(w.a1 for w in words)
+        self.c0 = min(w.c0 for w in words)
+        self.c1 = max(w.c1 for w in words)
+        self.height = median(w.height for w in words)
+        self.numbered = len(words) > 1 and bool(NOTE_NUMBER.match(words[0].text))
+        # Where the text after a note number starts (hanging indents align here).
+        self.body_a0 = words[1].a0 if self.numbered else self.a0
 
 
 def layout(
@@ -225,7 +208,7 @@ def layout(
     for key, group in by_direction.items():
         frame = frame_of(key)
         placed = [_Placed(w.id, w.text, *frame.box(w.bbox)) for w in group]
-        lines = _lines(placed, key)
+        lines = _lines(placed)
         for block in _blocks(lines, next_word):
             blocks.append((_reading_key(block, words), block))
     blocks.sort(key=lambda item: item[0])
@@ -267,7 +250,7 @@ def reads_on(next_word: dict[int, int], before: Sequence, after: Sequence) -> bo
     return last is None or first is None or next_word.get(last) == first
 
 
-def _lines(placed: list[_Placed], key: int) -> list[_Line]:
+def _lines(placed: list[_Placed]) -> list[_Line]:
     rows: list[list[_Placed]] = []
     row_centre = row_height = 0.0
     for word in sorted(placed, key=lambda w: (w.centre, w.a0)):
@@ -281,7 +264,7 @@ def _lines(placed: list[_Placed], key: int) -> list[_Line]:
         row_centre, row_height = word.centre, word.height
     lines: list[_Line] = []
     for row in rows:
-        lines.extend(_rejoin_note_numbers(_split_row(row), key))
+        lines.extend(_rejoin_note_numbers(_split_row(row)))
     return lines
 
 
@@ -298,7 +281,7 @@ def _split_row(row: list[_Placed]) -> list[list[_Placed]]:
     return groups
 
 
-def _rejoin_note_numbers(groups: list[list[_Placed]], key: int) -> list[_Line]:
+def _rejoin_note_numbers(groups: list[list[_Placed]]) -> list[_Line]:
     out: list[list[_Placed]] = []
     for group in groups:
         prev = out[-1] if out else None
@@ -306,14 +289,14 @@ def _rejoin_note_numbers(groups: list[list[_Placed]], key: int) -> list[_Line]:
             prev.extend(group)
         else:
             out.append(list(group))
-    return [_Line(words, key) for words in out]
+    return [_Line(words) for words in out]
 
 
 def _continues(block: list[_Line], line: _Line, next_word: dict[int, int] | None) -> bool:
     """Whether ``line`` is the next line of ``block``: just below its last line, the same
     size, aligned or centred with it, not a new note, and read right after it."""
     last = block[-1]
-    if line.numbered or line.c0 < last.c0 + 0.5 * last.height:
+    if line.c0 < last.c0 + 0.5 * last.height:
         return False
     if line.c0 - last.c1 > BLOCK_GAP * max(last.height, line.height):
         return False
@@ -324,17 +307,20 @@ def _continues(block: list[_Line], line: _Line, next_word: dict[int, int] | None
     centred = abs((line.a0 + line.a1) - (last.a0 + last.a1)) <= 2 * ALIGN_PTS
     if not (aligned or centred):
         return False
-    if next_word is None:
-        return True
-    return reads_on(next_word, last.words, line.words)
+    return next_word is None or reads_on(next_word, last.words, line.words)
 
 
 def _blocks(lines: list[_Line], next_word: dict[int, int] | None) -> list[list[_Line]]:
     blocks: list[list[_Line]] = []
     open_blocks: list[list[_Line]] = []  # blocks whose last line is near enough to continue
     for line in sorted(lines, key=lambda ln: (ln.c0, ln.a0)):
+        # Lines come in order down the frame: a block out of reach now stays out of reach.
         open_blocks = [b for b in open_blocks if line.c0 - b[-1].c1 <= 2 * b[-1].height]
-        target = next((b for b in reversed(open_blocks) if _continues(b, line, next_word)), None)
+        target = None
+        if not line.numbered:
+            target = next(
+                (b for b in reversed(open_blocks) if _continues(b, line, next_word)), None
+            )
         if target is None:
             target = [line]
             blocks.append(target)

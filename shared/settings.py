@@ -73,6 +73,9 @@ class Settings(BaseSettings):
 
     # Extract
     extract_concurrency: int = Field(4, ge=1)
+    text_layer_enabled: bool = Field(
+        True, description="off: pages are treated as having no text layer (vision and OCR only)"
+    )
     text_layer_min_chars: int = 20
     text_layer_max_chars: int = 12000
     page_image_max_px: int = 2048
@@ -94,7 +97,9 @@ class Settings(BaseSettings):
     llm_verify_model: str | None = None
     llm_timeout_s: float = 120.0
     llm_max_retries: int = 4
-    llm_max_tokens: int = 8192
+    llm_max_tokens: int = Field(
+        8192, description="completion token limit of extraction calls (the judge is not capped)"
+    )
     llm_concurrency: int = Field(8, ge=1, description="in-flight model calls per process")
 
     # Coverage

@@ -7,6 +7,7 @@ already left the ladder only re-announces its stored result.
 
 import asyncio
 import time
+from functools import reduce
 
 from services.coverage.ladder import LadderPolicy, LadderRung, LadderState, ladder_key, next_rung
 from services.coverage.merge import merge_header, merge_objects
@@ -108,6 +109,16 @@ async def on_structured(ctx: ServiceContext, event: PageStructured) -> None:
     await advance(ctx, state)
 
 
+async def _known_sheet(ctx: ServiceContext, state: LadderState) -> SheetHeader:
+    """What is known of the sheet so far (rung 1's header, completed from the title block):
+    the hint a structuring model gets."""
+    text_layer, extracted = await asyncio.gather(
+        ctx.store.get_model(state.text_key, TextLayer),
+        ctx.store.get_model(state.extracted_key, ExtractionResult),
+    )
+    return await asyncio.to_thread(sheet_identity, extracted.sheet, text_layer)
+
+
 async def _ask(ctx: ServiceContext, state: LadderState, rung: LadderRung) -> None:
     if state.pending != rung:
         state = state.asked(rung)
@@ -119,6 +130,7 @@ async def _ask(ctx: ServiceContext, state: LadderState, rung: LadderRung) -> Non
             job_id=state.job_id,
             page_number=state.page_number,
             text_key=state.text_key,
+            sheet=await _known_sheet(ctx, state),
             options=state.options,
         )
     else:
@@ -156,6 +168,42 @@ async def advance(ctx: ServiceContext, state: LadderState) -> None:
     await finish(ctx, state, policy.floor)
 
 
+def covered_page(
+    state: LadderState,
+    results: list[ExtractionResult],
+    text_layer: TextLayer,
+    floor: float,
+) -> CoveredPage:
+    """The merged page once it leaves the ladder, from its rung results in ladder order.
+
+    Degraded when any rung was cut off or failed (its reason kept, named by rung);
+    ``rung_status`` says how each rung ended, and the guard counts are summed.
+    """
+    objects, header = merge_results(results)
+    first = results[0]
+    troubled = [r for r in results if r.status != "ok"]
+    return CoveredPage(
+        job_id=state.job_id,
+        page_number=state.page_number,
+        has_text_layer=state.has_text_layer,
+        degraded=bool(troubled),
+        extraction_status=first.status,
+        extraction_reason="; ".join(f"{r.rung}: {r.reason}" for r in troubled) or None,
+        sheet=sheet_identity(header, text_layer),
+        objects=objects,
+        coverage_before=state.coverage_before,
+        coverage=state.coverage,
+        floor=floor,
+        below_floor=state.has_words and state.coverage.ratio < floor,
+        rungs=list(state.rungs_applied),
+        rung_status={r.rung: r.status for r in results},
+        guard=reduce(GuardCounts.add, (r.guard for r in results), GuardCounts()),
+        usage=merge_usage(*(r.usage for r in results)),
+        timings_ms={r.rung: r.elapsed_ms for r in results},
+        worker_id=first.worker_id,
+    )
+
+
 async def finish(ctx: ServiceContext, state: LadderState, floor: float) -> None:
     started = time.perf_counter()
     covered_key = Keys.page(state.job_id, state.page_number, "covered.json")
@@ -164,33 +212,8 @@ async def finish(ctx: ServiceContext, state: LadderState, floor: float) -> None:
     else:
         text_layer = await ctx.store.get_model(state.text_key, TextLayer)
         results = await _results(ctx, state)
-        objects, header = merge_results(results)
-        first = results[0]
-        timings = {r.rung: r.elapsed_ms for r in results}
-        timings["coverage"] = (time.perf_counter() - started) * 1000
-        covered = CoveredPage(
-            job_id=state.job_id,
-            page_number=state.page_number,
-            has_text_layer=state.has_text_layer,
-            degraded=first.status == "degraded",
-            extraction_status=first.status,
-            extraction_reason=first.reason,
-            sheet=sheet_identity(header, text_layer),
-            objects=objects,
-            coverage_before=state.coverage_before,
-            coverage=state.coverage,
-            floor=floor,
-            below_floor=state.has_words and state.coverage.ratio < floor,
-            rungs=list(state.rungs_applied),
-            guard=GuardCounts(
-                kept=sum(r.guard.kept for r in results),
-                rescued=sum(r.guard.rescued for r in results),
-                dropped=sum(r.guard.dropped for r in results),
-            ),
-            usage=merge_usage(*(r.usage for r in results)),
-            timings_ms=timings,
-            worker_id=first.worker_id,
-        )
+        covered = covered_page(state, results, text_layer, floor)
+        covered.timings_ms["coverage"] = (time.perf_counter() - started) * 1000
         await ctx.store.put_json(covered_key, covered)
         await _save(ctx, state.finished())
     event = PageCovered(

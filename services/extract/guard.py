@@ -33,7 +33,8 @@ def apply_grounding_guard(
 ) -> tuple[list[PageObject], GuardCounts]:
     """Keep, rescue (stamp ``text_layer``) or drop each object by where its value's digits
     are found, align model-made claims to their words (stamping ``vision_unverified`` on
-    claims the page does not carry), and count."""
+    claims the page does not carry), and count each object once: kept, rescued,
+    vision_unverified or dropped."""
     has_text = text_layer.has_text_layer
     page_digits = set(digit_runs(text_layer.text)) if has_text else set()
     page = PageWords(text_layer) if text_layer.words else None
@@ -44,14 +45,12 @@ def apply_grounding_guard(
         source = obj.source_text or ""
         update: dict[str, Any] = {}
         grounding = obj.grounding
-        if value_digits and not value_digits <= set(digit_runs(source)):
+        beyond_source = bool(value_digits) and not value_digits <= set(digit_runs(source))
+        if beyond_source:
             if not (has_text and value_digits <= page_digits):
                 counts.dropped += 1
                 continue
             grounding = "text_layer"
-            counts.rescued += 1
-        else:
-            counts.kept += 1
         if obj.rung not in ("offline", "fallback"):
             # A model's own claim of evidence is never taken: only alignment cites words.
             found = align(source, page) if source.strip() and page is not None else None
@@ -63,6 +62,12 @@ def apply_grounding_guard(
                 grounding = "vision_unverified"
         if grounding is None:
             grounding = "source_text" if source else "graphical"
+        if beyond_source:  # and on the page: rescued
+            counts.rescued += 1
+        elif grounding == "vision_unverified":
+            counts.vision_unverified += 1
+        else:
+            counts.kept += 1
         if grounding != obj.grounding:
             update["grounding"] = grounding
         kept.append(obj.model_copy(update=update) if update else obj)

@@ -102,7 +102,12 @@ async def answer(
 async def structure(ctx: ServiceContext, task: StructurePage) -> None:
     text_layer = await ctx.store.get_model(task.text_key, TextLayer)
     result = await structure_text(
-        text_layer, ctx.settings, ctx.llm, job_id=task.job_id, worker_id=ctx.worker_id
+        text_layer,
+        ctx.settings,
+        ctx.llm,
+        job_id=task.job_id,
+        worker_id=ctx.worker_id,
+        sheet=task.sheet,
     )
     await answer(ctx, task, result)
 

@@ -113,8 +113,11 @@ def _load_page(
         if refusal:
             raise PageUnreadable(refusal)
         max_px, max_pixels = settings.page_image_max_px, settings.page_image_max_pixels
+        text_layer = read_text_layer(page, page_number, settings.text_layer_min_chars)
+        if not settings.text_layer_enabled:
+            text_layer = _without_text(text_layer)
         return render_page(page, max_px, max_pixels), {
-            "text_layer": read_text_layer(page, page_number, settings.text_layer_min_chars),
+            "text_layer": text_layer,
             "thumbnail": render_thumbnail_jpeg(page),
             "zoom": render_zoom(page, max_px, max_pixels),
             "has_images": bool(page.get_images()),
@@ -126,12 +129,28 @@ def _load_page(
         raise PageUnreadable(reason) from exc
 
 
+def _without_text(text_layer: TextLayer) -> TextLayer:
+    """The page as if its PDF had no text layer (``SHEETFLOW_TEXT_LAYER_ENABLED`` off):
+    its size and drawings stay, its words go, so vision and OCR alone read it."""
+    return TextLayer(
+        page_number=text_layer.page_number,
+        width=text_layer.width,
+        height=text_layer.height,
+        rotation=text_layer.rotation,
+        has_text_layer=False,
+        source="none",
+        has_drawings=text_layer.has_drawings,
+    )
+
+
 def _page_words(page: _Page, settings: Settings) -> TextLayer:
     """The page's words: its text layer, or, on a page without one that carries an image or
-    drawings, OCR words standing in for it (a truly blank page is not worth OCR's cost)."""
+    drawings (or text whose layer is switched off), OCR words standing in for it (a truly
+    blank page is not worth OCR's cost)."""
     text_layer = page.text_layer
     wants_ocr = settings.ocr_enabled and not text_layer.has_text_layer
-    if wants_ocr and (page.has_images or text_layer.has_drawings):
+    inked = page.has_images or text_layer.has_drawings or not settings.text_layer_enabled
+    if wants_ocr and inked:
         words = ocr_words(page.png, 1 / page.zoom)
         if words:
             return ocr_text_layer(
@@ -283,9 +302,11 @@ async def structure_text(
     *,
     job_id: str,
     worker_id: str | None = None,
+    sheet: SheetHeader | None = None,
 ) -> ExtractionResult:
     """Rung 2: the page's text layer (no image) segmented by ``settings.structure_model``
-    into one object per note, row, tag and field; guard applied. ``failed`` with the reason
+    into one object per note, row, tag and field, with what is known of the ``sheet`` as a
+    hint; guard applied. ``degraded`` when the reply was cut off, ``failed`` with the reason
     when no model is configured, the call fails or the reply is unparseable twice."""
     started = time.perf_counter()
     model = settings.structure_model
@@ -304,7 +325,7 @@ async def structure_text(
         settings,
         llm,
         model=model,
-        messages=build_structuring_messages(text_layer, settings.text_layer_max_chars),
+        messages=build_structuring_messages(text_layer, settings.text_layer_max_chars, sheet),
         rung="text_structuring",
         stage="structure",
         id_prefix=f"p{text_layer.page_number}-s",

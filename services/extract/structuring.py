@@ -3,20 +3,31 @@ misread), segmented into one object per note, row, tag and field. Replies are pa
 ``vision.parse_reply`` (same schema)."""
 
 from services.extract.vision import REPLY_SCHEMA
-from shared.models import TextLayer
+from shared.models import SheetHeader, TextLayer
 
 TEXT_HEADING = "TEXT LAYER (segment ALL of it):"
+SHEET_HINT_HEADING = "SHEET HINT (what is already known of this sheet):"
 
 STRUCTURING_PROMPT = f"""You turn the text layer of one sheet of a construction drawing set into
 structured objects. There is no image: the text below is everything you have.
+
+Cover the ENTIRE input: every line of the text belongs to an object or, when it cannot be
+segmented, to "unresolved_items". Omitting a note, a row or a field is a failure.
 
 Segment EVERY note, schedule row, callout, tag, legend entry and title-block field into its
 own object: one object per numbered note (with its wrapped lines), one per schedule/table
 row, one per title-block field (label and value together). Never summarise several into one.
 
-"source_text" is copied VERBATIM from the text layer — the exact characters, never
-paraphrased, corrected or reordered. Numbers, tags and dimensions in your values must come
-from the text. Put what cannot be segmented in "unresolved_items".
+Never invent, complete or correct text. "source_text" is copied VERBATIM from the text
+layer — the exact characters, typos and abbreviations included, never paraphrased,
+corrected or reordered. Numbers, tags and dimensions in your values must come from the
+text; a value the text does not carry is left out, never guessed.
+
+When unsure what a piece of text is, make it a general_note with "confidence": "low"
+rather than leave it out.
+
+When a SHEET HINT is given, it is what is already known of the sheet (number, title,
+discipline): use it for "sheet" unless the text plainly says otherwise.
 
 object_type is one of: general_note, schedule_row, title_block_field, tag, dimension,
 callout, legend_entry, text.
@@ -25,11 +36,24 @@ Reply with one JSON object and nothing else, in this shape:
 {REPLY_SCHEMA}"""
 
 
-def build_structuring_messages(text_layer: TextLayer, max_chars: int) -> list[dict]:
-    """System prompt plus one user message holding the page's text (capped at
-    ``max_chars``) after the line ``TEXT LAYER (segment ALL of it):``."""
+def _sheet_hint(sheet: SheetHeader | None) -> str | None:
+    if sheet is None:
+        return None
+    known = sheet.model_dump(exclude={"sheet_number_source"}, exclude_none=True)
+    return "; ".join(f"{name}: {value}" for name, value in known.items()) or None
+
+
+def build_structuring_messages(
+    text_layer: TextLayer, max_chars: int, sheet: SheetHeader | None = None
+) -> list[dict]:
+    """System prompt plus one user message holding the ``SHEET HINT`` when something is
+    known of the sheet (``sheet``), then the page's text (capped at ``max_chars``) after
+    the line ``TEXT LAYER (segment ALL of it):``."""
     text = text_layer.text[:max_chars]
-    prompt = f"Sheet {text_layer.page_number} of the drawing set.\n\n{TEXT_HEADING}\n{text}"
+    prompt = f"Sheet {text_layer.page_number} of the drawing set.\n\n"
+    if hint := _sheet_hint(sheet):
+        prompt += f"{SHEET_HINT_HEADING}\n{hint}\n\n"
+    prompt += f"{TEXT_HEADING}\n{text}"
     return [
         {"role": "system", "content": STRUCTURING_PROMPT},
         {"role": "user", "content": prompt},

@@ -17,20 +17,23 @@ _DRAWN_TEXT_ANNOTS = frozenset({pymupdf.PDF_ANNOT_FREE_TEXT})
 
 def read_text_layer(page: pymupdf.Page, page_number: int, min_chars: int) -> TextLayer:
     """Read a PDF page's words with their size and direction (and the text its annotations
-    carry), whether it has a usable text layer (at least ``min_chars`` letters/digits) and
-    whether it carries any vector drawing, and the long ruled lines of that drawing."""
+    carry) and whether it has a usable text layer (at least ``min_chars`` letters/digits);
+    on a page without one, whether it carries vector drawings, and their long ruled lines."""
     matrix = page.rotation_matrix
     words = _layer_words(page, matrix)
     words += _annotation_words(page, matrix, words)
-    # get_cdrawings is the C-level path listing: far cheaper than get_drawings.
-    paths = page.get_cdrawings()
+    has_text_layer = sum(alnum_count(w.text) for w in words) >= min_chars
+    # Drawings only matter on a page without text (is it blank? worth OCR? where are the
+    # title block's cells?), and listing them costs seconds on a sheet of outlined text: a
+    # text page is not asked.
+    paths = [] if has_text_layer else page.get_cdrawings()
     return TextLayer(
         page_number=page_number,
         width=page.rect.width,
         height=page.rect.height,
         rotation=page.rotation,
         words=words,
-        has_text_layer=sum(alnum_count(w.text) for w in words) >= min_chars,
+        has_text_layer=has_text_layer,
         source="pdf",
         has_drawings=bool(paths),
         rules=ruled_lines(paths, matrix, tuple(page.rect)),

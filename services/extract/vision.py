@@ -22,10 +22,11 @@ REPLY_SCHEMA = """{
 SYSTEM_PROMPT = f"""You extract structured data from one sheet of a construction drawing set.
 
 You get the sheet as an image and, when the PDF has one, its TEXT LAYER.
-- Use the IMAGE for geometry, symbols, linework and where things are on the sheet.
-- Use the TEXT LAYER for every count, dimension, tag, number and note: it is the sheet's
-  own text and is authoritative; never change a digit you read in the image if the text
-  layer says otherwise.
+- The TEXT LAYER is the sheet's own text: it wins for every alphanumeric value it carries
+  (every count, dimension, tag, number and note). Where the image seems to read otherwise,
+  the text layer is right: copy its characters, never the image's reading.
+- The IMAGE is the source for geometry, symbols, line work, where things are on the sheet,
+  and anything the text layer lacks.
 - Notes-dense and table-dense sheets: return ONE object PER NOTE and ONE object PER
   SCHEDULE/TABLE ROW, never one object summarising them.
 - Also return title-block fields, room/door/window tags, callouts, legend entries and

@@ -8,17 +8,26 @@ ends in the report; a page nothing was recorded for is a named failed page.
 import statistics
 from collections import Counter
 from datetime import datetime
-from typing import Any, Literal
+from functools import reduce
 
 from pydantic import BaseModel, Field
 
-from services.report.set_model import SheetSet
-from shared.models import PROBLEM_KIND_ORDER, VerifiedPage, merge_usage
+from shared.models import PROBLEM_KIND_ORDER, GuardCounts, PageVerdict, VerifiedPage, merge_usage
+from shared.report import (
+    CoverageSummary,
+    FailedPageSummary,
+    PageReport,
+    Report,
+    ReportStatus,
+    ReportSummary,
+    SheetSummary,
+    StageTiming,
+    VerificationSummary,
+)
+from shared.sheet_set import SheetSet
 from shared.title_block import discipline_for
 
 NO_OUTCOME_REASON = "no outcome recorded"
-
-ReportStatus = Literal["complete", "partial", "canceled"]
 
 
 class JobInfo(BaseModel):
@@ -50,7 +59,7 @@ def build_report(
     *,
     finished_at: datetime,
     sheet_set: SheetSet | None = None,
-) -> dict[str, Any]:
+) -> Report:
     """Build the ``report.json`` document for ``job``.
 
     ``pages`` may be in any order, have gaps, or hold duplicates (at-least-once
@@ -62,7 +71,6 @@ def build_report(
     """
     sheet_set = sheet_set or SheetSet()
     outcomes = apply_corrections(_one_outcome_per_page(job, pages), sheet_set)
-    entries = [_page_entry(outcome) for outcome in outcomes]
     failed = [o for o in outcomes if isinstance(o, FailedPage)]
     if job.canceled:
         status: ReportStatus = "canceled"
@@ -70,18 +78,18 @@ def build_report(
         status = "partial"
     else:
         status = "complete"
-    return {
-        "job_id": job.job_id,
-        "file_name": job.file_name,
-        "page_count": job.page_count,
-        "status": status,
-        "created_at": job.created_at.isoformat(),
-        "finished_at": finished_at.isoformat(),
-        "coverage_floor": job.coverage_floor,
-        "pages": entries,
-        "summary": {**_summary(outcomes), "set": sheet_set.counts()},
-        "set": sheet_set.model_dump(mode="json"),
-    }
+    return Report(
+        job_id=job.job_id,
+        file_name=job.file_name,
+        page_count=job.page_count,
+        status=status,
+        created_at=job.created_at,
+        finished_at=finished_at,
+        coverage_floor=job.coverage_floor,
+        pages=[_page_entry(outcome) for outcome in outcomes],
+        summary=_summary(outcomes).model_copy(update={"set": sheet_set.summary()}),
+        set=sheet_set,
+    )
 
 
 def apply_corrections(outcomes: list[PageOutcome], sheet_set: SheetSet) -> list[PageOutcome]:
@@ -105,35 +113,6 @@ def apply_corrections(outcomes: list[PageOutcome], sheet_set: SheetSet) -> list[
     return corrected
 
 
-def report_ready_summary(report: dict[str, Any]) -> dict[str, Any]:
-    """The compact summary carried by the ``ReportReady`` event.
-
-    Same names as the report's summary (``extraction_coverage.mean_ratio`` …),
-    with failed pages reduced to their numbers and no usage or timings.
-    """
-    summary = report["summary"]
-    coverage = summary["extraction_coverage"]
-    failed_numbers = [f["page_number"] for f in summary["failed_pages"]]
-    return {
-        "page_count": report["page_count"],
-        "pages_failed": len(failed_numbers),
-        "failed_pages": failed_numbers,
-        "degraded_pages": summary["degraded_pages"],
-        "extraction_coverage": {
-            key: coverage[key]
-            for key in (
-                "pages_below_floor",
-                "mean_ratio",
-                "text_structured_pages",
-                "fallback_pages",
-            )
-        },
-        "verification": dict(summary["verification"]),
-        "sheets": dict(summary["sheets"]),
-        "set": dict(summary["set"]),
-    }
-
-
 def _one_outcome_per_page(job: JobInfo, pages: list[PageOutcome]) -> list[PageOutcome]:
     chosen: dict[int, PageOutcome] = {}
     for outcome in pages:
@@ -151,120 +130,121 @@ def _one_outcome_per_page(job: JobInfo, pages: list[PageOutcome]) -> list[PageOu
     ]
 
 
-def _page_entry(outcome: PageOutcome) -> dict[str, Any]:
+def _page_entry(outcome: PageOutcome) -> PageReport:
     if isinstance(outcome, FailedPage):
-        return {
-            "page_number": outcome.page_number,
-            "status": "failed",
-            "failure_reason": outcome.reason,
-            "failure_stage": outcome.stage,
-            "deliveries": outcome.deliveries,
-            "has_text_layer": None,
-            "degraded": False,
-            "sheet": {
-                "sheet_number": None,
-                "sheet_title": None,
-                "discipline": None,
-                "sheet_number_source": None,
-            },
-            "objects": [],
-            "coverage": None,
-            "rungs": [],
-            "verification": None,
-        }
+        return PageReport(
+            page_number=outcome.page_number,
+            status="failed",
+            failure_reason=outcome.reason,
+            failure_stage=outcome.stage,
+            deliveries=outcome.deliveries,
+        )
     page = outcome
-    return {
-        "page_number": page.page_number,
-        "status": "verified",
-        "failure_reason": None,
-        "has_text_layer": page.has_text_layer,
-        "degraded": page.degraded,
-        "extraction_status": page.extraction_status,
-        "extraction_reason": page.extraction_reason,
-        "sheet": page.sheet.model_dump(mode="json"),
-        "objects": [o.model_dump(mode="json") for o in page.objects],
-        "coverage": page.coverage.model_dump(mode="json"),
-        "coverage_before": page.coverage_before.model_dump(mode="json"),
-        "floor": page.floor,
-        "below_floor": page.below_floor,
-        "rungs": list(page.rungs),
-        "guard": page.guard.model_dump(mode="json"),
-        "verification": page.verdict.model_dump(mode="json"),
-        "judge_disagreements": page.judge_disagreements,
-    }
+    return PageReport(
+        page_number=page.page_number,
+        status="verified",
+        has_text_layer=page.has_text_layer,
+        degraded=page.degraded,
+        extraction_status=page.extraction_status,
+        extraction_reason=page.extraction_reason,
+        sheet=page.sheet,
+        objects=page.objects,
+        coverage=page.coverage,
+        coverage_before=page.coverage_before,
+        floor=page.floor,
+        below_floor=page.below_floor,
+        rungs=page.rungs,
+        rung_status=page.rung_status,
+        guard=page.guard,
+        verification=page.verdict,
+        judge_disagreements=page.judge_disagreements,
+    )
 
 
-def _summary(outcomes: list[PageOutcome]) -> dict[str, Any]:
+def _summary(outcomes: list[PageOutcome]) -> ReportSummary:
     verified = [o for o in outcomes if isinstance(o, VerifiedPage)]
     failed = [o for o in outcomes if isinstance(o, FailedPage)]
-    return {
-        "extraction_coverage": _coverage_summary(verified),
-        "verification": _verification_summary(verified),
-        "sheets": _sheet_summary(verified),
-        "failed_pages": [
-            {"page_number": f.page_number, "stage": f.stage, "reason": f.reason} for f in failed
+    return ReportSummary(
+        extraction_coverage=_coverage_summary(verified),
+        verification=verification_summary([p.verdict for p in verified]),
+        guard=reduce(GuardCounts.add, (p.guard for p in verified), GuardCounts()),
+        sheets=_sheet_summary(verified),
+        failed_pages=[
+            FailedPageSummary(page_number=f.page_number, stage=f.stage, reason=f.reason)
+            for f in failed
         ],
-        "degraded_pages": [p.page_number for p in verified if p.degraded],
-        "usage": {
-            stage: usage.model_dump()
-            for stage, usage in sorted(merge_usage(*(p.usage for p in verified)).items())
-        },
-        "timings": _timings(verified),
-    }
+        degraded_pages=[p.page_number for p in verified if p.degraded],
+        usage=dict(sorted(merge_usage(*(p.usage for p in verified)).items())),
+        timings=_timings(verified),
+    )
 
 
-def _coverage_summary(pages: list[VerifiedPage]) -> dict[str, Any]:
+def _structuring_ok(page: VerifiedPage) -> bool:
+    # Pages stored before rung_status existed count by the rung alone.
+    return page.rung_status.get("text_structuring", "ok") != "failed"
+
+
+def _coverage_summary(pages: list[VerifiedPage]) -> CoverageSummary:
     # Only a PDF text layer is held to the floor: blank and scanned (OCR) pages are left out.
     ratios = [p.coverage.ratio for p in pages if p.has_text_layer and p.coverage.total_lines > 0]
     rungs = Counter(rung for p in pages for rung in dict.fromkeys(p.rungs))
-    return {
-        "pages_below_floor": sum(p.below_floor for p in pages),
-        "below_floor_pages": [p.page_number for p in pages if p.below_floor],
-        "mean_ratio": round(statistics.fmean(ratios), 4) if ratios else None,
-        "text_structured_pages": rungs["text_structuring"],
-        "fallback_pages": rungs["fallback"],
-        "rungs": dict(sorted(rungs.items())),
-    }
+    structured = [p for p in pages if "text_structuring" in p.rungs]
+    below = [p.page_number for p in pages if p.below_floor]
+    fallback = [p.page_number for p in pages if "fallback" in p.rungs]
+    return CoverageSummary(
+        pages_below_floor=below,
+        pages_below_floor_count=len(below),
+        mean_ratio=round(statistics.fmean(ratios), 4) if ratios else None,
+        text_structured_pages=sum(_structuring_ok(p) for p in structured),
+        text_structuring_failed_pages=sum(not _structuring_ok(p) for p in structured),
+        fallback_pages=fallback,
+        fallback_pages_count=len(fallback),
+        rungs=dict(sorted(rungs.items())),
+    )
 
 
-def _verification_summary(pages: list[VerifiedPage]) -> dict[str, Any]:
-    """Tally verdicts; a skipped blank page is counted apart from other unjudged pages."""
-    skipped_blank = [p for p in pages if p.verdict.skipped == "blank"]
-    unjudged = [p for p in pages if p.verdict.unjudged and p.verdict.skipped != "blank"]
-    kinds = Counter(kind for p in pages for kind in dict.fromkeys(p.verdict.kinds))
+def verification_summary(verdicts: list[PageVerdict]) -> VerificationSummary:
+    """Tally the verdicts of the pages that went through verify, as the summary defines:
+    every page is unjudged, passed or failed; blank pages are among the unjudged."""
+    unjudged = sum(v.unjudged for v in verdicts)
+    failed = sum(not v.ok and not v.unjudged for v in verdicts)
+    judged = len(verdicts) - unjudged
+    kinds = Counter(kind for v in verdicts for kind in dict.fromkeys(v.kinds))
     ordered = [k for k in PROBLEM_KIND_ORDER if k in kinds] + sorted(
         k for k in kinds if k not in PROBLEM_KIND_ORDER
     )
-    return {
-        "pages_verified": sum(p.verdict.ok and not p.verdict.unjudged for p in pages),
-        "pages_unjudged": len(unjudged),
-        "pages_skipped_blank": len(skipped_blank),
-        "verify_failed": sum(not p.verdict.ok for p in pages),
-        "kinds": {k: kinds[k] for k in ordered},
-    }
+    return VerificationSummary(
+        pages_verified=len(verdicts),
+        pages_unjudged=unjudged,
+        pages_skipped_blank=sum(v.unjudged and v.skipped == "blank" for v in verdicts),
+        pages_passed=judged - failed,
+        verify_failed=failed,
+        problem_rate=round(failed / judged, 4) if judged else None,
+        kinds={k: kinds[k] for k in ordered},
+    )
 
 
-def _sheet_summary(pages: list[VerifiedPage]) -> dict[str, int]:
+def _sheet_summary(pages: list[VerifiedPage]) -> SheetSummary:
     identified = [p for p in pages if p.sheet.sheet_number]
-    return {
-        "identified": len(identified),
-        "recovered_from_text_layer": sum(
+    return SheetSummary(
+        identified=len(identified),
+        recovered_from_text_layer=sum(
             p.sheet.sheet_number_source == "text_layer" for p in identified
         ),
-        "missing": len(pages) - len(identified),
-    }
+        missing=len(pages) - len(identified),
+    )
 
 
-def _timings(pages: list[VerifiedPage]) -> dict[str, dict[str, float]]:
+def _timings(pages: list[VerifiedPage]) -> dict[str, StageTiming]:
     by_stage: dict[str, list[float]] = {}
     for page in pages:
         for stage, ms in page.timings_ms.items():
             by_stage.setdefault(stage, []).append(ms)
     return {
-        stage: {
-            "p50_ms": round(statistics.median(values), 1),
-            "max_ms": round(max(values), 1),
-            "pages": len(values),
-        }
+        stage: StageTiming(
+            p50_ms=round(statistics.median(values), 1),
+            max_ms=round(max(values), 1),
+            pages=len(values),
+        )
         for stage, values in sorted(by_stage.items())
     }

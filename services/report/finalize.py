@@ -3,21 +3,16 @@
 import asyncio
 import logging
 
-from services.report.assemble import (
-    FailedPage,
-    JobInfo,
-    PageOutcome,
-    build_report,
-    report_ready_summary,
-)
+from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
 from services.report.html import render_report_html
 from services.report.reconcile import PageFacts, correction_requests, page_facts, reconcile
-from services.report.set_model import SheetSet
 from shared import subjects
 from shared.jobs import JobRecord, now
 from shared.messages import PageFailed, PageVerified, ReportReady
 from shared.models import TextLayer, VerifiedPage
+from shared.report import ReadySummary, Report
 from shared.service import ServiceContext
+from shared.sheet_set import SheetSet
 from shared.storage import Keys, ObjectMissing
 from shared.title_block import Reading, printed_alone
 
@@ -150,21 +145,21 @@ async def write_report(
     await ctx.store.put_json(json_key, report)
     await ctx.store.put_bytes(html_key, html.encode(), "text/html; charset=utf-8")
     finished = await ctx.jobs.update_job(
-        job.job_id, status=report["status"], finished_at=finished_at, report_key=json_key
+        job.job_id, status=report.status, finished_at=finished_at, report_key=json_key
     )
-    log.info("report for %s: %s, %s pages", job.job_id, report["status"], job.page_count)
+    log.info("report for %s: %s, %s pages", job.job_id, report.status, job.page_count)
     return finished
 
 
 async def announce(ctx: ServiceContext, job: JobRecord) -> None:
     """Publish report.ready from the stored report; de-duplicated by job id."""
-    report = await ctx.store.get_json(Keys.report(job.job_id, "json"))
+    report = await ctx.store.get_model(Keys.report(job.job_id, "json"), Report)
     ready = ReportReady(
         job_id=job.job_id,
         file_name=job.file_name,
         page_count=job.page_count,
-        status=report["status"],
-        summary=report_ready_summary(report),
+        status=report.status,
+        summary=ReadySummary.of(report),
         report_key=Keys.report(job.job_id, "json"),
         html_key=Keys.report(job.job_id, "html"),
     )

@@ -7,20 +7,22 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from shared.report import PageReport, Report
 
-def render_report_html(report: dict[str, Any], thumbnails: dict[int, bytes]) -> str:
+
+def render_report_html(report: Report, thumbnails: dict[int, bytes]) -> str:
     """Render a ``build_report`` document as one HTML file (thumbnails embedded as data URIs).
 
     ``thumbnails`` maps page number → JPEG or PNG bytes (``pages/{n}/thumb.jpg``);
     a page without one shows a placeholder.
     """
-    pages = [_page_view(page, thumbnails.get(page["page_number"])) for page in report["pages"]]
+    pages = [_page_view(page, thumbnails.get(page.page_number)) for page in report.pages]
     return (
         _environment()
         .get_template("report.html.j2")
         .render(
             report=report,
-            summary=report["summary"],
+            summary=report.summary,
             pages=pages,
             counts=_counts(report, pages),
         )
@@ -39,76 +41,78 @@ def _environment() -> Environment:
     return env
 
 
-def _when(iso: str) -> str:
-    """An ISO timestamp as a reviewer reads it (``2026-05-29 09:00:00 UTC``)."""
-    moment = datetime.fromisoformat(iso)
+def _when(moment: datetime) -> str:
+    """A timestamp as a reviewer reads it (``2026-05-29 09:00:00 UTC``)."""
     return moment.strftime("%Y-%m-%d %H:%M:%S %Z").strip()
 
 
-def _badge(page: dict[str, Any]) -> tuple[str, str]:
+def _badge(page: PageReport) -> tuple[str, str]:
     """(css class, label) of the page's verdict badge; the first matching state wins."""
-    verdict = page.get("verification") or {}
-    if page["status"] == "failed":
+    verdict = page.verification
+    if page.status == "failed" or verdict is None:
         return "failed", "failed"
-    if verdict.get("skipped") == "blank":
+    if verdict.skipped == "blank":
         return "blank", "skipped blank"
-    if not verdict.get("ok", False):
+    if not verdict.ok:
         return "problems", "problems"
-    if verdict.get("unjudged"):
+    if verdict.unjudged:
         return "unjudged", "unjudged"
     return "ok", "ok"
 
 
-def _page_view(page: dict[str, Any], thumbnail: bytes | None) -> dict[str, Any]:
+def _page_view(page: PageReport, thumbnail: bytes | None) -> dict[str, Any]:
     badge_class, badge_label = _badge(page)
-    coverage = page.get("coverage")
-    floor = page.get("floor")
+    coverage = page.coverage
+    verdict = page.verification
     return {
         "entry": page,
-        "number": page["page_number"],
-        "sheet": page["sheet"],
+        "number": page.page_number,
+        "sheet": page.sheet,
         "badge_class": badge_class,
         "badge_label": badge_label,
         "thumbnail": _data_uri(thumbnail) if thumbnail else None,
         "coverage": coverage,
         # A page with no text lines (blank, scanned) has no ratio worth drawing.
         "coverage_pct": (
-            _pct(coverage["ratio"])
-            if coverage and coverage["total_lines"] and page.get("has_text_layer")
+            _pct(coverage.ratio)
+            if coverage and coverage.total_lines and page.has_text_layer
             else None
         ),
-        "floor_pct": _pct(floor) if floor is not None else None,
-        "below_floor": bool(page.get("below_floor")),
-        "problems": (page.get("verification") or {}).get("problems", []),
-        "kinds": (page.get("verification") or {}).get("kinds", []),
+        "floor_pct": _pct(page.floor) if page.floor is not None else None,
+        "below_floor": page.below_floor,
+        "problems": verdict.problems if verdict else [],
+        "kinds": verdict.kinds if verdict else [],
         "cited": [
             {
-                "object_id": obj.get("object_id"),
-                "kind": obj["verification"].get("kind"),
-                "claimed": obj.get("source_text"),
-                "actual": obj["verification"].get("actual_text"),
+                "object_id": obj.object_id,
+                "kind": obj.verification.kind,
+                "claimed": obj.source_text,
+                "actual": obj.verification.actual_text,
             }
-            for obj in page["objects"]
-            if (obj.get("verification") or {}).get("verdict") == "refuted"
+            for obj in page.objects
+            if obj.verification and obj.verification.verdict == "refuted"
         ],
-        "objects": page["objects"],
+        "objects": page.objects,
     }
 
 
-def _counts(report: dict[str, Any], pages: list[dict[str, Any]]) -> list[tuple[str, Any, str]]:
+def _counts(report: Report, pages: list[dict[str, Any]]) -> list[tuple[str, Any, str]]:
     """Header tiles: (label, value, css class)."""
-    summary = report["summary"]
-    verification = summary["verification"]
-    mean = summary["extraction_coverage"]["mean_ratio"]
+    summary = report.summary
+    verification = summary.verification
+    mean = summary.extraction_coverage.mean_ratio
+    rate = verification.problem_rate
     return [
-        ("pages", report["page_count"], ""),
-        ("verified", verification["pages_verified"], "ok"),
-        ("with problems", verification["verify_failed"], "problems"),
-        ("unjudged", verification["pages_unjudged"], "unjudged"),
-        ("skipped blank", verification["pages_skipped_blank"], "blank"),
-        ("failed", len(summary["failed_pages"]), "failed"),
+        ("pages", report.page_count, ""),
+        ("passed", verification.pages_passed, "ok"),
+        ("with problems", verification.verify_failed, "problems"),
+        ("problem rate", f"{_pct(rate)}%" if rate is not None else "–", "problems"),
+        ("unjudged", verification.pages_unjudged, "unjudged"),
+        ("skipped blank", verification.pages_skipped_blank, "blank"),
+        ("failed", len(summary.failed_pages), "failed"),
         ("mean coverage", f"{_pct(mean)}%" if mean is not None else "–", ""),
         ("objects", sum(len(p["objects"]) for p in pages), ""),
+        ("vision unverified", summary.guard.vision_unverified, "unjudged"),
     ]
 
 

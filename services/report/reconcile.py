@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 from services.report.drawing_index import read_drawing_index
 from services.report.references import references
-from services.report.set_model import (
+from shared.models import SheetHeader, TextLayer
+from shared.pagetext import squash
+from shared.sheet_set import (
     Correction,
     DuplicateNumber,
     ExtraSheet,
@@ -22,8 +24,6 @@ from services.report.set_model import (
     SheetSet,
     TitleMismatch,
 )
-from shared.models import SheetHeader, TextLayer
-from shared.pagetext import squash
 from shared.title_block import Reading, designator, sheet_key
 
 

@@ -1,4 +1,7 @@
-"""Blank pages: skipped only when every witness agrees the page is empty."""
+"""Blank pages: skipped only when every witness agrees the page is empty; a page declared
+empty that a witness contradicts is judged."""
+
+from dataclasses import dataclass
 
 import pymupdf
 
@@ -36,11 +39,45 @@ def ink_share(png: bytes) -> float:
     return samples.translate(_INK_TABLE).count(1) / len(samples)
 
 
-def is_blank_page(text_layer: TextLayer, objects: list[PageObject], png: bytes | None) -> bool:
-    """True only for a page with no text layer, no objects, no vector drawing and an empty image.
+@dataclass(frozen=True)
+class Emptiness:
+    """What the witnesses say about a page the extraction found nothing on.
 
-    Without an image to measure, the page is not declared blank.
+    ``blank``: every witness agrees it is empty (skipped, never judged). ``witnesses``:
+    what says it is not — a text layer, vector drawings, ink on the image — so the page
+    declared empty by its extraction is contradicted. Neither, on a page with objects or
+    (without its image) with no way to tell.
     """
-    if text_layer.has_text_layer or objects or text_layer.has_drawings or png is None:
-        return False
-    return ink_share(png) <= MAX_BLANK_INK
+
+    blank: bool = False
+    witnesses: tuple[str, ...] = ()
+    ink_only: bool = False  # the image's ink is the only witness (a raster, no text)
+
+    @property
+    def contradiction(self) -> str | None:
+        """A sentence stating the contradiction, or None when there is none."""
+        if not self.witnesses:
+            return None
+        return f"No objects were extracted, but the page has {' and '.join(self.witnesses)}."
+
+
+def page_emptiness(
+    text_layer: TextLayer, objects: list[PageObject], png: bytes | None
+) -> Emptiness:
+    """Weigh a page's emptiness. A page with objects is not empty; one without is blank
+    only when it has no text layer, no vector drawing and an image with no ink. Without an
+    image and no other witness, it is neither blank nor contradicted."""
+    if objects:
+        return Emptiness()
+    witnesses = []
+    if text_layer.has_text_layer:
+        witnesses.append(f"a text layer ({len(text_layer.text.strip())} characters)")
+    if text_layer.has_drawings:
+        witnesses.append("vector drawings")
+    ink = ink_share(png) if png is not None else None
+    inked = ink is not None and ink > MAX_BLANK_INK
+    if inked:
+        witnesses.append(f"ink on {ink:.1%} of its image")
+    if witnesses:
+        return Emptiness(witnesses=tuple(witnesses), ink_only=inked and len(witnesses) == 1)
+    return Emptiness(blank=ink is not None)

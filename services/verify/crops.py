@@ -5,6 +5,7 @@ the judge the very digits in question, sharper than any page-wide image; the
 full page image stands in whenever some object in scope could not be located.
 """
 
+import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -12,6 +13,8 @@ from dataclasses import dataclass, field
 import pymupdf
 
 from shared.models import BBox, PageObject
+
+log = logging.getLogger("sheetflow.verify")
 
 JPEG_QUALITY = 85
 _UNSAFE_KEY_CHARS = re.compile(r"[^A-Za-z0-9._-]")
@@ -78,23 +81,29 @@ def choose_images(
     With hi-DPI crops on and a renderer, each object whose evidence bbox is
     located gets a crop instead of the full page, up to ``max_images``; when any
     object in scope is not located (or crops are off, or over budget), the full
-    page image goes too. Never zero images: with none, the choice is ``skipped``.
+    page image goes too, as it does in place of a crop that fails to render. Never zero
+    images: with none, the choice is ``skipped``.
     """
     located = [o for o in scope if o.object_id in evidence]
     use_crops = hi_dpi and render is not None and max_images > 0
-    needs_full = (
-        not use_crops or len(located) < len(scope) or len(located) > max_images
-    ) and page_png is not None
-    budget = max(0, max_images - (1 if needs_full else 0)) if use_crops else 0
+    needs_full = not use_crops or len(located) < len(scope) or len(located) > max_images
+    budget = max(0, max_images - (1 if needs_full and page_png else 0)) if use_crops else 0
 
-    choice = ImageChoice(full_page=needs_full)
+    choice = ImageChoice()
     for obj in located[:budget]:
-        jpeg = render(evidence[obj.object_id])
+        try:
+            jpeg = render(evidence[obj.object_id])
+        except Exception as exc:  # MuPDF raises many kinds on broken content
+            # The judge still sees the object, on the full page (the slot this crop frees).
+            log.warning("page %d: crop for %s failed (%s)", page_number, obj.object_id, exc)
+            needs_full = True
+            continue
         choice.crops[crop_key(page_number, obj.object_id)] = jpeg
         choice.images.append(
             JudgeImage(label=f"crop around object {obj.object_id}", data=jpeg, mime="image/jpeg")
         )
-    if needs_full:
+    if needs_full and page_png is not None:
         choice.images.append(JudgeImage(label="the full page", data=page_png, mime="image/png"))
+        choice.full_page = True
     choice.skipped = not choice.images
     return choice

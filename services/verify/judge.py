@@ -9,7 +9,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from services.verify.crops import JudgeImage
 from shared.llm import LLMClient, LLMError, image_part
@@ -18,13 +18,23 @@ from shared.models import ObjectVerification, PageObject, Usage, Word, merge_usa
 STAGE = "verify"
 JudgeVerdictName = Literal["confirmed", "refuted", "uncertain"]
 JUDGE_VERDICTS: frozenset[str] = frozenset({"confirmed", "refuted", "uncertain"})
-JUDGE_KINDS: frozenset[str] = frozenset(
-    {"content_wrong", "unsupported", "identity_wrong", "content_missing"}
-)
 # Words of context kept around each located claim when the page text is cut down.
 EXCERPT_CONTEXT_WORDS = 40
 EXCERPT_GAP = "\n[…]\n"
 NO_TEXT_LAYER = "(this page has no text layer: judge from the images alone)"
+CUT_OFF = "the judge's reply was cut off at the token limit"
+# A page the extraction found nothing on is judged as one claim: that it is empty.
+BLANK_CLAIM_ID = "page"
+BLANK_CLAIM = (
+    "This page carries nothing to extract: no notes, tags, dimensions, schedules, "
+    "title-block text or other drawing content."
+)
+BLANK_CONTEXT = (
+    "THE EXTRACTION FOUND NOTHING ON THIS PAGE, declaring it blank, but {contradiction}. "
+    f'Check that claim (object_id "{BLANK_CLAIM_ID}"): confirmed if the page truly carries '
+    "nothing worth extracting, refuted (kind content_missing) if it has content the "
+    "extraction missed."
+)
 # Asked once more when a reply holds no usable verdict: models that wander into prose or
 # fences usually comply when told plainly.
 JUDGE_RETRY = (
@@ -76,19 +86,24 @@ _PROMPT_FIELDS = (
 
 @dataclass(frozen=True)
 class JudgeVerdict:
+    """One entry of the judge's reply, normalised: a verdict label outside the vocabulary
+    is ``refuted`` with that ``label`` kept, and ``kind`` is the judge's own, as named."""
+
     object_id: str
     verdict: JudgeVerdictName
     kind: str | None = None
     actual_text: str | None = None
     problem: str | None = None
+    label: str | None = None  # the judge's verdict label when it was outside the vocabulary
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        said = {
             "verdict": self.verdict,
             "kind": self.kind,
             "actual_text": self.actual_text,
             "problem": self.problem,
         }
+        return {**said, "label": self.label} if self.label else said
 
 
 @dataclass
@@ -176,14 +191,19 @@ def build_judge_messages(
     objects_in_scope: Sequence[PageObject],
     text_layer_excerpt: str,
     images: Sequence[JudgeImage],
+    *,
+    context: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Chat messages: the rules, then the page text, the objects and the labelled images."""
+    """Chat messages: the rules, then the ``context`` when given, the page text, the objects
+    and the labelled images."""
     prompt = JUDGE_USER_PROMPT.format(
         text_layer=text_layer_excerpt.strip() or NO_TEXT_LAYER,
         objects="\n".join(_object_line(o) for o in objects_in_scope),
         count=len(objects_in_scope),
         images="; ".join(f"image {i}: {img.label}" for i, img in enumerate(images, 1)),
     )
+    if context:
+        prompt = f"{context}\n\n{prompt}"
     content: list[dict[str, Any]] = [{"type": "text", "text": prompt}]
     for i, img in enumerate(images, 1):
         content.append({"type": "text", "text": f"Image {i}: {img.label}"})
@@ -216,12 +236,41 @@ def _text_or_none(value: Any) -> str | None:
     return (value.strip() or None) if isinstance(value, str) else None
 
 
+def _entry_verdict(object_id: str, entry: dict[str, Any]) -> JudgeVerdict | None:
+    """The entry's verdict, or None when it names none. A label outside the vocabulary is
+    a problem the judge named: kept as a refutation quoting it, never dropped."""
+    label = _text_or_none(entry.get("verdict"))
+    if label is None:
+        return None
+    verdict = label.lower()
+    kind = _text_or_none(entry.get("kind"))
+    problem = _text_or_none(entry.get("problem"))
+    if verdict in JUDGE_VERDICTS:
+        return JudgeVerdict(
+            object_id=object_id,
+            verdict=cast(JudgeVerdictName, verdict),
+            kind=kind if verdict == "refuted" else None,
+            actual_text=_text_or_none(entry.get("actual_text")),
+            problem=problem,
+        )
+    named = f'The judge answered "{label}", which is not one of confirmed, refuted, uncertain.'
+    return JudgeVerdict(
+        object_id=object_id,
+        verdict="refuted",
+        kind=kind,
+        actual_text=_text_or_none(entry.get("actual_text")),
+        problem=f"{problem} {named}" if problem else named,
+        label=label,
+    )
+
+
 def parse_judge_reply(content: str, scope_ids: Sequence[str]) -> JudgeOutcome:
     """Hold the judge's reply to the contract.
 
-    Valid entries carry a known ``object_id`` and a verdict of confirmed,
-    refuted or uncertain; others are ignored. A reply with no valid entry —
-    garbage, no ``objects`` list, missing verdicts, unknown ids only — is unjudged.
+    Valid entries carry a known ``object_id`` and a verdict label; confirmed, refuted and
+    uncertain (in any case) are taken as they are, any other label is a refutation that
+    quotes it. Entries with an unknown id or no verdict are ignored. A reply with no valid
+    entry — garbage, no ``objects`` list, missing verdicts, unknown ids only — is unjudged.
     """
     data = _load_json(content)
     if isinstance(data, dict):
@@ -234,22 +283,12 @@ def parse_judge_reply(content: str, scope_ids: Sequence[str]) -> JudgeOutcome:
     verdicts: dict[str, JudgeVerdict] = {}
     ignored = 0
     for entry in entries:
-        if not isinstance(entry, dict):
+        object_id = str(entry.get("object_id", "")) if isinstance(entry, dict) else ""
+        judged = _entry_verdict(object_id, entry) if object_id in known else None
+        if judged is None:
             ignored += 1
             continue
-        object_id = str(entry.get("object_id", ""))
-        verdict = entry.get("verdict")
-        if object_id not in known or verdict not in JUDGE_VERDICTS:
-            ignored += 1
-            continue
-        kind = entry.get("kind")
-        verdicts[object_id] = JudgeVerdict(
-            object_id=object_id,
-            verdict=verdict,
-            kind=kind if verdict == "refuted" and kind in JUDGE_KINDS else None,
-            actual_text=_text_or_none(entry.get("actual_text")),
-            problem=_text_or_none(entry.get("problem")),
-        )
+        verdicts[object_id] = judged
     if not verdicts:
         return JudgeOutcome(
             judged=False,
@@ -266,26 +305,27 @@ async def judge_page(
     text_layer_excerpt: str,
     images: Sequence[JudgeImage],
     *,
-    max_tokens: int | None = None,
+    context: str | None = None,
 ) -> JudgeOutcome:
     """One judge call over a page's scope, asked once more when its reply holds no usable
     verdict; unjudged (with the reason) when it still cannot be judged.
 
-    Never called with zero images: such a scope is skipped (``skipped="no_images"``).
-    Usage is recorded under the ``verify`` stage.
+    The reply is not capped (the server decides its length): a reply cut off anyway
+    (``finish_reason == "length"``) would silently lose verdicts, so it counts as
+    unusable even where part of it parses. ``context`` is told to the judge before the
+    page text. Never called with zero images: such a scope is skipped
+    (``skipped="no_images"``). Usage is recorded under the ``verify`` stage.
     """
     if not objects_in_scope:
         return JudgeOutcome(judged=False, reason="no objects to judge")
     if not images:
         return JudgeOutcome(judged=False, skipped="no_images", reason="no image to show the judge")
-    messages = build_judge_messages(objects_in_scope, text_layer_excerpt, images)
+    messages = build_judge_messages(objects_in_scope, text_layer_excerpt, images, context=context)
     scope_ids = [o.object_id for o in objects_in_scope]
     usage: dict[str, Usage] = {}
     for attempt in (messages, [*messages, {"role": "user", "content": JUDGE_RETRY}]):
         try:
-            result = await llm.chat(
-                model=model, messages=attempt, max_tokens=max_tokens, json_mode=True
-            )
+            result = await llm.chat(model=model, messages=attempt, json_mode=True)
         except LLMError as exc:
             return JudgeOutcome(
                 judged=False,
@@ -293,15 +333,31 @@ async def judge_page(
                 usage=merge_usage(usage, {STAGE: Usage(calls=1)}),
             )
         usage = merge_usage(usage, {STAGE: result.usage})
-        outcome = parse_judge_reply(result.content, scope_ids)
+        if result.finish_reason == "length":
+            outcome = JudgeOutcome(judged=False, reason=CUT_OFF)
+        else:
+            outcome = parse_judge_reply(result.content, scope_ids)
         if outcome.judged:
             break
     outcome.usage = usage
     if not outcome.judged:
         outcome.reason = f"{outcome.reason} (asked twice)"
-        if result.finish_reason == "length":
-            outcome.reason += " (the reply was cut off at the token limit)"
     return outcome
+
+
+async def judge_blank_claim(
+    llm: LLMClient,
+    model: str,
+    contradiction: str,
+    text_layer_excerpt: str,
+    images: Sequence[JudgeImage],
+) -> JudgeOutcome:
+    """Ask the judge whether a page the extraction found nothing on is really empty, stating
+    what says otherwise (``contradiction``). The one claim judged is ``BLANK_CLAIM_ID``:
+    confirmed means nothing is there to extract, refuted that content was missed."""
+    claim = PageObject(object_id=BLANK_CLAIM_ID, object_type="page", description=BLANK_CLAIM)
+    context = BLANK_CONTEXT.format(contradiction=contradiction.rstrip("."))
+    return await judge_page(llm, model, [claim], text_layer_excerpt, images, context=context)
 
 
 def merge_judge(
@@ -368,6 +424,7 @@ def _from_judge(
     return ObjectVerification(
         verdict="refuted",
         kind="judge_refuted",
+        judge_kind=judged.kind,
         actual_text=on_page,
         evidence_bbox=oracle.evidence_bbox,
         problem=problem,

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from rapidfuzz.distance import Indel
 
 from shared.evidence import LETTER_MATCH, MIN_FUZZY_LETTERS, claim_tokens
-from shared.models import CoveredPage, ObjectVerification, PageObject, TextLayer, Word
+from shared.models import CoveredPage, ObjectVerification, PageObject, Word
 from shared.pagetext import digit_runs, normalize, union_bbox
 from shared.title_block import sheet_key
 
@@ -126,11 +126,9 @@ def check_identity(extracted_sheet_number: str | None, title_block_value: str | 
     )
 
 
-def check_content(covered: CoveredPage, text_layer: TextLayer) -> str | None:
-    """A ``content_missing`` sentence: a page declared empty that is not, or coverage too low."""
-    if not covered.objects and (text_layer.has_text_layer or text_layer.has_drawings):
-        what = "a text layer" if text_layer.has_text_layer else "vector drawings"
-        return f"No objects were extracted, but the page has {what}: its content is missing."
+def check_content(covered: CoveredPage) -> str | None:
+    """A ``content_missing`` sentence when the objects cover too little of the text layer
+    (a page with no objects at all is weighed by ``blank.page_emptiness``)."""
     if covered.has_text_layer and covered.below_floor:
         c = covered.coverage
         return (

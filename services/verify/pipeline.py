@@ -9,9 +9,17 @@ from typing import Any
 
 import pymupdf
 
-from services.verify.blank import is_blank_page
-from services.verify.crops import ImageChoice, choose_images, render_crop_jpeg
-from services.verify.judge import JudgeOutcome, judge_page, merge_judge, select_scope, text_excerpt
+from services.verify.blank import Emptiness, page_emptiness
+from services.verify.crops import ImageChoice, JudgeImage, choose_images, render_crop_jpeg
+from services.verify.judge import (
+    BLANK_CLAIM_ID,
+    JudgeOutcome,
+    judge_blank_claim,
+    judge_page,
+    merge_judge,
+    select_scope,
+    text_excerpt,
+)
 from services.verify.oracle import check_content, check_identity, check_object
 from services.verify.verdict import page_verdict
 from shared.evidence import PageWords, page_reading
@@ -22,6 +30,7 @@ from shared.models import (
     ObjectVerification,
     PageObject,
     TextLayer,
+    Usage,
     VerifiedPage,
     merge_usage,
 )
@@ -32,6 +41,8 @@ from shared.title_block import title_block_sheet_number
 log = logging.getLogger("sheetflow.verify")
 
 TitleBlockReader = Callable[[TextLayer], str | None]
+BLANK_REASON = "blank: no text layer, objects, vector drawing or ink on its image"
+NO_IMAGE_REASON = "nothing was extracted, and no page image is there to tell whether it is blank"
 
 
 @dataclass
@@ -48,7 +59,7 @@ class OracleFindings:
     evidence: dict[str, BBox]  # object_id -> where its claim sits (oracle match, else its bbox)
     spans: dict[str, tuple[int, int]]  # object_id -> (first, last + 1) of its cited word ids
     page_problems: list[tuple[str, str]]  # (kind, sentence)
-    blank: bool
+    emptiness: Emptiness
     page: PageWords | None  # the text layer's words, to align a judge's reading; None without
 
 
@@ -83,11 +94,11 @@ def check_page(
     for obj in objects:
         if obj.object_id not in evidence and obj.bbox is not None:
             evidence[obj.object_id] = obj.bbox  # located by extraction, not confirmed by it
-    if sentence := check_content(covered, text_layer):
+    if sentence := check_content(covered):
         problems.append(("content_missing", sentence))
-    blank = is_blank_page(text_layer, objects, png)
+    emptiness = page_emptiness(text_layer, objects, png)
     page = PageWords(text_layer) if text_layer.has_text_layer else None
-    return OracleFindings(objects, evidence, spans, problems, blank, page)
+    return OracleFindings(objects, evidence, spans, problems, emptiness, page)
 
 
 def _choose_images(
@@ -152,6 +163,101 @@ def _apply_judge(
     return disagreements
 
 
+@dataclass
+class _Judgement:
+    """What the judge step adds to the oracle's findings."""
+
+    usage: dict[str, Usage]
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (kind, sentence)
+    page_judged: bool = False  # a definite page-level verdict (a blank claim confirmed)
+    skipped: str | None = None
+    reason: str | None = None
+    crops: dict[str, bytes] = field(default_factory=dict)
+    disagreements: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _excerpt(text_layer: TextLayer, spans: list[tuple[int, int]], settings: Settings) -> str:
+    if not text_layer.has_text_layer:
+        return ""
+    return text_excerpt(text_layer.text, text_layer.words, spans, settings.verify_text_max_chars)
+
+
+async def _judge_objects(
+    findings: OracleFindings,
+    covered: CoveredPage,
+    text_layer: TextLayer,
+    pdf: bytes | None,
+    png: bytes | None,
+    settings: Settings,
+    llm: LLMClient,
+) -> _Judgement:
+    objects = findings.objects
+    scope = select_scope(objects, settings.verify_max_objects)
+    choice = await asyncio.to_thread(
+        _choose_images, scope, findings.evidence, covered.page_number, pdf, png, settings
+    )
+    spans = [findings.spans[o.object_id] for o in scope if o.object_id in findings.spans]
+    outcome = await judge_page(
+        llm,
+        settings.llm_verify_model or "",
+        scope,
+        _excerpt(text_layer, spans, settings),
+        choice.images,
+    )
+    return _Judgement(
+        usage=outcome.usage,
+        skipped=outcome.skipped,
+        reason=outcome.reason,
+        crops=choice.crops,
+        disagreements=_apply_judge(objects, outcome, findings.page),
+    )
+
+
+async def _judge_emptiness(
+    contradiction: str,
+    text_layer: TextLayer,
+    png: bytes | None,
+    settings: Settings,
+    llm: LLMClient,
+) -> _Judgement:
+    """The judge decides a page declared empty that a witness contradicts."""
+    images = [JudgeImage("the full page", png, "image/png")] if png else []
+    outcome = await judge_blank_claim(
+        llm,
+        settings.llm_verify_model or "",
+        contradiction,
+        _excerpt(text_layer, [], settings),
+        images,
+    )
+    step = _Judgement(usage=outcome.usage, skipped=outcome.skipped, reason=outcome.reason)
+    claim = outcome.verdicts.get(BLANK_CLAIM_ID)
+    if claim is None:
+        return step
+    if claim.verdict == "refuted":
+        found = f" {claim.problem}" if claim.problem else ""
+        missed = f"{contradiction} The judge finds content the extraction missed.{found}"
+        step.problems.append(("content_missing", missed))
+    elif claim.verdict == "confirmed":
+        step.page_judged = True
+    else:
+        step.reason = f"the judge could not tell whether the page holds content: {contradiction}"
+    return step
+
+
+def _without_judge(emptiness: Emptiness, text_layer: TextLayer) -> _Judgement:
+    """What stands in for the judge: a contradicted empty page is content_missing, unless
+    its image's ink is the only witness (nothing can say whether that is content)."""
+    step = _Judgement(usage={})
+    if emptiness.ink_only:
+        step.reason = f"{emptiness.contradiction} No text layer or judge can say what it is."
+    elif emptiness.contradiction:
+        missing = f"{emptiness.contradiction.rstrip('.')}: its content is missing."
+        step.problems.append(("content_missing", missing))
+    elif not text_layer.has_text_layer:
+        step.reason = "the page has no text layer to check objects against, and no judge"
+    return step
+
+
 async def verify_page(
     covered: CoveredPage,
     text_layer: TextLayer,
@@ -168,59 +274,46 @@ async def verify_page(
     ``pdf`` is the source document (or a one-page PDF of this page) for evidence
     crops; ``png`` the stored page image. The judge runs when a verify model and
     base URL are configured, ``llm`` is given and ``judge_enabled`` (the job's
-    option). ``title_block`` reads the title block's sheet number (default:
+    option): over the objects, or, on a page with none that a text layer, drawing or
+    ink contradicts, over the claim that it is empty (without a judge, such a page is
+    ``content_missing``, or unjudged with the reason when only ink speaks). A blank
+    page is skipped. ``title_block`` reads the title block's sheet number (default:
     ``shared.title_block``). Nothing extracted is rewritten.
     """
     started = time.perf_counter()
     findings = await asyncio.to_thread(check_page, covered, text_layer, png, title_block)
     objects = findings.objects
-    crops: dict[str, bytes] = {}
-    disagreements: list[dict[str, Any]] = []
-    usage = covered.usage
-    skipped = "blank" if findings.blank else None
-    use_judge = (
-        judge_enabled
-        and llm is not None
-        and bool(settings.llm_verify_model and settings.llm_base_url)
-        and not findings.blank
-        and bool(objects)
-    )
-    if use_judge:
-        scope = select_scope(objects, settings.verify_max_objects)
-        choice = await asyncio.to_thread(
-            _choose_images, scope, findings.evidence, covered.page_number, pdf, png, settings
-        )
-        crops = choice.crops
-        excerpt = ""
-        if text_layer.has_text_layer:
-            spans = [findings.spans[o.object_id] for o in scope if o.object_id in findings.spans]
-            excerpt = text_excerpt(
-                text_layer.text, text_layer.words, spans, settings.verify_text_max_chars
-            )
-        outcome = await judge_page(
-            llm,
-            settings.llm_verify_model,
-            scope,
-            excerpt,
-            choice.images,
-            max_tokens=settings.llm_max_tokens,
-        )
-        if outcome.reason:
-            log.info("page %d: judge: %s", covered.page_number, outcome.reason)
-        skipped = outcome.skipped
-        usage = merge_usage(usage, outcome.usage)
-        disagreements = _apply_judge(objects, outcome, findings.page)
+    emptiness = findings.emptiness
+    judging = judge_enabled and bool(settings.llm_verify_model and settings.llm_base_url)
+    if emptiness.blank:
+        step = _Judgement(usage={}, skipped="blank", reason=BLANK_REASON)
+    elif not objects and not emptiness.contradiction:
+        step = _Judgement(usage={}, reason=NO_IMAGE_REASON)
+    elif llm is not None and judging and emptiness.contradiction:
+        step = await _judge_emptiness(emptiness.contradiction, text_layer, png, settings, llm)
+    elif llm is not None and judging:
+        step = await _judge_objects(findings, covered, text_layer, pdf, png, settings, llm)
+    else:
+        step = _without_judge(emptiness, text_layer)
+    if step.reason:
+        log.info("page %d: %s", covered.page_number, step.reason)
     for obj in objects:
         if obj.verification is None:
             obj.verification = ObjectVerification(verdict="not_judged")
-    verdict = page_verdict(objects, findings.page_problems, skipped=skipped)
+    verdict = page_verdict(
+        objects,
+        [*findings.page_problems, *step.problems],
+        skipped=step.skipped,
+        page_judged=step.page_judged,
+        reason=step.reason,
+    )
     timings = {**covered.timings_ms, "verify": round((time.perf_counter() - started) * 1000, 1)}
     verified = VerifiedPage(
         **covered.model_dump(exclude={"objects", "usage", "timings_ms"}),
         objects=objects,
-        usage=usage,
+        usage=merge_usage(covered.usage, step.usage),
         timings_ms=timings,
         verdict=verdict,
-        judge_disagreements=disagreements,
+        judge_disagreements=step.disagreements,
     )
-    return VerifyOutput(verified=verified, crops=crops)
+    return VerifyOutput(verified=verified, crops=step.crops)

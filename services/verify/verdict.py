@@ -4,8 +4,11 @@ from collections.abc import Sequence
 
 from shared.models import PROBLEM_KIND_ORDER, PageObject, PageVerdict
 
-# Object verdicts that mean something looked at the object and said so.
-_JUDGED = frozenset({"confirmed", "refuted", "uncertain"})
+# Object verdicts that settle the object; "uncertain" has looked and not decided.
+DEFINITE = frozenset({"confirmed", "refuted"})
+# Verdicts that are the result of looking at the object (others are untagged).
+_LOOKED_AT = DEFINITE | {"uncertain"}
+NOTHING_DEFINITE = "no object got a definite verdict (confirmed or refuted)"
 
 
 def page_verdict(
@@ -13,32 +16,39 @@ def page_verdict(
     page_problems: Sequence[tuple[str, str]] = (),
     *,
     skipped: str | None = None,
+    page_judged: bool = False,
+    reason: str | None = None,
 ) -> PageVerdict:
     """Sum up a page from its objects' verifications and its page-level problems.
 
     ``page_problems`` are ``(kind, sentence)`` pairs (identity_wrong, content_missing).
-    ``ok`` is False on any problem. ``unjudged`` is True when no problem was found
-    and no object got a verdict — ``ok`` then means nothing, and is never a pass.
-    ``skipped`` names why the page was not judged ("blank", "no_images").
+    ``ok`` is False on any problem. The page is judged when it has a problem, when at
+    least one object is confirmed or refuted, or when ``page_judged`` (a definite
+    page-level verdict, e.g. the judge confirming a page with no objects is empty);
+    otherwise it is ``unjudged`` — ``ok`` then means nothing and is never a pass — and
+    carries ``reason`` (a general one when none is given). ``skipped`` names why the page
+    was not judged ("blank", "no_images").
     """
     problems = [sentence for _, sentence in page_problems]
     kinds = {kind for kind, _ in page_problems}
     untagged = 0
-    judged_any = False
+    definite = page_judged
     for obj in objects:
         v = obj.verification
-        if v is None or v.verdict not in _JUDGED:
+        if v is None or v.verdict not in _LOOKED_AT:
             untagged += 1
             continue
-        judged_any = True
+        definite = definite or v.verdict in DEFINITE
         if v.verdict == "refuted":
             kinds.add(v.kind or "judge_refuted")
             problems.append(v.problem or f"Object {obj.object_id} is refuted.")
+    unjudged = not problems and not definite
     return PageVerdict(
         ok=not problems,
         problems=problems,
         kinds=[k for k in PROBLEM_KIND_ORDER if k in kinds],
         untagged=untagged,
-        unjudged=not problems and not judged_any,
+        unjudged=unjudged,
         skipped=skipped,
+        reason=reason or (NOTHING_DEFINITE if unjudged else None),
     )

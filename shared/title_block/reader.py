@@ -127,7 +127,7 @@ def printed_alone(layer: TextLayer, keys: set[str]) -> Reading | None:
                 continue
             token, ids = first
             number = _Number(token, ids, view.box_of(ids), run.size, run, 0, ())
-            title, title_ids = _title_near(view, labels, number, set())
+            title, title_ids = _title(view, labels, number, set())
             found.setdefault(sheet_key(token), Reading(token, title, ids, title_ids))
     return next(iter(found.values())) if len(found) == 1 else None
 

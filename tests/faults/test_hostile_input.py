@@ -18,6 +18,7 @@ from tests.faults.conftest import with_model
 from tests.support.model_server import ModelReply
 from tests.support.nats_auth import creds_setup, new_seed, public_key
 from tests.support.pdfs import add_notes_page, make_pdf
+from tests.support.report_contract import assert_valid_report
 from tests.support.stack import stack
 
 pytestmark = pytest.mark.slow
@@ -128,6 +129,7 @@ async def test_secrets_never_reach_logs_or_error_bodies(settings, model):
                 break
             time.sleep(0.3)
         assert report.status_code == 200
+        assert_valid_report(report.json())
         bodies = [
             httpx.get(f"{s.api}/v1/jobs/nope", headers=auth).text,
             s.upload(b"x").text,

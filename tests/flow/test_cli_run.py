@@ -18,6 +18,7 @@ import pymupdf
 
 from shared import cli
 from shared.runtime import find_binary, free_port
+from tests.support.report_contract import assert_valid_report
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "drawing-set.pdf"
@@ -93,7 +94,7 @@ def test_run_processes_the_example_and_leaves_nothing_running(tmp_path):
     assert proc.returncode in (0, 2), f"exit {proc.returncode}\n{stdout}\n{stderr}"
     assert len(seen) >= 7, "the watcher saw too few children (nats, weed, five services)"
 
-    report = json.loads((out / "report.json").read_text())
+    report = assert_valid_report(json.loads((out / "report.json").read_text()))
     assert (out / "report.html").read_text().lstrip().lower().startswith("<!doctype html")
     page_count = pymupdf.open(EXAMPLE).page_count
     assert report["page_count"] == page_count

@@ -38,11 +38,14 @@ def run_one(settings, server, pdf: bytes, options: dict | None = None) -> dict:
 
 async def test_summary_reply_rescued_by_text_structuring(settings):
     """A notes sheet whose vision reply is one generic summary ends with every note present, from a rung-2 request that reached the model."""
-    with ScriptedModelServer(LAZY_VISION) as server:
+    header = {"sheet_number": "G001", "sheet_title": "GENERAL NOTES"}
+    lazy_with_header = route(vision=lambda _req: reply([summary_object()], sheet=header))
+    with ScriptedModelServer(lazy_with_header) as server:
         report = run_one(settings, server, notes_pdf())
 
     notes = page(report, 1)
     assert notes["rungs"] == ["vision", "text_structuring"]
+    assert notes["rung_status"] == {"vision": "ok", "text_structuring": "ok"}
     assert notes["coverage_before"]["ratio"] < settings.extract_coverage_floor
     assert notes["coverage"]["ratio"] >= settings.extract_coverage_floor
     assert not notes["below_floor"]
@@ -51,6 +54,8 @@ async def test_summary_reply_rescued_by_text_structuring(settings):
     [structuring] = requests_of(server, is_structuring)
     assert structuring["model"] == EXTRACT_MODEL  # the structure model defaults to it
     assert "PROVIDE (5) 2X6 STUD PACK" in request_text(structuring)
+    assert "SHEET HINT" in request_text(structuring), "rung 1's header is the model's hint"
+    assert "sheet_number: G001; sheet_title: GENERAL NOTES" in request_text(structuring)
     assert report["summary"]["extraction_coverage"]["text_structured_pages"] == 1
 
 
@@ -65,7 +70,7 @@ async def test_text_retry_disabled_ends_with_fallback_stubs(settings):
     stubs = [o for o in notes["objects"] if o["grounding"] == "text_layer_fallback"]
     assert stubs and all(o["confidence"] == "low" for o in stubs)
     assert not requests_of(server, is_structuring)
-    assert report["summary"]["extraction_coverage"]["fallback_pages"] == 1
+    assert report["summary"]["extraction_coverage"]["fallback_pages"] == [1]
 
 
 async def test_both_rungs_disabled_page_below_floor_says_so(settings):
@@ -80,7 +85,7 @@ async def test_both_rungs_disabled_page_below_floor_says_so(settings):
     assert notes["coverage"]["ratio"] < settings.extract_coverage_floor
     assert "content_missing" in notes["verification"]["kinds"]
     assert notes["verification"]["ok"] is False
-    assert report["summary"]["extraction_coverage"]["pages_below_floor"] == 1
+    assert report["summary"]["extraction_coverage"]["pages_below_floor"] == [1]
     assert report["summary"]["verification"]["kinds"].get("content_missing") == 1
     assert not requests_of(server, is_structuring)
 
@@ -100,7 +105,7 @@ async def test_scanned_page_left_to_vision_not_penalised(settings):
     assert scan["below_floor"] is False
     assert "content_missing" not in scan["verification"]["kinds"]
     assert {o["source_text"] for o in scan["objects"]} == set(SCANNED_LINES)
-    assert report["summary"]["extraction_coverage"]["pages_below_floor"] == 0
+    assert report["summary"]["extraction_coverage"]["pages_below_floor"] == []
     [vision] = requests_of(server, is_vision)
     assert text_block(vision) == "", "no TEXT LAYER block for a page without one"
     assert not requests_of(server, is_structuring)

@@ -120,8 +120,14 @@ async def test_report_names_every_outcome_and_announces_itself(settings):
     assert failed["page_number"] == HUGE and failed["stage"] == "extract"
     assert failed["reason"] == huge["failure_reason"]
     assert summary["extraction_coverage"]["text_structured_pages"] == 1
-    assert summary["extraction_coverage"]["pages_below_floor"] == 0
-    assert summary["verification"]["pages_skipped_blank"] == 1
+    assert summary["extraction_coverage"]["pages_below_floor"] == []
+    verification = summary["verification"]
+    assert verification["pages_skipped_blank"] == 1
+    # Four pages went through verify (the huge one failed); the blank one is unjudged and
+    # the misread page has a problem, so the judged pages are the other three.
+    assert verification["pages_verified"] == 4 and verification["pages_unjudged"] == 1
+    judged = verification["pages_verified"] - verification["pages_unjudged"]
+    assert verification["problem_rate"] == round(verification["verify_failed"] / judged, 4)
     assert summary["verification"]["kinds"]["content_wrong"] == 1
     assert summary["verification"]["verify_failed"] >= 1
     assert summary["sheets"]["recovered_from_text_layer"] >= 1
@@ -134,4 +140,6 @@ async def test_report_names_every_outcome_and_announces_itself(settings):
     assert ready["job_id"] == job_id and ready["file_name"] == "small-set.pdf"
     assert ready["status"] == "partial" and ready["page_count"] == 5
     assert ready["summary"]["failed_pages"] == [HUGE]
+    assert ready["summary"]["extraction_coverage"]["pages_below_floor"] == []
+    assert ready["summary"]["verification"] == verification
     assert ready["report_key"] == f"jobs/{job_id}/report.json"

@@ -12,6 +12,7 @@ import nats
 
 from shared.runtime import ManagedProcess, process_logs, start_service, wait_api_ready
 from shared.settings import Settings
+from tests.support.report_contract import assert_valid_report
 
 
 class Stack:
@@ -72,7 +73,7 @@ class Stack:
         while time.monotonic() < deadline:
             r = httpx.get(f"{self.api}/v1/jobs/{job_id}/report", timeout=10)
             if r.status_code == 200:
-                return r.json()
+                return assert_valid_report(r.json())
             time.sleep(0.3)
         raise AssertionError(
             f"no report for {job_id} in {timeout}s; status={self.status(job_id)}\n{self.logs()}"

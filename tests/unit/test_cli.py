@@ -1,64 +1,52 @@
 """The `sheetflow` command line: its commands, its error messages and its summary."""
 
 import json
+from datetime import UTC, datetime
 
 import httpx
 import pymupdf
 import pytest
 from typer.testing import CliRunner
 
+from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
 from shared import cli
+from shared.models import Coverage, PageVerdict, SheetHeader, VerifiedPage
+from shared.report import Report
 
 runner = CliRunner()
 
 
-def report(
-    pages: list[dict], *, status: str = "complete", failed: list[dict] | None = None
-) -> dict:
-    """A report.json as the report service writes it, reduced to what the CLI reads."""
-    return {
-        "job_id": "j_" + "0" * 32,
-        "file_name": "set.pdf",
-        "page_count": len(pages),
-        "status": status,
-        "pages": pages,
-        "summary": {
-            "extraction_coverage": {
-                "pages_below_floor": 0,
-                "mean_ratio": 0.9,
-                "text_structured_pages": 1,
-                "fallback_pages": 0,
-            },
-            "verification": {
-                "pages_verified": 1,
-                "pages_unjudged": 0,
-                "pages_skipped_blank": 0,
-                "verify_failed": 0,
-            },
-            "failed_pages": failed or [],
-            "degraded_pages": [],
-        },
-    }
+def report(pages: list[PageOutcome], *, canceled: bool = False) -> Report:
+    """A report.json as the report service builds it."""
+    job = JobInfo(
+        job_id="j_" + "0" * 32,
+        file_name="set.pdf",
+        page_count=len(pages),
+        created_at=datetime(2026, 5, 29, tzinfo=UTC),
+        canceled=canceled,
+    )
+    return build_report(job, pages, finished_at=datetime(2026, 5, 29, 0, 1, tzinfo=UTC))
 
 
-def verified_page(n: int, **verification) -> dict:
-    return {
-        "page_number": n,
-        "status": "verified",
-        "has_text_layer": True,
-        "sheet": {
-            "sheet_number": f"A10{n}",
-            "sheet_title": "FLOOR PLAN",
-            "discipline": "architectural",
-        },
-        "coverage": {"total_lines": 10, "covered_lines": 9, "ratio": 0.9},
-        "verification": {"ok": True, "kinds": [], "unjudged": False, "skipped": None}
-        | verification,
-    }
+def verified_page(n: int, **verification) -> VerifiedPage:
+    coverage = Coverage(total_lines=10, covered_lines=9, ratio=0.9)
+    return VerifiedPage(
+        job_id="j_" + "0" * 32,
+        page_number=n,
+        has_text_layer=True,
+        sheet=SheetHeader(
+            sheet_number=f"A10{n}", sheet_title="FLOOR PLAN", discipline="architectural"
+        ),
+        coverage_before=coverage,
+        coverage=coverage,
+        floor=0.6,
+        below_floor=False,
+        verdict=PageVerdict(**({"ok": True} | verification)),
+    )
 
 
-def failed_page(n: int) -> dict:
-    return {"page_number": n, "status": "failed", "sheet": {}, "coverage": None}
+def failed_page(n: int) -> FailedPage:
+    return FailedPage(page_number=n, stage="extract", reason="RuntimeError: boom")
 
 
 def test_help_lists_every_command():
@@ -220,9 +208,8 @@ def test_conclude_complete_exits_0_with_the_sheet_table(tmp_path, capsys):
 
 def test_conclude_names_failed_pages_and_exits_2(tmp_path, capsys):
     """A job with a failed page exits 2 and names the page, its stage and reason."""
-    failed = [{"page_number": 2, "stage": "extract", "reason": "RuntimeError: boom"}]
     pages = [verified_page(1), failed_page(2)]
-    code = cli.conclude(report(pages, status="partial", failed=failed), tmp_path)
+    code = cli.conclude(report(pages), tmp_path)
     captured = capsys.readouterr()
     assert code == 2
     assert "page 2 (extract): RuntimeError: boom" in captured.err
@@ -231,7 +218,7 @@ def test_conclude_names_failed_pages_and_exits_2(tmp_path, capsys):
 
 def test_conclude_canceled_exits_1(tmp_path, capsys):
     """A canceled job is an error for the command that waited on it."""
-    assert cli.conclude(report([verified_page(1)], status="canceled"), tmp_path) == 1
+    assert cli.conclude(report([verified_page(1)], canceled=True), tmp_path) == 1
     assert "canceled" in capsys.readouterr().err
 
 
@@ -246,7 +233,52 @@ def test_conclude_canceled_exits_1(tmp_path, capsys):
 )
 def test_verdict_text(verification, expected):
     """The verdict column never shows an unjudged page as ok."""
-    assert cli.verdict_text(verified_page(1, **verification)) == expected
+    [page] = report([verified_page(1, **verification)]).pages
+    assert cli.verdict_text(page) == expected
+
+
+def test_summary_lines_state_the_verdict_arithmetic_and_the_guard():
+    """The summary says verified = passed + with problems + unjudged, the problem rate, and
+    the guard's four counts."""
+    pages = [
+        verified_page(1),
+        verified_page(2, ok=False, problems=["p"], kinds=["content_wrong"]),
+        verified_page(3, unjudged=True),
+    ]
+    lines = cli.summary_lines(report(pages))
+    assert "verified 3 = passed 1 + with problems 1 + unjudged 1 (skipped blank 0)" in lines[2]
+    assert "problem rate 50%" in lines[2]
+    assert lines[3] == "guard: kept 0, rescued 0, vision unverified 0, dropped 0"
+
+
+def test_report_schema_command_writes_the_schema(tmp_path):
+    """`report-schema --out FILE` writes the JSON Schema of report.json, whose summary fields
+    carry their definitions."""
+    out = tmp_path / "report.schema.json"
+    result = runner.invoke(cli.app, ["report-schema", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    schema = json.loads(out.read_text())
+    assert schema["title"] == "Report"
+    verification = schema["$defs"]["VerificationSummary"]["properties"]
+    assert (
+        "verify_failed / (pages_verified - pages_unjudged)"
+        in (verification["problem_rate"]["description"])
+    )
+
+
+def test_a_report_of_another_shape_is_a_clear_error(tmp_path):
+    """A report.json that does not match this version's schema is one message, exit 1."""
+
+    def api(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/report"):
+            return httpx.Response(200, json={"job_id": "j_1", "pages": []})
+        if request.url.path.endswith("report.html"):
+            return httpx.Response(200, text="<html></html>")
+        return httpx.Response(200, json={"status": "complete", "page_count": 0, "pages": {}})
+
+    client = httpx.Client(base_url="http://api", transport=httpx.MockTransport(api))
+    with pytest.raises(cli.CliError, match="does not match this sheetflow's report schema"):
+        cli.wait_and_report(client, "j_1", tmp_path / "out", timeout=5)
 
 
 def test_full_subject_prefixes_the_namespace_once():

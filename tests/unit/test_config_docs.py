@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from pydantic import BaseModel
 
+from shared.report import ReportSummary
 from shared.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -175,3 +177,24 @@ def test_compose_extract_has_two_replicas_and_jetstream_has_a_volume():
     assert any(v.endswith(":/data") for v in services["nats"]["volumes"])
     assert any(v.endswith(":/data") for v in services["minio"]["volumes"])
     assert {"nats-data", "minio-data"} <= set(spec["volumes"])
+
+
+def summary_field_names() -> set[str]:
+    """Every field of the report's summary, nested ones as ``parent.child``."""
+    names = set()
+    for name, field in ReportSummary.model_fields.items():
+        nested = field.annotation
+        if isinstance(nested, type) and issubclass(nested, BaseModel):
+            names |= {f"{name}.{child}" for child in nested.model_fields}
+        else:
+            names.add(name)
+    return names
+
+
+def test_readme_defines_every_summary_field():
+    """The README's report section has a row, with its definition, for every summary field."""
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## The report", 1)[1].split("\n## ", 1)[0]
+    rows = dict(re.findall(r"^\|\s*`([a-z_.]+)`\s*\|\s*([^|]+?)\s*\|\s*$", section, re.M))
+    assert summary_field_names() == set(rows)
+    assert all(len(definition) > 10 for definition in rows.values())

@@ -3,8 +3,16 @@
 import pytest
 
 from services.coverage.ladder import LadderPolicy, LadderState, ladder_key, next_rung
+from services.coverage.pipeline import covered_page
 from shared.messages import JobOptions
-from shared.models import Coverage
+from shared.models import (
+    Coverage,
+    ExtractionResult,
+    GuardCounts,
+    PageObject,
+    SheetHeader,
+    TextLayer,
+)
 from shared.settings import Settings
 
 LOW = Coverage(total_lines=10, covered_lines=2, ratio=0.2)
@@ -108,3 +116,63 @@ def test_ladder_key_is_a_valid_kv_key():
     key = ladder_key("j_4f9c2b7e1a6d4c0e9b8a7f6e5d4c3b2a", 12)
     assert key == "ladder.j_4f9c2b7e1a6d4c0e9b8a7f6e5d4c3b2a.12"
     assert all(c.isalnum() or c in "-_=." for c in key)
+
+
+def _result(rung: str, status: str = "ok", reason: str | None = None, **guard) -> ExtractionResult:
+    return ExtractionResult(
+        job_id="j_1",
+        page_number=3,
+        rung=rung,
+        status=status,
+        reason=reason,
+        has_text_layer=True,
+        sheet=SheetHeader(sheet_number="S001"),
+        objects=[PageObject(object_id=f"{rung}-1", source_text=f"NOTE FROM {rung}")],
+        guard=GuardCounts(**guard),
+    )
+
+
+def _left_ladder(*rungs: str) -> LadderState:
+    return LadderState(
+        job_id="j_1",
+        page_number=3,
+        extracted_key="k",
+        text_key="t",
+        has_text_layer=True,
+        rungs_applied=list(rungs),
+        coverage_before=LOW,
+        coverage=HIGH,
+    )
+
+
+PAGE_TEXT = TextLayer(page_number=3, width=612, height=792, has_text_layer=True)
+
+
+@pytest.mark.parametrize(
+    ("status", "reason"),
+    [
+        ("degraded", "the model's reply was cut off at the token limit"),
+        ("failed", "the model's reply could not be parsed, even after a compact retry"),
+    ],
+)
+def test_a_cut_off_or_unparseable_rung_two_degrades_the_page(status, reason):
+    """Rung 2 cut off or unparseable marks the page degraded, as rung 1 does, with the reason
+    named by rung; rung_status says how each rung ended."""
+    results = [_result("vision"), _result("text_structuring", status, reason), _result("fallback")]
+    page = covered_page(
+        _left_ladder("vision", "text_structuring", "fallback"), results, PAGE_TEXT, 0.6
+    )
+    assert page.degraded and page.extraction_status == "ok"
+    assert page.extraction_reason == f"text_structuring: {reason}"
+    assert page.rung_status == {"vision": "ok", "text_structuring": status, "fallback": "ok"}
+
+
+def test_clean_rungs_leave_the_page_undegraded_and_guard_counts_summed():
+    """Every rung ok: not degraded, no reason; the guard's four counts add up over rungs."""
+    results = [
+        _result("vision", kept=3, vision_unverified=2, dropped=1),
+        _result("text_structuring", kept=4, rescued=1),
+    ]
+    page = covered_page(_left_ladder("vision", "text_structuring"), results, PAGE_TEXT, 0.6)
+    assert not page.degraded and page.extraction_reason is None
+    assert page.guard == GuardCounts(kept=7, rescued=1, dropped=1, vision_unverified=2)

@@ -4,7 +4,7 @@ import pymupdf
 
 from services.extract.guard import apply_grounding_guard
 from services.extract.textlayer import read_text_layer
-from shared.models import PageObject, TextLayer
+from shared.models import GuardCounts, PageObject, TextLayer
 from tests.support.pdfs import notes_pdf
 
 NOTE_3 = "3. PROVIDE (5) 2X6 STUD PACK AT EACH BEAM BEARING UNLESS NOTED OTHERWISE."
@@ -86,3 +86,16 @@ def test_deterministic_objects_are_not_stamped_unverified():
     stub = _obj("SOMETHING ELSE", rung="fallback", grounding="text_layer_fallback")
     kept, _ = apply_grounding_guard([stub], _layer())
     assert kept[0].grounding == "text_layer_fallback"
+
+
+def test_each_object_is_counted_once_vision_unverified_apart():
+    """kept, rescued, vision_unverified and dropped partition the objects: a misread the
+    page does not carry is counted vision_unverified, not kept."""
+    objects = [
+        _obj(NOTE_3, attributes={"count": 5}),
+        _obj("(2) 2X6 STUD PACK AT EACH END OF HEADER", attributes={"count": 2}),
+        _obj("DO NOT SCALE DRAWINGS.", tag="W12X26"),
+    ]
+    kept, counts = apply_grounding_guard(objects, _layer())
+    assert [o.grounding for o in kept] == ["source_text", "vision_unverified"]
+    assert counts == GuardCounts(kept=1, rescued=0, dropped=1, vision_unverified=1)

@@ -10,8 +10,9 @@ from services.extract.pipeline import (
     fallback_result,
     structure_text,
 )
-from services.extract.vision import COMPACT_RETRY
+from services.extract.vision import COMPACT_RETRY, TEXT_LAYER_HEADING
 from shared.llm import LLMClient
+from shared.models import SheetHeader
 from shared.settings import Settings
 from tests.support.flows import model_settings
 from tests.support.model_server import (
@@ -173,6 +174,51 @@ async def test_structure_text_sends_text_only_to_the_structure_model(server, mod
     assert (result.rung, result.status) == ("text_structuring", "ok")
     assert result.usage["structure"].calls == 1 and result.guard.dropped == 1
     assert all(o.rung == "text_structuring" for o in result.objects)
+
+
+STRUCTURING_CLAUSES = (
+    "Cover the ENTIRE input",
+    "Omitting a note, a row or a field is a failure.",
+    "Never invent, complete or correct text.",
+    "copied VERBATIM from the text layer",
+    'make it a general_note with "confidence": "low"',
+    "When a SHEET HINT is given",
+)
+
+
+async def test_structuring_prompt_carries_completeness_and_no_invention_clauses(server, model):
+    """The rung-2 request the model receives says: cover everything (omitting is a failure),
+    never invent, complete or correct, copy verbatim, low-confidence general note when
+    unsure, and gives the sheet hint when one is known (and none when nothing is)."""
+    settings, client = model
+    layer = (
+        await extract_rung1(
+            notes_pdf(), 1, settings, client, use_vision=False, worker_id="w", job_id="j"
+        )
+    ).text_layer
+    hint = SheetHeader(sheet_number="G001", sheet_title="GENERAL NOTES")
+    await structure_text(layer, settings, client, job_id="j", sheet=hint)
+    await structure_text(layer, settings, client, job_id="j")
+    hinted, plain = (" ".join(request_text(r).split()) for r in server.requests)
+    for clause in STRUCTURING_CLAUSES:
+        assert clause in hinted, clause
+    assert "SHEET HINT (what is already known of this sheet): sheet_number: G001; " in hinted
+    assert "sheet_title: GENERAL NOTES" in hinted
+    assert "SHEET HINT (what is already known" not in plain
+
+
+async def test_text_layer_switched_off_leaves_vision_and_ocr(server, model):
+    """SHEETFLOW_TEXT_LAYER_ENABLED off: a text PDF is read as if it had no text layer — no
+    TEXT LAYER block for vision, OCR words standing in for the text layer either way."""
+    settings, client = model
+    off = settings.model_copy(update={"text_layer_enabled": False})
+    out = await extract_rung1(notes_pdf(), 1, off, client, worker_id="w", job_id="j")
+    assert not out.text_layer.has_text_layer and out.text_layer.source == "ocr"
+    assert {w.origin for w in out.text_layer.words} == {"ocr"}
+    assert TEXT_LAYER_HEADING not in request_text(server.requests[0])
+    offline = await extract_rung1(notes_pdf(), 1, off, None, worker_id="w", job_id="j")
+    assert offline.text_layer.source == "ocr" and not offline.text_layer.has_text_layer
+    assert offline.result.objects and all(o.grounding == "ocr" for o in offline.result.objects)
 
 
 async def test_structure_text_without_model_fails_cleanly():

@@ -48,6 +48,17 @@ def test_vision_message_carries_image_and_text_layer_block():
     assert "one object per note" in messages[0]["content"].lower()
 
 
+def test_vision_prompt_says_the_text_layer_wins_and_the_image_gives_the_rest():
+    """The text layer wins for every alphanumeric value it carries; the image is the source
+    for geometry, symbols, line work and what the text layer lacks (never the reverse)."""
+    prompt = " ".join(build_vision_messages(b"PNG", _layer(), 100)[0]["content"].split())
+    assert "it wins for every alphanumeric value it carries" in prompt
+    assert "the text layer is right" in prompt
+    assert "source for geometry, symbols, line work" in prompt
+    assert "anything the text layer lacks" in prompt
+    assert "never change a digit you read in the image" not in prompt
+
+
 def test_vision_message_without_text_layer_has_no_block():
     """A scanned page is sent with its image only."""
     messages = build_vision_messages(b"PNG", _layer("", has_text=False), max_chars=100)

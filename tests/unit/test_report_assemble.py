@@ -5,15 +5,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from services.report.assemble import (
-    NO_OUTCOME_REASON,
-    FailedPage,
-    JobInfo,
-    build_report,
-    report_ready_summary,
-)
+from services.report import assemble
+from services.report.assemble import NO_OUTCOME_REASON, FailedPage, JobInfo, PageOutcome
+from shared.messages import ReportReady
 from shared.models import (
     Coverage,
+    GuardCounts,
     ObjectVerification,
     PageObject,
     PageVerdict,
@@ -21,6 +18,7 @@ from shared.models import (
     Usage,
     VerifiedPage,
 )
+from shared.report import ReadySummary, Report
 from tests.support.report_contract import (
     OBJECT_KEYS,
     PAGE_KEYS,
@@ -28,10 +26,17 @@ from tests.support.report_contract import (
     SHEET_KEYS,
     SUMMARY_KEYS,
     VERDICT_KEYS,
+    assert_valid_report,
 )
 
 CREATED = datetime(2026, 5, 29, 9, 0, tzinfo=UTC)
 FINISHED = datetime(2026, 5, 29, 9, 5, tzinfo=UTC)
+
+
+def build_report(job: JobInfo, pages: list[PageOutcome], *, finished_at: datetime) -> dict:
+    """The report as report.json holds it, checked against its JSON Schema."""
+    report = assemble.build_report(job, pages, finished_at=finished_at)
+    return assert_valid_report(report.model_dump(mode="json"))
 
 
 def job(page_count: int, *, canceled: bool = False) -> JobInfo:
@@ -58,6 +63,8 @@ def verified(
     usage: dict[str, Usage] | None = None,
     timings: dict[str, float] | None = None,
     objects: list[PageObject] | None = None,
+    rung_status: dict[str, str] | None = None,
+    guard: GuardCounts | None = None,
 ) -> VerifiedPage:
     coverage = Coverage(
         total_lines=total_lines, covered_lines=round(total_lines * ratio), ratio=ratio
@@ -79,6 +86,8 @@ def verified(
         floor=0.6,
         below_floor=ratio < 0.6 and total_lines > 0,
         rungs=list(rungs),
+        rung_status=rung_status or {rung: "ok" for rung in rungs},
+        guard=guard or GuardCounts(),
         usage=usage or {},
         timings_ms=timings or {},
         verdict=verdict or PageVerdict(ok=True),
@@ -136,8 +145,8 @@ def test_report_has_every_documented_key():
         "recovered_from_text_layer",
         "missing",
     }
-    assert report["created_at"] == CREATED.isoformat()
-    assert report["finished_at"] == FINISHED.isoformat()
+    assert datetime.fromisoformat(report["created_at"]) == CREATED
+    assert datetime.fromisoformat(report["finished_at"]) == FINISHED
 
 
 def test_every_page_present_and_sorted_even_without_outcome():
@@ -228,22 +237,85 @@ def test_summary_counts():
     ]
     summary = build_report(job(6), pages, finished_at=FINISHED)["summary"]
     cov = summary["extraction_coverage"]
-    assert cov["pages_below_floor"] == 1
+    assert cov["pages_below_floor"] == [2] and cov["pages_below_floor_count"] == 1
     # the blank page (no lines) is not averaged in
     assert cov["mean_ratio"] == pytest.approx((1.0 + 0.5 + 0.75 + 1.0) / 4, abs=1e-4)
-    assert cov["text_structured_pages"] == 2
-    assert cov["fallback_pages"] == 1
+    assert cov["text_structured_pages"] == 2 and cov["text_structuring_failed_pages"] == 0
+    assert cov["fallback_pages"] == [2] and cov["fallback_pages_count"] == 1
     assert cov["rungs"] == {"fallback": 1, "offline": 3, "text_structuring": 2, "vision": 2}
     ver = summary["verification"]
-    assert ver["pages_verified"] == 1
-    assert ver["pages_unjudged"] == 1
+    assert ver["pages_verified"] == 5
+    assert ver["pages_unjudged"] == 2
     assert ver["pages_skipped_blank"] == 1
+    assert ver["pages_passed"] == 1
     assert ver["verify_failed"] == 2
     assert ver["kinds"] == {"content_missing": 1, "content_wrong": 2}
     assert list(ver["kinds"]) == ["content_missing", "content_wrong"]
     assert summary["sheets"] == {"identified": 4, "recovered_from_text_layer": 1, "missing": 1}
     assert summary["degraded_pages"] == [2]
     assert summary["failed_pages"] == [{"page_number": 6, "stage": "verify", "reason": "gave up"}]
+
+
+def test_verification_arithmetic_on_blank_unjudged_and_problem_pages():
+    """One blank, one unjudged, one problem page (and a pass and a failed page):
+    pages_verified counts every page that went through verify, pages_unjudged holds the
+    blank and the unjudged page, verify_failed the problem page, pages_passed the pass,
+    and the problem rate is verify_failed over the judged pages."""
+    pages = [
+        verified(1, verdict=PageVerdict(ok=True, unjudged=True, skipped="blank")),
+        verified(2, verdict=PageVerdict(ok=True, unjudged=True, reason="no judge")),
+        verified(3, verdict=PageVerdict(ok=False, problems=["p"], kinds=["content_wrong"])),
+        verified(4, verdict=PageVerdict(ok=True)),
+        FailedPage(page_number=5, stage="extract", reason="x"),
+    ]
+    ver = build_report(job(5), pages, finished_at=FINISHED)["summary"]["verification"]
+    assert ver == {
+        "pages_verified": 4,
+        "pages_unjudged": 2,
+        "pages_skipped_blank": 1,
+        "pages_passed": 1,
+        "verify_failed": 1,
+        "problem_rate": 0.5,
+        "kinds": {"content_wrong": 1},
+    }
+
+
+def test_problem_rate_is_null_when_nothing_was_judged():
+    """A set of only unjudged pages has no problem rate rather than a made-up 0%."""
+    pages = [verified(1, verdict=PageVerdict(ok=True, unjudged=True, skipped="blank"))]
+    ver = build_report(job(1), pages, finished_at=FINISHED)["summary"]["verification"]
+    assert ver["problem_rate"] is None and ver["pages_passed"] == 0
+
+
+def test_failed_structuring_attempt_is_counted_apart():
+    """A rung-2 reply that failed is not a text-structured page: it is counted apart, and the
+    page's rung_status says so."""
+    tried = ("vision", "text_structuring", "fallback")
+    pages = [
+        verified(1, rungs=tried, rung_status={"vision": "ok", "text_structuring": "failed"}),
+        verified(2, rungs=tried[:2], rung_status={"vision": "ok", "text_structuring": "degraded"}),
+        verified(3, rungs=tried[:2]),
+    ]
+    report = build_report(job(3), pages, finished_at=FINISHED)
+    cov = report["summary"]["extraction_coverage"]
+    assert (cov["text_structured_pages"], cov["text_structuring_failed_pages"]) == (2, 1)
+    assert report["pages"][0]["rung_status"]["text_structuring"] == "failed"
+
+
+def test_guard_counts_are_kept_per_page_and_summed():
+    """The guard's four counts, vision_unverified among them, appear per page and in total."""
+    pages = [
+        verified(1, guard=GuardCounts(kept=4, rescued=1, vision_unverified=2, dropped=1)),
+        verified(2, guard=GuardCounts(kept=3, vision_unverified=1)),
+    ]
+    report = build_report(job(2), pages, finished_at=FINISHED)
+    assert report["pages"][0]["guard"]["vision_unverified"] == 2
+    assert report["summary"]["guard"] == {
+        "kept": 7,
+        "rescued": 1,
+        "dropped": 1,
+        "vision_unverified": 3,
+    }
 
 
 def test_mean_ratio_none_without_text_pages():
@@ -291,9 +363,11 @@ def test_report_is_json_serialisable_and_ready_summary_is_compact():
         ),
         FailedPage(page_number=2, stage="extract", reason="x"),
     ]
-    report = build_report(job(2), pages, finished_at=FINISHED)
+    built = assemble.build_report(job(2), pages, finished_at=FINISHED)
+    report = assert_valid_report(built.model_dump(mode="json"))
     assert json.loads(json.dumps(report)) == report
-    ready = report_ready_summary(report)
+    assert Report.model_validate(report) == built
+    ready = ReadySummary.of(built).model_dump(mode="json")
     assert ready["failed_pages"] == [2]
     assert ready["pages_failed"] == 1
     assert ready["page_count"] == 2
@@ -302,3 +376,25 @@ def test_report_is_json_serialisable_and_ready_summary_is_compact():
     assert ready["verification"]["verify_failed"] == 1
     assert "usage" not in ready and "timings" not in ready
     assert json.loads(json.dumps(ready)) == ready
+
+
+def test_report_ready_carries_the_page_lists():
+    """report.ready carries the below-floor and fallback page lists, not only their counts."""
+    pages = [
+        verified(1, ratio=0.4, rungs=("vision", "fallback")),
+        verified(2, ratio=0.9),
+        verified(3, ratio=0.3, rungs=("offline", "fallback")),
+    ]
+    built = assemble.build_report(job(3), pages, finished_at=FINISHED)
+    event = ReportReady(
+        job_id="j_test",
+        file_name="set.pdf",
+        page_count=3,
+        status=built.status,
+        summary=ReadySummary.of(built),
+        report_key="k",
+        html_key="h",
+    )
+    coverage = json.loads(event.model_dump_json())["summary"]["extraction_coverage"]
+    assert coverage["pages_below_floor"] == [1, 3] and coverage["fallback_pages"] == [1, 3]
+    assert coverage["pages_below_floor_count"] == coverage["fallback_pages_count"] == 2

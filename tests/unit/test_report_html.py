@@ -11,6 +11,7 @@ from services.report.assemble import FailedPage, JobInfo, build_report
 from services.report.html import render_report_html
 from shared.models import (
     Coverage,
+    GuardCounts,
     ObjectVerification,
     PageObject,
     PageVerdict,
@@ -140,3 +141,17 @@ def test_verdict_badges():
         ("blank", "4"),
         ("failed", "5"),
     ]
+
+
+def test_guard_counts_and_unjudged_reason_are_shown():
+    """The vision_unverified count is a header tile and, with kept/rescued/dropped, a page
+    fact; an unjudged page says why."""
+    guarded = page(1, "A101").model_copy(
+        update={"guard": GuardCounts(kept=5, rescued=1, dropped=2, vision_unverified=3)}
+    )
+    unjudged = page(2, "A102", unjudged=True, reason="the judge's reply was cut off")
+    html = render_report_html(report([guarded, unjudged]), {})
+    tiles = re.findall(r'<div class="v">([^<]*)</div><div class="l">([^<]*)</div>', html)
+    assert {label: value for value, label in tiles}["vision unverified"] == "3"
+    assert "kept 5 · rescued 1 · vision unverified 3 · dropped 2" in html
+    assert "Why: the judge&#39;s reply was cut off" in html

@@ -7,12 +7,13 @@ from datetime import UTC, datetime
 import pytest
 
 from services.extract.textlayer import read_text_layer
-from services.report.assemble import JobInfo, build_report, report_ready_summary
+from services.report.assemble import JobInfo, build_report
 from services.report.drawing_index import read_drawing_index
 from services.report.html import render_report_html
 from services.report.reconcile import PageFacts, correction_requests, page_facts, reconcile
 from services.report.references import references
 from shared.models import Coverage, PageVerdict, SheetHeader, TextLayer, VerifiedPage
+from shared.report import ReadySummary
 from shared.title_block import printed_alone, recover_sheet_identity
 from tests.support.sets import INDEX, indexed_set
 
@@ -146,14 +147,14 @@ def test_report_stores_counts_and_shows_the_set(layers, sheet_set):
     )
     pages = [_verified(n, sheets[n]) for n in range(1, 8)]
     report = build_report(job, pages, finished_at=datetime.now(UTC), sheet_set=sheet_set)
-    assert report["set"]["missing"][0]["sheet_number"] == "A-102"
-    site = report["pages"][5]["sheet"]
-    assert (site["sheet_number"], site["sheet_number_source"]) == ("SITE", "drawing_index")
-    counts = report["summary"]["set"]
-    assert counts == report_ready_summary(report)["set"]
-    assert counts["missing"] == counts["duplicates"] == counts["corrected"] == 1
-    assert counts["unresolved_references"] == counts["not_in_index"] == 1
-    assert report["summary"]["sheets"]["identified"] == 7
+    assert report.set.missing[0].sheet_number == "A-102"
+    site = report.pages[5].sheet
+    assert (site.sheet_number, site.sheet_number_source) == ("SITE", "drawing_index")
+    counts = report.summary.set
+    assert counts == ReadySummary.of(report).set
+    assert counts.missing == counts.duplicates == counts.corrected == 1
+    assert counts.unresolved_references == counts.not_in_index == 1
+    assert report.summary.sheets.identified == 7
     html = render_report_html(report, {})
     assert 'id="set"' in html and "A-102" in html and "A-501" in html
     assert "drawing index on page 1 lists SITE" in html

@@ -1,9 +1,10 @@
-"""Blank pages are skipped only when the text layer, objects, drawings and image all agree."""
+"""Blank pages are skipped only when the text layer, objects, drawings and image all agree;
+the witnesses that contradict a page declared empty are named."""
 
 import pymupdf
 
-from services.verify.blank import ink_share, is_blank_page
-from shared.models import PageObject, TextLayer
+from services.verify.blank import ink_share, page_emptiness
+from shared.models import PageObject, TextLayer, Word
 
 
 def _png(text: str | None = None, alpha: bool = False) -> bytes:
@@ -15,11 +16,12 @@ def _png(text: str | None = None, alpha: bool = False) -> bytes:
 
 
 def _layer(has_text: bool = False, drawings: bool = False) -> TextLayer:
+    words = [Word(text="NOTES", bbox=(10, 10, 60, 20))] if has_text else []
     return TextLayer(
         page_number=1,
         width=300,
         height=200,
-        text="NOTES" if has_text else "",
+        words=words,
         has_text_layer=has_text,
         has_drawings=drawings,
     )
@@ -33,14 +35,33 @@ def test_ink_is_measured_on_the_image():
 
 
 def test_truly_blank_page_is_blank():
-    """No text layer, no objects, no drawings, empty image: blank."""
-    assert is_blank_page(_layer(), [], _png())
+    """No text layer, no objects, no drawings, empty image: blank, nothing contradicts it."""
+    emptiness = page_emptiness(_layer(), [], _png())
+    assert emptiness.blank and emptiness.contradiction is None
 
 
 def test_any_witness_of_content_makes_the_page_not_blank():
     """A text layer, drawings, an object or ink on the image each contradict blankness."""
-    assert not is_blank_page(_layer(has_text=True), [], _png())
-    assert not is_blank_page(_layer(drawings=True), [], _png())
-    assert not is_blank_page(_layer(), [PageObject(object_id="a")], _png())
-    assert not is_blank_page(_layer(), [], _png("SCANNED NOTES"))
-    assert not is_blank_page(_layer(), [], None)
+    assert not page_emptiness(_layer(has_text=True), [], _png()).blank
+    assert not page_emptiness(_layer(drawings=True), [], _png()).blank
+    assert not page_emptiness(_layer(), [PageObject(object_id="a")], _png()).blank
+    assert not page_emptiness(_layer(), [], _png("SCANNED NOTES")).blank
+    assert not page_emptiness(_layer(), [], None).blank
+
+
+def test_contradiction_names_every_witness():
+    """A page declared empty is contradicted by each witness, all named in one sentence; a
+    page with objects or no image to look at is not contradicted."""
+    both = page_emptiness(_layer(has_text=True, drawings=True), [], _png("NOTES"))
+    assert both.contradiction.startswith("No objects were extracted, but the page has")
+    for witness in ("a text layer (5 characters)", "vector drawings", "ink on"):
+        assert witness in both.contradiction
+    assert not both.ink_only
+    assert page_emptiness(_layer(), [PageObject(object_id="a")], _png("X")).contradiction is None
+    assert page_emptiness(_layer(), [], None).contradiction is None
+
+
+def test_ink_alone_is_an_ink_only_page():
+    """A raster with marks and no text layer or drawing: contradicted by its ink alone."""
+    ink = page_emptiness(_layer(), [], _png("SCANNED NOTES"))
+    assert ink.ink_only and "ink on" in ink.contradiction and not ink.blank

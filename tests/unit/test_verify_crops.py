@@ -131,3 +131,23 @@ def test_scope_with_no_image_is_skipped():
         max_images=6,
     )
     assert choice.skipped and choice.images == []
+
+
+def test_a_crop_that_fails_to_render_falls_back_to_the_full_page(page):
+    """A crop MuPDF cannot render (here: its box lies off the page) does not fail the
+    verification: the object is shown on the full page image, in the slot the crop left."""
+
+    def render(bbox) -> bytes:
+        return render_crop_jpeg(page, bbox, dpi=144, margin_pts=0)
+
+    choice = choose_images(
+        _objects("N1", "N2"),
+        {"N1": (100, 130, 200, 145), "N2": (5000, 5000, 5100, 5100)},
+        page_number=1,
+        page_png=b"png",
+        render=render,
+        hi_dpi=True,
+        max_images=2,
+    )
+    assert [i.label for i in choice.images] == ["crop around object N1", "the full page"]
+    assert set(choice.crops) == {"pages/1/crops/N1.jpg"} and choice.full_page

@@ -118,7 +118,7 @@ def test_reply_missing_what_the_contract_asks_is_unjudged():
     """Missing verdicts, no objects list, unknown ids only, or garbage: unjudged, never a pass."""
     replies = [
         json.dumps({"objects": [{"object_id": "N1"}, {"object_id": "N2", "ok": True}]}),
-        json.dumps({"objects": [{"object_id": "N1", "verdict": "looks fine"}]}),
+        json.dumps({"objects": [{"object_id": "N1", "verdict": None}]}),
         json.dumps({"verdict": "confirmed"}),
         json.dumps({"objects": [{"object_id": "Z9", "verdict": "confirmed"}]}),
         "Everything on this sheet looks correct to me!",
@@ -141,6 +141,44 @@ def test_partly_valid_reply_keeps_the_valid_entries():
         and set(outcome.verdicts) == {"N1"}
         and "1 judge entries ignored" in outcome.reason
     )
+
+
+def test_verdict_label_outside_the_vocabulary_is_a_refutation_quoting_it():
+    """A label the judge was not offered ("partially correct") is a refutation that quotes it,
+    with the judge's own kind kept; the vocabulary is read without regard to case."""
+    content = json.dumps(
+        {
+            "objects": [
+                {"object_id": "N1", "verdict": "partially correct", "kind": "misread"},
+                {"object_id": "N2", "verdict": " Confirmed "},
+            ]
+        }
+    )
+    outcome = parse_judge_reply(content, ["N1", "N2"])
+    n1 = outcome.verdicts["N1"]
+    assert n1.verdict == "refuted" and n1.label == "partially correct" and n1.kind == "misread"
+    assert '"partially correct"' in n1.problem
+    assert outcome.verdicts["N2"].verdict == "confirmed" and outcome.reason is None
+
+
+def test_out_of_vocabulary_label_on_a_confirmed_object_is_a_judge_refuted_problem():
+    """The oracle's confirmation does not swallow the judge's named problem: the object is
+    judge_refuted, the problem quotes the label, and the judge's kind is kept beside ours."""
+    obj = _obj("N1", source_text="ROOM 101", verification=ObjectVerification(verdict="confirmed"))
+    content = json.dumps({"objects": [{"object_id": "N1", "verdict": "wrong", "kind": "misread"}]})
+    judged = parse_judge_reply(content, ["N1"]).verdicts["N1"]
+    result, disagreement = merge_judge(obj, judged, NO_TEXT_LAYER)
+    assert result.verdict == "refuted" and result.kind == "judge_refuted"
+    assert result.judge_kind == "misread" and '"wrong"' in result.problem
+    assert disagreement["kept"] == "judge" and disagreement["judge"]["label"] == "wrong"
+
+
+def test_judges_own_kind_is_kept_beside_the_normalised_one():
+    """A judge refutation of kind content_wrong is judge_refuted for us, content_wrong for it."""
+    obj = _obj("N1", source_text="ROOM 101", verification=ObjectVerification(verdict="confirmed"))
+    judged = JudgeVerdict("N1", "refuted", kind="content_wrong")
+    result, _ = merge_judge(obj, judged, NO_TEXT_LAYER)
+    assert (result.kind, result.judge_kind) == ("judge_refuted", "content_wrong")
 
 
 def text_layer_of(*lines: str):
@@ -265,12 +303,22 @@ async def test_unusable_reply_is_asked_again_once(server, llm):
 
 
 async def test_unusable_twice_is_unjudged_with_the_reason(server, llm):
-    script(server, ModelReply(content='{"objects": "none"}', finish_reason="length"))
+    """A reply that fails the contract twice is unjudged, with the reason and both calls."""
+    script(server, ModelReply(content='{"objects": "none"}'))
     outcome = await judge_page(llm, "m", [_obj("N1")], "x", IMAGES)
     assert not outcome.judged and len(server.requests) == 2
     assert "no objects list (asked twice)" in outcome.reason
-    assert "cut off at the token limit" in outcome.reason
     assert outcome.usage["verify"].calls == 2
+
+
+async def test_cut_off_reply_is_unjudged_even_where_it_parses_and_is_never_capped(server, llm):
+    """finish_reason "length" means verdicts may be lost: the reply is not used, even when
+    what arrived parses, and the page is unjudged with that reason; no max_tokens is sent."""
+    script(server, ModelReply(content=VALID_VERDICT, finish_reason="length"))
+    outcome = await judge_page(llm, "m", [_obj("N1", source_text="x")], "x", IMAGES)
+    assert not outcome.judged and outcome.verdicts == {}
+    assert "cut off at the token limit" in outcome.reason and len(server.requests) == 2
+    assert all("max_tokens" not in request for request in server.requests)
 
 
 async def test_failed_call_is_unjudged_and_zero_images_never_call(server, llm):

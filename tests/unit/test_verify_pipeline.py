@@ -1,5 +1,7 @@
 """verify_page end to end on tiny PDFs: oracle, page checks, blank pages, the judge, crops."""
 
+import json
+
 import pymupdf
 import pytest
 
@@ -9,8 +11,13 @@ from services.verify.pipeline import verify_page
 from shared.llm import LLMClient
 from shared.models import Coverage, CoveredPage, PageObject, SheetHeader, TextLayer, Usage
 from shared.settings import Settings
-from tests.support.flows import lenient_judge
-from tests.support.model_server import ModelReply, ScriptedModelServer
+from tests.support.flows import judge_objects, lenient_judge
+from tests.support.model_server import (
+    ModelReply,
+    ScriptedModelServer,
+    request_images,
+    request_text,
+)
 
 
 def _pdf(lines: list[str]) -> bytes:
@@ -128,6 +135,7 @@ async def test_lenient_judge_cannot_clear_the_misread(server, judge):
     )
     page = out.verified
     assert len(server.requests) == 1
+    assert "max_tokens" not in server.requests[0], "the judge's reply is never capped"
     by_id = {o.object_id: o for o in page.objects}
     assert by_id["N1"].verification.kind == "content_wrong"
     assert by_id["N1"].verification.judge == {
@@ -191,16 +199,20 @@ async def test_blank_page_is_skipped_and_never_judged(server, judge):
     assert v.skipped == "blank" and v.unjudged and v.ok and server.requests == []
 
 
-@pytest.mark.parametrize("drawn", [False, True])
-async def test_page_declared_blank_with_content_is_content_missing(drawn):
-    """No objects but a text layer (or vector drawing): judged content_missing, not skipped."""
+def _declared_blank_pdf(drawn: bool) -> bytes:
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
     if drawn:
         page.draw_rect(pymupdf.Rect(100, 100, 400, 300))
     else:
         page.insert_text((72, 100), "1. ALL WORK SHALL COMPLY WITH THE CODE.", fontsize=10)
-    pdf = doc.tobytes()
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("drawn", [False, True])
+async def test_page_declared_blank_with_content_is_content_missing(drawn):
+    """No judge, no objects but a text layer (or vector drawing): content_missing, not skipped."""
+    pdf = _declared_blank_pdf(drawn)
     out = await verify_page(
         _covered([], has_text=not drawn),
         _layer(pdf),
@@ -212,6 +224,71 @@ async def test_page_declared_blank_with_content_is_content_missing(drawn):
     )
     v = out.verified.verdict
     assert v.skipped is None and not v.ok and not v.unjudged and v.kinds == ["content_missing"]
+
+
+def _page_judge(verdict: str, problem: str | None = None):
+    """A judge answering ``verdict`` about every object it is asked (the page claim too)."""
+
+    def respond(request: dict) -> ModelReply:
+        objects = [
+            {"object_id": oid, "verdict": verdict, "kind": "content_missing", "problem": problem}
+            for oid in judge_objects(request)
+        ]
+        return ModelReply(content=json.dumps({"objects": objects}))
+
+    return respond
+
+
+@pytest.mark.parametrize("drawn", [False, True])
+async def test_contradicted_blank_page_goes_to_the_judge_with_the_contradiction(
+    server, judge, drawn
+):
+    """With a judge, a page declared empty that its text layer (or drawing) contradicts is
+    judged, the contradiction stated in the prompt: refuted is content_missing with the
+    judge's words, confirmed is a judged page with no problem."""
+    pdf = _declared_blank_pdf(drawn)
+    settings, llm = judge
+    server.responder = _page_judge("refuted", "Note 1 is not extracted.")
+    covered = _covered([], has_text=not drawn)
+    out = await verify_page(covered, _layer(pdf), pdf, _png(pdf), settings, llm)
+    v = out.verified.verdict
+    assert v.kinds == ["content_missing"] and not v.unjudged and v.skipped is None
+    assert "Note 1 is not extracted." in v.problems[0]
+    [request] = server.requests
+    prompt = request_text(request)
+    assert "THE EXTRACTION FOUND NOTHING ON THIS PAGE" in prompt
+    assert ("vector drawings" if drawn else "a text layer (") in prompt
+    assert request_images(request), "the judge sees the page"
+    server.responder = _page_judge("confirmed")
+    out = await verify_page(covered, _layer(pdf), pdf, _png(pdf), settings, llm)
+    v = out.verified.verdict
+    assert v.ok and not v.unjudged and out.verified.objects == []
+
+
+async def test_ink_only_page_carries_its_reason():
+    """A raster with marks, no text layer and nothing extracted, with no judge: unjudged, and
+    the verdict says why (the ink on its image), never a silent unjudged."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_image(pymupdf.Rect(50, 50, 500, 400), stream=_png(_pdf(NOTES)))
+    pdf = doc.tobytes()
+    layer = _layer(pdf)
+    assert not layer.has_text_layer and not layer.has_drawings
+    out = await verify_page(_covered([], has_text=False), layer, pdf, _png(pdf), NO_JUDGE, None)
+    v = out.verified.verdict
+    assert v.unjudged and v.skipped is None and v.problems == []
+    assert "ink on" in v.reason and "No objects were extracted" in v.reason
+
+
+async def test_empty_page_without_its_image_says_why_it_is_unjudged(server, judge):
+    """No objects, no text layer or drawing, and the page image missing: neither blank nor
+    contradicted, so unjudged with the reason, and the judge is not asked about nothing."""
+    pdf = _pdf([])
+    settings, llm = judge
+    out = await verify_page(_covered([], has_text=False), _layer(pdf), pdf, None, settings, llm)
+    v = out.verified.verdict
+    assert v.unjudged and v.skipped is None and "no page image" in v.reason
+    assert server.requests == []
 
 
 async def test_text_less_page_without_a_judge_is_unjudged():
@@ -226,6 +303,7 @@ async def test_text_less_page_without_a_judge_is_unjudged():
     out = await verify_page(_covered([ocr], has_text=False), layer, pdf, _png(pdf), NO_JUDGE, None)
     v = out.verified.verdict
     assert v.ok and v.unjudged and v.skipped is None and v.untagged == 1
+    assert "no judge" in v.reason
     assert out.verified.objects[0].verification.verdict == "not_judged"
 
 
@@ -241,6 +319,7 @@ async def test_garbage_judge_reply_on_a_text_less_page_is_unjudged(server, judge
     )
     v = out.verified.verdict
     assert v.unjudged and v.ok and out.verified.usage["verify"].calls == 2
+    assert "(asked twice)" in v.reason
 
 
 async def test_identity_is_read_from_the_title_block_by_default():

@@ -40,9 +40,29 @@ def test_all_confirmed_is_ok_and_judged():
 
 
 def test_nothing_judged_is_unjudged_not_a_pass():
-    """Objects no one could judge make the page unjudged and are counted as untagged."""
+    """Objects no one could judge make the page unjudged, with a reason, counted untagged."""
     v = page_verdict([_obj("a", "not_judged"), _obj("b", None)])
-    assert v.ok and v.unjudged and v.untagged == 2
+    assert v.ok and v.unjudged and v.untagged == 2 and v.reason
+
+
+def test_uncertain_alone_is_unjudged_not_a_pass():
+    """Objects the judge looked at but could not decide give no definite verdict: a page whose
+    objects are all uncertain (or not judged) is unjudged, never a pass."""
+    v = page_verdict([_obj("a", "uncertain"), _obj("b", "uncertain"), _obj("c", "not_judged")])
+    assert v.unjudged and v.untagged == 1 and "definite" in v.reason
+
+
+def test_a_definite_page_level_verdict_judges_a_page_without_objects():
+    """A page with no objects whose emptiness was confirmed is judged and passes."""
+    v = page_verdict([], page_judged=True)
+    assert v.ok and not v.unjudged and v.reason is None
+
+
+def test_reason_is_kept_for_unjudged_and_judged_pages():
+    """The reason given (e.g. the judge's reply was cut off) is carried either way."""
+    cut = "the judge's reply was cut off at the token limit (asked twice)"
+    assert page_verdict([_obj("a", "not_judged")], reason=cut).reason == cut
+    assert page_verdict([_obj("a", "confirmed")], reason=cut).reason == cut
 
 
 def test_page_problem_alone_judges_the_page():

@@ -1,5 +1,5 @@
-"""The set as a whole, reconciled: stored in ``report.json`` under ``set``, counted in its
-summary and in ``report.ready``.
+"""The set as a whole, reconciled (by the report service, once every page is terminal):
+stored in ``report.json`` under ``set``, counted in ``summary.set`` and ``report.ready``.
 
 A drawing index (sheet list) read from a cover or index sheet is checked against the
 sheets the set holds; each finding names its pages and where it came from.
@@ -80,17 +80,40 @@ class SheetSet(BaseModel):
         [], description="references to sheets of disciplines the set does not hold at all"
     )
 
-    def counts(self) -> dict[str, int | bool]:
-        """The set's findings as counts: ``summary.set`` and ``report.ready``'s summary."""
-        return {
-            "has_index": bool(self.index),
-            "index_entries": len(self.index),
-            "confirmed": len(self.confirmed_pages),
-            "corrected": len(self.corrections),
-            "missing": len(self.missing),
-            "not_in_index": len(self.not_in_index),
-            "duplicates": len(self.duplicates),
-            "title_mismatches": len(self.title_mismatches),
-            "unnumbered_pages": len(self.unnumbered_pages),
-            "unresolved_references": len(self.unresolved_references),
-        }
+    def summary(self) -> "SetSummary":
+        """The set's findings as counts."""
+        return SetSummary(
+            has_index=bool(self.index),
+            index_entries=len(self.index),
+            confirmed=len(self.confirmed_pages),
+            corrected=len(self.corrections),
+            missing=len(self.missing),
+            not_in_index=len(self.not_in_index),
+            duplicates=len(self.duplicates),
+            title_mismatches=len(self.title_mismatches),
+            unnumbered_pages=len(self.unnumbered_pages),
+            unresolved_references=len(self.unresolved_references),
+        )
+
+
+class SetSummary(BaseModel):
+    """``summary.set`` (and ``report.ready``'s): the set's findings counted."""
+
+    has_index: bool = Field(False, description="a drawing index was read from the set")
+    index_entries: int = Field(0, description="sheets the drawing index lists")
+    confirmed: int = Field(0, description="pages whose sheet number the index lists")
+    corrected: int = Field(
+        0, description="pages whose number was set from the index (the page prints it)"
+    )
+    missing: int = Field(0, description="sheets the index lists that no page carries")
+    not_in_index: int = Field(0, description="numbered pages the index does not list")
+    duplicates: int = Field(0, description="sheet numbers carried by more than one page")
+    title_mismatches: int = Field(
+        0, description="sheets whose title differs from the index's beyond case and punctuation"
+    )
+    unnumbered_pages: int = Field(0, description="verified pages without a sheet number")
+    unresolved_references: int = Field(
+        0,
+        description="(page, sheet) references to a sheet the set does not hold, of a "
+        "discipline it does",
+    )

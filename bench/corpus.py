@@ -1,0 +1,190 @@
+"""Real drawing sets end to end: every file of ``../shared/corpus/`` through an embedded stack
+(offline extractor, 1 extract worker), scored against the sheet numbers and titles the
+manifest lists for each page, and the corpus's text-layer pages timed as one job beside a
+plain PyMuPDF loop doing the same per-page work (words + text + render + PNG) on the same
+pages, in the same run.
+
+    python -m bench.corpus [--files SUBSTRING ...]
+
+Per file and in total: sheet numbers right / labelled (and numbers reported on pages that
+print none), titles right / labelled, offline and fallback objects the verifier refuted,
+pages with problems, dark text pages (a text layer and no objects), pages below the
+coverage floor. Last lines:
+``RESULT corpus_self_refuted N``, ``RESULT corpus_sheet_accuracy X``,
+``RESULT corpus_title_accuracy X``, ``RESULT corpus_time_ratio X`` (sheetflow's seconds per
+text-layer page over the raw loop's; goal <= 1.5).
+"""
+
+import argparse
+import asyncio
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pymupdf
+
+from bench.common import embedded_servers, isolated, ratio, result_line, run_job, services
+from bench.overhead import pymupdf_png, raw_loop
+from bench.synthetic import set_bytes
+from shared.pagetext import fold_dashes
+from shared.settings import Settings
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+TIME_GOAL = 1.5
+
+
+@dataclass
+class Score:
+    """Figures of one file (or of all of them, summed)."""
+
+    pages: int = 0
+    numbers_right: int = 0
+    numbers_labelled: int = 0
+    numbers_invented: int = 0  # a number reported on a page that prints none
+    titles_right: int = 0
+    titles_labelled: int = 0
+    self_refuted: int = 0  # offline/fallback objects the verifier refuted
+    problem_pages: int = 0
+    dark_text_pages: int = 0
+    below_floor: int = 0
+    failed_pages: int = 0
+    misses: list[str] = field(default_factory=list)
+
+    def add(self, other: "Score") -> None:
+        for name, value in vars(other).items():
+            if isinstance(value, int):
+                setattr(self, name, getattr(self, name) + value)
+
+
+def _same_number(got: str | None, printed: str) -> bool:
+    return bool(got) and fold_dashes(got).strip() == fold_dashes(printed).strip()
+
+
+def _same_title(got: str | None, printed: str) -> bool:
+    def key(text: str) -> str:
+        return " ".join(fold_dashes(text).upper().split())
+
+    return bool(got) and key(got) == key(printed)
+
+
+def score_report(report: dict, sheets: list[dict]) -> Score:
+    """Score one file's report against the manifest's sheets (one entry per page)."""
+    score = Score()
+    pages = {p["page_number"]: p for p in report["pages"]}
+    for sheet in sheets:
+        page = pages[sheet["page"]]
+        score.pages += 1
+        if page["status"] != "verified":
+            score.failed_pages += 1
+            continue
+        got = page["sheet"]
+        if sheet["sheet_number"]:
+            score.numbers_labelled += 1
+            if _same_number(got["sheet_number"], sheet["sheet_number"]):
+                score.numbers_right += 1
+            else:
+                score.misses.append(
+                    f"p{sheet['page']} number {got['sheet_number']!r} (prints "
+                    f"{sheet['sheet_number']!r})"
+                )
+        elif got["sheet_number"]:
+            score.numbers_invented += 1
+            score.misses.append(f"p{sheet['page']} number {got['sheet_number']!r} (prints none)")
+        if sheet["sheet_title"]:
+            score.titles_labelled += 1
+            score.titles_right += _same_title(got["sheet_title"], sheet["sheet_title"])
+        score.self_refuted += sum(
+            1
+            for o in page["objects"]
+            if o.get("rung") in ("offline", "fallback")
+            and (o.get("verification") or {}).get("verdict") == "refuted"
+        )
+        score.problem_pages += bool(page["verification"]["problems"])
+        score.dark_text_pages += bool(page["has_text_layer"] and not page["objects"])
+        score.below_floor += bool(page.get("below_floor"))
+    return score
+
+
+def text_layer_set(entries: list[dict]) -> tuple[bytes, int]:
+    """One PDF of every page of the files with a usable text layer (in memory only)."""
+    combined = pymupdf.open()
+    for entry in entries:
+        if entry["text_layer_usable"] is not False:
+            with pymupdf.open(CORPUS / "pdfs" / entry["file"]) as doc:
+                combined.insert_pdf(doc)
+    return combined.tobytes(), combined.page_count
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="the offline pipeline on real drawing sets")
+    parser.add_argument("--files", nargs="*", default=[], help="only files containing these")
+    parser.add_argument("--runs", type=int, default=2, help="timed runs of each; fastest counts")
+    return parser.parse_args(argv)
+
+
+def main() -> None:
+    args = parse_args()
+    entries = [
+        e
+        for e in json.loads((CORPUS / "manifest.json").read_text())["files"]
+        if not args.files or any(part in e["file"] for part in args.files)
+    ]
+    timed_pdf, timed_pages = text_layer_set(entries)
+    max_px = Settings(_env_file=None).page_image_max_px
+    raw_loop(set_bytes(2), max_px, pymupdf_png)  # first-call costs out of the way
+
+    scores: dict[str, Score] = {}
+    flows: list[float] = []
+    raws: list[float] = []
+    with embedded_servers("corpus") as servers:
+        settings = isolated(servers.settings)
+        with services(settings, extract_workers=1):
+            asyncio.run(run_job(settings, set_bytes(2)))  # process start and imports
+            for entry in entries:
+                pdf = (CORPUS / "pdfs" / entry["file"]).read_bytes()
+                report, _ = asyncio.run(run_job(settings, pdf))
+                scores[entry["file"]] = score_report(report, entry["sheets"])
+            for _ in range(args.runs if timed_pages else 0):
+                raws.append(raw_loop(timed_pdf, max_px, pymupdf_png).seconds)
+                _, elapsed = asyncio.run(run_job(settings, timed_pdf))
+                flows.append(elapsed)
+
+    total = Score()
+    print(
+        f"{'file':<34} {'pages':>5} {'numbers':>8} {'invented':>8} {'titles':>7} "
+        f"{'refuted':>7} {'problems':>8} {'dark':>4} {'<floor':>6} {'failed':>6}"
+    )
+    for file, s in scores.items():
+        total.add(s)
+        print(
+            f"{file[:34]:<34} {s.pages:>5} {s.numbers_right:>3}/{s.numbers_labelled:<4} "
+            f"{s.numbers_invented:>8} {s.titles_right:>3}/{s.titles_labelled:<3} "
+            f"{s.self_refuted:>7} {s.problem_pages:>8} {s.dark_text_pages:>4} "
+            f"{s.below_floor:>6} {s.failed_pages:>6}"
+        )
+        for miss in s.misses:
+            print(f"    {miss}")
+    t = total
+    print(
+        f"{'total':<34} {t.pages:>5} {t.numbers_right:>3}/{t.numbers_labelled:<4} "
+        f"{t.numbers_invented:>8} {t.titles_right:>3}/{t.titles_labelled:<3} "
+        f"{t.self_refuted:>7} {t.problem_pages:>8} {t.dark_text_pages:>4} "
+        f"{t.below_floor:>6} {t.failed_pages:>6}"
+    )
+    time_ratio = ratio(min(flows), min(raws)) if flows else float("nan")
+    if flows:
+        print(
+            f"text-layer pages timed together: {timed_pages}; raw PyMuPDF loop "
+            f"{timed_pages / min(raws):.2f} pages/s, sheetflow end to end "
+            f"{timed_pages / min(flows):.2f} pages/s (runs: "
+            f"{', '.join(f'{x:.1f}' for x in flows)} s vs {', '.join(f'{x:.1f}' for x in raws)} s)"
+        )
+        print(f"  end to end / raw loop  {time_ratio:.2f}x the time (goal <= {TIME_GOAL})")
+    print(result_line("corpus_self_refuted", t.self_refuted))
+    print(result_line("corpus_sheet_accuracy", ratio(t.numbers_right, t.numbers_labelled)))
+    print(result_line("corpus_title_accuracy", ratio(t.titles_right, t.titles_labelled)))
+    print(result_line("corpus_time_ratio", time_ratio))
+
+
+if __name__ == "__main__":
+    main()

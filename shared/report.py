@@ -1,0 +1,199 @@
+"""``report.json``'s shape: the one definition the report service writes, the HTML report and
+the command line read, the ``report.ready`` event carries, and the report's JSON Schema is
+generated from (``sheetflow report-schema``).
+
+Every summary field says, in its description, what it counts; the README's report section
+repeats those definitions.
+"""
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from shared.models import (
+    Coverage,
+    ExtractionStatus,
+    GuardCounts,
+    PageObject,
+    PageVerdict,
+    Rung,
+    SheetHeader,
+    Usage,
+)
+from shared.sheet_set import SetSummary, SheetSet
+
+ReportStatus = Literal["complete", "partial", "canceled"]
+
+
+class PageReport(BaseModel):
+    """One page of the set: verified (objects, coverage, verdict) or failed (stage, reason)."""
+
+    page_number: int = Field(ge=1)
+    status: Literal["verified", "failed"]
+    failure_reason: str | None = Field(None, description="why a failed page failed")
+    failure_stage: str | None = Field(None, description="the stage a failed page failed in")
+    deliveries: int = Field(0, description="deliveries of the message that gave up (failed)")
+    has_text_layer: bool | None = Field(None, description="None for a failed page")
+    degraded: bool = Field(False, description="a rung's reply was cut off or failed")
+    extraction_status: ExtractionStatus | None = Field(None, description="rung 1's status")
+    extraction_reason: str | None = Field(
+        None, description="why a rung was cut off or failed, named by rung"
+    )
+    sheet: SheetHeader = SheetHeader()
+    objects: list[PageObject] = []
+    coverage: Coverage | None = None
+    coverage_before: Coverage | None = Field(None, description="after rung 1 alone")
+    floor: float | None = None
+    below_floor: bool = False
+    rungs: list[Rung] = []
+    rung_status: dict[Rung, ExtractionStatus] = {}
+    guard: GuardCounts | None = None
+    verification: PageVerdict | None = Field(None, description="None for a failed page")
+    judge_disagreements: list[dict[str, Any]] = []
+
+
+class CoverageSummary(BaseModel):
+    """How much of the set's text the objects cover, and which rungs it took."""
+
+    pages_below_floor: list[int] = Field(
+        description="pages (numbers) with a text layer whose objects cover less than the floor"
+    )
+    pages_below_floor_count: int = Field(description="how many pages are in pages_below_floor")
+    mean_ratio: float | None = Field(
+        description="mean coverage ratio over pages with a PDF text layer and text lines; "
+        "null when there is none (blank and scanned pages are left out)"
+    )
+    text_structured_pages: int = Field(
+        description="pages whose text-only structuring (rung 2) reply succeeded "
+        "(a reply cut off but with objects counts, and degrades the page)"
+    )
+    text_structuring_failed_pages: int = Field(
+        description="pages where rung 2 was asked but its call failed or its reply was "
+        "unusable; not in text_structured_pages"
+    )
+    fallback_pages: list[int] = Field(description="pages (numbers) given fallback stubs (rung 3)")
+    fallback_pages_count: int = Field(description="how many pages are in fallback_pages")
+    rungs: dict[Rung, int] = Field(
+        description="rung → pages it ran on, however it ended (see rung_status per page)"
+    )
+
+
+class VerificationSummary(BaseModel):
+    """The verdicts: pages_verified = pages_passed + verify_failed + pages_unjudged."""
+
+    pages_verified: int = Field(
+        description="pages that went through verify, judged or not, blank pages included "
+        "(every page of the set but the failed ones)"
+    )
+    pages_unjudged: int = Field(
+        description="pages among pages_verified that nothing could judge (no problem found and "
+        "no definite verdict), blank pages included: never a pass"
+    )
+    pages_skipped_blank: int = Field(
+        description="blank pages skipped by verify; a subset of pages_unjudged"
+    )
+    pages_passed: int = Field(description="judged pages with no problem")
+    verify_failed: int = Field(description="judged pages with at least one problem")
+    problem_rate: float | None = Field(
+        description="verify_failed / (pages_verified - pages_unjudged): the share of judged "
+        "pages with a problem; null when no page was judged"
+    )
+    kinds: dict[str, int] = Field(
+        description="problem kind → pages with at least one problem of that kind, in the "
+        "fixed kind order"
+    )
+
+
+class SheetSummary(BaseModel):
+    identified: int = Field(description="verified pages with a sheet number")
+    recovered_from_text_layer: int = Field(
+        description="of those, numbers read from the title block's text, not extracted"
+    )
+    missing: int = Field(description="verified pages without a sheet number")
+
+
+class FailedPageSummary(BaseModel):
+    page_number: int = Field(ge=1)
+    stage: str
+    reason: str
+
+
+class StageTiming(BaseModel):
+    p50_ms: float
+    max_ms: float
+    pages: int
+
+
+class ReportSummary(BaseModel):
+    extraction_coverage: CoverageSummary
+    verification: VerificationSummary
+    guard: GuardCounts = Field(description="the grounding guard's counts, summed over pages")
+    sheets: SheetSummary
+    failed_pages: list[FailedPageSummary] = Field(description="pages that reached no verdict")
+    degraded_pages: list[int] = Field(
+        description="verified pages (numbers) where a rung was cut off or failed"
+    )
+    usage: dict[str, Usage] = Field(description="model usage per stage, summed over pages")
+    timings: dict[str, StageTiming] = Field(description="per-stage time per page")
+    set: SetSummary = Field(
+        default_factory=SetSummary, description="the set's reconciliation, counted"
+    )
+
+
+class Report(BaseModel):
+    """``report.json``: every page 1..page_count, verified or named failed, and the summary."""
+
+    job_id: str
+    file_name: str
+    page_count: int = Field(ge=0)
+    status: ReportStatus = Field(
+        description="complete: every page verified; partial: a page failed; canceled"
+    )
+    created_at: datetime
+    finished_at: datetime
+    coverage_floor: float
+    pages: list[PageReport]
+    summary: ReportSummary
+    set: SheetSet = Field(
+        default_factory=SheetSet,
+        description="the set as a whole: its drawing index reconciled with its sheets, "
+        "duplicate numbers, references to sheets it does not hold",
+    )
+
+
+class ReadySummary(BaseModel):
+    """The summary ``report.ready`` carries: the report's, less usage and timings, with
+    failed pages reduced to their numbers."""
+
+    page_count: int
+    pages_failed: int
+    failed_pages: list[int]
+    degraded_pages: list[int]
+    extraction_coverage: CoverageSummary
+    verification: VerificationSummary
+    guard: GuardCounts
+    sheets: SheetSummary
+    set: SetSummary = Field(default_factory=SetSummary)
+
+    @classmethod
+    def of(cls, report: Report) -> "ReadySummary":
+        summary = report.summary
+        failed = [f.page_number for f in summary.failed_pages]
+        return cls(
+            page_count=report.page_count,
+            pages_failed=len(failed),
+            failed_pages=failed,
+            degraded_pages=summary.degraded_pages,
+            extraction_coverage=summary.extraction_coverage,
+            verification=summary.verification,
+            guard=summary.guard,
+            sheets=summary.sheets,
+            set=summary.set,
+        )
+
+
+def report_json_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of ``report.json``, as written."""
+    schema = Report.model_json_schema(mode="serialization")
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}

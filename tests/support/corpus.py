@@ -1,0 +1,100 @@
+"""The real drawing sets in ``../shared/corpus/`` (never copied into the project), and the
+offline domain pipeline run on one of their pages in process, as the services chain it."""
+
+import asyncio
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from services.coverage.ladder import next_rung
+from services.coverage.merge import merge_objects
+from services.coverage.metric import measure_coverage, uncovered_units
+from services.coverage.pipeline import sheet_identity
+from services.extract.pipeline import extract_rung1, fallback_result
+from services.verify.pipeline import OracleFindings, check_page
+from services.verify.verdict import page_verdict
+from shared.models import CoveredPage, PageVerdict, TextLayer
+from shared.settings import Settings
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+MANIFEST = CORPUS / "manifest.json"
+
+needs_corpus = pytest.mark.skipif(
+    not MANIFEST.exists(), reason=f"the real drawing sets are not at {CORPUS}"
+)
+
+
+@cache
+def manifest() -> list[dict]:
+    return json.loads(MANIFEST.read_text())["files"]
+
+
+@cache
+def pdf_bytes(file: str) -> bytes:
+    return (CORPUS / "pdfs" / file).read_bytes()
+
+
+def corpus_pages(*, text_layer_only: bool = False) -> list[tuple[str, int]]:
+    """(file, page number) of every labelled corpus page (those the manifest says carry a
+    usable text layer, with ``text_layer_only``)."""
+    if not MANIFEST.exists():
+        return []
+    return [
+        (entry["file"], sheet["page"])
+        for entry in manifest()
+        if not text_layer_only or entry["text_layer_usable"] is not False
+        for sheet in entry["sheets"]
+    ]
+
+
+@dataclass
+class OfflinePage:
+    layer: TextLayer
+    covered: CoveredPage
+    findings: OracleFindings
+    verdict: PageVerdict
+
+
+def offline_page(file: str, page_number: int, settings: Settings) -> OfflinePage:
+    """One page through rung 1 (offline), the coverage ladder (fallback while below the
+    floor), sheet identity and the text oracle: what the services do, without the wire."""
+    out = asyncio.run(
+        extract_rung1(pdf_bytes(file), page_number, settings, None, worker_id="t", job_id="t")
+    )
+    layer, result = out.text_layer, out.result
+    objects, rungs = result.objects, [result.rung]
+    before = coverage = measure_coverage(layer, objects)
+    floor = settings.extract_coverage_floor
+    rung = next_rung(
+        has_text_layer=layer.has_text_layer,
+        has_words=bool(layer.lines),
+        coverage=coverage,
+        floor=floor,
+        rungs_applied=rungs,
+        text_retry_enabled=False,
+        fallback_enabled=True,
+        model_configured=False,
+    )
+    if rung == "fallback":
+        stubs = fallback_result(
+            layer, settings, lines=uncovered_units(layer, objects), job_id="t"
+        ).objects
+        objects, rungs = merge_objects(objects, stubs), [*rungs, "fallback"]
+        coverage = measure_coverage(layer, objects)
+    covered = CoveredPage(
+        job_id="t",
+        page_number=page_number,
+        has_text_layer=layer.has_text_layer,
+        sheet=sheet_identity(result.sheet, layer),
+        objects=objects,
+        coverage_before=before,
+        coverage=coverage,
+        floor=floor,
+        below_floor=bool(layer.lines) and coverage.ratio < floor,
+        rungs=rungs,
+    )
+    findings = check_page(covered, layer, out.png)
+    return OfflinePage(layer, covered, findings, page_verdict(findings.objects, findings.page_problems))
