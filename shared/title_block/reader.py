@@ -222,13 +222,19 @@ def _field(view: View, label: _Label, labels: list[_Label]) -> list[tuple[Run, f
 
 
 def _field_ids(view: View, label: _Label, labels: list[_Label]) -> set[int]:
-    """The word ids of a label's value (inline, or its field's nearest run)."""
+    """The word ids of a label's value: inline, else the nearest run beside it on its row,
+    else the nearest below it."""
     if label.rest:
         return set(label.rest)
     field = _field(view, label, labels)
+    beside = [
+        (run, d)
+        for run, d in field
+        if _overlap(run.box[1], run.box[3], label.box[1], label.box[3]) > 0
+    ]
     if not field:
         return set()
-    run, _ = min(field, key=lambda rd: rd[1])
+    run, _ = min(beside or field, key=lambda rd: rd[1])
     return set(run.ids)
 
 
@@ -381,12 +387,15 @@ def _labelled_title(
     lines in the field."""
     if label.rest:
         return _clean_title(view, label.rest, number)
-    runs = [
-        run
-        for run, _ in _field(view, label, labels)
-        if run.aligned and not _is_label_run(run, labels) and _has_words(run)
-    ]
-    return _clean_title(view, _stack(runs), number)
+
+    def usable(run: Run) -> bool:
+        return run.aligned and not _is_label_run(run, labels) and _has_words(run)
+
+    runs = [run for run, _ in _field(view, label, labels) if usable(run)]
+    cell = view.cell(*_centre(label.box))
+    # Unruled, a title's last lines may run past the reach of its label.
+    pool = runs if cell else [r for r in view.aligned if r.box[1] >= label.box[1] and usable(r)]
+    return _clean_title(view, _stack(runs, pool), number)
 
 
 def _stamp_title(
@@ -445,17 +454,15 @@ def _title_near(
         for box in (cell, view.cell_above(cell)):
             inside = [r for r in view.runs if box and _inside(r.box, box) and usable(r)]
             if inside:
-                return _clean_title(view, _stack(inside), number)
+                return _clean_title(view, _stack(inside, inside), number)
         return None, ()
-    h = y1 - y0
-    near = [
-        r
-        for r in view.runs
-        if _overlap(r.box[0], r.box[2], x0, x1) > 0
-        and _overlap(r.box[1], r.box[3], y0 - h, y1 + h) > 0
-        and usable(r)
+    h, w = y1 - y0, x1 - x0
+    rows = [r for r in view.runs if _overlap(r.box[1], r.box[3], y0 - h, y1 + h) > 0 and usable(r)]
+    # Above or below the number in its column; failing that, just left of it.
+    near = [r for r in rows if _overlap(r.box[0], r.box[2], x0, x1) > 0] or [
+        r for r in rows if x0 - w <= r.box[2] <= x0 and r.box[1] < y1
     ]
-    return _clean_title(view, _stack(near), number)
+    return _clean_title(view, _stack(near, [r for r in view.runs if usable(r)]), number)
 
 
 def _inside(box: Box, outer: Box) -> bool:
@@ -468,21 +475,21 @@ def _has_words(run: Run) -> bool:
     return sum(ch.isalpha() for ch in run.text) >= 3 and not is_sheet_id(run.text)
 
 
-def _stack(runs: list[Run]) -> tuple[int, ...]:
-    """The word ids of the largest run and the lines stacked with it: similar size, close
-    above or below, overlapping it across; top to bottom."""
-    if not runs:
+def _stack(seeds: list[Run], pool: list[Run]) -> tuple[int, ...]:
+    """The word ids of the largest seed and the lines of ``pool`` stacked with it: similar
+    size, close above or below, overlapping it across; top to bottom."""
+    if not seeds:
         return ()
-    top = max(runs, key=lambda r: r.size)
+    top = max(seeds, key=lambda r: r.size)
     stack = [top]
-    pool = [r for r in runs if r is not top and r.size >= TITLE_SHARE * top.size]
+    rest = [r for r in pool if r is not top and r.size >= TITLE_SHARE * top.size]
     grown = True
     while grown:
         grown = False
-        for run in list(pool):
+        for run in list(rest):
             if any(_stacked(run, member) for member in stack):
                 stack.append(run)
-                pool.remove(run)
+                rest.remove(run)
                 grown = True
     stack.sort(key=lambda r: (r.box[1], r.box[0]))
     return tuple(i for run in stack for i in run.ids)
