@@ -28,6 +28,7 @@ from services.extract.render import (
 )
 from services.extract.structuring import build_structuring_messages
 from services.extract.textlayer import ocr_text_layer, read_text_layer
+from services.extract.title_ocr import render_tiles, reread_title_block, title_block_regions
 from services.extract.vision import (
     ParsedReply,
     ReplyUnparseable,
@@ -44,9 +45,11 @@ from shared.models import (
     SheetHeader,
     TextLayer,
     Usage,
+    Word,
 )
 from shared.settings import Settings
 from shared.sources import PDF_LOCK, open_pdf
+from shared.title_block import read_title_block
 
 
 class PageUnreadable(Exception):
@@ -143,26 +146,37 @@ def _without_text(text_layer: TextLayer) -> TextLayer:
     )
 
 
-def _page_words(page: _Page, settings: Settings) -> TextLayer:
+def _page_words(pdf: bytes, page: _Page, settings: Settings) -> TextLayer:
     """The page's words: its text layer, or, on a page without one that carries an image or
     drawings (or text whose layer is switched off), OCR words standing in for it (a truly
-    blank page is not worth OCR's cost)."""
+    blank page is not worth OCR's cost). When those show no sheet number, the title block
+    is read again, closer."""
     text_layer = page.text_layer
     wants_ocr = settings.ocr_enabled and not text_layer.has_text_layer
     inked = page.has_images or text_layer.has_drawings or not settings.text_layer_enabled
-    if wants_ocr and inked:
-        words = ocr_words(page.png, 1 / page.zoom)
-        if words:
-            return ocr_text_layer(
-                words,
-                text_layer.page_number,
-                text_layer.width,
-                text_layer.height,
-                rotation=text_layer.rotation,
-                has_drawings=text_layer.has_drawings,
-                rules=text_layer.rules,
-            )
-    return text_layer
+    if not (wants_ocr and inked):
+        return text_layer
+
+    def layer(words: list[Word]) -> TextLayer:
+        return ocr_text_layer(
+            words,
+            text_layer.page_number,
+            text_layer.width,
+            text_layer.height,
+            rotation=text_layer.rotation,
+            has_drawings=text_layer.has_drawings,
+            rules=text_layer.rules,
+        )
+
+    words = ocr_words(page.png, 1 / page.zoom)
+    if not words:
+        return text_layer
+    read = layer(words)
+    if read_title_block(read).number:
+        return read
+    regions = title_block_regions(read)
+    tiles = render_tiles(pdf, text_layer.page_number, regions)
+    return layer(reread_title_block(read, tiles, regions))
 
 
 async def _ask_model(
@@ -254,7 +268,7 @@ async def extract_rung1(
     """
     started = time.perf_counter()
     page = await asyncio.to_thread(_read_page, pdf, page_number, settings)
-    text_layer = await asyncio.to_thread(_page_words, page, settings)
+    text_layer = await asyncio.to_thread(_page_words, pdf, page, settings)
     if llm is not None and settings.model_configured and use_vision:
         messages = build_vision_messages(page.png, text_layer, settings.text_layer_max_chars)
         result = await _model_result(
