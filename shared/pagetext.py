@@ -130,9 +130,11 @@ class Frame:
         """(along0, across0, along1, across1) of a displayed box: exact for axis-aligned
         text, the enclosing box for diagonal text."""
         x0, y0, x1, y1 = bbox
-        alongs = [x * self.dx + y * self.dy for x in (x0, x1) for y in (y0, y1)]
-        acrosses = [-x * self.dy + y * self.dx for x in (x0, x1) for y in (y0, y1)]
-        return min(alongs), min(acrosses), max(alongs), max(acrosses)
+        dx, dy = self.dx, self.dy
+        # Each coordinate is linear in x and in y: its extremes are at the box's extremes.
+        along = (min(x0 * dx, x1 * dx) + min(y0 * dy, y1 * dy), max(x0 * dx, x1 * dx) + max(y0 * dy, y1 * dy))
+        across = (min(-x0 * dy, -x1 * dy) + min(y0 * dx, y1 * dx), max(-x0 * dy, -x1 * dy) + max(y0 * dx, y1 * dx))
+        return along[0], across[0], along[1], across[1]
 
 
 def direction_key(direction: tuple[float, float]) -> int:

@@ -77,9 +77,11 @@ def _value_for(label: Cell, row: list[Cell], below: list[Cell], used: set[int]) 
     return None
 
 
-def _title_block_fields(layer: TextLayer, used: set[int]) -> list[_Found]:
+def _title_block_fields(
+    layer: TextLayer, cells_by_direction: dict[int, list[Cell]], used: set[int]
+) -> list[_Found]:
     found: list[_Found] = []
-    for cells in cells_of(layer).values():
+    for cells in cells_by_direction.values():
         by_top = sorted(cells, key=lambda c: c.frame[1])
         for cell in by_top:
             match = _LABEL.match(cell.text)
@@ -211,8 +213,9 @@ def extract_offline(layer: TextLayer) -> tuple[SheetHeader, list[PageObject]]:
     table rows, numbered notes (with their wrapped lines), dimensions, room/door/window tags,
     callouts and remaining text, in reading order, each citing its words."""
     used: set[int] = set()
-    found = _title_block_fields(layer, used)
-    for table in find_tables(layer, skip=used):
+    cells = cells_of(layer)
+    found = _title_block_fields(layer, cells, used)
+    for table in find_tables(layer, cells, skip=used):
         found += _schedule_rows(table)
         used.update(c.line_id for row in table.rows for c in row.cells)
     found += _blocks(layer, used)

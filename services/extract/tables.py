@@ -6,6 +6,7 @@ text frame (``along``/``across``), so a schedule set sideways on a rotated sheet
 too. Tolerances are relative to the text height so they hold for 6 pt notes and 24 pt titles.
 """
 
+import bisect
 from dataclasses import dataclass
 from functools import cached_property
 from statistics import median
@@ -108,15 +109,6 @@ def _similar_height(a: float, b: float) -> bool:
     return abs(a - b) <= HEIGHT_TOLERANCE * max(a, b)
 
 
-def _aligned(a: tuple, b: tuple, tolerance: float) -> bool:
-    """Left edges, centres or right edges line up (cells may be set any of the three ways)."""
-    return (
-        abs(a[0] - b[0]) <= tolerance
-        or abs((a[0] + a[2]) - (b[0] + b[2])) <= 2 * tolerance
-        or abs(a[2] - b[2]) <= tolerance
-    )
-
-
 def _cell_like(cell: Cell) -> bool:
     """Short enough to be a table cell, and not a numbered note (notes set in columns align
     just like a table, but their lines are prose)."""
@@ -155,11 +147,41 @@ class TableRow:
         return out
 
 
+class Column:
+    """Every cell seen in one column, as sorted left edges, centres and right edges: a new
+    cell lines up with the column when any of its three is near one of the column's."""
+
+    def __init__(self, cell: Cell):
+        self.lefts: list[float] = []
+        self.centres: list[float] = []
+        self.rights: list[float] = []
+        self.add(cell)
+
+    def add(self, cell: Cell) -> None:
+        a0, _, a1, _ = cell.frame
+        bisect.insort(self.lefts, a0)
+        bisect.insort(self.centres, (a0 + a1) / 2)
+        bisect.insort(self.rights, a1)
+
+    def lines_up(self, cell: Cell, tolerance: float) -> bool:
+        a0, _, a1, _ = cell.frame
+        return (
+            _near(self.lefts, a0, tolerance)
+            or _near(self.centres, (a0 + a1) / 2, tolerance)
+            or _near(self.rights, a1, tolerance)
+        )
+
+
+def _near(values: list[float], value: float, tolerance: float) -> bool:
+    i = bisect.bisect_left(values, value - tolerance)
+    return i < len(values) and values[i] <= value + tolerance
+
+
 @dataclass(eq=False)
 class Table:
     """Rows whose cells line up in two or more columns."""
 
-    columns: list[list[Cell]]  # every cell seen in each column, left to right
+    columns: list[Column]  # left to right
     rows: list[TableRow]
 
     @cached_property
@@ -175,14 +197,14 @@ class Table:
         if not _cell_like(cell) or not _similar_height(cell.height, self.height):
             return None
         tolerance = max(ALIGN_PTS, ALIGN_HEIGHTS * self.height)
-        for j, cells in enumerate(self.columns):
-            if any(_aligned(cell.frame, other.frame, tolerance) for other in cells):
+        for j, column in enumerate(self.columns):
+            if column.lines_up(cell, tolerance):
                 return j
         return None
 
     def add(self, row: TableRow) -> None:
         for cell, column in zip(row.cells, row.columns):
-            self.columns[column].append(cell)
+            self.columns[column].add(cell)
         self.rows.append(row)
 
     def match(self, cells: list[Cell]) -> TableRow | None:
@@ -221,7 +243,7 @@ class Table:
             return False
         last.cells.append(cell)
         last.columns.append(column)
-        self.columns[column].append(cell)
+        self.columns[column].add(cell)
         return True
 
     @property
@@ -279,13 +301,16 @@ def _runs(cells: list[Cell]) -> list[list[Cell]]:
     return runs
 
 
-def find_tables(layer: TextLayer, skip: set[int] = frozenset()) -> list[Table]:
+def find_tables(
+    layer: TextLayer, cells: dict[int, list[Cell]] | None = None, skip: set[int] = frozenset()
+) -> list[Table]:
     """Tables: cells in two or more aligned columns over consecutive rows, found region by
     region (a sheet index beside a column of notes is still a table; the notes are not part
-    of it), in every text direction. Lines in ``skip`` (already used) take no part."""
+    of it), in every text direction. ``cells`` are ``cells_of(layer)`` when already made;
+    lines in ``skip`` (already used) take no part."""
     follows = _follows(layer)
     tables: list[Table] = []
-    for cells in cells_of(layer).values():
+    for cells in (cells or cells_of(layer)).values():
         rows = physical_rows([c for c in cells if c.line_id not in skip])
         tables += _tables_of(rows, follows)
     return tables
@@ -306,7 +331,7 @@ def _tables_of(rows: list[list[Cell]], follows) -> list[Table]:
                 free = [c for c in free if c not in matched.cells]
         free = [c for c in free if not any(t.continue_last_row(c, follows) for t in open_tables)]
         for run in _runs(free):
-            open_tables.append(Table([[c] for c in run], [TableRow(run, list(range(len(run))))]))
+            open_tables.append(Table([Column(c) for c in run], [TableRow(run, list(range(len(run))))]))
     return [t for t in done + open_tables if t.accepted]
 
 

@@ -75,7 +75,8 @@ def check_page(
     verdict; graphical claims get ``not_judged``. Page-level: sheet identity
     against the title block, content missing, and whether the page is blank.
     """
-    objects = [o.model_copy(deep=True) for o in covered.objects]
+    # Shallow copies: verify only sets each copy's verification, never edits what it shares.
+    objects = [o.model_copy() for o in covered.objects]
     evidence: dict[str, BBox] = {}
     spans: dict[str, tuple[int, int]] = {}
     problems: list[tuple[str, str]] = []
