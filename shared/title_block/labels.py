@@ -62,7 +62,8 @@ def match_label(words: Sequence[str]) -> tuple[Field, int] | None:
     """The field a line's first words label and how many words the label takes, or None.
 
     Number and title labels need their whole words ("SHEET NO." but not "SHEET NOTES");
-    a bare SHEET only counts as the whole line; other fields need their first word.
+    a bare SHEET only counts as the whole line, or before "<n> OF <count>"; other fields
+    need their first word.
     """
     for n in range(min(_MAX_LABEL_WORDS, len(words)), 0, -1):
         key = label_key(words[:n])
@@ -74,6 +75,8 @@ def match_label(words: Sequence[str]) -> tuple[Field, int] | None:
             return Field.TITLE, n
     if label_key(words) in BARE_NUMBER_LABELS:
         return Field.NUMBER, len(words)
+    if label_key(words[:1]) in BARE_NUMBER_LABELS and _counts_sheets(words[1:]):
+        return Field.NUMBER, 1  # "SHEET 3 OF 10"
     first = label_key(words[:1])
     if first in OTHER_LABEL_WORDS and _reads_as_label(words):
         return Field.OTHER, 1
@@ -88,6 +91,11 @@ def may_start_label(word: str) -> bool:
     """Whether a word can begin a label (a quick test before ``match_label``)."""
     key = label_key([word])
     return bool(key) and key in _KEY_PREFIXES
+
+
+def _counts_sheets(words: Sequence[str]) -> bool:
+    """Whether words read "<value> OF <count>" (the rest of "SHEET 3 OF 10")."""
+    return len(words) == 3 and words[1].upper() == "OF" and words[2].isdigit()
 
 
 def _reads_as_label(words: Sequence[str]) -> bool:

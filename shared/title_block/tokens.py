@@ -25,8 +25,12 @@ _ROUTE = re.compile(r"(?:I|IH|SR|US|NB|SB|EB|WB|CR|SH|HWY|RT|RTE|STH|FM|RM)-?\d{
 # paths of model files, notes (#4@12).
 _FOREIGN = set("/\\=#@+:'\"&%$!?<>|~")
 _FILE_SUFFIX = re.compile(r"\.(?:dwg|dxf|rvt|pdf|dgn|nwd|ifc|png|jpe?g|tif)$", re.IGNORECASE)
-# Words that fill a number field before a number exists.
-_PLACEHOLDERS = frozenset({"TBD", "TBC", "TBA", "NA", "NONE", "XX", "XXX", "NTS", "SHEET"})
+# Words that fill a number field before a number exists, and pieces of a label split over
+# lines ("SHEET" over "NO.").
+_PLACEHOLDERS = frozenset(
+    {"TBD", "TBC", "TBA", "NA", "NONE", "XX", "XXX", "NTS"}
+    | {"SHEET", "SHEETS", "SHT", "DWG", "DRAWING", "NO", "NR", "NUM", "NUMBER", "OF", "TOTAL"}
+)
 # A title glued to its number by a dash: "A101.01–FLOOR" reads as the number "A101.01".
 _GLUED_TITLE = re.compile(r"^(?P<number>.*?\d[^\s]*?)\s*[-\u2010-\u2015\u2212]\s*[A-Za-z]{3,}$")
 _LEADING_ZEROS = re.compile(r"(?<!\d)0+(?=\d)")

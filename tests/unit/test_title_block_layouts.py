@@ -184,6 +184,7 @@ def test_a_number_split_across_two_spans_is_joined():
     [
         ("SHEET NO.", "A-101 OF 12", "A-101"),
         ("SHEET", "3 OF 10", "3"),
+        ("SHEET", "NO.", None),
         ("SHT. NO:", "M2.3", "M2.3"),
         ("DRAWING NUMBER", "E0.1", "E0.1"),
         ("Blatt", "12", "12"),
@@ -197,6 +198,21 @@ def test_label_forms(label, value, number):
     text(page, W - 300, H - 120, label, 8)
     text(page, W - 300, H - 80, value, 24)
     assert read(page).number == number
+
+
+def test_sheet_n_of_count_on_one_line():
+    """ "SHEET 3 OF 10" printed as one line in the title block is sheet 3; a label split
+    over two lines ("SHEET" over "NO.") leads to the value under both."""
+    _, page = new_sheet()
+    body(page)
+    text(page, W - 300, H - 80, "SHEET 3 OF 10", 14)
+    assert read(page).number == "3"
+    _, page = new_sheet()
+    body(page)
+    text(page, W - 300, H - 140, "SHEET", 8)
+    text(page, W - 300, H - 128, "NO.", 8)
+    text(page, W - 300, H - 90, "C-12", 24)
+    assert read(page).number == "C-12"
 
 
 def test_number_inside_the_title_field():
