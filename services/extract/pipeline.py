@@ -2,9 +2,10 @@
 (text-only structuring) and rung 3 (deterministic fallback), each ending in an
 ``ExtractionResult`` that has passed the grounding guard.
 
-Collaborators (settings, model client) are arguments. CPU work (opening the PDF, reading
-the text layer, rendering, OCR, offline extraction, the guard) runs in a worker thread so
-the event loop keeps serving other pages and in-progress acks.
+Collaborators (settings, model client) are arguments. Opening the PDF, reading the text
+layer and rendering run in a child process bounded in time and memory; OCR, offline
+extraction and the guard run in a worker thread; so the event loop keeps serving other
+pages and in-progress acks.
 """
 
 import asyncio
@@ -16,6 +17,7 @@ import pymupdf
 
 from services.extract.fallback import fallback_stubs
 from services.extract.guard import apply_grounding_guard
+from services.extract.isolation import read_isolated
 from services.extract.ocr import ocr_words
 from services.extract.offline import extract_offline
 from services.extract.render import (
@@ -36,6 +38,7 @@ from services.extract.vision import (
     build_vision_messages,
     parse_reply,
 )
+from shared.bounded import OverLimit
 from shared.llm import LLMClient, LLMError
 from shared.models import (
     ExtractionResult,
@@ -85,6 +88,26 @@ class _Page:
 
 def _elapsed_ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 1)
+
+
+async def _read_page_bounded(pdf: bytes, page_number: int, settings: Settings) -> _Page:
+    """``_read_page`` in a child process held to the page's time and memory limits, so a
+    page that would take minutes or gigabytes fails by name instead of stalling the worker.
+    A child that dies (``ChildDied``) is retried like any failure: a stop of the worker's
+    process group kills it too, and that is no fault of the page."""
+    try:
+        return await read_isolated(
+            _read_page,
+            pdf,
+            page_number,
+            settings,
+            timeout_s=settings.page_render_timeout_s,
+            max_mb=settings.page_render_max_mb,
+        )
+    except OverLimit as exc:
+        raise PageUnreadable(
+            f"page {page_number} is too complex to render within {exc.limit}"
+        ) from exc
 
 
 def _read_page(pdf: bytes, page_number: int, settings: Settings) -> _Page:
@@ -146,37 +169,54 @@ def _without_text(text_layer: TextLayer) -> TextLayer:
     )
 
 
-def _page_words(pdf: bytes, page: _Page, settings: Settings) -> TextLayer:
+def _page_words(page: _Page, settings: Settings) -> TextLayer:
     """The page's words: its text layer, or, on a page without one that carries an image or
     drawings (or text whose layer is switched off), OCR words standing in for it (a truly
-    blank page is not worth OCR's cost). When those show no sheet number, the title block
-    is read again, closer."""
+    blank page is not worth OCR's cost)."""
     text_layer = page.text_layer
     wants_ocr = settings.ocr_enabled and not text_layer.has_text_layer
     inked = page.has_images or text_layer.has_drawings or not settings.text_layer_enabled
-    if not (wants_ocr and inked):
-        return text_layer
+    if wants_ocr and inked:
+        words = ocr_words(page.png, 1 / page.zoom)
+        if words:
+            return _ocr_layer(words, text_layer)
+    return text_layer
 
-    def layer(words: list[Word]) -> TextLayer:
-        return ocr_text_layer(
-            words,
+
+def _ocr_layer(words: list[Word], like: TextLayer) -> TextLayer:
+    return ocr_text_layer(
+        words,
+        like.page_number,
+        like.width,
+        like.height,
+        rotation=like.rotation,
+        has_drawings=like.has_drawings,
+        rules=like.rules,
+    )
+
+
+async def _closer_title_block(pdf: bytes, text_layer: TextLayer, settings: Settings) -> TextLayer:
+    """An OCR page whose words show no sheet number, its title block read again closer
+    (``services.extract.title_ocr``): rendered in a bounded child like the page itself, and
+    left as it was when that render is over the page's limits."""
+    if text_layer.source != "ocr":
+        return text_layer
+    if (await asyncio.to_thread(read_title_block, text_layer)).number:
+        return text_layer
+    regions = title_block_regions(text_layer)
+    try:
+        tiles = await read_isolated(
+            render_tiles,
+            pdf,
             text_layer.page_number,
-            text_layer.width,
-            text_layer.height,
-            rotation=text_layer.rotation,
-            has_drawings=text_layer.has_drawings,
-            rules=text_layer.rules,
+            regions,
+            timeout_s=settings.page_render_timeout_s,
+            max_mb=settings.page_render_max_mb,
         )
-
-    words = ocr_words(page.png, 1 / page.zoom)
-    if not words:
+    except OverLimit:
         return text_layer
-    read = layer(words)
-    if read_title_block(read).number:
-        return read
-    regions = title_block_regions(read)
-    tiles = render_tiles(pdf, text_layer.page_number, regions)
-    return layer(reread_title_block(read, tiles, regions))
+    words = await asyncio.to_thread(reread_title_block, text_layer, tiles, regions)
+    return _ocr_layer(words, text_layer)
 
 
 async def _ask_model(
@@ -267,8 +307,9 @@ async def extract_rung1(
     rendered, or is absurdly large.
     """
     started = time.perf_counter()
-    page = await asyncio.to_thread(_read_page, pdf, page_number, settings)
-    text_layer = await asyncio.to_thread(_page_words, pdf, page, settings)
+    page = await _read_page_bounded(pdf, page_number, settings)
+    text_layer = await asyncio.to_thread(_page_words, page, settings)
+    text_layer = await _closer_title_block(pdf, text_layer, settings)
     if llm is not None and settings.model_configured and use_vision:
         messages = build_vision_messages(page.png, text_layer, settings.text_layer_max_chars)
         result = await _model_result(
