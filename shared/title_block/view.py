@@ -46,14 +46,6 @@ class Run:
     def height(self) -> float:
         return self.box[3] - self.box[1]
 
-    @property
-    def width(self) -> float:
-        return self.box[2] - self.box[0]
-
-    @property
-    def centre(self) -> tuple[float, float]:
-        return (self.box[0] + self.box[2]) / 2, (self.box[1] + self.box[3]) / 2
-
 
 @dataclass
 class View:
