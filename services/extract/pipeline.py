@@ -30,6 +30,7 @@ from services.extract.render import (
 )
 from services.extract.structuring import build_structuring_messages
 from services.extract.textlayer import ocr_text_layer, read_text_layer
+from services.extract.title_ocr import render_tiles, reread_title_block, title_block_regions
 from services.extract.vision import (
     ParsedReply,
     ReplyUnparseable,
@@ -47,9 +48,11 @@ from shared.models import (
     SheetHeader,
     TextLayer,
     Usage,
+    Word,
 )
 from shared.settings import Settings
 from shared.sources import PDF_LOCK, open_pdf
+from shared.title_block import read_title_block
 
 
 class PageUnreadable(Exception):
@@ -176,15 +179,44 @@ def _page_words(page: _Page, settings: Settings) -> TextLayer:
     if wants_ocr and inked:
         words = ocr_words(page.png, 1 / page.zoom)
         if words:
-            return ocr_text_layer(
-                words,
-                text_layer.page_number,
-                text_layer.width,
-                text_layer.height,
-                rotation=text_layer.rotation,
-                has_drawings=text_layer.has_drawings,
-            )
+            return _ocr_layer(words, text_layer)
     return text_layer
+
+
+def _ocr_layer(words: list[Word], like: TextLayer) -> TextLayer:
+    return ocr_text_layer(
+        words,
+        like.page_number,
+        like.width,
+        like.height,
+        rotation=like.rotation,
+        has_drawings=like.has_drawings,
+        rules=like.rules,
+    )
+
+
+async def _closer_title_block(pdf: bytes, text_layer: TextLayer, settings: Settings) -> TextLayer:
+    """An OCR page whose words show no sheet number, its title block read again closer
+    (``services.extract.title_ocr``): rendered in a bounded child like the page itself, and
+    left as it was when that render is over the page's limits."""
+    if text_layer.source != "ocr":
+        return text_layer
+    if (await asyncio.to_thread(read_title_block, text_layer)).number:
+        return text_layer
+    regions = title_block_regions(text_layer)
+    try:
+        tiles = await read_isolated(
+            render_tiles,
+            pdf,
+            text_layer.page_number,
+            regions,
+            timeout_s=settings.page_render_timeout_s,
+            max_mb=settings.page_render_max_mb,
+        )
+    except OverLimit:
+        return text_layer
+    words = await asyncio.to_thread(reread_title_block, text_layer, tiles, regions)
+    return _ocr_layer(words, text_layer)
 
 
 async def _ask_model(
@@ -277,6 +309,7 @@ async def extract_rung1(
     started = time.perf_counter()
     page = await _read_page_bounded(pdf, page_number, settings)
     text_layer = await asyncio.to_thread(_page_words, page, settings)
+    text_layer = await _closer_title_block(pdf, text_layer, settings)
     model = settings.llm_extract_model if settings.model_configured else None
     if llm is not None and model and use_vision:
         messages = build_vision_messages(page.png, text_layer, settings.text_layer_max_chars)

@@ -7,17 +7,24 @@ from dataclasses import dataclass
 
 from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
 from services.report.html import render_report_html
+from services.report.reconcile import PageFacts, correction_requests, page_facts, reconcile
 from services.report.store import TerminalPages
 from shared import subjects
 from shared.interfaces import Bucket, Publisher
 from shared.jobs import JobRecord, JobStore, now
 from shared.messages import PageFailed, PageVerified, ReportReady
-from shared.models import VerifiedPage
+from shared.models import TextLayer, VerifiedPage
 from shared.report import ReadySummary, Report
 from shared.settings import Settings
+from shared.sheet_set import SheetSet
 from shared.storage import Keys, ObjectMissing
+from shared.title_block import Reading, printed_alone
 
 log = logging.getLogger("sheetflow.report")
+
+# Pages whose words are read at once while the set is reconciled (each page's words are
+# let go once its facts are taken).
+SET_READ_CONCURRENCY = 8
 
 
 @dataclass(frozen=True)
@@ -90,6 +97,39 @@ async def _thumbnail(io: Collaborators, job_id: str, page_number: int) -> bytes 
         return None  # a page that failed before rendering: the report shows a placeholder
 
 
+async def _text_layer(io: Collaborators, job_id: str, page_number: int) -> TextLayer | None:
+    try:
+        return await io.bucket.get_model(Keys.text(job_id, page_number), TextLayer)
+    except ObjectMissing:
+        return None  # the set is reconciled from the pages whose words are stored
+
+
+async def reconcile_set(io: Collaborators, job_id: str, pages: list[VerifiedPage]) -> SheetSet:
+    """The set's reconciliation, read from the verified pages' words: each page's words are
+    loaded, reduced to the facts the set needs, and let go; the few pages the drawing index
+    may correct are read again to find the indexed number they print."""
+    limit = asyncio.Semaphore(SET_READ_CONCURRENCY)
+
+    async def facts(page: VerifiedPage) -> PageFacts | None:
+        async with limit:
+            layer = await _text_layer(io, job_id, page.page_number)
+            if layer is None:
+                return None
+            return await asyncio.to_thread(page_facts, page.page_number, page.sheet, layer)
+
+    async def printed(page_number: int, keys: set[str]) -> tuple[int, Reading | None]:
+        async with limit:
+            layer = await _text_layer(io, job_id, page_number)
+            if layer is None:
+                return page_number, None
+            return page_number, await asyncio.to_thread(printed_alone, layer, keys)
+
+    found = [f for f in await asyncio.gather(*(facts(p) for p in pages)) if f is not None]
+    requests = correction_requests(found)
+    answers = await asyncio.gather(*(printed(n, keys) for n, keys in requests.items()))
+    return reconcile(found, {n: reading for n, reading in answers if reading})
+
+
 async def write_report(
     io: Collaborators, job: JobRecord, terminal: dict[int, str]
 ) -> JobRecord | None:
@@ -108,8 +148,12 @@ async def write_report(
             else io.settings.extract_coverage_floor
         ),
     )
+    verified = [o for o in outcomes if isinstance(o, VerifiedPage)]
+    sheet_set = await reconcile_set(io, job.job_id, verified)
     finished_at = now()
-    report = build_report(info, [o for o in outcomes if o is not None], finished_at=finished_at)
+    report = build_report(
+        info, [o for o in outcomes if o is not None], finished_at=finished_at, sheet_set=sheet_set
+    )
     html = await asyncio.to_thread(
         render_report_html, report, {n: t for n, t in zip(pages, thumbnails, strict=True) if t}
     )
