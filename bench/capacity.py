@@ -37,6 +37,7 @@ from pathlib import Path
 
 import httpx
 import nats
+from faststream.nats.subscriber.usecases.basic import DefaultSubscriber
 from pydantic import SecretStr
 
 from bench.common import (
@@ -52,7 +53,9 @@ from bench.common import (
 from bench.synthetic import set_bytes
 from services.extract.app import create_app as create_extract_app
 from services.verify.app import create_app as create_verify_app
-from shared.runtime import (
+from shared.settings import Settings
+from shared.storage import Keys, ObjectStore
+from sheetflow.runtime import (
     SERVICES,
     ManagedProcess,
     embedded_s3_credentials,
@@ -60,8 +63,6 @@ from shared.runtime import (
     start_nats,
     start_s3,
 )
-from shared.settings import Settings
-from shared.storage import Keys, ObjectStore
 from tests.support.flows import JUDGE_MODEL, is_judge, is_structuring, model_settings, route
 from tests.support.model_server import ModelReply, ScriptedModelServer
 from tests.support.nats_cluster import NatsCluster
@@ -175,7 +176,7 @@ def s3_requests(metrics_port: int | None, bucket: str) -> Counter:
     text = httpx.get(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5).text
     for line in text.splitlines():
         if (m := S3_REQUESTS.match(line)) and m.group(1) == bucket:
-            counts[m.group(2)] += float(line.rsplit(" ", 1)[1])
+            counts[m.group(2)] += int(float(line.rsplit(" ", 1)[1]))  # a count, printed as float
     return counts
 
 
@@ -330,7 +331,9 @@ def three_nodes(data_dir: Path) -> Iterator[Nats]:
     cluster.start()
     try:
         nodes = list(cluster.nodes.values())
-        yield Nats([n.process for n in nodes], cluster.url, [n.monitor_port for n in nodes], 3)
+        yield Nats(
+            [n.process for n in nodes if n.process], cluster.url, [n.monitor_port for n in nodes], 3
+        )
     finally:
         cluster.stop()
 
@@ -385,7 +388,11 @@ def pages_in_flight_per_process() -> dict[str, int]:
     loops = {}
     for name, create in (("extract", create_extract_app), ("verify", create_verify_app)):
         _, ctx = create(settings)
-        loops[name] = sum(1 for s in ctx.broker.subscribers if s.config.durable_name == name)
+        loops[name] = sum(
+            1
+            for s in ctx.broker.subscribers
+            if isinstance(s, DefaultSubscriber) and s.config.durable_name == name
+        )
     return loops
 
 
@@ -465,7 +472,8 @@ def arithmetic(
     extract_cpu = max(1, math.ceil(model.cpu_ms.get("extract", 0.0) * peak / 1000 / util))
     for slots in sorted({pages_in_flight_per_process()["extract"], 16, 32}):
         say(
-            f"    extract   {extract_flight:.0f} pages in flight at {args.vision_latency:g} s/call, "
+            f"    extract   {extract_flight:.0f} pages in flight at "
+            f"{args.vision_latency:g} s/call, "
             f"{slots} per worker (SHEETFLOW_EXTRACT_CONCURRENCY and _LLM_CONCURRENCY >= {slots})"
             f" -> {max(extract_cpu, math.ceil(extract_flight / slots))} workers"
         )
@@ -490,7 +498,8 @@ def arithmetic(
     )
     kv_ops = sum(cluster.kv.get(k, 0.0) for k in ("writes", "reads")) * peak
     say(
-        f"    {sum(cluster.stream_events.values()) * peak:.0f} stream events/s, {kv_ops:.0f} KV ops/s"
+        f"    {sum(cluster.stream_events.values()) * peak:.0f} stream events/s, "
+        f"{kv_ops:.0f} KV ops/s"
     )
     per_day = cluster.stream_stored_bytes * args.pages_per_day
     say(

@@ -68,7 +68,7 @@ class Score:
 
 
 def _same_number(got: str | None, printed: str) -> bool:
-    return bool(got) and fold_dashes(got).strip() == fold_dashes(printed).strip()
+    return got is not None and fold_dashes(got).strip() == fold_dashes(printed).strip()
 
 
 def _same_title(got: str | None, printed: str) -> bool:
@@ -77,7 +77,7 @@ def _same_title(got: str | None, printed: str) -> bool:
     def key(text: str) -> str:
         return "".join(fold_dashes(text).upper().split())
 
-    return bool(got) and key(got) == key(printed)
+    return got is not None and key(got) == key(printed)
 
 
 def score_report(report: Report, sheets: list[dict]) -> Score:

@@ -59,7 +59,9 @@ def ocr_words(png: bytes, scale_to_points: float) -> list[Word]:
     for i, line_text in enumerate(result.txts):
         line_words = word_lines[i] if i < len(word_lines) else ()
         if line_words:
-            words.extend(_word(text, box, scale_to_points) for text, _, box in line_words if text.strip())
+            words.extend(
+                _word(text, box, scale_to_points) for text, _, box in line_words if text.strip()
+            )
         elif line_text.strip():
             words.append(_word(line_text, result.boxes[i], scale_to_points))
     return words

@@ -310,13 +310,14 @@ async def extract_rung1(
     page = await _read_page_bounded(pdf, page_number, settings)
     text_layer = await asyncio.to_thread(_page_words, page, settings)
     text_layer = await _closer_title_block(pdf, text_layer, settings)
-    if llm is not None and settings.model_configured and use_vision:
+    model = settings.llm_extract_model if settings.model_configured else None
+    if llm is not None and model and use_vision:
         messages = build_vision_messages(page.png, text_layer, settings.text_layer_max_chars)
         result = await _model_result(
             text_layer,
             settings,
             llm,
-            model=settings.llm_extract_model,
+            model=model,
             messages=messages,
             rung="vision",
             stage="extract",

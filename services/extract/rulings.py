@@ -40,7 +40,10 @@ def ruled_lines(paths: list[dict], matrix: pymupdf.Matrix, page: BBox) -> list[B
     rules = [(x0, y, x1, y) for y, x0, x1 in _joined(horizontal)]
     rules += [(x, y0, x, y1) for x, y0, y1 in _joined(vertical)]
     rules.sort(key=lambda r: -((r[2] - r[0]) + (r[3] - r[1])))
-    return [tuple(round(v, 2) for v in rule) for rule in rules[:MAX_RULES]]
+    return [
+        (round(x0, 2), round(y0, 2), round(x1, 2), round(y1, 2))
+        for x0, y0, x1, y1 in rules[:MAX_RULES]
+    ]
 
 
 def _turn(point: Point, m: pymupdf.Matrix) -> Point:

@@ -12,7 +12,7 @@ from shared.models import BBox, TextLayer, Word
 from shared.pagetext import alnum_count, normalize
 
 # Annotation kinds whose text the page shows: a free-text box draws its contents.
-_DRAWN_TEXT_ANNOTS = frozenset({pymupdf.PDF_ANNOT_FREE_TEXT})
+_DRAWN_TEXT_ANNOTS = frozenset({pymupdf.mupdf.PDF_ANNOT_FREE_TEXT})
 
 
 def read_text_layer(page: pymupdf.Page, page_number: int, min_chars: int) -> TextLayer:

@@ -25,7 +25,9 @@ TITLE_BLOCK_DPI = 250
 # of the right strip, and the bottom band left of it.
 REGIONS = ((0.78, 0.55, 1.0, 1.0), (0.5, 0.84, 0.78, 1.0))
 # Tiles the engine reads without shrinking them, overlapping so no word is cut in two.
-TILE_PX = ENGINE_PARAMS["Global.max_side_len"]
+_ENGINE_SIDE_PX = ENGINE_PARAMS["Global.max_side_len"]
+assert isinstance(_ENGINE_SIDE_PX, int), "the OCR engine's longest side is a number of pixels"
+TILE_PX = _ENGINE_SIDE_PX
 OVERLAP_PT = 36.0
 
 

@@ -10,8 +10,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from services.ingest.handlers import router
 from services.ingest.inspection import inspection_pool
-from services.ingest.routes import router
 from services.ingest.validation import Rejection
 from shared.service import ServiceContext, close_resources, new_context, open_resources
 from shared.settings import Settings

@@ -6,18 +6,17 @@ full page image stands in whenever some object in scope could not be located.
 """
 
 import logging
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import pymupdf
 
 from shared.models import BBox, PageObject
+from shared.storage import Keys
 
 log = logging.getLogger("sheetflow.verify")
 
 JPEG_QUALITY = 85
-_UNSAFE_KEY_CHARS = re.compile(r"[^A-Za-z0-9._-]")
 
 
 @dataclass(frozen=True)
@@ -49,7 +48,8 @@ def render_crop_jpeg(
     ``max_pixels`` lowers the DPI for a huge evidence area rather than rendering
     a poster-sized image.
     """
-    clip = pymupdf.Rect(bbox) + (-margin_pts, -margin_pts, margin_pts, margin_pts)
+    grow = (-margin_pts, -margin_pts, margin_pts, margin_pts)
+    clip = pymupdf.Rect(bbox) + grow
     clip &= page.rect
     if clip.is_empty:
         raise ValueError(f"evidence bbox {bbox} lies outside the page {tuple(page.rect)}")
@@ -59,11 +59,6 @@ def render_crop_jpeg(
             dpi = max(1, int(dpi * (max_pixels / area_px) ** 0.5))
     pix = page.get_pixmap(dpi=dpi, clip=clip, alpha=False)
     return pix.tobytes("jpeg", jpg_quality=JPEG_QUALITY)
-
-
-def crop_key(page_number: int, object_id: str) -> str:
-    """Where a crop is stored, relative to ``jobs/{job_id}/``."""
-    return f"pages/{page_number}/crops/{_UNSAFE_KEY_CHARS.sub('_', object_id)}.jpg"
 
 
 def choose_images(
@@ -91,6 +86,8 @@ def choose_images(
 
     choice = ImageChoice()
     for obj in located[:budget]:
+        if render is None:  # no budget without a renderer
+            break
         try:
             jpeg = render(evidence[obj.object_id])
         except Exception as exc:  # MuPDF raises many kinds on broken content
@@ -98,7 +95,7 @@ def choose_images(
             log.warning("page %d: crop for %s failed (%s)", page_number, obj.object_id, exc)
             needs_full = True
             continue
-        choice.crops[crop_key(page_number, obj.object_id)] = jpeg
+        choice.crops[Keys.crop(page_number, obj.object_id)] = jpeg
         choice.images.append(
             JudgeImage(label=f"crop around object {obj.object_id}", data=jpeg, mime="image/jpeg")
         )

@@ -71,7 +71,9 @@ def check_object(obj: PageObject, words: Sequence[Word]) -> ObjectVerification:
         return ObjectVerification(
             verdict="refuted",
             kind="unsupported",
-            problem=f'Object {obj.object_id} claims "{claim}", which the page\'s text does not carry.',
+            problem=(
+                f'Object {obj.object_id} claims "{claim}", which the page\'s text does not carry.'
+            ),
         )
     evidence = " ".join(w.text for w in cited)
     bbox = union_bbox(w.bbox for w in cited)

@@ -167,8 +167,9 @@ def _labels(view: View) -> Iterator[_Label]:
         if not may_start_label(view.words[run.ids[0]].text):
             continue
         texts = [view.words[i].text for i in run.ids]
-        singles = [match_label([t]) for t in texts]
-        if len(texts) > 1 and all(singles) and any(f is Field.OTHER for f, _ in singles):
+        singles = [single for t in texts if (single := match_label([t]))]
+        whole_row = len(texts) > 1 and len(singles) == len(texts)
+        if whole_row and any(f is Field.OTHER for f, _ in singles):
             for i, text, (field, _) in zip(run.ids, texts, singles, strict=True):
                 yield _Label(field, view.box_of((i,)), run, (), label_key([text]))
             continue
@@ -205,7 +206,7 @@ def _field(view: View, label: _Label, labels: list[_Label]) -> list[tuple[Run, f
         col0 = max(col0 or x0 - 0.5 * (x1 - x0), x0 - 0.5 * (x1 - x0))
         col1 = min(col1 or math.inf, x1 + max(REACH_BELOW * h, x1 - x0))
         below = [b[1] for b in others if b[1] > y1 and _overlap(b[0], b[2], col0, col1) > 0]
-        bottom = min(below + [y1 + max(REACH_BELOW * h, 72.0)])
+        bottom = min([*below, y1 + max(REACH_BELOW * h, 72.0)])
     found: list[tuple[Run, float]] = []
     for run in view.runs:
         if run is label.run:
@@ -404,6 +405,8 @@ def _stamp_title(
     """The title of a GOST main inscription: with stage, sheet and sheet-count labelled in
     one row, the sheet's title is the cell below that row's values, just left of the stage
     column."""
+    if number.label is None:
+        return None, ()
     stage = next(
         (lb for lb in labels if lb.key in STAGE_LABELS and lb.run is number.label.run),
         None,

@@ -148,7 +148,8 @@ _DESIGNATORS = {
 
 def designator(sheet_number: str) -> str:
     """The letters a sheet number starts with (its discipline designator), in capitals."""
-    return re.match(r"[A-Z]*", clean_token(sheet_number).upper()).group()
+    letters = re.match(r"[A-Z]+", clean_token(sheet_number).upper())
+    return letters.group() if letters else ""
 
 
 def discipline_for(sheet_number: str | None) -> str | None:

@@ -121,7 +121,7 @@ class View:
         right = min(
             (r[0] for r in self.vertical if r[0] > x and r[1] - 1 <= y <= r[2] + 1), default=None
         )
-        if None in (top, bottom, left, right):
+        if top is None or bottom is None or left is None or right is None:
             return None
         ex0, ey0, ex1, ey1 = self.extent
         if right - left > CELL_MAX_SHARE * (ex1 - ex0) or bottom - top > CELL_MAX_SHARE * (
@@ -141,10 +141,13 @@ class View:
     def _next_cell(self, cell: Box, step: int) -> Box | None:
         x = (cell[0] + cell[2]) / 2
         for _ in range(3):
-            cell = self.cell(x, cell[1] - 0.5 if step < 0 else cell[3] + 0.5)
-            thin = cell is not None and cell[3] - cell[1] <= max(2 * self.typical_size, THIN_BAND)
-            if cell is None or not thin or self.holds_text(cell):
-                return cell
+            found = self.cell(x, cell[1] - 0.5 if step < 0 else cell[3] + 0.5)
+            if found is None:
+                return None
+            thin = found[3] - found[1] <= max(2 * self.typical_size, THIN_BAND)
+            if not thin or self.holds_text(found):
+                return found
+            cell = found
         return None
 
     def holds_text(self, box: Box) -> bool:
@@ -160,7 +163,7 @@ def views(layer: TextLayer) -> Iterator[View]:
     """A view for each axis direction the page's lines run in (most lines first), built
     as they are asked for."""
     if not layer.words:
-        return []
+        return iter(())
     line_keys = Counter(direction_key(layer.words[line[0]].dir) for line in layer.lines if line)
     axis_keys = {frame_key: n for frame_key, n in line_keys.items() if frame_key % 18 == 0}
     keys = [k for k, n in sorted(axis_keys.items(), key=lambda kv: -kv[1]) if n >= MIN_VIEW_LINES]

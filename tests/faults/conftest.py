@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from shared.runtime import (
+from shared.settings import Settings
+from sheetflow.runtime import (
     ManagedProcess,
     embedded_s3_credentials,
     free_port,
     start_nats,
     start_s3,
 )
-from shared.settings import Settings
 from tests.support.flows import line_objects, model_settings, reply
 from tests.support.model_server import ModelReply, ScriptedModelServer
 from tests.support.pdfs import add_notes_page, add_plan_page, add_schedule_page, make_pdf

@@ -11,9 +11,9 @@ import pytest
 from nats.js.api import ClusterInfo, StreamInfo
 from typer.testing import CliRunner
 
-from shared import cli
-from shared.runtime import SERVICES
 from shared.settings import Settings
+from sheetflow import cli
+from sheetflow.runtime import SERVICES
 from tests.faults.conftest import assert_every_page_once, small_set, wait_for
 from tests.support.flows import wait_started
 from tests.support.nats_cluster import NatsCluster

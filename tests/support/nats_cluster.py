@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 
-from shared.runtime import ManagedProcess, free_port, start_nats
+from sheetflow.runtime import ManagedProcess, free_port, start_nats
 
 
 @dataclass

@@ -132,7 +132,13 @@ def test_corpus_score_counts_numbers_titles_refutations_and_dark_pages():
         return PageObject(object_id="o", rung=rung, verification=verification)
 
     pages = [
-        page(1, "A\u2010101", "floor  plan", [obj("offline", "refuted"), obj("vision", "refuted")], ["x"]),
+        page(
+            1,
+            "A\u2010101",
+            "floor  plan",
+            [obj("offline", "refuted"), obj("vision", "refuted")],
+            ["x"],
+        ),
         page(2, "A102", None, []),
         page(3, "X9", None, [obj("offline")]),
     ]

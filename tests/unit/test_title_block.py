@@ -94,7 +94,7 @@ def test_labels_firms_use(label):
 
 def test_value_right_of_label_on_same_line():
     """A value written right of its label on the same line is read."""
-    texts = BODY + [(TB_X - 200, 1690, "DWG NO.", 8), (TB_X - 150, 1690, "E0.1", 12)]
+    texts = [*BODY, (TB_X - 200, 1690, "DWG NO.", 8), (TB_X - 150, 1690, "E0.1", 12)]
     layer = text_layer(texts)
     assert title_block_sheet_number(layer) == "E0.1"
 
@@ -138,7 +138,8 @@ def test_bare_title_label_in_the_title_block():
 
 def test_largest_edge_token_without_a_label():
     """With no label, the largest sheet-id text near the right/bottom edge is the number."""
-    texts = BODY + [
+    texts = [
+        *BODY,
         (TB_X, 1600, "A-501", 9),  # a small reference in the title-block strip
         (TB_X, 1690, "A-101A", 40),
         (300, 800, "B-101", 40),  # large, but in the drawing body
@@ -159,7 +160,7 @@ def test_body_references_alone_give_nothing():
 )
 def test_dates_project_numbers_member_marks_and_scales_never_recovered(text):
     """Large edge text that is a date, project number, member mark or scale is not a sheet id."""
-    assert title_block_sheet_number(text_layer(BODY + [(TB_X, 1690, text, 40)])) is None
+    assert title_block_sheet_number(text_layer([*BODY, (TB_X, 1690, text, 40)])) is None
 
 
 def test_label_with_no_sheet_id_near_it_gives_nothing():

@@ -1,6 +1,6 @@
 """The ``sheetflow`` command: run the stack, process a PDF, follow events.
 
-Thin on purpose: the embedded launcher is :mod:`shared.runtime`, the HTTP API is
+Thin on purpose: the embedded launcher is :mod:`sheetflow.runtime`, the HTTP API is
 the ingest service; this module parses arguments, polls the API and prints.
 Errors a user can act on become one message and exit code 1, never a traceback.
 """
@@ -33,14 +33,14 @@ from shared.asyncapi import asyncapi_document
 from shared.broker import tls_context
 from shared.redact import redact_url
 from shared.report import PageReport, Report, report_json_schema
-from shared.runtime import (
+from shared.settings import Settings, nats_server_list
+from sheetflow.runtime import (
     S3_AUTH_DIR,
     SERVICES,
     RuntimeStartError,
     free_port,
     supervised_stack,
 )
-from shared.settings import Settings, nats_server_list
 
 app = typer.Typer(
     help="sheetflow: turn PDF drawing sets into structured, verified, per-sheet data.",
@@ -318,20 +318,26 @@ def summary_lines(report: Report) -> list[str]:
     rate = verification.problem_rate
     failed_structuring = coverage.text_structuring_failed_pages
     return [
-        f"pages: {report.page_count}, failed: {len(summary.failed_pages)}, "
-        f"degraded: {len(summary.degraded_pages)}",
+        (
+            f"pages: {report.page_count}, failed: {len(summary.failed_pages)}, "
+            f"degraded: {len(summary.degraded_pages)}"
+        ),
         f"coverage: mean {mean if mean is not None else '-'}, "
         f"below floor {coverage.pages_below_floor_count}, "
         f"text-structured {coverage.text_structured_pages}"
         + (f" ({failed_structuring} failed)" if failed_structuring else "")
         + f", fallback {coverage.fallback_pages_count}",
-        f"verification: verified {verification.pages_verified} = "
-        f"passed {verification.pages_passed} + with problems {verification.verify_failed} + "
-        f"unjudged {verification.pages_unjudged} "
-        f"(skipped blank {verification.pages_skipped_blank}), "
-        f"problem rate {f'{rate:.0%}' if rate is not None else '-'}",
-        f"guard: kept {guard.kept}, rescued {guard.rescued}, "
-        f"vision unverified {guard.vision_unverified}, dropped {guard.dropped}",
+        (
+            f"verification: verified {verification.pages_verified} = "
+            f"passed {verification.pages_passed} + with problems {verification.verify_failed} + "
+            f"unjudged {verification.pages_unjudged} "
+            f"(skipped blank {verification.pages_skipped_blank}), "
+            f"problem rate {f'{rate:.0%}' if rate is not None else '-'}"
+        ),
+        (
+            f"guard: kept {guard.kept}, rescued {guard.rescued}, "
+            f"vision unverified {guard.vision_unverified}, dropped {guard.dropped}"
+        ),
     ]
 
 
@@ -535,10 +541,8 @@ def events(
             raise CliError("no NATS to listen to: pass --nats URL or set SHEETFLOW_NATS_URL")
         subjects = [full_subject(settings.namespace, s) for s in subject or []]
         subjects = subjects or [f"{settings.namespace}.>"]
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(print_events(url, subjects, nats_options(settings)))
-        except KeyboardInterrupt:
-            pass
 
 
 def full_subject(namespace: str, name: str) -> str:
@@ -581,7 +585,12 @@ async def print_events(
     write: Callable[[str], None] | None = None,
 ) -> None:
     """Subscribe (core NATS) to ``subjects`` and write each message as a JSON line, forever."""
-    write = write or (lambda line: (sys.stdout.write(line + "\n"), sys.stdout.flush()))
+
+    def print_line(line: str) -> None:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    show = write or print_line
 
     async def quiet(exc: Exception) -> None:  # reconnects are retried; no tracebacks on screen
         pass
@@ -602,7 +611,7 @@ async def print_events(
         raise CliError(f"could not connect to NATS at {where} ({type(exc).__name__})") from None
 
     async def on_message(msg: Any) -> None:
-        write(event_line(msg.subject, msg.data))
+        show(event_line(msg.subject, msg.data))
 
     try:
         for subject in subjects:

@@ -5,7 +5,6 @@ tests exercise exactly what a user runs.
 """
 
 import contextlib
-import ctypes
 import glob
 import json
 import logging
@@ -25,13 +24,13 @@ from pathlib import Path
 import httpx
 from pydantic import SecretStr
 
+from shared.bounded import die_with_parent
 from shared.settings import Settings
 
 log = logging.getLogger("sheetflow.runtime")
 
 SERVICES = ("ingest", "extract", "coverage", "verify", "report")
 S3_AUTH_DIR = "s3-auth"  # under the data dir: the embedded S3 server's generated keys
-_PR_SET_PDEATHSIG = 1
 
 
 class RuntimeStartError(RuntimeError):
@@ -72,12 +71,6 @@ def _port_free(port: int) -> bool:
             return False
 
 
-def die_with_parent() -> None:
-    # Linux: the child gets SIGTERM when the parent dies, even by SIGKILL, so no orphans.
-    with contextlib.suppress(Exception):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-
-
 @dataclass
 class ManagedProcess:
     name: str
@@ -103,10 +96,8 @@ class ManagedProcess:
         if self.alive():
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.popen.pid, signal.SIGTERM)
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.popen.wait(timeout)
-            except subprocess.TimeoutExpired:
-                pass
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.popen.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -142,7 +133,8 @@ def spawn(
 
 
 def _wait_until(check, proc: ManagedProcess, what: str, timeout: float) -> None:
-    """Wait for ``check``; on failure or interruption (Ctrl-C) the process is stopped, never orphaned."""
+    """Wait for ``check``; on failure or interruption (Ctrl-C) the process is stopped, never
+    orphaned."""
     deadline = time.monotonic() + timeout
     try:
         while time.monotonic() < deadline:
@@ -471,8 +463,10 @@ class Supervisor:
 
     def _restart(self, watched: _Watched) -> None:
         watched.restart_at = None
+        restart = watched.proc.restart
+        assert restart is not None, "a restart is only scheduled for a process that has one"
         try:
-            watched.proc = watched.proc.restart()
+            watched.proc = restart()
         except RuntimeStartError as exc:
             self._crashed(watched, f"did not come back ({str(exc).splitlines()[0]})")
             return
