@@ -16,7 +16,7 @@ import pymupdf
 
 from services.extract.fallback import fallback_stubs
 from services.extract.guard import apply_grounding_guard
-from services.extract.ocr import ocr_words
+from services.extract.ocr import ocr_page
 from services.extract.offline import extract_offline
 from services.extract.render import (
     check_page_content,
@@ -143,7 +143,7 @@ def _without_text(text_layer: TextLayer) -> TextLayer:
     )
 
 
-def _page_words(page: _Page, settings: Settings) -> TextLayer:
+def _page_words(pdf: bytes, page: _Page, settings: Settings) -> TextLayer:
     """The page's words: its text layer, or, on a page without one that carries an image or
     drawings (or text whose layer is switched off), OCR words standing in for it (a truly
     blank page is not worth OCR's cost)."""
@@ -151,7 +151,7 @@ def _page_words(page: _Page, settings: Settings) -> TextLayer:
     wants_ocr = settings.ocr_enabled and not text_layer.has_text_layer
     inked = page.has_images or text_layer.has_drawings or not settings.text_layer_enabled
     if wants_ocr and inked:
-        words = ocr_words(page.png, 1 / page.zoom)
+        words = ocr_page(pdf, text_layer.page_number, page.png, page.zoom)
         if words:
             return ocr_text_layer(
                 words,
@@ -253,7 +253,7 @@ async def extract_rung1(
     """
     started = time.perf_counter()
     page = await asyncio.to_thread(_read_page, pdf, page_number, settings)
-    text_layer = await asyncio.to_thread(_page_words, page, settings)
+    text_layer = await asyncio.to_thread(_page_words, pdf, page, settings)
     if llm is not None and settings.model_configured and use_vision:
         messages = build_vision_messages(page.png, text_layer, settings.text_layer_max_chars)
         result = await _model_result(
