@@ -104,9 +104,9 @@ def render_region(page: pymupdf.Page, clip: BBox, dpi: float) -> Raster:
     pixmap = page.get_pixmap(
         matrix=pymupdf.Matrix(zoom, zoom), clip=rect, colorspace=pymupdf.csGRAY, alpha=False
     )
-    pixels = numpy.frombuffer(pixmap.samples_mv, numpy.uint8).reshape(
-        pixmap.height, pixmap.stride
-    )[:, : pixmap.width]
+    pixels = numpy.frombuffer(pixmap.samples_mv, numpy.uint8).reshape(pixmap.height, pixmap.stride)[
+        :, : pixmap.width
+    ]
     # The pixmap's own origin: MuPDF rounds the clip outwards to whole pixels.
     return Raster(pixels.copy(), zoom, pixmap.x / zoom, pixmap.y / zoom)
 
@@ -203,15 +203,16 @@ def _line(quad: numpy.ndarray) -> _Line:
 def _crop(raster: Raster, line: _Line) -> numpy.ndarray:
     """The line's pixels, turned to read left to right, at most ``_LINE_PX`` tall (BGR)."""
     corners = [line.point(0, 0), line.point(1, 0), line.point(1, 1), line.point(0, 1)]
-    source = numpy.float32(
-        [(p - (raster.x0, raster.y0)) * raster.zoom for p in corners]
-    )
+    source = numpy.float32([(p - (raster.x0, raster.y0)) * raster.zoom for p in corners])
     width = max(1, round(numpy.linalg.norm(line.along) * raster.zoom))
     height = max(1, round(numpy.linalg.norm(line.across) * raster.zoom))
     target = numpy.float32([(0, 0), (width, 0), (width, height), (0, height)])
     matrix = cv2.getPerspectiveTransform(source, target)
     crop = cv2.warpPerspective(
-        raster.pixels, matrix, (width, height), flags=cv2.INTER_LINEAR,
+        raster.pixels,
+        matrix,
+        (width, height),
+        flags=cv2.INTER_LINEAR,
         borderMode=cv2.BORDER_REPLICATE,
     )
     if height > _LINE_PX:
