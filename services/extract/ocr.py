@@ -62,6 +62,9 @@ DETECTION_MAX_PX = 2048
 _LINE_PX = 48
 # A reading below this confidence is noise (hatching, symbols), not text.
 MIN_SCORE = 0.5
+# A vertical line read with less confidence than this may be upside down: it is read the
+# other way round too (a line read the wrong way still scores 0.6-0.8 on its shapes).
+SURE_SCORE = 0.9
 # A box this much taller than wide is a line of vertical text.
 _VERTICAL_RATIO = 1.5
 # Margin around the text area rendered for recognition, in points.
@@ -233,14 +236,14 @@ def _read(raster: Raster, line: _Line):
 
 def _recognise(raster: Raster, quads: list[numpy.ndarray]) -> list[Word]:
     """Read each detected line (page points) from ``raster``; the caller holds the OCR lock.
-    A vertical line that reads poorly bottom to top is read top to bottom as well, and
-    the better reading kept."""
+    A vertical line that bottom to top reads with less than ``SURE_SCORE`` is read top to
+    bottom as well, and the better reading kept."""
     words: list[Word] = []
     for quad in quads:
         line = _line(quad)
         text, score, layout = _read(raster, line)
         vertical = abs(line.along[1]) > abs(line.along[0])
-        if vertical and score < MIN_SCORE:
+        if vertical and score < SURE_SCORE:
             turned = line.turned()
             turned_text, turned_score, turned_layout = _read(raster, turned)
             if turned_score > score:
