@@ -331,9 +331,7 @@ def _tables_of(rows: list[list[Cell]], follows) -> list[Table]:
                 free = [c for c in free if c not in matched.cells]
         free = [c for c in free if not any(t.continue_last_row(c, follows) for t in open_tables)]
         for run in _runs(free):
-            open_tables.append(
-                Table([Column(c) for c in run], [TableRow(run, list(range(len(run))))])
-            )
+            open_tables.append(Table([Column(c) for c in run], [TableRow(run, list(range(len(run))))]))
     return [t for t in done + open_tables if t.accepted]
 
 

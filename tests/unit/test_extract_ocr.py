@@ -1,6 +1,8 @@
 """OCR of pages without a text layer, on small synthetic scans (the engine loads once per
 process; each test reads a letter page or a part of one)."""
 
+import itertools
+
 import pymupdf
 import pytest
 
@@ -51,7 +53,7 @@ def test_words_are_placed_along_their_line():
     assert _texts(line) == ["1.", "VERIFY", "ALL", "DIMENSIONS"]
     starts = [w.bbox[0] for w in line]
     assert starts == sorted(starts) and 50 < starts[0] < 70
-    assert all(a.bbox[2] <= b.bbox[0] + 2 for a, b in zip(line, line[1:], strict=False))
+    assert all(a.bbox[2] <= b.bbox[0] + 2 for a, b in itertools.pairwise(line))
     # "DIMENSIONS" (10 capitals at 18 pt) is about 120 pt long
     assert 90 < line[-1].bbox[2] - line[-1].bbox[0] < 150
     assert all(w.dir == (1.0, 0.0) and w.origin == "ocr" and 14 < w.size < 40 for w in line)
