@@ -23,10 +23,21 @@ from pathlib import Path
 
 import pymupdf
 
-from bench.common import embedded_servers, isolated, ratio, result_line, run_job, services
+from bench.common import (
+    cpu_by_name,
+    cpu_delta,
+    cpu_line,
+    embedded_servers,
+    isolated,
+    ratio,
+    result_line,
+    run_job,
+    services,
+)
 from bench.overhead import pymupdf_png, raw_loop
 from bench.synthetic import set_bytes
 from shared.pagetext import fold_dashes
+from shared.report import Report
 from shared.settings import Settings
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -67,41 +78,42 @@ def _same_title(got: str | None, printed: str) -> bool:
     return bool(got) and key(got) == key(printed)
 
 
-def score_report(report: dict, sheets: list[dict]) -> Score:
+def score_report(report: Report, sheets: list[dict]) -> Score:
     """Score one file's report against the manifest's sheets (one entry per page)."""
     score = Score()
-    pages = {p["page_number"]: p for p in report["pages"]}
+    pages = {p.page_number: p for p in report.pages}
     for sheet in sheets:
         page = pages[sheet["page"]]
         score.pages += 1
-        if page["status"] != "verified":
+        if page.status != "verified" or page.verification is None:
             score.failed_pages += 1
             continue
-        got = page["sheet"]
+        got = page.sheet
         if sheet["sheet_number"]:
             score.numbers_labelled += 1
-            if _same_number(got["sheet_number"], sheet["sheet_number"]):
+            if _same_number(got.sheet_number, sheet["sheet_number"]):
                 score.numbers_right += 1
             else:
                 score.misses.append(
-                    f"p{sheet['page']} number {got['sheet_number']!r} (prints "
+                    f"p{sheet['page']} number {got.sheet_number!r} (prints "
                     f"{sheet['sheet_number']!r})"
                 )
-        elif got["sheet_number"]:
+        elif got.sheet_number:
             score.numbers_invented += 1
-            score.misses.append(f"p{sheet['page']} number {got['sheet_number']!r} (prints none)")
+            score.misses.append(f"p{sheet['page']} number {got.sheet_number!r} (prints none)")
         if sheet["sheet_title"]:
             score.titles_labelled += 1
-            score.titles_right += _same_title(got["sheet_title"], sheet["sheet_title"])
+            score.titles_right += _same_title(got.sheet_title, sheet["sheet_title"])
         score.self_refuted += sum(
             1
-            for o in page["objects"]
-            if o.get("rung") in ("offline", "fallback")
-            and (o.get("verification") or {}).get("verdict") == "refuted"
+            for o in page.objects
+            if o.rung in ("offline", "fallback")
+            and o.verification is not None
+            and o.verification.verdict == "refuted"
         )
-        score.problem_pages += bool(page["verification"]["problems"])
-        score.dark_text_pages += bool(page["has_text_layer"] and not page["objects"])
-        score.below_floor += bool(page.get("below_floor"))
+        score.problem_pages += bool(page.verification.problems)
+        score.dark_text_pages += bool(page.has_text_layer and not page.objects)
+        score.below_floor += page.below_floor
     return score
 
 
@@ -136,9 +148,11 @@ def main() -> None:
     scores: dict[str, Score] = {}
     flows: list[float] = []
     raws: list[float] = []
+    cpu: dict[str, float] = {}
     with embedded_servers("corpus") as servers:
         settings = isolated(servers.settings)
-        with services(settings, extract_workers=1):
+        with services(settings, extract_workers=1) as running:
+            everyone = [*running.procs, *servers.processes]
             asyncio.run(run_job(settings, set_bytes(2)))  # process start and imports
             for entry in entries:
                 pdf = (CORPUS / "pdfs" / entry["file"]).read_bytes()
@@ -146,7 +160,10 @@ def main() -> None:
                 scores[entry["file"]] = score_report(report, entry["sheets"])
             for _ in range(args.runs if timed_pages else 0):
                 raws.append(raw_loop(timed_pdf, max_px, pymupdf_png).seconds)
+                before = cpu_by_name(everyone)
                 _, elapsed = asyncio.run(run_job(settings, timed_pdf))
+                if not flows or elapsed < min(flows):
+                    cpu = cpu_delta(before, cpu_by_name(everyone))
                 flows.append(elapsed)
 
     total = Score()
@@ -179,6 +196,7 @@ def main() -> None:
             f"{timed_pages / min(flows):.2f} pages/s (runs: "
             f"{', '.join(f'{x:.1f}' for x in flows)} s vs {', '.join(f'{x:.1f}' for x in raws)} s)"
         )
+        print(f"  end to end CPU ms/page by process: {cpu_line(cpu, timed_pages)}")
         print(f"  end to end / raw loop  {time_ratio:.2f}x the time (goal <= {TIME_GOAL})")
     print(result_line("corpus_self_refuted", t.self_refuted))
     print(result_line("corpus_sheet_accuracy", ratio(t.numbers_right, t.numbers_labelled)))

@@ -99,20 +99,21 @@ class TextLayer(BaseModel):
     @cached_property
     def line_of_word(self) -> list[int]:
         """Word id -> the id of its line."""
-        owner = [-1] * len(self.words)
-        for line_id, line in enumerate(self.lines):
-            for word_id in line:
-                owner[word_id] = line_id
-        return owner
+        return _owners(self.lines, len(self.words))
 
     @cached_property
     def block_of_line(self) -> list[int]:
         """Line id -> the id of its block."""
-        owner = [-1] * len(self.lines)
-        for block_id, block in enumerate(self.blocks):
-            for line_id in block:
-                owner[line_id] = block_id
-        return owner
+        return _owners(self.blocks, len(self.lines))
+
+
+def _owners(groups: list[list[int]], size: int) -> list[int]:
+    """Member id -> the index of the group holding it (-1 for none)."""
+    owner = [-1] * size
+    for group_id, members in enumerate(groups):
+        for member in members:
+            owner[member] = group_id
+    return owner
 
 
 class Usage(BaseModel):

@@ -6,9 +6,11 @@ import json
 import pymupdf
 import pytest
 
-from bench import ingest, load, memory, overhead, peers, scaling, synthetic
+from bench import corpus, ingest, load, memory, overhead, peers, scaling, synthetic
 from services.extract.textlayer import read_text_layer
 from services.extract.vision import build_vision_messages, parse_reply
+from shared.models import ObjectVerification, PageObject, PageVerdict, SheetHeader
+from shared.report import PageReport, Report
 
 
 @pytest.mark.parametrize("script", [overhead, scaling, ingest, peers, memory, load])
@@ -77,3 +79,36 @@ def test_peer_empty_share_counts_pages_without_letters_or_digits():
     run = peers.PeerRun(seconds=1.0, cpu_s=0.5, texts=["A101 PLAN", " -- ", ""])
     assert run.empty_share() == pytest.approx(2 / 3)
     assert run.pages_per_s() == 3.0
+
+
+def test_corpus_score_counts_numbers_titles_refutations_and_dark_pages():
+    """bench.corpus scores a report page by page against the manifest's printed identity."""
+
+    def page(n, number, title, objects, problems=(), has_text=True):
+        return PageReport(
+            page_number=n,
+            status="verified",
+            has_text_layer=has_text,
+            sheet=SheetHeader(sheet_number=number, sheet_title=title),
+            objects=objects,
+            verification=PageVerdict(ok=not problems, problems=list(problems)),
+        )
+
+    def obj(rung, verdict=None):
+        verification = ObjectVerification(verdict=verdict) if verdict else None
+        return PageObject(object_id="o", rung=rung, verification=verification)
+
+    pages = [
+        page(1, "A\u2010101", "floor  plan", [obj("offline", "refuted"), obj("vision", "refuted")], ["x"]),
+        page(2, "A102", None, []),
+        page(3, "X9", None, [obj("offline")]),
+    ]
+    sheets = [
+        {"page": 1, "sheet_number": "A-101", "sheet_title": "FLOOR PLAN"},
+        {"page": 2, "sheet_number": "A-102", "sheet_title": "ROOF PLAN"},
+        {"page": 3, "sheet_number": None, "sheet_title": None},
+    ]
+    score = corpus.score_report(Report.model_construct(pages=pages), sheets)
+    assert (score.numbers_right, score.numbers_labelled, score.numbers_invented) == (1, 2, 1)
+    assert (score.titles_right, score.titles_labelled) == (1, 2)
+    assert (score.self_refuted, score.problem_pages, score.dark_text_pages) == (1, 1, 1)
