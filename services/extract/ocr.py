@@ -2,10 +2,10 @@
 (no download at run time).
 
 Text is found and read at two resolutions. Detection runs on a reduced image (the page
-image, 2048 px on the long side), where it finds lines of small text as well as it does at
-higher resolutions and costs a quarter as much. Each line is then read from a render of the
-page at ``RECOGNITION_DPI``, where 3/32 in text is about 40 px tall instead of 8: the
-recogniser scales every line to 48 px, so a sharper source costs nothing more to read.
+image, 2048 px on the long side): on scanned E-size sheets it finds as many lines there as
+at 2560 px, and far more than at 1536. Each line is then read from a render of the page at
+``RECOGNITION_DPI``, where 3/32 in text is about 28 px tall instead of 5: the recogniser
+scales every line to 48 px, so a sharper source costs nothing more to read.
 Only the area that holds text is rendered: blank margins and empty parts of the sheet are
 neither rendered at high resolution nor read.
 
@@ -42,15 +42,16 @@ ENGINE_PARAMS = {
     # full-page feature maps.
     "EngineConfig.onnxruntime.enable_cpu_mem_arena": True,
     # Detect at the size given, never enlarged: the default enlarges an image whose short
-    # side is under 736 px, which makes a narrow clip several times dearer to scan.
+    # side is under 736 px, so a narrow clip (a title-block strip) would cost as much as a
+    # page.
     "Det.limit_type": "max",
     "Det.limit_side_len": 2048,
     # The recogniser pads each line to at least 320 px wide by default; most lines on a
-    # sheet (tags, numbers, short labels) are a third of that, and the padding cost the
-    # most of recognition's time on a scanned sheet. Same reading, about 40% less CPU.
+    # sheet (tags, numbers, short labels) are a third of that, so on a scanned sheet 39% of
+    # what it ran was padding. Same reading, 40% less recognition CPU.
     "Rec.rec_img_shape": [3, 48, 48],
 }
-# Lines are read from a render at this resolution: 3/32 in text is about 40 px tall.
+# Lines are read from a render at this resolution: 3/32 in text is about 28 px tall.
 RECOGNITION_DPI = 300
 # The high-resolution render's size cap (gray, one byte a pixel): a 36x24 in sheet at
 # 300 DPI is 78 million pixels; larger sheets are read at a lower resolution.
