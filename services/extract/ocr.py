@@ -108,11 +108,9 @@ def render_region(page: pymupdf.Page, clip: BBox, dpi: float) -> Raster:
     pixmap = page.get_pixmap(
         matrix=pymupdf.Matrix(zoom, zoom), clip=rect, colorspace=pymupdf.csGRAY, alpha=False
     )
-    pixels = numpy.frombuffer(pixmap.samples_mv, numpy.uint8).reshape(pixmap.height, pixmap.stride)[
-        :, : pixmap.width
-    ]
+    rows = numpy.frombuffer(pixmap.samples_mv, numpy.uint8).reshape(pixmap.height, pixmap.stride)
     # The pixmap's own origin: MuPDF rounds the clip outwards to whole pixels.
-    return Raster(pixels.copy(), zoom, pixmap.x / zoom, pixmap.y / zoom)
+    return Raster(rows[:, : pixmap.width].copy(), zoom, pixmap.x / zoom, pixmap.y / zoom)
 
 
 def ocr_page(pdf: bytes, page_number: int, png: bytes, zoom: float) -> list[Word]:
