@@ -34,6 +34,10 @@ MAX_MEDIAN_CELL_WORDS = 4
 # A new table starts from cells at most this many text heights apart (further apart they
 # are separate regions of the sheet: a sheet index beside a column of notes).
 MAX_CELL_GAP = 15.0
+# Within a row of cells a table may start from, a gap this many text heights wide, and this
+# many times the row's typical gap, is a gutter between two tables side by side.
+GUTTER_HEIGHTS = 4.0
+GUTTER_RATIO = 3.0
 # A table ends where the next row is more than this many text heights below its last.
 TABLE_ROW_GAP = 2.5
 # A wrapped cell continues no further than this many text heights below the cell.
@@ -298,7 +302,24 @@ def _runs(cells: list[Cell]) -> list[list[Cell]]:
         run.append(cell)
     if len(run) >= 2:
         runs.append(run)
-    return runs
+    return [part for run in runs for part in _split_at_gutters(run)]
+
+
+def _split_at_gutters(run: list[Cell]) -> list[list[Cell]]:
+    """A run cut where its cells stand much further apart than elsewhere in it: two tables
+    side by side (a schedule beside a legend) start as two tables, not one whose rows join
+    entries of both."""
+    if len(run) < 2 * 2:
+        return [run]
+    gaps = [b.frame[0] - a.frame[2] for a, b in zip(run, run[1:])]
+    typical = median(gaps)
+    height = median(c.height for c in run)
+    parts, start = [], 0
+    for i, gap in enumerate(gaps, start=1):
+        if gap > max(GUTTER_HEIGHTS * height, GUTTER_RATIO * typical) and min(i - start, len(run) - i) >= 2:
+            parts.append(run[start:i])
+            start = i
+    return [*parts, run[start:]]
 
 
 def find_tables(

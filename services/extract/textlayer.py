@@ -21,7 +21,7 @@ def read_text_layer(page: pymupdf.Page, page_number: int, min_chars: int) -> Tex
     matrix = page.rotation_matrix
     words = _layer_words(page, matrix)
     words += _annotation_words(page, matrix, words)
-    has_text_layer = sum(alnum_count(w.text) for w in words) >= min_chars
+    has_text_layer = sum(alnum_count(w["text"]) for w in words) >= min_chars
     return TextLayer(
         page_number=page_number,
         width=page.rect.width,
@@ -41,32 +41,36 @@ def _displayed(rect: pymupdf.Rect, matrix: pymupdf.Matrix) -> BBox:
     return (r.x0, r.y0, r.x1, r.y1)
 
 
-def _turn(direction: tuple[float, float], matrix: pymupdf.Matrix) -> tuple[float, float]:
-    dx, dy = direction
-    return (
-        round(dx * matrix.a + dy * matrix.c, 4) + 0.0,
-        round(dx * matrix.b + dy * matrix.d, 4) + 0.0,
-    )
-
-
-def _layer_words(page: pymupdf.Page, matrix: pymupdf.Matrix) -> list[Word]:
+def _layer_words(page: pymupdf.Page, matrix: pymupdf.Matrix) -> list[dict]:
     """The text layer's words in its own order, each with its line's direction and the size
-    of the span it sits in (one text page serves both readings)."""
+    of the span it sits in (one text page serves both readings), as plain dicts: validating
+    thousands of them in one go is cheaper than making each a model here."""
     textpage = page.get_textpage(flags=pymupdf.TEXTFLAGS_WORDS)
     blocks = page.get_text("dict", textpage=textpage)["blocks"]
-    words: list[Word] = []
+    a, b, c, d, e, f = matrix.a, matrix.b, matrix.c, matrix.d, matrix.e, matrix.f
+    lines: dict[tuple[int, int], tuple[tuple[float, float], list[dict]]] = {}
+    words: list[dict] = []
     for x0, y0, x1, y1, text, block_no, line_no, _ in page.get_text("words", textpage=textpage):
         if not text.strip():
             continue
-        line = blocks[block_no]["lines"][line_no]
+        line = lines.get((block_no, line_no))
+        if line is None:
+            raw = blocks[block_no]["lines"][line_no]
+            dx, dy = raw["dir"]
+            # The direction turned with the page (the matrix's linear part only).
+            turned = (round(dx * a + dy * c, 4) + 0.0, round(dx * b + dy * d, 4) + 0.0)
+            line = lines[(block_no, line_no)] = (turned, raw["spans"])
+        direction, spans = line
+        xs = (x0 * a + y0 * c + e, x1 * a + y1 * c + e)
+        ys = (x0 * b + y0 * d + f, x1 * b + y1 * d + f)
         words.append(
-            Word(
-                id=len(words),
-                text=text,
-                bbox=_displayed(pymupdf.Rect(x0, y0, x1, y1), matrix),
-                size=_span_size(line["spans"], x0, y0, x1, y1),
-                dir=_turn(line["dir"], matrix),
-            )
+            {
+                "id": len(words),
+                "text": text,
+                "bbox": (min(xs), min(ys), max(xs), max(ys)),
+                "size": spans[0]["size"] if len(spans) == 1 else _span_size(spans, x0, y0, x1, y1),
+                "dir": direction,
+            }
         )
     return words
 
@@ -79,18 +83,18 @@ def _span_size(spans: list[dict], x0: float, y0: float, x1: float, y1: float) ->
         overlap = max(0.0, min(x1, sx1) - max(x0, sx0)) * max(0.0, min(y1, sy1) - max(y0, sy0))
         if overlap > best:
             best, size = overlap, span["size"]
-    return round(size, 2)
+    return size
 
 
 def _annotation_words(
-    page: pymupdf.Page, matrix: pymupdf.Matrix, layer_words: list[Word]
-) -> list[Word]:
+    page: pymupdf.Page, matrix: pymupdf.Matrix, layer_words: list[dict]
+) -> list[dict]:
     """Words of the text annotations carry that the page shows: a free-text box's contents,
     and the contents of annotations that draw nothing themselves (CAD exports draw text as
     outlines and record it in such annotations). A note attached to a drawn mark is a
     comment, not the sheet's text, and stays out; so does an annotation whose text the
     text layer already prints where it sits (an appearance flattened into the page)."""
-    words: list[Word] = []
+    words: list[dict] = []
     for annot in page.annots():
         contents = (annot.info.get("content") or "").strip()
         if not contents or not (annot.type[0] in _DRAWN_TEXT_ANNOTS or _draws_nothing(annot)):
@@ -105,13 +109,13 @@ def _annotation_words(
     return words
 
 
-def _already_printed(contents: str, box: BBox, layer_words: list[Word]) -> bool:
+def _already_printed(contents: str, box: BBox, layer_words: list[dict]) -> bool:
     """Whether most of the annotation's words are text-layer words inside its box."""
     inside = {
-        normalize(w.text)
+        normalize(w["text"])
         for w in layer_words
-        if box[0] <= (w.bbox[0] + w.bbox[2]) / 2 <= box[2]
-        and box[1] <= (w.bbox[1] + w.bbox[3]) / 2 <= box[3]
+        if box[0] <= (w["bbox"][0] + w["bbox"][2]) / 2 <= box[2]
+        and box[1] <= (w["bbox"][1] + w["bbox"][3]) / 2 <= box[3]
     }
     tokens = [t for t in (normalize(t) for t in contents.split()) if t]
     return bool(tokens) and sum(t in inside for t in tokens) >= 0.5 * len(tokens)
@@ -123,7 +127,7 @@ def _draws_nothing(annot: pymupdf.Annot) -> bool:
     return appearance == "null" and not annot.colors.get("stroke") and not annot.colors.get("fill")
 
 
-def _spread(contents: str, box: BBox, first_id: int) -> list[Word]:
+def _spread(contents: str, box: BBox, first_id: int) -> list[dict]:
     """An annotation's words, laid out over its box: its lines stacked across the box's
     short side, each line's words along the long side in proportion to their length."""
     lines = [line.split() for line in contents.replace("\t", " ").splitlines() if line.split()]
@@ -134,7 +138,7 @@ def _spread(contents: str, box: BBox, first_id: int) -> list[Word]:
     vertical = height > width and (len(lines) > 1 or longest > 3)
     along, across = (height, width) if vertical else (width, height)
     pitch = across / len(lines)
-    words: list[Word] = []
+    words: list[dict] = []
     for row, line in enumerate(lines):
         total = len(" ".join(line))
         position = 0
@@ -149,14 +153,14 @@ def _spread(contents: str, box: BBox, first_id: int) -> list[Word]:
                 else (x0 + start, y0 + c0, x0 + end, y0 + c1)
             )
             words.append(
-                Word(
-                    id=first_id + len(words),
-                    text=text,
-                    bbox=bbox,
-                    size=round(pitch, 2),
-                    dir=(0.0, -1.0) if vertical else (1.0, 0.0),
-                    origin="annotation",
-                )
+                {
+                    "id": first_id + len(words),
+                    "text": text,
+                    "bbox": bbox,
+                    "size": round(pitch, 2),
+                    "dir": (0.0, -1.0) if vertical else (1.0, 0.0),
+                    "origin": "annotation",
+                }
             )
     return words
 

@@ -200,3 +200,24 @@ def test_every_object_is_one_unit_of_the_page_model():
         blocks = {layer.block_of_line[layer.line_of_word[i]] for i in obj.evidence}
         assert len(blocks) <= 2, obj.source_text
         assert obj.source_text == " ".join(layer.words[i].text for i in obj.evidence)
+
+
+def test_lists_side_by_side_are_read_entry_by_entry():
+    """Two abbreviation lists set side by side (a wide gutter between them) give one object
+    per entry, never a row joining an entry of each list."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=792, height=612)
+    right = [("LG", "LENGTH / LONG"), ("MAX.", "MAXIMUM"), ("MIN.", "MINIMUM"), ("N", "NORTH")]
+    for i, ((a, b), (c, d)) in enumerate(zip(ABBREVIATIONS, right, strict=True)):
+        y = 100 + 14 * i
+        page.insert_text((40, y), a, fontsize=9)
+        page.insert_text((100, y), b, fontsize=9)
+        page.insert_text((360, y), c, fontsize=9)
+        page.insert_text((420, y), d, fontsize=9)
+    layer, _, objects = _extract(doc.tobytes())
+    rows = [o.source_text for o in objects if o.object_type == "schedule_row"]
+    assert rows[:2] == ["A.F.F. ABOVE FINISHED FLOOR", "LG LENGTH / LONG"]
+    assert sorted(rows) == sorted(
+        [f"{a} {b}" for a, b in ABBREVIATIONS] + [f"{c} {d}" for c, d in right]
+    )
+    assert set(_confirmed(layer, objects)) == {"confirmed"}
