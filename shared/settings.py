@@ -25,6 +25,12 @@ class Settings(BaseSettings):
     )
     data_dir: Path = Path(".sheetflow")
     log_level: str = "INFO"
+    restart_limit: int = Field(
+        5, ge=0, description="crashes of one process `sheetflow up/run` restarts per window"
+    )
+    restart_window_s: float = Field(
+        60.0, gt=0, description="the window, in seconds, the restart limit counts crashes in"
+    )
 
     # NATS: unset url → `sheetflow up/run` starts an embedded server
     nats_url: str | None = None
@@ -50,9 +56,21 @@ class Settings(BaseSettings):
     api_host: str = "127.0.0.1"
     api_port: int = 8080
     api_token: SecretStr | None = None
-    public_url: str | None = Field(None, description="base URL put into status/report links")
+    public_url: str | None = Field(
+        None, pattern=r"^https?://[^/?#]+", description="base URL put into status/report links"
+    )
     max_upload_mb: int = 200
     max_pages: int = 2000
+    intake_timeout_s: float = Field(
+        60.0, gt=0, description="seconds to store an upload and queue its pages before a 503"
+    )
+    inspect_workers: int = Field(4, ge=1, description="uploads inspected at once")
+    inspect_timeout_s: float = Field(
+        30.0, gt=0, description="seconds an upload's inspection may take (and wait for)"
+    )
+    inspect_max_mb: int = Field(
+        1024, ge=64, description="memory an upload's inspection may allocate, MB"
+    )
 
     retention_days: float = Field(
         30.0, description="events and job state older than this are dropped from NATS"
@@ -85,6 +103,12 @@ class Settings(BaseSettings):
     )
     page_max_content_mb: int = Field(
         64, description="pages whose content streams inflate past this are refused"
+    )
+    page_render_timeout_s: float = Field(
+        60.0, gt=0, description="seconds a page's render and text reading may take"
+    )
+    page_render_max_mb: int = Field(
+        2048, ge=64, description="memory a page's render and text reading may allocate, MB"
     )
     ocr_enabled: bool = True
     fallback_max_objects: int = 200

@@ -2,9 +2,10 @@
 (text-only structuring) and rung 3 (deterministic fallback), each ending in an
 ``ExtractionResult`` that has passed the grounding guard.
 
-Collaborators (settings, model client) are arguments. CPU work (opening the PDF, reading
-the text layer, rendering, OCR, offline extraction, the guard) runs in a worker thread so
-the event loop keeps serving other pages and in-progress acks.
+Collaborators (settings, model client) are arguments. Opening the PDF, reading the text
+layer and rendering run in a child process bounded in time and memory; OCR, offline
+extraction and the guard run in a worker thread; so the event loop keeps serving other
+pages and in-progress acks.
 """
 
 import asyncio
@@ -16,6 +17,7 @@ import pymupdf
 
 from services.extract.fallback import fallback_stubs
 from services.extract.guard import apply_grounding_guard
+from services.extract.isolation import read_isolated
 from services.extract.ocr import ocr_page
 from services.extract.offline import extract_offline
 from services.extract.render import (
@@ -35,6 +37,7 @@ from services.extract.vision import (
     build_vision_messages,
     parse_reply,
 )
+from shared.bounded import OverLimit
 from shared.llm import LLMClient, LLMError
 from shared.models import (
     ExtractionResult,
@@ -82,6 +85,26 @@ class _Page:
 
 def _elapsed_ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 1)
+
+
+async def _read_page_bounded(pdf: bytes, page_number: int, settings: Settings) -> _Page:
+    """``_read_page`` in a child process held to the page's time and memory limits, so a
+    page that would take minutes or gigabytes fails by name instead of stalling the worker.
+    A child that dies (``ChildDied``) is retried like any failure: a stop of the worker's
+    process group kills it too, and that is no fault of the page."""
+    try:
+        return await read_isolated(
+            _read_page,
+            pdf,
+            page_number,
+            settings,
+            timeout_s=settings.page_render_timeout_s,
+            max_mb=settings.page_render_max_mb,
+        )
+    except OverLimit as exc:
+        raise PageUnreadable(
+            f"page {page_number} is too complex to render within {exc.limit}"
+        ) from exc
 
 
 def _read_page(pdf: bytes, page_number: int, settings: Settings) -> _Page:
@@ -252,7 +275,7 @@ async def extract_rung1(
     rendered, or is absurdly large.
     """
     started = time.perf_counter()
-    page = await asyncio.to_thread(_read_page, pdf, page_number, settings)
+    page = await _read_page_bounded(pdf, page_number, settings)
     text_layer = await asyncio.to_thread(_page_words, pdf, page, settings)
     if llm is not None and settings.model_configured and use_vision:
         messages = build_vision_messages(page.png, text_layer, settings.text_layer_max_chars)

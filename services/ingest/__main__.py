@@ -4,6 +4,7 @@ import logging
 
 import uvicorn
 
+from services.ingest.accesslog import log_config
 from services.ingest.app import create_app
 from shared.settings import Settings
 
@@ -27,6 +28,7 @@ def main() -> None:
         host=host,
         port=settings.api_port,
         log_level=settings.log_level.lower(),
+        log_config=log_config(),
     )
 
 

@@ -10,6 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from services.ingest.inspection import inspection_pool
 from services.ingest.routes import router
 from services.ingest.validation import Rejection
 from shared.service import ServiceContext, close_resources, new_context, open_resources
@@ -43,14 +44,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         ctx = new_context("ingest", settings)
         app.state.ctx = ctx
+        app.state.inspectors = inspection_pool(settings)
         app.state.ready = asyncio.Event()
         connecting = asyncio.create_task(_connect_until_ready(ctx, app.state.ready))
+        warming = asyncio.create_task(app.state.inspectors.warm())
         if not settings.api_token:
             log.warning("SHEETFLOW_API_TOKEN is not set: the API requires no token")
         try:
             yield
         finally:
             connecting.cancel()
+            warming.cancel()
+            app.state.inspectors.close()
             if app.state.ready.is_set():
                 await close_resources(ctx)
                 await ctx.broker.stop()

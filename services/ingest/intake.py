@@ -17,6 +17,11 @@ log = logging.getLogger("sheetflow.ingest")
 # Page messages are published this many at a time: enough to keep the 202 under a
 # second for a 500-page set, few enough not to flood a small NATS server.
 PUBLISH_BATCH = 64
+# A refused upload's leftovers are removed in the background, each step given up after this.
+CLEANUP_PATIENCE_S = 300.0
+CLEANUP_STEP_S = 60.0
+
+_rollbacks: set[asyncio.Task] = set()
 
 
 class Unavailable(Exception):
@@ -27,15 +32,39 @@ def new_job_id() -> str:
     return f"j_{secrets.token_hex(16)}"
 
 
-async def _rollback(ctx: ServiceContext, job_id: str) -> None:
+async def _rollback(ctx: ServiceContext, job_id: str, stored: asyncio.Task) -> None:
+    """Remove what a refused upload left, in the background: the client has its 503 already.
+
+    A stalled S3 may still complete the source's upload after the client was answered, so
+    the upload is waited for (never cancelled: its thread would write on regardless) before
+    the job's keys are deleted; every step gives up after ``CLEANUP_PATIENCE_S``."""
+    await asyncio.wait([stored], timeout=CLEANUP_PATIENCE_S)
+    if stored.done() and not stored.cancelled():
+        stored.exception()  # its failure is why we are here: retrieved, not logged again
+    deadline = asyncio.get_running_loop().time() + CLEANUP_PATIENCE_S
+    delay = 1.0
+    while True:
+        try:
+            async with asyncio.timeout(CLEANUP_STEP_S):
+                await ctx.store.delete_prefix(Keys.job(job_id))
+            break
+        except Exception:
+            if asyncio.get_running_loop().time() + delay > deadline:
+                log.warning("could not remove the stored source of refused job %s", job_id)
+                break
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 30.0)
     try:
-        await ctx.store.delete_prefix(Keys.job(job_id))
+        async with asyncio.timeout(CLEANUP_STEP_S):
+            await ctx.jobs.update_job(job_id, canceled=True, status="canceled")
     except Exception:
-        log.warning("could not remove the stored source of rejected job %s", job_id)
-    try:
-        await ctx.jobs.update_job(job_id, canceled=True, status="canceled")
-    except Exception:
-        log.warning("could not mark rejected job %s canceled", job_id)
+        log.warning("could not mark refused job %s canceled", job_id)
+
+
+def _roll_back_later(ctx: ServiceContext, job_id: str, stored: asyncio.Task) -> None:
+    task = asyncio.create_task(_rollback(ctx, job_id, stored))
+    _rollbacks.add(task)  # the loop keeps only weak references to tasks
+    task.add_done_callback(_rollbacks.discard)
 
 
 async def accept_job(
@@ -51,13 +80,17 @@ async def accept_job(
         status="running",
         created_at=now(),
     )
+    stored = asyncio.create_task(ctx.store.put_file(job.source_key, str(source)))
     try:
-        await asyncio.wait_for(ctx.store.put_file(job.source_key, str(source)), timeout=30)
-        await asyncio.wait_for(ctx.jobs.create_job(job), timeout=5)
-        await asyncio.wait_for(_fan_out(ctx, job), timeout=60)
-    except Exception as exc:
-        await _rollback(ctx, job_id)
-        raise Unavailable(str(exc)) from exc
+        async with asyncio.timeout(ctx.settings.intake_timeout_s):
+            await asyncio.shield(stored)
+            await ctx.jobs.create_job(job)
+            await _fan_out(ctx, job)
+    except BaseException as exc:  # a cancelled request leaves the same leftovers
+        _roll_back_later(ctx, job_id, stored)
+        if isinstance(exc, Exception):
+            raise Unavailable(f"{type(exc).__name__}: {exc}") from exc
+        raise
     return job
 
 

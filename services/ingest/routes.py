@@ -1,6 +1,7 @@
 """HTTP routes of the ingest API; each translates HTTP into one intake or lookup call."""
 
 import asyncio
+import math
 import re
 import secrets
 import tempfile
@@ -11,9 +12,10 @@ from fastapi import APIRouter, Depends, Header, HTTPException, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, ValidationError
 
+from services.ingest.inspection import InspectorsBusy, inspect_upload
 from services.ingest.intake import Unavailable, accept_job, job_status
 from services.ingest.upload import receive_upload
-from services.ingest.validation import Rejection, inspect_pdf, safe_file_name
+from services.ingest.validation import Rejection, safe_file_name
 from shared.asyncapi import asyncapi_document
 from shared.jobs import JobRecord
 from shared.messages import JobOptions
@@ -22,6 +24,8 @@ from shared.settings import Settings
 from shared.storage import Keys, ObjectMissing
 
 JOB_ID_RE = re.compile(r"^j_[0-9a-f]{32}$")
+RETRY_AFTER_S = 10  # what a 503 suggests: NATS and S3 restarts take seconds
+QUERY_TOKEN_NAMES = {"token", "access_token", "api_key", "apikey"}
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     code: {
         "description": text,
@@ -39,16 +43,38 @@ def fail(status: int, error: str, detail: str) -> HTTPException:
     return HTTPException(status, {"error": error, "detail": detail})
 
 
+def unavailable(detail: str, *, retry_after_s: float = RETRY_AFTER_S) -> HTTPException:
+    """A 503 that tells the client when to try again."""
+    return HTTPException(
+        503,
+        {"error": "unavailable", "detail": detail},
+        headers={"Retry-After": str(math.ceil(retry_after_s))},
+    )
+
+
 def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
 def get_ctx(request: Request) -> ServiceContext:
     if not request.app.state.ready.is_set():
-        raise fail(
-            503, "unavailable", "The service is starting or cannot reach NATS/S3; retry shortly."
-        )
+        raise unavailable("The service is starting or cannot reach NATS/S3; retry shortly.")
     return request.app.state.ctx
+
+
+def refuse_query_token(request: Request) -> None:
+    """A token in the URL would be written to access logs and proxies' histories: refuse it
+    rather than let a client learn to send it there."""
+    if any(name.lower() in QUERY_TOKEN_NAMES for name in request.query_params):
+        raise HTTPException(
+            401,
+            {
+                "error": "token_in_url",
+                "detail": "Send the token in an 'Authorization: Bearer <token>' header, "
+                "never in the URL.",
+            },
+            headers={"WWW-Authenticate": "Bearer"},
+        )
 
 
 def require_token(
@@ -70,7 +96,11 @@ CtxDep = Annotated[ServiceContext, Depends(get_ctx)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 router = APIRouter()
-v1 = APIRouter(prefix="/v1", dependencies=[Depends(require_token)], responses=ERROR_RESPONSES)
+v1 = APIRouter(
+    prefix="/v1",
+    dependencies=[Depends(refuse_query_token), Depends(require_token)],
+    responses=ERROR_RESPONSES,
+)
 
 
 class JobCreated(BaseModel):
@@ -118,9 +148,7 @@ async def _job(ctx: ServiceContext, job_id: str) -> JobRecord:
     try:
         job = await asyncio.wait_for(ctx.jobs.get_job(job_id), timeout=5)
     except Exception as exc:
-        raise fail(
-            503, "unavailable", "The job store (NATS) is not reachable; retry shortly."
-        ) from exc
+        raise unavailable("The job store (NATS) is not reachable; retry shortly.") from exc
     if not job:
         raise fail(404, "not_found", "No job has that id.")
     return job
@@ -175,13 +203,11 @@ async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> Jo
                 422, "bad_options", f"The 'options' field is not valid: {exc.errors()[0]['msg']}."
             ) from exc
         try:
-            accepted = await asyncio.wait_for(
-                asyncio.to_thread(inspect_pdf, upload.path, max_pages=settings.max_pages),
-                timeout=30,
-            )
-        except TimeoutError as exc:
-            raise Rejection(
-                422, "unreadable_pdf", "The PDF took too long to open; it may be malformed."
+            accepted = await inspect_upload(request.app.state.inspectors, upload.path, settings)
+        except InspectorsBusy as exc:
+            raise unavailable(
+                "Every upload inspector is busy with other uploads; retry shortly.",
+                retry_after_s=settings.inspect_timeout_s,
             ) from exc
         try:
             job = await accept_job(
@@ -192,8 +218,8 @@ async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> Jo
                 options=options,
             )
         except Unavailable as exc:
-            raise fail(
-                503, "unavailable", "NATS or S3 is not reachable; nothing was kept. Retry shortly."
+            raise unavailable(
+                "NATS or S3 is not reachable; nothing was kept. Retry shortly."
             ) from exc
     base = _base_url(request, settings)
     return JobCreated(
@@ -212,7 +238,7 @@ async def get_job(job_id: str, ctx: CtxDep) -> dict[str, Any]:
             job_status(ctx.jobs, job, ctx.settings.stall_after_s), timeout=10
         )
     except TimeoutError as exc:
-        raise fail(503, "unavailable", "The job store (NATS) did not answer in time.") from exc
+        raise unavailable("The job store (NATS) did not answer in time.") from exc
 
 
 async def _report_bytes(ctx: ServiceContext, job: JobRecord, ext: str) -> bytes:
@@ -223,7 +249,7 @@ async def _report_bytes(ctx: ServiceContext, job: JobRecord, ext: str) -> bytes:
     except ObjectMissing as exc:
         raise fail(404, "report_not_ready", "The report is not ready yet.") from exc
     except Exception as exc:
-        raise fail(503, "unavailable", "S3 is not reachable; retry shortly.") from exc
+        raise unavailable("S3 is not reachable; retry shortly.") from exc
 
 
 @v1.get("/jobs/{job_id}/report")

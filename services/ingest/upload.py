@@ -80,11 +80,22 @@ async def receive_upload(request: Request, dest: Path, *, max_bytes: int) -> Rec
         raw_name = disposition.get(b"filename")
         part.file_name = raw_name.decode(errors="replace") if raw_name is not None else None
         if part.name == "file":
+            if result.received:
+                # Appending a second file to the first would make one PDF no one sent.
+                errors.append(
+                    Rejection(
+                        400,
+                        "too_many_files",
+                        "The upload has more than one 'file' part; send one PDF per request.",
+                    )
+                )
             result.file_name = part.file_name
             result.received = True
 
     def on_part_data(data: bytes, start: int, end: int) -> None:
         nonlocal written
+        if errors:
+            return
         if part.name == "file":
             written += end - start
             if written > max_bytes:

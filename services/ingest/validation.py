@@ -5,8 +5,6 @@ from pathlib import Path
 
 import pymupdf
 
-from shared.sources import PDF_LOCK
-
 PDF_MAGIC = b"%PDF-"
 # The PDF spec allows junk before the header; readers look within the first KiB.
 MAGIC_SEARCH_BYTES = 1024
@@ -45,8 +43,7 @@ def inspect_pdf(path: Path, *, max_pages: int) -> AcceptedPdf:
         head = f.read(MAGIC_SEARCH_BYTES)
     if PDF_MAGIC not in head:
         raise Rejection(415, "not_a_pdf", "The file is not a PDF (its content has no PDF header).")
-    with PDF_LOCK:  # uploads are inspected in worker threads
-        return _inspect_document(path, max_pages=max_pages)
+    return _inspect_document(path, max_pages=max_pages)
 
 
 def _inspect_document(path: Path, *, max_pages: int) -> AcceptedPdf:
@@ -54,7 +51,10 @@ def _inspect_document(path: Path, *, max_pages: int) -> AcceptedPdf:
     try:
         doc = pymupdf.open(path, filetype="pdf")
     except Exception as exc:
-        raise Rejection(422, "corrupt_pdf", f"The PDF could not be opened: {exc}.") from exc
+        # MuPDF's message names the server-side temporary file: never show it.
+        raise Rejection(
+            422, "corrupt_pdf", "The PDF could not be opened: it is damaged or not a PDF."
+        ) from exc
     with doc:
         if doc.needs_pass or doc.is_encrypted:
             raise Rejection(
@@ -62,7 +62,7 @@ def _inspect_document(path: Path, *, max_pages: int) -> AcceptedPdf:
                 "encrypted_pdf",
                 "The PDF is encrypted or password-protected; upload an unprotected copy.",
             )
-        page_count = doc.page_count
+        page_count = _page_count(doc)
         if page_count == 0:
             raise Rejection(422, "empty_pdf", "The PDF has no pages (it may be corrupt).")
         if page_count > max_pages:
@@ -79,6 +79,20 @@ def _inspect_document(path: Path, *, max_pages: int) -> AcceptedPdf:
                 f"The PDF was refused because {active}; drawing sets do not need it.",
             )
     return AcceptedPdf(page_count=page_count)
+
+
+def _page_count(doc: pymupdf.Document) -> int:
+    """The page count the page tree declares, or a Rejection when MuPDF refuses it (a node
+    whose /Count does not match its kids)."""
+    try:
+        return doc.page_count
+    except Exception as exc:
+        raise Rejection(
+            422,
+            "bad_page_tree",
+            "The PDF's page tree is inconsistent (it declares a page count its pages do not "
+            "match); re-save it with a PDF tool and upload it again.",
+        ) from exc
 
 
 def safe_file_name(name: str | None) -> str:

@@ -7,7 +7,13 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from shared.runtime import ManagedProcess, free_port, start_nats, start_s3
+from shared.runtime import (
+    ManagedProcess,
+    embedded_s3_credentials,
+    free_port,
+    start_nats,
+    start_s3,
+)
 from shared.settings import Settings
 from tests.support.flows import line_objects, model_settings, reply
 from tests.support.model_server import ModelReply, ScriptedModelServer
@@ -28,6 +34,12 @@ def with_model(settings: Settings, server: ScriptedModelServer) -> Settings:
     return model_settings(
         settings, server, llm_api_key=SecretStr("sk-test-model-key-123"), llm_max_retries=1
     )
+
+
+def s3_keys(data_dir: Path) -> dict[str, object]:
+    """Settings holding the keys of the S3 server started with ``data_dir``."""
+    access, secret = embedded_s3_credentials(data_dir)
+    return {"s3_access_key": access, "s3_secret_key": SecretStr(secret)}
 
 
 @dataclass
@@ -70,6 +82,7 @@ def own_servers(
                 update={
                     "nats_url": f"nats://127.0.0.1:{servers.nats_port}",
                     "s3_endpoint": f"127.0.0.1:{servers.s3_port}",
+                    **s3_keys(servers.data_dir),
                 }
             ),
         )

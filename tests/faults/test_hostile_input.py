@@ -107,11 +107,11 @@ async def test_hostile_pdfs_are_refused_or_named(settings):
 
 async def test_secrets_never_reach_logs_or_error_bodies(settings, model):
     """The API token, S3 secret and model key appear in no log line and no error body."""
-    secrets = ["api-token-Zq81x", "s3-secret-Zq81x", "sk-model-Zq81x"]
+    # The S3 secret is the embedded server's own generated one: a made-up one would be refused.
+    secrets = ["api-token-Zq81x", settings.s3_secret_key.get_secret_value(), "sk-model-Zq81x"]
     settings = with_model(settings, model).model_copy(
         update={
             "api_token": SecretStr(secrets[0]),
-            "s3_secret_key": SecretStr(secrets[1]),
             "llm_api_key": SecretStr(secrets[2]),
             "retry_backoff_s": 0.05,
         }

@@ -7,6 +7,7 @@ import httpx
 import pytest
 
 from shared.runtime import start_s3
+from tests.faults.conftest import s3_keys
 from tests.faults.test_hostile_input import make_tls_material
 from tests.support.pdfs import add_notes_page, make_pdf
 from tests.support.stack import stack
@@ -35,7 +36,12 @@ def test_s3_over_tls(settings, tmp_path):
         # The port speaks TLS with a certificate the test CA vouches for (not plain HTTP).
         assert httpx.get(f"https://{endpoint}/", verify=ca, timeout=5).status_code < 500
         settings = settings.model_copy(
-            update={"s3_endpoint": endpoint, "s3_secure": True, "s3_ca_file": Path(ca)}
+            update={
+                "s3_endpoint": endpoint,
+                "s3_secure": True,
+                "s3_ca_file": Path(ca),
+                **s3_keys(tmp_path / "tls"),
+            }
         )
         with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
             r = s.upload(make_pdf(add_notes_page))

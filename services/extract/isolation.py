@@ -1,0 +1,61 @@
+"""Page reading in child processes bounded in time and memory (``shared.bounded``), each
+child keeping the last few source PDFs it was sent so a job's pages do not resend them.
+
+One pool per worker process, grown to as many children as pages it reads at once: every
+page a pull loop takes starts at once, none waits behind another page's render.
+"""
+
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from shared.bounded import BoundedChild, BoundedPool
+
+T = TypeVar("T")
+HELD_SOURCES = 4  # as many as shared.sources.open_pdf keeps open
+
+_pool = BoundedPool(preload=["services.extract.pipeline"])
+_held: OrderedDict[tuple[int, int], bytes] = OrderedDict()  # in a child: its sources
+
+
+class SourceNotHeld(Exception):
+    """The child no longer holds the source it was asked to read from."""
+
+
+def _with_source(read: Callable[..., T], key: tuple[int, int], pdf: bytes | None, *args: Any) -> T:
+    """In the child: ``read(pdf, *args)`` with ``pdf`` sent now or held from before."""
+    if pdf is not None:
+        _held[key] = pdf
+        while len(_held) > HELD_SOURCES:
+            _held.popitem(last=False)
+    elif key not in _held:
+        raise SourceNotHeld()
+    _held.move_to_end(key)
+    return read(_held[key], *args)
+
+
+async def read_isolated(
+    read: Callable[..., T], pdf: bytes, *args: Any, timeout_s: float, max_mb: int
+) -> T:
+    """``read(pdf, *args)`` in a bounded child, preferably one that holds ``pdf`` already.
+    Raises what ``read`` raises, or ``shared.bounded.OverLimit`` / ``ChildDied``."""
+    key = (len(pdf), hash(pdf))  # bytes cache their hash: one pass per source, not per page
+
+    def holds(child: BoundedChild) -> bool:
+        return key in child.memo
+
+    async with _pool.child(prefer=holds) as child:
+        if holds(child):
+            try:
+                return await child.run(
+                    _with_source, read, key, None, *args, timeout_s=timeout_s, max_mb=max_mb
+                )
+            except SourceNotHeld:
+                pass
+        result = await child.run(
+            _with_source, read, key, pdf, *args, timeout_s=timeout_s, max_mb=max_mb
+        )
+        child.memo[key] = True
+        while len(child.memo) > HELD_SOURCES:
+            child.memo.pop(next(iter(child.memo)))
+        return result

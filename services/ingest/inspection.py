@@ -1,0 +1,45 @@
+"""Uploads are inspected in a bounded pool of child processes of their own (``shared.bounded``),
+with a real time and memory limit: a PDF built to exhaust its reader costs one child for at
+most the limit, never the API's event loop, its thread pool or the lock page work uses."""
+
+import functools
+from pathlib import Path
+
+from services.ingest.validation import AcceptedPdf, Rejection, inspect_pdf
+from shared.bounded import BoundedPool, ChildDied, OverLimit, PoolBusy
+from shared.settings import Settings
+
+
+class InspectorsBusy(Exception):
+    """Every inspector stayed busy for as long as an upload may wait for one."""
+
+
+def inspection_pool(settings: Settings) -> BoundedPool:
+    return BoundedPool(preload=["services.ingest.validation"], size=settings.inspect_workers)
+
+
+async def inspect_upload(pool: BoundedPool, path: Path, settings: Settings) -> AcceptedPdf:
+    """``inspect_pdf`` in a child: its verdict, a Rejection when the PDF is over a limit or
+    kills its reader, InspectorsBusy when no inspector frees up within the time limit."""
+    inspect = functools.partial(inspect_pdf, max_pages=settings.max_pages)
+    try:
+        async with pool.child(wait_s=settings.inspect_timeout_s) as child:
+            return await child.run(
+                inspect,
+                path,
+                timeout_s=settings.inspect_timeout_s,
+                max_mb=settings.inspect_max_mb,
+            )
+    except PoolBusy as exc:
+        raise InspectorsBusy() from exc
+    except OverLimit as exc:
+        raise Rejection(
+            422,
+            "too_complex",
+            f"The PDF could not be inspected within {exc.limit}; it may be malformed or "
+            "built to exhaust PDF readers.",
+        ) from exc
+    except ChildDied as exc:
+        raise Rejection(
+            422, "unreadable_pdf", f"The PDF reader died on this PDF ({exc}); it may be malformed."
+        ) from exc

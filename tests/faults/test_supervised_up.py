@@ -1,0 +1,116 @@
+"""`sheetflow up` keeps what it started running: a SIGKILLed extract worker and a SIGKILLed
+embedded NATS come back by themselves and the job in flight completes with every page once;
+a service that keeps dying stops everything with a clear error and leaves nothing behind."""
+
+import contextlib
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+import psutil
+import pytest
+
+from shared.runtime import find_binary, free_port, settings_env
+from shared.settings import Settings
+from tests.faults.conftest import echo_page, with_model
+from tests.faults.test_never_lose_a_page import assert_every_page_once, small_set, wait_for
+from tests.flow.test_cli_run import assert_no_leftovers, wait_api_ready, watch_descendants
+from tests.support.model_server import ModelReply, request_text
+
+pytestmark = pytest.mark.slow
+
+
+def child_running(up: subprocess.Popen, marker: str) -> psutil.Process | None:
+    """The live child of `sheetflow up` whose command line contains ``marker``, if any."""
+    with contextlib.suppress(psutil.Error):
+        for child in psutil.Process(up.pid).children():
+            with contextlib.suppress(psutil.Error):
+                if child.status() != psutil.STATUS_ZOMBIE and marker in " ".join(child.cmdline()):
+                    return child
+    return None
+
+
+def report_when_done(api: str, job_id: str, timeout: float) -> dict:
+    """The job's report, riding out the 503s and refused connections of a NATS restart."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(httpx.HTTPError):
+            r = httpx.get(f"{api}/v1/jobs/{job_id}/report", timeout=10)
+            if r.status_code == 200:
+                return r.json()
+        time.sleep(0.5)
+    raise AssertionError(f"no report for {job_id} within {timeout}s")
+
+
+def test_up_restarts_a_killed_worker_and_nats_and_stops_on_a_crash_loop(tmp_path: Path, model):
+    held: list[float] = []
+
+    def slow_echo(request: dict) -> ModelReply:
+        reply = echo_page(request)
+        if "authoritative for alphanumeric" in request_text(request):
+            held.append(time.monotonic())
+            reply.delay_s = 1.5
+        return reply
+
+    model.responder = slow_echo
+    data_dir, port = tmp_path / "data", free_port()
+    settings = with_model(Settings(_env_file=None), model).model_copy(
+        update={
+            "data_dir": data_dir,
+            "api_port": port,
+            "ack_wait_s": 3.0,
+            "in_progress_interval_s": 1.0,
+            "restart_limit": 2,
+        }
+    )
+    api = f"http://127.0.0.1:{port}"
+    stderr_path = tmp_path / "stderr.txt"
+    with stderr_path.open("w") as err:
+        up = subprocess.Popen(
+            [find_binary("sheetflow"), "up", "--extract-workers", "2"],
+            cwd=tmp_path,
+            env=settings_env(settings),
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+    said = stderr_path.read_text
+    try:
+        with watch_descendants(up.pid) as seen:
+            wait_api_ready(up, api)
+            job_id = httpx.post(
+                f"{api}/v1/jobs",
+                files={"file": ("set.pdf", small_set(6), "application/pdf")},
+                timeout=60,
+            ).json()["job_id"]
+            wait_for(lambda: held, 60, "the first vision call")
+            child_running(up, "services.extract").kill()
+            wait_for(
+                lambda: "extract-1 restarted" in said() or "extract-2 restarted" in said(),
+                60,
+                "the worker's restart",
+            )
+            child_running(up, "nats-server").kill()
+            wait_for(lambda: "restarted" in said().split("nats-", 1)[-1], 60, "NATS's restart")
+            report = report_when_done(api, job_id, timeout=180)
+            assert_every_page_once(report, 6)
+
+            for _ in range(3):  # limit 2: the third crash within the window stops everything
+                doomed = child_running(up, "services.report")
+                doomed.kill()
+
+                def replaced_or_stopped(gone: int = doomed.pid) -> bool:
+                    successor = child_running(up, "services.report")
+                    return up.poll() is not None or (successor and successor.pid != gone)
+
+                wait_for(replaced_or_stopped, 60, "the report service's restart or the stop")
+            up.wait(120)
+    finally:
+        if up.poll() is None:
+            up.kill()
+    text = said()
+    assert "exited unexpectedly (code -9); restarting it in" in text
+    assert up.returncode == 1, text
+    assert "report exited unexpectedly (code -9): 3 crash(es) within 60 s" in text
+    assert "report.log" in text and "Traceback" not in text
+    assert_no_leftovers(seen, str(data_dir))
