@@ -1,8 +1,8 @@
 """OCR of the corpus's sheets without a text layer (scanned, or text drawn as outlines),
 side by side in one run: RapidOCR run once on the plain page image (2048 px on the long side,
 the engine settings OCR had before it read at two resolutions), the same run with the
-recogniser's narrow padding alone, and sheetflow's OCR (``services.extract.ocr.ocr_page``:
-lines found on the page image, read from a 300 DPI render of the area holding text).
+recogniser's narrow padding alone, and sheetflow's OCR (``services.extract.ocr``: lines
+found on the page image, read from a 300 DPI render of the area holding text).
 
     python -m bench.ocr [--rounds 2] [--files SUBSTRING ...]
 
@@ -88,7 +88,13 @@ def plain_reader(params: dict) -> Callable[[Page], list[str]]:
 
 
 def two_resolution_reader(page: Page) -> list[str]:
-    return [w.text for w in ocr.ocr_page(page.pdf, page.number, page.png, page.zoom)]
+    """What extract does on the page, in this process (extract renders in a bounded child)."""
+    lines = ocr.find_lines(page.png, page.zoom)
+    if not lines:
+        return []
+    area = ocr.text_area(lines)
+    raster = ocr.render_area(page.pdf, page.number, area, ocr.RECOGNITION_DPI)
+    return [w.text for w in ocr.read_lines(raster, lines)]
 
 
 def title_hits(words: list[str], number: str | None, title: str | None) -> tuple[int, int]:

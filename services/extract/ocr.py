@@ -97,53 +97,71 @@ class Raster:
     y0: float
 
 
-def render_region(page: pymupdf.Page, clip: BBox, dpi: float) -> Raster:
-    """Render ``clip`` (displayed page coordinates, points) of ``page`` in gray at ``dpi``,
-    lowered when the render would exceed ``RECOGNITION_MAX_PIXELS``. PyMuPDF work: the
-    caller holds ``PDF_LOCK``."""
-    rect = pymupdf.Rect(clip) & page.rect
-    if rect.is_empty:
-        return Raster(numpy.zeros((0, 0), numpy.uint8), dpi / 72, rect.x0, rect.y0)
-    zoom = min(dpi / 72, (RECOGNITION_MAX_PIXELS / (rect.width * rect.height)) ** 0.5)
-    pixmap = page.get_pixmap(
-        matrix=pymupdf.Matrix(zoom, zoom), clip=rect, colorspace=pymupdf.csGRAY, alpha=False
-    )
+def render_area(pdf: bytes, page_number: int, area: BBox, dpi: float) -> Raster:
+    """Render ``area`` (displayed page coordinates, points) of page ``page_number``
+    (1-based) of ``pdf`` in gray at ``dpi``, lowered when the render would exceed
+    ``RECOGNITION_MAX_PIXELS``. Takes ``PDF_LOCK`` (do not hold it). Run it where page
+    renders run (a bounded child, ``services.extract.isolation``) or in a worker thread."""
+    with PDF_LOCK:
+        page = open_pdf(pdf).load_page(page_number - 1)
+        rect = pymupdf.Rect(area) & page.rect
+        if rect.is_empty:
+            return Raster(numpy.zeros((0, 0), numpy.uint8), dpi / 72, rect.x0, rect.y0)
+        zoom = min(dpi / 72, (RECOGNITION_MAX_PIXELS / (rect.width * rect.height)) ** 0.5)
+        pixmap = page.get_pixmap(
+            matrix=pymupdf.Matrix(zoom, zoom), clip=rect, colorspace=pymupdf.csGRAY, alpha=False
+        )
     rows = numpy.frombuffer(pixmap.samples_mv, numpy.uint8).reshape(pixmap.height, pixmap.stride)
     # The pixmap's own origin: MuPDF rounds the clip outwards to whole pixels.
     return Raster(rows[:, : pixmap.width].copy(), zoom, pixmap.x / zoom, pixmap.y / zoom)
 
 
-def ocr_page(pdf: bytes, page_number: int, png: bytes, zoom: float) -> list[Word]:
-    """OCR page ``page_number`` (1-based) of ``pdf``: lines found on its image ``png``
-    (``zoom`` pixels per point), read from a render of the area holding them at
-    ``RECOGNITION_DPI``. Takes ``PDF_LOCK`` to render (do not hold it) and the OCR lock to
-    infer. Blocking and CPU-bound: call it from a worker thread."""
+def page_raster(png: bytes, zoom: float) -> Raster:
+    """The page image (``zoom`` pixels per point) as a raster: what lines are read from when
+    the page cannot be rendered at ``RECOGNITION_DPI`` within its limits."""
+    image = imagecodecs.png_decode(png)
+    if image.ndim == 3:
+        image = cv2.cvtColor(image[:, :, :3], cv2.COLOR_RGB2GRAY)
+    return Raster(image, zoom, 0.0, 0.0)
+
+
+def find_lines(png: bytes, zoom: float) -> list[numpy.ndarray]:
+    """The text lines on a page image (``zoom`` pixels per point), each a quadrilateral
+    (top-left, top-right, bottom-right, bottom-left) in page points. Takes the OCR lock;
+    blocking and CPU-bound: call it from a worker thread."""
     image = imagecodecs.png_decode(png)
     with _lock:
-        quads = _detect(image)
-    if not quads:
-        return []
-    quads = [q / zoom for q in quads]
-    with PDF_LOCK:
-        page = open_pdf(pdf).load_page(page_number - 1)
-        raster = render_region(page, _text_area(quads), RECOGNITION_DPI)
+        return [quad / zoom for quad in _detect(image)]
+
+
+def text_area(lines: list[numpy.ndarray]) -> BBox:
+    """The part of the page that holds ``lines`` (page points), with a small margin: the
+    only part worth rendering at ``RECOGNITION_DPI``."""
+    points = numpy.concatenate(lines)
+    x0, y0 = points.min(axis=0) - _MARGIN_PT
+    x1, y1 = points.max(axis=0) + _MARGIN_PT
+    return (float(x0), float(y0), float(x1), float(y1))
+
+
+def read_lines(raster: Raster, lines: list[numpy.ndarray]) -> list[Word]:
+    """Read each line (page points) from ``raster``: its words, placed along it. Takes the
+    OCR lock; blocking and CPU-bound: call it from a worker thread."""
     with _lock:
-        return _recognise(raster, quads)
+        return _recognise(raster, lines)
 
 
 def ocr_clip(pdf: bytes, page_number: int, clip: BBox, dpi: float) -> list[Word]:
     """OCR the part ``clip`` (displayed page coordinates, points) of page ``page_number``
     (1-based) of ``pdf``, rendered at ``dpi``: words in page coordinates. For a region worth
-    a closer look than the whole page gets, such as a title block. Takes ``PDF_LOCK`` to
-    render (do not hold it). Blocking and CPU-bound: call it from a worker thread."""
-    with PDF_LOCK:
-        raster = render_region(open_pdf(pdf).load_page(page_number - 1), clip, dpi)
-    return ocr_raster(raster)
+    a closer look than the whole page gets, such as a title block. Renders in this process
+    (``render_area`` then ``ocr_raster`` put the render where page renders run). Blocking
+    and CPU-bound: call it from a worker thread."""
+    return ocr_raster(render_area(pdf, page_number, clip, dpi))
 
 
 def ocr_raster(raster: Raster) -> list[Word]:
     """OCR a rendered region: lines found on it (reduced to ``DETECTION_MAX_PX`` when
-    larger), read from it at full resolution."""
+    larger), read from it at full resolution. Takes the OCR lock."""
     height, width = raster.pixels.shape
     if not height or not width:
         return []
@@ -165,13 +183,6 @@ def _detect(image: numpy.ndarray) -> list[numpy.ndarray]:
     if found.boxes is None:
         return []
     return [numpy.asarray(box, dtype=numpy.float64) for box in found.boxes]
-
-
-def _text_area(quads: list[numpy.ndarray]) -> BBox:
-    points = numpy.concatenate(quads)
-    x0, y0 = points.min(axis=0) - _MARGIN_PT
-    x1, y1 = points.max(axis=0) + _MARGIN_PT
-    return (float(x0), float(y0), float(x1), float(y1))
 
 
 @dataclass(frozen=True)

@@ -6,21 +6,39 @@ import itertools
 import pymupdf
 import pytest
 
-from services.extract.ocr import ocr_clip, ocr_page
+from services.extract import pipeline
+from services.extract.ocr import (
+    RECOGNITION_DPI,
+    find_lines,
+    ocr_clip,
+    page_raster,
+    read_lines,
+    render_area,
+    text_area,
+)
 from services.extract.pipeline import extract_rung1
 from services.extract.render import encode_png, render_page, render_zoom
 from shared.models import Word
 from shared.settings import Settings
 from tests.support.pdfs import add_scanned_page, make_pdf, scanned_pdf
 
+ARCH_E = (48 * 72, 36 * 72)
 SMALL_LINES = ["ELECTRICAL CONTRACTOR SHALL VERIFY", "CIRCUIT 12 PANEL LP-2"]
 
 
-def _page_ocr(pdf: bytes, max_px: int = 1000) -> list[Word]:
-    """What extract does on a scanned page: OCR seeded by the page image of ``max_px``."""
+def _page_image(pdf: bytes, max_px: int = 1000) -> tuple[bytes, float]:
+    """The page image extract makes (``max_px`` on the long side) and its pixels per point."""
     page = pymupdf.open(stream=pdf, filetype="pdf")[0]
-    png = encode_png(render_page(page, max_px, 16_000_000))
-    return ocr_page(pdf, 1, png, render_zoom(page, max_px, 16_000_000))
+    return encode_png(render_page(page, max_px, 16_000_000)), render_zoom(page, max_px, 16_000_000)
+
+
+def _page_ocr(pdf: bytes, max_px: int = 1000) -> list[Word]:
+    """What extract does on a scanned page (in this process): lines found on the page image,
+    read from a render of the area holding them at ``RECOGNITION_DPI``."""
+    lines = find_lines(*_page_image(pdf, max_px))
+    if not lines:
+        return []
+    return read_lines(render_area(pdf, 1, text_area(lines), RECOGNITION_DPI), lines)
 
 
 def _texts(words: list[Word]) -> list[str]:
@@ -116,3 +134,43 @@ def test_a_clip_without_text_reads_nothing(clip):
 def test_a_blank_scan_reads_nothing():
     """A page whose picture is empty has no lines to read."""
     assert _page_ocr(make_pdf(lambda doc: add_scanned_page(doc, []))) == []
+
+
+def test_lines_are_read_from_the_page_image_when_it_is_all_there_is():
+    """When the sharper render is out of reach, the lines are read from the page image
+    itself, in the same page coordinates."""
+    png, zoom = _page_image(scanned_pdf())
+    lines = find_lines(png, zoom)
+    words = read_lines(page_raster(png, zoom), lines)
+    assert "DIMENSIONS" in _texts(words)
+    general = words[_texts(words).index("GENERAL")]
+    assert 50 < general.bbox[0] < 70 and 75 < general.bbox[1] < 100
+
+
+async def test_a_scan_whose_sharp_render_is_over_the_memory_limit_is_read_from_its_image(
+    monkeypatch,
+):
+    """A 48 x 36 in scan with text in opposite corners needs a 100 MB render of its text
+    area at 300 DPI; past a 64 MB limit its lines are read from the page image instead,
+    and the page still has its words."""
+    width, height = ARCH_E
+
+    def corners(doc: pymupdf.Document) -> None:
+        scratch = pymupdf.open()
+        src = scratch.new_page(width=width, height=height)
+        src.insert_text((72, 100), "GENERAL NOTES", fontsize=48)
+        src.insert_text((width - 600, height - 72), "SHEET E101", fontsize=48)
+        page = doc.new_page(width=width, height=height)
+        page.insert_image(page.rect, stream=src.get_pixmap(dpi=50, alpha=False).tobytes("png"))
+
+    read_from_image = []
+
+    def spy(png: bytes, zoom: float):
+        read_from_image.append(zoom)
+        return page_raster(png, zoom)
+
+    monkeypatch.setattr(pipeline, "page_raster", spy)
+    settings = Settings(_env_file=None, page_render_max_mb=64)
+    out = await extract_rung1(make_pdf(corners), 1, settings, None, worker_id="w", job_id="j")
+    assert read_from_image and out.text_layer.source == "ocr"
+    assert {"GENERAL", "NOTES", "SHEET", "E101"} <= set(_texts(out.text_layer.words))
