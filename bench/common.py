@@ -212,7 +212,7 @@ class Watcher:
 @contextlib.asynccontextmanager
 async def watch(settings: Settings) -> AsyncIterator[Watcher]:
     watcher = Watcher()
-    nc = await nats.connect(settings.nats_url)
+    nc = await nats.connect(settings.nats_servers)
     try:
         await nc.subscribe(settings.subject("page.extracted"), cb=watcher._on_extracted)
         await nc.subscribe(settings.subject("report.ready"), cb=watcher._on_report)

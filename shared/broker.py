@@ -121,7 +121,7 @@ def make_broker(settings: Settings, name: str) -> NatsBroker:
     if not settings.nats_url:
         raise ValueError("SHEETFLOW_NATS_URL is not set (run `sheetflow up` for an embedded one)")
     return NatsBroker(
-        settings.nats_url,
+        settings.nats_servers,
         name=f"sheetflow-{name}",
         security=_security(settings),
         max_reconnect_attempts=-1,  # ride out a NATS restart instead of dying

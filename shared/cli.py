@@ -40,7 +40,7 @@ from shared.runtime import (
     free_port,
     supervised_stack,
 )
-from shared.settings import Settings
+from shared.settings import Settings, nats_server_list
 
 app = typer.Typer(
     help="sheetflow: turn PDF drawing sets into structured, verified, per-sheet data.",
@@ -589,7 +589,11 @@ async def print_events(
     try:
         nc = await asyncio.wait_for(
             nats.connect(
-                url, name="sheetflow-cli", max_reconnect_attempts=-1, error_cb=quiet, **options
+                nats_server_list(url),
+                name="sheetflow-cli",
+                max_reconnect_attempts=-1,
+                error_cb=quiet,
+                **options,
             ),
             timeout=10,
         )
@@ -668,21 +672,34 @@ def worker(
 @app.command(hidden=True)
 def healthcheck(
     name: Annotated[str, typer.Argument(help="the service this container runs")],
-    monitor: Annotated[str, typer.Option(help="NATS monitoring URL")] = "http://nats:8222",
+    monitor: Annotated[
+        str, typer.Option(help="NATS monitoring URL, or every cluster node's, comma-separated")
+    ] = "http://nats:8222",
 ) -> None:
-    """Container healthcheck: ingest answers /readyz; a worker holds its NATS connection."""
+    """Container healthcheck: ingest answers /readyz; a worker holds its NATS connection
+    (on any node of a cluster: each node lists only its own clients)."""
     with user_errors():
         settings = load_settings()
-    try:
-        if name == "ingest":
+    if name == "ingest":
+        try:
             healthy = httpx.get(f"{api_url(settings)}/readyz", timeout=3).status_code == 200
-        else:
-            url = f"{monitor.rstrip('/')}/connz"
-            connz = httpx.get(url, params={"limit": 4096}, timeout=3).json()
-            healthy = has_connection(connz, f"sheetflow-{name}", own_ip(monitor))
-    except (httpx.HTTPError, OSError, ValueError):
-        healthy = False
+        except (httpx.HTTPError, OSError):
+            healthy = False
+    else:
+        client = f"sheetflow-{name}"
+        healthy = any(holds_connection(url, client) for url in nats_server_list(monitor))
     raise typer.Exit(EXIT_OK if healthy else EXIT_ERROR)
+
+
+def holds_connection(monitor: str, client_name: str) -> bool:
+    """Whether the NATS server monitored at ``monitor`` has ``client_name`` connected from
+    this host; False when that server does not answer."""
+    try:
+        url = f"{monitor.rstrip('/')}/connz"
+        connz = httpx.get(url, params={"limit": 4096}, timeout=3).json()
+        return has_connection(connz, client_name, own_ip(monitor))
+    except (httpx.HTTPError, OSError, ValueError):
+        return False
 
 
 def has_connection(connz: dict[str, Any], client_name: str, ip: str) -> bool:

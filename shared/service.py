@@ -123,6 +123,7 @@ async def ensure_stream(broker: NatsBroker, settings: Settings) -> None:
         storage=StorageType.FILE,
         duplicate_window=DUPLICATE_WINDOW_S,
         max_age=settings.retention_days * 86400,
+        num_replicas=settings.stream_replicas,
     )
     try:
         await js.add_stream(config)
@@ -134,7 +135,10 @@ async def open_resources(ctx: ServiceContext) -> None:
     await ctx.broker.connect()
     await ensure_stream(ctx.broker, ctx.settings)
     kv = await ctx.broker.key_value(
-        ctx.settings.kv_bucket, storage=StorageType.FILE, ttl=ctx.settings.retention_days * 86400
+        ctx.settings.kv_bucket,
+        storage=StorageType.FILE,
+        ttl=ctx.settings.retention_days * 86400,
+        replicas=ctx.settings.stream_replicas,
     )
     ctx.jobs = JobStore(kv)
     await ctx.store.ensure_bucket()

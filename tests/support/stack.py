@@ -95,7 +95,7 @@ def stack(settings: Settings, *services: str) -> Iterator[Stack]:
 
 @contextlib.asynccontextmanager
 async def nats_client(settings: Settings) -> AsyncIterator[nats.NATS]:
-    nc = await nats.connect(settings.nats_url)
+    nc = await nats.connect(settings.nats_servers)
     try:
         yield nc
     finally:
