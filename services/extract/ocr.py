@@ -14,6 +14,7 @@ direction their line runs, marked ``origin="ocr"``.
 """
 
 import logging
+import re
 import threading
 from dataclasses import dataclass
 
@@ -70,6 +71,8 @@ SURE_SCORE = 0.9
 _VERTICAL_RATIO = 1.5
 # Margin around the text area rendered for recognition, in points.
 _MARGIN_PT = 4.0
+
+_NON_SPACE = re.compile(r"\S+")
 
 _engine = None
 _lock = threading.Lock()
@@ -270,8 +273,12 @@ def _words(line: _Line, text: str, layout) -> list[Word]:
     direction = tuple(round(float(v), 4) + 0.0 for v in line.along / length)
     size = round(float(numpy.linalg.norm(line.across)), 2)
     columns = getattr(layout, "line_txt_len", 0) or 0
-    if not columns or not layout.words:
-        return [_word(text.strip(), line, 0.0, 1.0, direction, size)]
+    if not columns or not layout.words:  # no layout: words placed by their characters
+        n = len(text)
+        return [
+            _word(m.group(), line, m.start() / n, m.end() / n, direction, size)
+            for m in _NON_SPACE.finditer(text)
+        ]
     half_char = columns / max(1, len(text)) / 2  # in columns, spaces counted
     words = []
     for chars, cols in zip(layout.words, layout.word_cols, strict=True):

@@ -3,12 +3,15 @@ process; each test reads a letter page or a part of one)."""
 
 import itertools
 
+import numpy
 import pymupdf
 import pytest
 
 from services.extract import pipeline
 from services.extract.ocr import (
     RECOGNITION_DPI,
+    _Line,
+    _words,
     find_lines,
     ocr_clip,
     page_raster,
@@ -174,3 +177,14 @@ async def test_a_scan_whose_sharp_render_is_over_the_memory_limit_is_read_from_i
     out = await extract_rung1(make_pdf(corners), 1, settings, None, worker_id="w", job_id="j")
     assert read_from_image and out.text_layer.source == "ocr"
     assert {"GENERAL", "NOTES", "SHEET", "E101"} <= set(_texts(out.text_layer.words))
+
+
+def test_a_line_without_word_layout_is_split_at_its_spaces():
+    """When RapidOCR gives no word layout for a line, its words are still separate, placed
+    along the line by their characters."""
+    line = _Line(numpy.array([10.0, 20.0]), numpy.array([120.0, 0.0]), numpy.array([0.0, 10.0]))
+    words = _words(line, "AB CDE", None)
+    assert [(w.text, w.bbox) for w in words] == [
+        ("AB", (10.0, 20.0, 50.0, 30.0)),
+        ("CDE", (70.0, 20.0, 130.0, 30.0)),
+    ]
