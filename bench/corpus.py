@@ -72,8 +72,10 @@ def _same_number(got: str | None, printed: str) -> bool:
 
 
 def _same_title(got: str | None, printed: str) -> bool:
+    # Case- and whitespace-insensitive: a text layer's stray space ('BLDG "600 "') is no
+    # misreading.
     def key(text: str) -> str:
-        return " ".join(fold_dashes(text).upper().split())
+        return "".join(fold_dashes(text).upper().split())
 
     return bool(got) and key(got) == key(printed)
 

@@ -21,6 +21,7 @@ from shared.models import (
     SheetHeader,
     Usage,
 )
+from shared.sheet_set import SetSummary, SheetSet
 
 ReportStatus = Literal["complete", "partial", "canceled"]
 
@@ -135,6 +136,9 @@ class ReportSummary(BaseModel):
     )
     usage: dict[str, Usage] = Field(description="model usage per stage, summed over pages")
     timings: dict[str, StageTiming] = Field(description="per-stage time per page")
+    set: SetSummary = Field(
+        default_factory=SetSummary, description="the set's reconciliation, counted"
+    )
 
 
 class Report(BaseModel):
@@ -151,6 +155,11 @@ class Report(BaseModel):
     coverage_floor: float
     pages: list[PageReport]
     summary: ReportSummary
+    set: SheetSet = Field(
+        default_factory=SheetSet,
+        description="the set as a whole: its drawing index reconciled with its sheets, "
+        "duplicate numbers, references to sheets it does not hold",
+    )
 
 
 class ReadySummary(BaseModel):
@@ -165,6 +174,7 @@ class ReadySummary(BaseModel):
     verification: VerificationSummary
     guard: GuardCounts
     sheets: SheetSummary
+    set: SetSummary = Field(default_factory=SetSummary)
 
     @classmethod
     def of(cls, report: Report) -> "ReadySummary":
@@ -179,6 +189,7 @@ class ReadySummary(BaseModel):
             verification=summary.verification,
             guard=summary.guard,
             sheets=summary.sheets,
+            set=summary.set,
         )
 
 

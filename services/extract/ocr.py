@@ -120,8 +120,9 @@ def render_area(pdf: bytes, page_number: int, area: BBox, dpi: float) -> Raster:
 
 
 def page_raster(png: bytes, zoom: float) -> Raster:
-    """The page image (``zoom`` pixels per point) as a raster: what lines are read from when
-    the page cannot be rendered at ``RECOGNITION_DPI`` within its limits."""
+    """A PNG of the page (``zoom`` pixels per point, its corner at the page's origin) as a
+    raster: the page image, what lines are read from when the page cannot be rendered at
+    ``RECOGNITION_DPI`` within its limits, or a tile whose words are offset afterwards."""
     image = imagecodecs.png_decode(png)
     if image.ndim == 3:
         image = cv2.cvtColor(image[:, :, :3], cv2.COLOR_RGB2GRAY)

@@ -38,6 +38,7 @@ from services.extract.render import (
 )
 from services.extract.structuring import build_structuring_messages
 from services.extract.textlayer import ocr_text_layer, read_text_layer
+from services.extract.title_ocr import render_tiles, reread_title_block, title_block_regions
 from services.extract.vision import (
     ParsedReply,
     ReplyUnparseable,
@@ -60,6 +61,7 @@ from shared.models import (
 )
 from shared.settings import Settings
 from shared.sources import PDF_LOCK, open_pdf
+from shared.title_block import read_title_block
 
 
 class PageUnreadable(Exception):
@@ -186,14 +188,7 @@ async def _page_words(pdf: bytes, page: _Page, settings: Settings) -> TextLayer:
     if wants_ocr and inked:
         words = await _ocr_words(pdf, page, settings)
         if words:
-            return ocr_text_layer(
-                words,
-                text_layer.page_number,
-                text_layer.width,
-                text_layer.height,
-                rotation=text_layer.rotation,
-                has_drawings=text_layer.has_drawings,
-            )
+            return _ocr_layer(words, text_layer)
     return text_layer
 
 
@@ -223,6 +218,42 @@ async def _text_area_raster(pdf: bytes, page: _Page, area: BBox, settings: Setti
         )
     except OverLimit:
         return await asyncio.to_thread(page_raster, page.png, page.zoom)
+
+
+def _ocr_layer(words: list[Word], like: TextLayer) -> TextLayer:
+    return ocr_text_layer(
+        words,
+        like.page_number,
+        like.width,
+        like.height,
+        rotation=like.rotation,
+        has_drawings=like.has_drawings,
+        rules=like.rules,
+    )
+
+
+async def _closer_title_block(pdf: bytes, text_layer: TextLayer, settings: Settings) -> TextLayer:
+    """An OCR page whose words show no sheet number, its title block read again closer
+    (``services.extract.title_ocr``): rendered in a bounded child like the page itself, and
+    left as it was when that render is over the page's limits."""
+    if text_layer.source != "ocr":
+        return text_layer
+    if (await asyncio.to_thread(read_title_block, text_layer)).number:
+        return text_layer
+    regions = title_block_regions(text_layer)
+    try:
+        tiles = await read_isolated(
+            render_tiles,
+            pdf,
+            text_layer.page_number,
+            regions,
+            timeout_s=settings.page_render_timeout_s,
+            max_mb=settings.page_render_max_mb,
+        )
+    except OverLimit:
+        return text_layer
+    words = await asyncio.to_thread(reread_title_block, text_layer, tiles, regions)
+    return _ocr_layer(words, text_layer)
 
 
 async def _ask_model(
@@ -315,6 +346,7 @@ async def extract_rung1(
     started = time.perf_counter()
     page = await _read_page_bounded(pdf, page_number, settings)
     text_layer = await _page_words(pdf, page, settings)
+    text_layer = await _closer_title_block(pdf, text_layer, settings)
     if llm is not None and settings.model_configured and use_vision:
         messages = build_vision_messages(page.png, text_layer, settings.text_layer_max_chars)
         result = await _model_result(

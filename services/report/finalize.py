@@ -5,15 +5,22 @@ import logging
 
 from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
 from services.report.html import render_report_html
+from services.report.reconcile import PageFacts, correction_requests, page_facts, reconcile
 from shared import subjects
 from shared.jobs import JobRecord, now
 from shared.messages import PageFailed, PageVerified, ReportReady
-from shared.models import VerifiedPage
+from shared.models import TextLayer, VerifiedPage
 from shared.report import ReadySummary, Report
 from shared.service import ServiceContext
+from shared.sheet_set import SheetSet
 from shared.storage import Keys, ObjectMissing
+from shared.title_block import Reading, printed_alone
 
 log = logging.getLogger("sheetflow.report")
+
+# Pages whose words are read at once while the set is reconciled (each page's words are
+# let go once its facts are taken).
+SET_READ_CONCURRENCY = 8
 
 
 async def on_verified(
@@ -75,6 +82,38 @@ async def _thumbnail(ctx: ServiceContext, job_id: str, page_number: int) -> byte
         return None  # a page that failed before rendering: the report shows a placeholder
 
 
+async def _text_layer(ctx: ServiceContext, job_id: str, page_number: int) -> TextLayer | None:
+    try:
+        return await ctx.store.get_model(Keys.page(job_id, page_number, "text.json"), TextLayer)
+    except ObjectMissing:
+        return None  # the set is reconciled from the pages whose words are stored
+
+
+async def reconcile_set(ctx: ServiceContext, job_id: str, pages: list[VerifiedPage]) -> SheetSet:
+    """The set's reconciliation, read from the verified pages' words: each page's words are
+    loaded, reduced to the facts the set needs, and let go; the few pages the drawing index
+    may correct are read again to find the indexed number they print."""
+    limit = asyncio.Semaphore(SET_READ_CONCURRENCY)
+
+    async def facts(page: VerifiedPage) -> PageFacts | None:
+        async with limit:
+            layer = await _text_layer(ctx, job_id, page.page_number)
+            if layer is None:
+                return None
+            return await asyncio.to_thread(page_facts, page.page_number, page.sheet, layer)
+
+    async def printed(page_number: int, keys: set[str]) -> tuple[int, Reading | None]:
+        async with limit:
+            layer = await _text_layer(ctx, job_id, page_number)
+            found = layer and await asyncio.to_thread(printed_alone, layer, keys)
+            return page_number, found or None
+
+    found = [f for f in await asyncio.gather(*(facts(p) for p in pages)) if f is not None]
+    requests = correction_requests(found)
+    answers = await asyncio.gather(*(printed(n, keys) for n, keys in requests.items()))
+    return reconcile(found, {n: reading for n, reading in answers if reading})
+
+
 async def write_report(
     ctx: ServiceContext, job: JobRecord, terminal: dict[int, str]
 ) -> JobRecord | None:
@@ -93,8 +132,12 @@ async def write_report(
             else ctx.settings.extract_coverage_floor
         ),
     )
+    verified = [o for o in outcomes if isinstance(o, VerifiedPage)]
+    sheet_set = await reconcile_set(ctx, job.job_id, verified)
     finished_at = now()
-    report = build_report(info, [o for o in outcomes if o is not None], finished_at=finished_at)
+    report = build_report(
+        info, [o for o in outcomes if o is not None], finished_at=finished_at, sheet_set=sheet_set
+    )
     html = await asyncio.to_thread(
         render_report_html, report, {n: t for n, t in zip(pages, thumbnails, strict=True) if t}
     )

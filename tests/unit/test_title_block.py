@@ -8,9 +8,11 @@ from shared.title_block import (
     discipline_for,
     is_sheet_id,
     recover_sheet_identity,
+    sheet_key,
     title_block_sheet_number,
     title_block_sheet_title,
 )
+from shared.title_block.tokens import is_labelled_value, is_route_name
 
 # A 36 x 24 in sheet, its title block in the right strip.
 WIDTH, HEIGHT = 2592, 1728
@@ -226,3 +228,43 @@ def test_not_sheet_ids(token):
 def test_discipline_for(sheet_number, discipline):
     """The designator maps to its National CAD Standard discipline in words."""
     assert discipline_for(sheet_number) == discipline
+
+
+@pytest.mark.parametrize(
+    "token",
+    ["AB12-CD01", "AB12-02C", "A101.01", "ST01.B", "A2.R", "P01-B02-ARC-00-XX-DR-A-10050"],
+)
+def test_whole_token_shapes(token):
+    """Two-part, dotted, letter-after-dot and ISO 19650-style numbers have a sheet-id shape."""
+    assert is_sheet_id(token)
+
+
+@pytest.mark.parametrize(
+    ("token", "route"),
+    [("I-90", True), ("SR520", True), ("NB520", True), ("A-101", False), ("S201", False)],
+)
+def test_route_names(token, route):
+    """Road and route names are told from sheet numbers that share their shape."""
+    assert is_route_name(token) is route
+
+
+@pytest.mark.parametrize(
+    ("token", "vouched"),
+    [
+        *(("COV-S", True), ("SITE", True), ("3", True), ("A-101", True), ("E0.1", True)),
+        *(("TBD", False), ("N/A", False), ("231093", False), ("05.29.26", False)),
+        *(("12+50", False), ("Checker", False), ("2/S301", False)),
+    ],
+)
+def test_what_a_label_can_vouch_for(token, vouched):
+    """A sheet-number label vouches for a bare count or a short code in capitals, never for
+    a placeholder, a project number, a date, a station, a word or a reference."""
+    assert is_labelled_value(token) is vouched
+
+
+def test_sheet_numbers_compare_without_dashes_case_or_leading_zeros():
+    """E-2 is E-02, A‐101 (Unicode hyphen) is a101; E-12 and A1.01/A101 stay apart."""
+    assert sheet_key("E-2") == sheet_key("E-02") == sheet_key("e2")
+    assert sheet_key("A\u2010101") == sheet_key("a101")
+    assert sheet_key("E-12") != sheet_key("E-2")
+    assert sheet_key("A1.01") != sheet_key("A101")
