@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import pymupdf
 
-from services.extract.ocr import ENGINE_PARAMS, ocr_words
+from services.extract.ocr import ENGINE_PARAMS, ocr_raster, page_raster
 from services.extract.render import encode_png
 from shared.models import BBox, TextLayer, Word
 from shared.pagetext import union_bbox
@@ -89,7 +89,7 @@ def reread_title_block(layer: TextLayer, tiles: list[_Tile], regions: list[BBox]
     scale = 72 / TITLE_BLOCK_DPI
     closer: list[Word] = []
     for tile in tiles:
-        for word in ocr_words(tile.png, scale):
+        for word in ocr_raster(page_raster(tile.png, 1 / scale)):
             x0, y0, x1, y1 = word.bbox
             bbox = (x0 + tile.clip[0], y0 + tile.clip[1], x1 + tile.clip[0], y1 + tile.clip[1])
             if _holds(tile.core, bbox):

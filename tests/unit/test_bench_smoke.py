@@ -1,12 +1,23 @@
 """The benchmark scripts' pieces on 2 pages: argument parsing, the synthetic set, the
-scripted vision reply, the memory verdict. Nothing here is timed."""
+scripted vision reply, the memory verdict, the OCR scoring. Nothing here is timed."""
 
 import json
 
 import pymupdf
 import pytest
 
-from bench import capacity, corpus, ingest, load, memory, overhead, peers, scaling, synthetic
+from bench import (
+    capacity,
+    corpus,
+    ingest,
+    load,
+    memory,
+    ocr,
+    overhead,
+    peers,
+    scaling,
+    synthetic,
+)
 from services.extract.textlayer import read_text_layer
 from services.extract.vision import build_vision_messages, parse_reply
 from shared.models import ObjectVerification, PageObject, PageVerdict, SheetHeader
@@ -151,3 +162,18 @@ def test_corpus_score_counts_numbers_titles_refutations_and_dark_pages():
     assert (score.numbers_right, score.numbers_labelled, score.numbers_invented) == (1, 2, 1)
     assert (score.titles_right, score.titles_labelled) == (1, 2)
     assert (score.self_refuted, score.problem_pages, score.dark_text_pages) == (1, 1, 1)
+
+
+def test_ocr_title_hits_count_the_number_and_each_title_word():
+    """The sheet number counts read as one word or split over two; each title word counts
+    once, whatever its case; a misread number does not count."""
+    words = ["LIGHTING", "E3.", "0", "plan", "NOTES"]
+    assert ocr.title_hits(words, "E3.0", "Lighting Plan") == (3, 3)
+    assert ocr.title_hits(["E3.8", "LIGHTING"], "E3.0", "Lighting Plan") == (1, 3)
+    assert ocr.title_hits(["A2.R"], None, None) == (0, 0)
+
+
+def test_ocr_bench_takes_rounds_and_files():
+    """bench.ocr runs each variant ``--rounds`` times, on the manifest files chosen."""
+    args = ocr.parse_args(["--rounds", "1", "--files", "nvce"])
+    assert args.rounds == 1 and args.files == ["nvce"]

@@ -4,7 +4,7 @@ the title block again, closer, and its sheet number joins the page's OCR words."
 import pymupdf
 import pytest
 
-from services.extract.ocr import ocr_words
+from services.extract.ocr import find_lines, page_raster, read_lines
 from services.extract.pipeline import _read_page, extract_rung1
 from services.extract.textlayer import ocr_text_layer
 from services.extract.title_ocr import title_block_regions
@@ -52,7 +52,8 @@ async def test_a_small_number_on_a_scan_is_read_closer():
     finds it, and its words replace the coarse ones there (marked OCR)."""
     pdf = scanned_sheet("E-501")
     page = _read_page(pdf, 1, SETTINGS)
-    coarse = ocr_text_layer(ocr_words(page.png, 1 / page.zoom), 1, W, H)
+    lines = find_lines(page.png, page.zoom)
+    coarse = ocr_text_layer(read_lines(page_raster(page.png, page.zoom), lines), 1, W, H)
     assert read_title_block(coarse).number is None
     out = await extract_rung1(pdf, 1, SETTINGS, None, worker_id="t", job_id="t")
     reading = read_title_block(out.text_layer)
