@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pymupdf
 
@@ -77,11 +78,11 @@ def plain_reader(params: dict) -> Callable[[Page], list[str]]:
     engine = RapidOCR(params=params)
 
     def read(page: Page) -> list[str]:
-        result = engine(page.png, return_word_box=True)
+        result: Any = engine(page.png, return_word_box=True)
         words: list[str] = []
         for i, line in enumerate(result.txts or ()):
             line_words = result.word_results[i] if i < len(result.word_results) else ()
-            words += [w[0] for w in line_words] if line_words else line.split()
+            words += [str(w[0]) for w in line_words] if line_words else line.split()
         return [w for w in words if w.strip()]
 
     return read
@@ -203,7 +204,7 @@ def main() -> None:
 
     print(f"{len(pages)} pages, fastest of {args.rounds} runs each, 2 cores shared")
     print(f"  {'page / variant':<46} {'wall s':>7} {'CPU s':>6} {'words':>6} {'known':>6} hits")
-    totals = {name: [0.0, 0.0, 0, 0, 0, 0] for name in variants}
+    totals: dict[str, list[float]] = {name: [0.0, 0.0, 0, 0, 0, 0] for name in variants}
     for page in pages:
         print(f"  {page.file} p{page.number} ({page.sheet_number}: {page.sheet_title})")
         for name in variants:
@@ -219,11 +220,11 @@ def main() -> None:
                 total[i] += value
             total[5] += possible
     print("  per page, all pages:")
-    for name, (wall, cpu, words, known, hits, possible) in totals.items():
-        n = len(pages)
+    n = len(pages)
+    for name, (wall, cpu, word_count, known_words, hit_count, possible_hits) in totals.items():
         print(
-            f"    {name:<44} {wall / n:7.1f} {cpu / n:6.1f} {words / n:6.0f} {known / n:6.0f} "
-            f"{hits}/{possible}"
+            f"    {name:<44} {wall / n:7.1f} {cpu / n:6.1f} {word_count / n:6.0f} "
+            f"{known_words / n:6.0f} {hit_count:.0f}/{possible_hits:.0f}"
         )
     plain, ours = totals["plain 2048 px"], totals["two resolutions"]
     print(

@@ -220,10 +220,12 @@ def _line(quad: numpy.ndarray) -> _Line:
 def _crop(raster: Raster, line: _Line) -> numpy.ndarray:
     """The line's pixels, turned to read left to right, at most ``_LINE_PX`` tall (BGR)."""
     corners = [line.point(0, 0), line.point(1, 0), line.point(1, 1), line.point(0, 1)]
-    source = numpy.float32([(p - (raster.x0, raster.y0)) * raster.zoom for p in corners])
+    source = numpy.array(
+        [(p - (raster.x0, raster.y0)) * raster.zoom for p in corners], dtype=numpy.float32
+    )
     width = max(1, round(numpy.linalg.norm(line.along) * raster.zoom))
     height = max(1, round(numpy.linalg.norm(line.across) * raster.zoom))
-    target = numpy.float32([(0, 0), (width, 0), (width, height), (0, height)])
+    target = numpy.array([(0, 0), (width, 0), (width, height), (0, height)], dtype=numpy.float32)
     matrix = cv2.getPerspectiveTransform(source, target)
     crop = cv2.warpPerspective(
         raster.pixels,
