@@ -13,6 +13,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 COPY pyproject.toml README.md ./
+COPY sheetflow ./sheetflow
 COPY shared ./shared
 COPY services ./services
 RUN pip install .

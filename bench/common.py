@@ -23,7 +23,8 @@ import nats
 import psutil
 
 from shared.report import Report
-from shared.runtime import (
+from shared.settings import Settings
+from sheetflow.runtime import (
     EmbeddedServers,
     ManagedProcess,
     free_port,
@@ -31,7 +32,6 @@ from shared.runtime import (
     running_stack,
     wait_api_ready,
 )
-from shared.settings import Settings
 
 OUT_DIR = Path(__file__).resolve().parent / "out"
 
@@ -212,7 +212,7 @@ class Watcher:
 @contextlib.asynccontextmanager
 async def watch(settings: Settings) -> AsyncIterator[Watcher]:
     watcher = Watcher()
-    nc = await nats.connect(settings.nats_url)
+    nc = await nats.connect(settings.nats_servers)
     try:
         await nc.subscribe(settings.subject("page.extracted"), cb=watcher._on_extracted)
         await nc.subscribe(settings.subject("report.ready"), cb=watcher._on_report)

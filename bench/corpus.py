@@ -68,14 +68,16 @@ class Score:
 
 
 def _same_number(got: str | None, printed: str) -> bool:
-    return bool(got) and fold_dashes(got).strip() == fold_dashes(printed).strip()
+    return got is not None and fold_dashes(got).strip() == fold_dashes(printed).strip()
 
 
 def _same_title(got: str | None, printed: str) -> bool:
+    # Case- and whitespace-insensitive: a text layer's stray space ('BLDG "600 "') is no
+    # misreading.
     def key(text: str) -> str:
-        return " ".join(fold_dashes(text).upper().split())
+        return "".join(fold_dashes(text).upper().split())
 
-    return bool(got) and key(got) == key(printed)
+    return got is not None and key(got) == key(printed)
 
 
 def score_report(report: Report, sheets: list[dict]) -> Score:

@@ -1,4 +1,4 @@
-"""Load (issue 7): 20 concurrent uploads of a 20-page set against one embedded stack
+"""Load: 20 concurrent uploads of a 20-page set against one embedded stack
 (offline extractor): every report completes and holds every page exactly once.
 
     python -m bench.load [--jobs 20] [--pages 20] [--workers 1]
@@ -24,6 +24,7 @@ from bench.common import (
     watch,
 )
 from bench.synthetic import set_bytes
+from shared.report import Report
 from shared.settings import Settings
 
 WARMUP_PAGES = 4
@@ -31,7 +32,7 @@ WARMUP_PAGES = 4
 
 async def burst(
     settings: Settings, pdf: bytes, jobs: int, timeout: float
-) -> tuple[list[dict], list[float], float]:
+) -> tuple[list[Report], list[float], float]:
     """Upload ``jobs`` copies of ``pdf`` at once; every report, the upload latencies and the
     seconds from the first upload to the last report."""
     api = f"http://127.0.0.1:{settings.api_port}"

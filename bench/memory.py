@@ -1,4 +1,4 @@
-"""Memory across jobs (issue 7): 30 jobs in a row through one embedded stack (offline
+"""Memory across jobs: 30 jobs in a row through one embedded stack (offline
 extractor); the resident memory (RSS, children included) of every service and server
 process after each job; growth from the end of the warm-up (job 5) to the end.
 
@@ -21,7 +21,7 @@ from bench.common import (
     services,
 )
 from bench.synthetic import set_bytes
-from shared.runtime import SERVICES
+from sheetflow.runtime import SERVICES
 
 LIMIT_MB = 20.0
 LIMIT_SHARE = 0.10

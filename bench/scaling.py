@@ -36,8 +36,8 @@ from bench.common import (
     watch,
 )
 from bench.synthetic import set_bytes
-from shared.runtime import EmbeddedServers
 from shared.settings import Settings
+from sheetflow.runtime import EmbeddedServers
 from tests.support.flows import line_objects, reply
 from tests.support.model_server import ScriptedModelServer
 
@@ -48,7 +48,8 @@ JOB_OPTIONS = {"text_retry": False, "judge": False}
 
 
 def responder(latency_s: float):
-    """The faithful scripted model (one object per text-layer line), answering after ``latency_s``."""
+    """The faithful scripted model (one object per text-layer line), answering after
+    ``latency_s``."""
     return lambda request: reply(line_objects(request), delay_s=latency_s)
 
 

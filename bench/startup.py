@@ -27,8 +27,8 @@ import pymupdf
 from bench.common import OUT_DIR, result_line
 from bench.overhead import pymupdf_png, raw_page_work
 from bench.synthetic import set_path
-from shared.runtime import find_binary, free_port, running_stack, wait_api_ready
 from shared.settings import Settings
+from sheetflow.runtime import find_binary, free_port, running_stack, wait_api_ready
 
 STARTUP_GOAL_S = 4.0
 RUN_GOAL_S = 6.0
@@ -61,6 +61,7 @@ def one_page_run(pdf: Path, workdir: Path) -> OnePageRun:
         argv, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
     )
     to_report = None
+    assert proc.stdout is not None  # stdout=PIPE
     for line in proc.stdout:
         if to_report is None and line.startswith(REPORT_LINE):
             to_report = time.perf_counter() - started

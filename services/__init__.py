@@ -7,4 +7,4 @@ import sys
 # reads PDFs. No service uses either, so service processes start without them: a None entry
 # in sys.modules makes their import raise ImportError, which PyMuPDF takes as "not installed".
 for _optional in ("pymupdf.layout", "pymupdf4llm"):
-    sys.modules.setdefault(_optional, None)
+    sys.modules.setdefault(_optional, None)  # type: ignore[arg-type]

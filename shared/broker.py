@@ -14,6 +14,7 @@ import socket
 import ssl
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 import nats.errors
 import nats.js.errors
@@ -121,7 +122,7 @@ def make_broker(settings: Settings, name: str) -> NatsBroker:
     if not settings.nats_url:
         raise ValueError("SHEETFLOW_NATS_URL is not set (run `sheetflow up` for an embedded one)")
     return NatsBroker(
-        settings.nats_url,
+        settings.nats_servers,
         name=f"sheetflow-{name}",
         security=_security(settings),
         max_reconnect_attempts=-1,  # ride out a NATS restart instead of dying
@@ -159,6 +160,17 @@ async def publish(
         stream=settings.stream_name,
         timeout=10.0,
     )
+
+
+@dataclass(frozen=True)
+class NatsPublisher:
+    """The publisher on the project's JetStream stream."""
+
+    broker: NatsBroker
+    settings: Settings
+
+    async def publish(self, name: str, event: BaseModel, *, dedup_id: str) -> None:
+        await publish(self.broker, self.settings, name, event, dedup_id=dedup_id)
 
 
 def deliveries(msg: NatsMessage) -> int:

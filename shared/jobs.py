@@ -3,20 +3,24 @@
 Keys (one writer per key family, so no two services race on a key):
 ``job.{id}`` the job record (ingest creates, report finishes, ingest cancels);
 ``page.{id}.{n}`` the furthest stage a page reached (every stage);
-``ladder.{id}.{n}`` the coverage ladder of a page (coverage);
-``terminal.{id}`` page → verified|failed (report, compare-and-set).
+``ladder.{id}.{n}`` the coverage ladder of a page (coverage, ``services.coverage.store``);
+``terminal.{id}`` page → verified|failed (report, ``services.report.store``).
 """
 
 import asyncio
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError, NoKeysError
 from nats.js.kv import KeyValue
 from pydantic import BaseModel, Field
 
-from shared.messages import JobOptions
+from shared import subjects
+from shared.broker import msg_id
+from shared.interfaces import Document, Publisher, StateStore
+from shared.messages import JobOptions, JobProgress
 from shared.models import IntakeReport
 
 JobStatus = Literal["accepted", "running", "complete", "partial", "canceled"]
@@ -30,6 +34,11 @@ STAGE_RANK: dict[str, int] = {
     "failed": 3,
     "skipped": 3,
 }
+
+
+# Compare-and-set attempts before a writer gives up on a key others keep changing.
+CAS_ATTEMPTS = 50
+D = TypeVar("D", bound=Document)
 
 
 def now() -> datetime:
@@ -56,47 +65,98 @@ class PageState(BaseModel):
     updated_at: datetime
 
 
-class JobStore:
-    """Typed access to the job/page KV bucket."""
+class KvStateStore:
+    """The state store on a JetStream key-value bucket."""
 
     def __init__(self, kv: KeyValue) -> None:
         self.kv = kv
 
-    async def _get(self, key: str) -> tuple[Any, int] | None:
+    async def get(self, key: str) -> tuple[Any, int] | None:
         try:
             entry = await self.kv.get(key)
         except (KeyNotFoundError, NoKeysError):
             return None
         if entry.value is None:
             return None
+        if entry.revision is None:  # compare-and-set relies on it; a get always has it
+            raise RuntimeError(f"the job store answered {key} without its revision")
         return json.loads(entry.value), entry.revision
 
-    async def _put(self, key: str, value: BaseModel | dict[str, Any]) -> None:
-        data = value.model_dump_json() if isinstance(value, BaseModel) else json.dumps(value)
-        await self.kv.put(key, data.encode())
+    async def put(self, key: str, value: Document) -> None:
+        await self.kv.put(key, _encode(value))
+
+    async def put_if(self, key: str, value: Document, *, revision: int | None) -> bool:
+        try:
+            if revision is None:
+                await self.kv.create(key, _encode(value))
+            else:
+                await self.kv.update(key, _encode(value), last=revision)
+        except KeyWrongLastSequenceError:
+            return False
+        return True
+
+    async def scan(self, prefix: str) -> dict[str, Any]:
+        watcher = await self.kv.watch(f"{prefix}>")
+        found: dict[str, Any] = {}
+        try:
+            async for entry in watcher:
+                if entry is None:  # the end of the values stored so far
+                    break
+                if entry.value:
+                    found[entry.key] = json.loads(entry.value)
+        finally:
+            await watcher.stop()
+        return found
+
+
+def _encode(value: Document) -> bytes:
+    if isinstance(value, BaseModel):
+        return value.model_dump_json().encode()
+    return json.dumps(value).encode()
+
+
+async def compare_and_set(
+    state: StateStore, key: str, change: Callable[[Any], D | None], *, what: str
+) -> D | None:
+    """Write ``change(current)`` at ``key`` (``current`` is None when the key holds nothing)
+    unless another writer changed the key meanwhile; then try again on what that writer
+    left. ``change`` returns ``current`` itself, or None, to leave the key as it is. Returns
+    what the key holds now, as ``change`` last gave it."""
+    for _ in range(CAS_ATTEMPTS):
+        found = await state.get(key)
+        current = found[0] if found else None
+        value = change(current)
+        if value is None or value is current:
+            return value
+        if await state.put_if(key, value, revision=found[1] if found else None):
+            return value
+        await asyncio.sleep(0.01)  # another writer won the race: read what it wrote
+    raise RuntimeError(f"could not update {what}: too much contention")
+
+
+class JobStore:
+    """The job records and page stages every stage reads and writes."""
+
+    def __init__(self, state: StateStore) -> None:
+        self.state = state
 
     # jobs
     async def create_job(self, job: JobRecord) -> None:
-        await self._put(f"job.{job.job_id}", job)
+        await self.state.put(f"job.{job.job_id}", job)
 
     async def get_job(self, job_id: str) -> JobRecord | None:
-        found = await self._get(f"job.{job_id}")
+        found = await self.state.get(f"job.{job_id}")
         return JobRecord.model_validate(found[0]) if found else None
 
     async def update_job(self, job_id: str, **changes: Any) -> JobRecord | None:
-        """Compare-and-set update of the job record; retried on a concurrent writer."""
-        key = f"job.{job_id}"
-        for _ in range(20):
-            found = await self._get(key)
-            if not found:
+        """Compare-and-set update of the job record; None when there is no such job."""
+
+        def change(current: Any) -> JobRecord | None:
+            if current is None:
                 return None
-            job = JobRecord.model_validate(found[0]).model_copy(update=changes)
-            try:
-                await self.kv.update(key, job.model_dump_json().encode(), last=found[1])
-                return job
-            except KeyWrongLastSequenceError:
-                await asyncio.sleep(0.01)
-        raise RuntimeError(f"could not update job {job_id}: too much contention")
+            return JobRecord.model_validate(current).model_copy(update=changes)
+
+        return await compare_and_set(self.state, f"job.{job_id}", change, what=f"job {job_id}")
 
     async def is_canceled(self, job_id: str) -> bool:
         job = await self.get_job(job_id)
@@ -107,60 +167,28 @@ class JobStore:
         """Record that a page reached ``stage``; never moves a page backwards, and a
         verified page is never marked failed by a late duplicate."""
         key = f"page.{job_id}.{page_number}"
-        current = await self._get(key)
+        current = await self.state.get(key)
         if current and (
             STAGE_RANK[current[0]["stage"]] > STAGE_RANK[stage]
             or (current[0]["stage"] == "verified" and stage != "verified")
         ):
             return
-        await self._put(key, PageState(stage=stage, updated_at=now()))
+        await self.state.put(key, PageState(stage=stage, updated_at=now()))
 
     async def page_states(self, job_id: str) -> dict[int, PageState]:
-        watcher = await self.kv.watch(f"page.{job_id}.*")
-        states: dict[int, PageState] = {}
-        try:
-            async for entry in watcher:
-                if entry is None:
-                    break
-                if entry.value:
-                    states[int(entry.key.rsplit(".", 1)[1])] = PageState.model_validate_json(
-                        entry.value
-                    )
-        finally:
-            await watcher.stop()
-        return states
+        found = await self.state.scan(f"page.{job_id}.")
+        return {
+            int(key.rsplit(".", 1)[1]): PageState.model_validate(doc) for key, doc in found.items()
+        }
 
-    # generic documents owned by one service (the coverage ladder)
-    async def get_doc(self, key: str) -> dict[str, Any] | None:
-        found = await self._get(key)
-        return found[0] if found else None
 
-    async def put_doc(self, key: str, value: BaseModel | dict[str, Any]) -> None:
-        await self._put(key, value)
-
-    # terminal pages (report service)
-    async def add_terminal(
-        self, job_id: str, page_number: int, outcome: Literal["verified", "failed"]
-    ) -> dict[int, str]:
-        """Record a terminal page; a verified outcome is never downgraded to failed."""
-        key = f"terminal.{job_id}"
-        for _ in range(50):
-            found = await self._get(key)
-            pages: dict[str, str] = found[0] if found else {}
-            if pages.get(str(page_number)) == "verified" or pages.get(str(page_number)) == outcome:
-                return {int(k): v for k, v in pages.items()}
-            pages[str(page_number)] = outcome
-            data = json.dumps(pages).encode()
-            try:
-                if found:
-                    await self.kv.update(key, data, last=found[1])
-                else:
-                    await self.kv.create(key, data)
-                return {int(k): v for k, v in pages.items()}
-            except KeyWrongLastSequenceError:  # another report replica won the race: re-read
-                await asyncio.sleep(0.01)
-        raise RuntimeError(f"could not record terminal page {job_id}/{page_number}: contention")
-
-    async def terminal_pages(self, job_id: str) -> dict[int, str]:
-        found = await self._get(f"terminal.{job_id}")
-        return {int(k): v for k, v in found[0].items()} if found else {}
+async def record_progress(
+    jobs: JobStore, publisher: Publisher, job_id: str, page_number: int, stage: PageStage
+) -> None:
+    """Record a page's progress in the job store, then announce it for live progress (in
+    that order: whoever sees a stage's event also sees the page's progress)."""
+    await jobs.mark_page(job_id, page_number, stage)
+    progress = JobProgress(job_id=job_id, page_number=page_number, stage=stage)
+    await publisher.publish(
+        subjects.JOB_PROGRESS, progress, dedup_id=msg_id(job_id, page_number, stage)
+    )

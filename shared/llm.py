@@ -92,27 +92,29 @@ class LLMClient:
         json_mode: bool = True,
     ) -> ChatResult:
         """One chat completion; raises :class:`LLMError` when it cannot be had."""
-        if not self._settings.llm_base_url:
+        base_url = self._settings.llm_base_url
+        if not base_url:
             raise LLMError("no model server is configured (SHEETFLOW_LLM_BASE_URL is unset)")
+        url = f"{base_url.rstrip('/')}/chat/completions"
         payload: dict[str, Any] = {"model": model, "messages": messages}
         if max_tokens:
             payload["max_tokens"] = max_tokens
         if json_mode and self._json_mode_supported:
             try:
                 json_payload = {**payload, "response_format": {"type": "json_object"}}
-                return await self._with_retries(json_payload)
+                return await self._with_retries(url, json_payload)
             except _JsonModeRejected:
                 # Remembered for this client: the server will not learn JSON mode mid-run.
                 self._json_mode_supported = False
                 log.info("model server rejected response_format; continuing without JSON mode")
-        return await self._with_retries(payload)
+        return await self._with_retries(url, payload)
 
     async def aclose(self) -> None:
         """Close the HTTP client if this object created it."""
         if self._owns_http:
             await self._http.aclose()
 
-    async def _with_retries(self, payload: dict) -> ChatResult:
+    async def _with_retries(self, url: str, payload: dict) -> ChatResult:
         attempts = self._settings.llm_max_retries + 1
         retrying = AsyncRetrying(
             stop=stop_after_attempt(attempts),
@@ -124,16 +126,19 @@ class LLMClient:
         try:
             async for attempt in retrying:
                 with attempt:
-                    return await self._post_once(payload)
+                    return await self._post_once(url, payload)
         except _Retryable as exc:
             raise LLMError(f"the model server failed {attempts} times; last: {exc}") from None
         raise AssertionError("unreachable: tenacity either returns or raises")
 
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
-        if isinstance(exc, _Retryable) and exc.retry_after is not None:
-            if exc.retry_after <= RETRY_AFTER_MAX_S:
-                return exc.retry_after
+        if (
+            isinstance(exc, _Retryable)
+            and exc.retry_after is not None
+            and exc.retry_after <= RETRY_AFTER_MAX_S
+        ):
+            return exc.retry_after
         return self._wait_backoff(state)
 
     def _log_retry(self, state: RetryCallState) -> None:
@@ -143,8 +148,7 @@ class LLMClient:
     def _redact(self, text: str) -> str:
         return text.replace(self._key, "***") if self._key else text
 
-    async def _post_once(self, payload: dict) -> ChatResult:
-        url = f"{self._settings.llm_base_url.rstrip('/')}/chat/completions"
+    async def _post_once(self, url: str, payload: dict) -> ChatResult:
         async with self._semaphore:
             try:
                 response = await self._http.post(
@@ -163,9 +167,12 @@ class LLMClient:
         status = response.status_code
         if status in RETRYABLE_STATUS or status >= 500:
             raise _Retryable(f"HTTP {status}: {body}", _retry_after(response))
-        if status in (400, 422) and "response_format" in payload:
-            if any(hint in body.lower() for hint in JSON_MODE_HINTS):
-                raise _JsonModeRejected()
+        if (
+            status in (400, 422)
+            and "response_format" in payload
+            and any(hint in body.lower() for hint in JSON_MODE_HINTS)
+        ):
+            raise _JsonModeRejected()
         if status >= 400:
             raise LLMError(f"the model server refused the request (HTTP {status}): {body}")
         return self._parse(response, body)
@@ -203,13 +210,18 @@ def model_settings_warnings(settings: Settings) -> list[str]:
     named = configured_models(settings)
     if named and not settings.llm_base_url:
         return [
-            f"model {', '.join(named)} is named but SHEETFLOW_LLM_BASE_URL is not set: no "
-            "model is used; pages are read offline"
+            (
+                f"model {', '.join(named)} is named but SHEETFLOW_LLM_BASE_URL is not set: no "
+                "model is used; pages are read offline"
+            )
         ]
     if settings.llm_base_url and not settings.llm_extract_model:
         return [
-            f"SHEETFLOW_LLM_BASE_URL is set ({settings.llm_base_url}) but "
-            "SHEETFLOW_LLM_EXTRACT_MODEL is not: pages are read offline, without the vision pass"
+            (
+                f"SHEETFLOW_LLM_BASE_URL is set ({settings.llm_base_url}) but "
+                "SHEETFLOW_LLM_EXTRACT_MODEL is not: pages are read offline, without the vision "
+                "pass"
+            )
         ]
     return []
 

@@ -58,6 +58,10 @@ class ExtractPage(_PageMessage):
 class PageExtracted(_PageMessage):
     result_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/pages/3/extracted.json"])
     text_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/pages/3/text.json"])
+    source_key: str = Field(
+        description="the source PDF the page was read from",
+        examples=[f"jobs/{JOB_ID_EXAMPLE}/source.pdf"],
+    )
     status: ExtractionStatus
     rung: Rung = "offline"
     has_text_layer: bool
@@ -98,6 +102,10 @@ class PageStructured(_PageMessage):
 class PageCovered(_PageMessage):
     covered_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/pages/3/covered.json"])
     text_key: str
+    source_key: str = Field(
+        description="the source PDF the page was read from (evidence crops are rendered from it)",
+        examples=[f"jobs/{JOB_ID_EXAMPLE}/source.pdf"],
+    )
     coverage: Coverage
     rungs: list[Rung]
     sheet: SheetHeader

@@ -76,6 +76,11 @@ class TextLayer(BaseModel):
     has_drawings: bool = Field(
         False, description="vector drawings on a page without a text layer (not read otherwise)"
     )
+    rules: list[BBox] = Field(
+        [],
+        description="the long horizontal and vertical lines of the page's drawing, displayed "
+        "coordinates (the walls of title-block cells), where the drawing was listed",
+    )
 
     @model_validator(mode="after")
     def _lay_out(self) -> "TextLayer":
@@ -145,7 +150,7 @@ class SheetHeader(BaseModel):
     drawing_type: str | None = None
     level: str | None = None
     scale: str | None = None
-    sheet_number_source: Literal["extraction", "text_layer"] | None = None
+    sheet_number_source: Literal["extraction", "text_layer", "drawing_index"] | None = None
 
 
 class ObjectVerification(BaseModel):

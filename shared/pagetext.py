@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 # Unicode hyphens, dashes and the minus sign: printed as such, compared as "-".
 DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
-_DASH_TABLE = str.maketrans({c: "-" for c in DASHES})
+_DASH_TABLE = str.maketrans(dict.fromkeys(DASHES, "-"))
 _ALNUM_RUN = re.compile(r"[^\W_]+")
 _DIGIT_RUN = re.compile(r"\d+")
 
@@ -83,7 +83,9 @@ def is_dimension_tick(text: str) -> bool:
 def is_meaningful(text: str) -> bool:
     """Whether a line is one the page's coverage is measured by: long enough, not a tick."""
     folded = " ".join(text.split())
-    return len(folded) >= MIN_LINE_CHARS and not is_dimension_tick(folded) and bool(normalize(folded))
+    return (
+        len(folded) >= MIN_LINE_CHARS and not is_dimension_tick(folded) and bool(normalize(folded))
+    )
 
 
 def is_content(text: str) -> bool:
@@ -132,8 +134,14 @@ class Frame:
         x0, y0, x1, y1 = bbox
         dx, dy = self.dx, self.dy
         # Each coordinate is linear in x and in y: its extremes are at the box's extremes.
-        along = (min(x0 * dx, x1 * dx) + min(y0 * dy, y1 * dy), max(x0 * dx, x1 * dx) + max(y0 * dy, y1 * dy))
-        across = (min(-x0 * dy, -x1 * dy) + min(y0 * dx, y1 * dx), max(-x0 * dy, -x1 * dy) + max(y0 * dx, y1 * dx))
+        along = (
+            min(x0 * dx, x1 * dx) + min(y0 * dy, y1 * dy),
+            max(x0 * dx, x1 * dx) + max(y0 * dy, y1 * dy),
+        )
+        across = (
+            min(-x0 * dy, -x1 * dy) + min(y0 * dx, y1 * dx),
+            max(-x0 * dy, -x1 * dy) + max(y0 * dx, y1 * dx),
+        )
         return along[0], across[0], along[1], across[1]
 
 
@@ -174,7 +182,7 @@ class _Line:
     """Words of one line in their frame, with the geometry blocks are built from (computed
     once: a line never changes after it is formed)."""
 
-    __slots__ = ("words", "a0", "a1", "c0", "c1", "height", "numbered", "body_a0")
+    __slots__ = ("a0", "a1", "body_a0", "c0", "c1", "height", "numbered", "words")
 
     def __init__(self, words: list[_Placed]):
         self.words = words
@@ -202,7 +210,7 @@ def layout(
     left to right, and line ids follow that order. ``ordered`` False (OCR words, whose order
     is the reader's, not the page's) drops the reading-order condition.
     """
-    by_direction: dict[int, list["Word"]] = {}
+    by_direction: dict[int, list[Word]] = {}
     for word in words:
         by_direction.setdefault(direction_key(word.dir), []).append(word)
     next_word = next_meaningful(words) if ordered else None

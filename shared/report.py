@@ -24,6 +24,7 @@ from shared.models import (
     SheetHeader,
     Usage,
 )
+from shared.sheet_set import SetSummary, SheetSet
 
 ReportStatus = Literal["complete", "partial", "canceled"]
 
@@ -158,6 +159,9 @@ class ReportSummary(BaseModel):
         description="every configured model call that failed for good, by page and stage "
         "(the page was read offline instead, or left unjudged); any makes `run` exit 2",
     )
+    set: SetSummary = Field(
+        default_factory=SetSummary, description="the set's reconciliation, counted"
+    )
 
 
 class Report(BaseModel):
@@ -174,6 +178,11 @@ class Report(BaseModel):
     coverage_floor: float
     pages: list[PageReport]
     summary: ReportSummary
+    set: SheetSet = Field(
+        default_factory=SheetSet,
+        description="the set as a whole: its drawing index reconciled with its sheets, "
+        "duplicate numbers, references to sheets it does not hold",
+    )
 
 
 class ReadySummary(BaseModel):
@@ -188,6 +197,7 @@ class ReadySummary(BaseModel):
     verification: VerificationSummary
     guard: GuardCounts
     sheets: SheetSummary
+    set: SetSummary = Field(default_factory=SetSummary)
 
     @classmethod
     def of(cls, report: Report) -> "ReadySummary":
@@ -202,6 +212,7 @@ class ReadySummary(BaseModel):
             verification=summary.verification,
             guard=summary.guard,
             sheets=summary.sheets,
+            set=summary.set,
         )
 
 

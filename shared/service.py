@@ -11,20 +11,16 @@ from faststream import AckPolicy, FastStream
 from faststream.nats import JStream, NatsBroker, NatsMessage, PullSub
 from nats.js.api import StorageType, StreamConfig
 from nats.js.errors import BadRequestError
-from pydantic import BaseModel
 
-from shared import subjects
 from shared.broker import (
     DUPLICATE_WINDOW_S,
+    NatsPublisher,
     consumer_config,
     make_broker,
-    msg_id,
-    publish,
     run_page_stage,
     worker_id,
 )
-from shared.jobs import JobStore, PageStage
-from shared.messages import JobProgress
+from shared.jobs import JobStore, KvStateStore
 from shared.settings import Settings
 from shared.storage import ObjectStore
 
@@ -45,30 +41,22 @@ class PageRef(Protocol):
 
 @dataclass
 class ServiceContext:
-    """Resources a service's handlers use; filled in at startup, closed at shutdown."""
+    """Resources a service's handlers hand its use cases; filled in at startup (the state
+    store and job store once NATS answers), closed at shutdown."""
 
     name: str
     settings: Settings
     broker: NatsBroker
     stream: JStream
     store: ObjectStore
+    publisher: NatsPublisher
     worker_id: str
+    state: KvStateStore = field(init=False)
     jobs: JobStore = field(init=False)
     llm: "LLMClient | None" = None
 
     def subject(self, name: str) -> str:
         return self.settings.subject(name)
-
-    async def publish(self, name: str, event: BaseModel, *, dedup_id: str) -> None:
-        await publish(self.broker, self.settings, name, event, dedup_id=dedup_id)
-
-    async def mark(self, job_id: str, page_number: int, stage: PageStage) -> None:
-        """Record a page's progress in the KV and announce it for live progress."""
-        await self.jobs.mark_page(job_id, page_number, stage)
-        progress = JobProgress(job_id=job_id, page_number=page_number, stage=stage)
-        await self.publish(
-            subjects.JOB_PROGRESS, progress, dedup_id=msg_id(job_id, page_number, stage)
-        )
 
     async def run_stage(
         self, msg: NatsMessage, stage: str, page: PageRef, work: Callable[[], Awaitable[None]]
@@ -123,6 +111,7 @@ async def ensure_stream(broker: NatsBroker, settings: Settings) -> None:
         storage=StorageType.FILE,
         duplicate_window=DUPLICATE_WINDOW_S,
         max_age=settings.retention_days * 86400,
+        num_replicas=settings.stream_replicas,
     )
     try:
         await js.add_stream(config)
@@ -134,9 +123,13 @@ async def open_resources(ctx: ServiceContext) -> None:
     await ctx.broker.connect()
     await ensure_stream(ctx.broker, ctx.settings)
     kv = await ctx.broker.key_value(
-        ctx.settings.kv_bucket, storage=StorageType.FILE, ttl=ctx.settings.retention_days * 86400
+        ctx.settings.kv_bucket,
+        storage=StorageType.FILE,
+        ttl=ctx.settings.retention_days * 86400,
+        replicas=ctx.settings.stream_replicas,
     )
-    ctx.jobs = JobStore(kv)
+    ctx.state = KvStateStore(kv)
+    ctx.jobs = JobStore(ctx.state)
     # S3 may start beside the services (`sheetflow up`): wait for it at a quick pace.
     await ctx.store.wait_until_up(timeout=ctx.settings.outage_patience_s)
     await ctx.store.ensure_bucket()
@@ -152,10 +145,12 @@ async def close_resources(ctx: ServiceContext) -> None:
 
 
 def new_context(name: str, settings: Settings) -> ServiceContext:
+    broker = make_broker(settings, name)
     return ServiceContext(
         name=name,
         settings=settings,
-        broker=make_broker(settings, name),
+        broker=broker,
+        publisher=NatsPublisher(broker, settings),
         # declared by ensure_stream with every subject, not by FastStream from one subscriber's
         stream=JStream(settings.stream_name, declare=False),
         store=ObjectStore(settings),

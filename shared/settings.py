@@ -33,7 +33,9 @@ class Settings(BaseSettings):
     )
 
     # NATS: unset url → `sheetflow up/run` starts an embedded server
-    nats_url: str | None = None
+    nats_url: str | None = Field(
+        None, description="one server URL, or a comma-separated list of a cluster's servers"
+    )
     nats_user: str | None = None
     nats_password: SecretStr | None = None
     nats_token: SecretStr | None = None
@@ -80,6 +82,9 @@ class Settings(BaseSettings):
 
     retention_days: float = Field(
         30.0, description="events and job state older than this are dropped from NATS"
+    )
+    stream_replicas: int = Field(
+        1, ge=1, le=5, description="copies of the stream and KV bucket (3 on a NATS cluster)"
     )
 
     # Delivery
@@ -159,6 +164,11 @@ class Settings(BaseSettings):
         return self.namespace
 
     @property
+    def nats_servers(self) -> list[str]:
+        """The server URLs in ``nats_url``: a client tries each and fails over between them."""
+        return nats_server_list(self.nats_url or "")
+
+    @property
     def kv_bucket(self) -> str:
         return f"{self.namespace}-jobs"
 
@@ -172,3 +182,8 @@ class Settings(BaseSettings):
 
     def subject(self, name: str) -> str:
         return f"{self.namespace}.{name}"
+
+
+def nats_server_list(urls: str) -> list[str]:
+    """``"nats://a:4222, nats://b:4222"`` → ``["nats://a:4222", "nats://b:4222"]``."""
+    return [url.strip() for url in urls.split(",") if url.strip()]

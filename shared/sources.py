@@ -7,13 +7,13 @@ from collections import OrderedDict
 
 import pymupdf
 
-from shared.storage import ObjectStore
+from shared.interfaces import Bucket
 
 
 class SourceCache:
     """Keeps the most recent source PDFs in memory, bounded by total size."""
 
-    def __init__(self, store: ObjectStore, max_bytes: int = 512 * 1024 * 1024) -> None:
+    def __init__(self, store: Bucket, max_bytes: int = 512 * 1024 * 1024) -> None:
         self._store = store
         self._max_bytes = max_bytes
         self._items: OrderedDict[str, bytes] = OrderedDict()

@@ -3,6 +3,7 @@
 import asyncio
 import io
 import json
+import re
 import ssl
 import time
 from datetime import timedelta
@@ -17,6 +18,9 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_e
 from shared.settings import Settings
 
 M = TypeVar("M", bound=BaseModel)
+
+
+_UNSAFE_KEY_CHARS = re.compile(r"[^A-Za-z0-9._-]")
 
 
 class ObjectMissing(KeyError):
@@ -39,7 +43,8 @@ def is_storage_outage(exc: BaseException) -> bool:
 
 
 class Keys:
-    """Object keys under ``jobs/{job_id}/`` as laid out in DESIGN.md."""
+    """Object keys under ``jobs/{job_id}/`` as laid out in DESIGN.md: the one place they are
+    built."""
 
     @staticmethod
     def job(job_id: str) -> str:
@@ -57,6 +62,55 @@ class Keys:
     @staticmethod
     def page(job_id: str, page_number: int, name: str) -> str:
         return f"jobs/{job_id}/pages/{page_number}/{name}"
+
+    @staticmethod
+    def image(job_id: str, page_number: int) -> str:
+        """The rendered page."""
+        return Keys.page(job_id, page_number, "image.png")
+
+    @staticmethod
+    def thumbnail(job_id: str, page_number: int) -> str:
+        """The small rendering the HTML report shows."""
+        return Keys.page(job_id, page_number, "thumb.jpg")
+
+    @staticmethod
+    def text(job_id: str, page_number: int) -> str:
+        """The page's words (``TextLayer``)."""
+        return Keys.page(job_id, page_number, "text.json")
+
+    @staticmethod
+    def extracted(job_id: str, page_number: int) -> str:
+        """Rung 1's result."""
+        return Keys.page(job_id, page_number, "extracted.json")
+
+    @staticmethod
+    def structured(job_id: str, page_number: int, rung: str) -> str:
+        """A later rung's result (text_structuring, fallback)."""
+        return Keys.page(job_id, page_number, f"structured-{rung}.json")
+
+    @staticmethod
+    def covered(job_id: str, page_number: int) -> str:
+        return Keys.page(job_id, page_number, "covered.json")
+
+    @staticmethod
+    def verified(job_id: str, page_number: int) -> str:
+        return Keys.page(job_id, page_number, "verified.json")
+
+    @staticmethod
+    def failed(job_id: str, page_number: int) -> str:
+        return Keys.page(job_id, page_number, "failed.json")
+
+    @staticmethod
+    def crop(page_number: int, object_id: str) -> str:
+        """An evidence crop's key relative to the job's folder (``Keys.job(job_id) + ...``),
+        as a verified page records it; the object id made safe for a key."""
+        return f"pages/{page_number}/crops/{_UNSAFE_KEY_CHARS.sub('_', object_id)}.jpg"
+
+    @staticmethod
+    def evidence(page_number: int, object_id: str) -> str:
+        """A problem's evidence crop for people (the HTML report), relative to the job's
+        folder like ``crop``."""
+        return f"pages/{page_number}/evidence/{_UNSAFE_KEY_CHARS.sub('_', object_id)}.jpg"
 
     @staticmethod
     def report(job_id: str, ext: str = "json") -> str:

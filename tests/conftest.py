@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from shared.runtime import EmbeddedServers, free_port
 from shared.settings import Settings
+from sheetflow.runtime import EmbeddedServers, free_port
 
 # Tests must not pick up a developer's .env or SHEETFLOW_ variables.
 for _name in [n for n in os.environ if n.startswith("SHEETFLOW_")]:

@@ -93,6 +93,7 @@ class LadderState(BaseModel):
     page_number: int
     extracted_key: str
     text_key: str
+    source_key: str
     has_text_layer: bool
     has_words: bool = Field(
         False, description="the page has words to measure: its text layer, or OCR words"

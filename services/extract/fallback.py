@@ -7,6 +7,7 @@ any line being left out.
 """
 
 import math
+from itertools import chain
 
 from shared.models import PageObject, TextLayer
 from shared.pagetext import coverage_units, join_words, union_bbox
@@ -36,7 +37,9 @@ def fallback_stubs(
     wanted = set(coverage_units(layer.line_texts) if lines is None else lines)
     runs = _runs(layer, wanted)
     per_stub = max(1, math.ceil(len(runs) / max(1, max_objects)))
-    groups = [sum(runs[i : i + per_stub], []) for i in range(0, len(runs), per_stub)]
+    groups = [
+        list(chain.from_iterable(runs[i : i + per_stub])) for i in range(0, len(runs), per_stub)
+    ]
     page = layer.page_number
     stubs = []
     for i, group in enumerate(groups, start=1):

@@ -11,6 +11,7 @@ the title block that every stage uses.
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from services.extract.tables import Cell, Table, cells_of, find_tables, is_header
 from shared.models import BBox, PageObject, SheetHeader, TextLayer
@@ -132,6 +133,7 @@ def _schedule_rows(table: Table) -> list[_Found]:
     )
     found: list[_Found] = []
     for row in table.rows:
+        fields: dict[str, Any]
         if row is header:
             fields = {"object_type": "text", "category": "schedule_header", "confidence": "high"}
         else:

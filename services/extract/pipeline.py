@@ -18,7 +18,15 @@ import pymupdf
 from services.extract.fallback import fallback_stubs
 from services.extract.guard import apply_grounding_guard
 from services.extract.isolation import read_isolated
-from services.extract.ocr import ocr_words
+from services.extract.ocr import (
+    RECOGNITION_DPI,
+    Raster,
+    find_lines,
+    page_raster,
+    read_lines,
+    render_area,
+    text_area,
+)
 from services.extract.offline import extract_offline
 from services.extract.render import (
     check_page_content,
@@ -30,6 +38,7 @@ from services.extract.render import (
 )
 from services.extract.structuring import build_structuring_messages
 from services.extract.textlayer import ocr_text_layer, read_text_layer
+from services.extract.title_ocr import render_tiles, reread_title_block, title_block_regions
 from services.extract.vision import (
     ParsedReply,
     ReplyUnparseable,
@@ -41,6 +50,7 @@ from shared.bounded import OverLimit
 from shared.damage import page_damage
 from shared.llm import LLMClient, LLMError
 from shared.models import (
+    BBox,
     ExtractionResult,
     GuardCounts,
     PageObject,
@@ -48,9 +58,11 @@ from shared.models import (
     SheetHeader,
     TextLayer,
     Usage,
+    Word,
 )
 from shared.settings import Settings
 from shared.sources import PDF_LOCK, open_pdf
+from shared.title_block import read_title_block
 
 
 class PageUnreadable(Exception):
@@ -168,7 +180,7 @@ def _without_text(text_layer: TextLayer) -> TextLayer:
     )
 
 
-def _page_words(page: _Page, settings: Settings) -> TextLayer:
+async def _page_words(pdf: bytes, page: _Page, settings: Settings) -> TextLayer:
     """The page's words: its text layer, or, on a page without one that carries an image or
     drawings (or text whose layer is switched off), OCR words standing in for it (a truly
     blank page is not worth OCR's cost)."""
@@ -176,17 +188,74 @@ def _page_words(page: _Page, settings: Settings) -> TextLayer:
     wants_ocr = settings.ocr_enabled and not text_layer.has_text_layer
     inked = page.has_images or text_layer.has_drawings or not settings.text_layer_enabled
     if wants_ocr and inked:
-        words = ocr_words(page.png, 1 / page.zoom)
+        words = await _ocr_words(pdf, page, settings)
         if words:
-            return ocr_text_layer(
-                words,
-                text_layer.page_number,
-                text_layer.width,
-                text_layer.height,
-                rotation=text_layer.rotation,
-                has_drawings=text_layer.has_drawings,
-            )
+            return _ocr_layer(words, text_layer)
     return text_layer
+
+
+async def _ocr_words(pdf: bytes, page: _Page, settings: Settings) -> list[Word]:
+    """OCR words of the page: lines found on its image, read from a sharper render of the
+    area holding them, made in a bounded child like the page's own render."""
+    lines = await asyncio.to_thread(find_lines, page.png, page.zoom)
+    if not lines:
+        return []
+    raster = await _text_area_raster(pdf, page, text_area(lines), settings)
+    return await asyncio.to_thread(read_lines, raster, lines)
+
+
+async def _text_area_raster(pdf: bytes, page: _Page, area: BBox, settings: Settings) -> Raster:
+    """``area`` of the page at ``RECOGNITION_DPI``, or, when that render goes past the
+    page's time or memory limits, the page image: its lines are then read at the page
+    image's resolution rather than lost."""
+    try:
+        return await read_isolated(
+            render_area,
+            pdf,
+            page.text_layer.page_number,
+            area,
+            RECOGNITION_DPI,
+            timeout_s=settings.page_render_timeout_s,
+            max_mb=settings.page_render_max_mb,
+        )
+    except OverLimit:
+        return await asyncio.to_thread(page_raster, page.png, page.zoom)
+
+
+def _ocr_layer(words: list[Word], like: TextLayer) -> TextLayer:
+    return ocr_text_layer(
+        words,
+        like.page_number,
+        like.width,
+        like.height,
+        rotation=like.rotation,
+        has_drawings=like.has_drawings,
+        rules=like.rules,
+    )
+
+
+async def _closer_title_block(pdf: bytes, text_layer: TextLayer, settings: Settings) -> TextLayer:
+    """An OCR page whose words show no sheet number, its title block read again closer
+    (``services.extract.title_ocr``): rendered in a bounded child like the page itself, and
+    left as it was when that render is over the page's limits."""
+    if text_layer.source != "ocr":
+        return text_layer
+    if (await asyncio.to_thread(read_title_block, text_layer)).number:
+        return text_layer
+    regions = title_block_regions(text_layer)
+    try:
+        tiles = await read_isolated(
+            render_tiles,
+            pdf,
+            text_layer.page_number,
+            regions,
+            timeout_s=settings.page_render_timeout_s,
+            max_mb=settings.page_render_max_mb,
+        )
+    except OverLimit:
+        return text_layer
+    words = await asyncio.to_thread(reread_title_block, text_layer, tiles, regions)
+    return _ocr_layer(words, text_layer)
 
 
 async def _ask_model(
@@ -281,14 +350,16 @@ async def extract_rung1(
     """
     started = time.perf_counter()
     page = await _read_page_bounded(pdf, page_number, settings)
-    text_layer = await asyncio.to_thread(_page_words, page, settings)
-    if llm is not None and settings.model_configured and use_vision:
+    text_layer = await _page_words(pdf, page, settings)
+    text_layer = await _closer_title_block(pdf, text_layer, settings)
+    model = settings.llm_extract_model if settings.model_configured else None
+    if llm is not None and model and use_vision:
         messages = build_vision_messages(page.png, text_layer, settings.text_layer_max_chars)
         result = await _model_result(
             text_layer,
             settings,
             llm,
-            model=settings.llm_extract_model,
+            model=model,
             messages=messages,
             rung="vision",
             stage="extract",

@@ -3,6 +3,7 @@ with the same long side."""
 
 import math
 import zlib
+from typing import cast
 
 import imagecodecs
 import numpy
@@ -37,9 +38,10 @@ def encode_png(pixmap: pymupdf.Pixmap) -> bytes:
     pixels = numpy.frombuffer(pixmap.samples_mv, numpy.uint8).reshape(
         pixmap.height, pixmap.width, pixmap.n
     )
-    return imagecodecs.png_encode(
+    png = imagecodecs.png_encode(
         pixels, level=imagecodecs.PNG.COMPRESSION.SPEED, filter=imagecodecs.PNG.FILTER.NONE
     )
+    return cast(bytes, png)  # a bytearray only when given one to fill (``out``)
 
 
 def render_thumbnail_jpeg(page: pymupdf.Page, max_px: int = 360) -> bytes:

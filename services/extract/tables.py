@@ -7,8 +7,10 @@ too. Tolerances are relative to the text height so they hold for 6 pt notes and 
 """
 
 import bisect
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import pairwise
 from statistics import median
 
 from shared.models import BBox, TextLayer
@@ -146,7 +148,7 @@ class TableRow:
     def by_column(self) -> dict[int, list[Cell]]:
         """The row's cells by column, left to right."""
         out: dict[int, list[Cell]] = {}
-        for cell, column in sorted(zip(self.cells, self.columns), key=lambda p: p[1]):
+        for cell, column in sorted(zip(self.cells, self.columns, strict=True), key=lambda p: p[1]):
             out.setdefault(column, []).append(cell)
         return out
 
@@ -207,7 +209,7 @@ class Table:
         return None
 
     def add(self, row: TableRow) -> None:
-        for cell, column in zip(row.cells, row.columns):
+        for cell, column in zip(row.cells, row.columns, strict=True):
             self.columns[column].add(cell)
         self.rows.append(row)
 
@@ -236,8 +238,10 @@ class Table:
         """Add ``cell`` to the last row when it continues one of its cells (a wrapped line
         just below the cell, read right after it); True when it did."""
         column = self.column_of(cell)
+        if column is None:
+            return False
         last = self.rows[-1]
-        above = last.by_column().get(column) if column is not None else None
+        above = last.by_column().get(column)
         if not above:
             return False
         prev = above[-1]
@@ -311,19 +315,24 @@ def _split_at_gutters(run: list[Cell]) -> list[list[Cell]]:
     entries of both."""
     if len(run) < 2 * 2:
         return [run]
-    gaps = [b.frame[0] - a.frame[2] for a, b in zip(run, run[1:])]
+    gaps = [b.frame[0] - a.frame[2] for a, b in pairwise(run)]
     typical = median(gaps)
     height = median(c.height for c in run)
     parts, start = [], 0
     for i, gap in enumerate(gaps, start=1):
-        if gap > max(GUTTER_HEIGHTS * height, GUTTER_RATIO * typical) and min(i - start, len(run) - i) >= 2:
+        if (
+            gap > max(GUTTER_HEIGHTS * height, GUTTER_RATIO * typical)
+            and min(i - start, len(run) - i) >= 2
+        ):
             parts.append(run[start:i])
             start = i
     return [*parts, run[start:]]
 
 
 def find_tables(
-    layer: TextLayer, cells: dict[int, list[Cell]] | None = None, skip: set[int] = frozenset()
+    layer: TextLayer,
+    cells: dict[int, list[Cell]] | None = None,
+    skip: AbstractSet[int] = frozenset(),
 ) -> list[Table]:
     """Tables: cells in two or more aligned columns over consecutive rows, found region by
     region (a sheet index beside a column of notes is still a table; the notes are not part
@@ -331,8 +340,8 @@ def find_tables(
     lines in ``skip`` (already used) take no part."""
     follows = _follows(layer)
     tables: list[Table] = []
-    for cells in (cells or cells_of(layer)).values():
-        rows = physical_rows([c for c in cells if c.line_id not in skip])
+    for region in (cells or cells_of(layer)).values():
+        rows = physical_rows([c for c in region if c.line_id not in skip])
         tables += _tables_of(rows, follows)
     return tables
 
@@ -352,7 +361,9 @@ def _tables_of(rows: list[list[Cell]], follows) -> list[Table]:
                 free = [c for c in free if c not in matched.cells]
         free = [c for c in free if not any(t.continue_last_row(c, follows) for t in open_tables)]
         for run in _runs(free):
-            open_tables.append(Table([Column(c) for c in run], [TableRow(run, list(range(len(run))))]))
+            open_tables.append(
+                Table([Column(c) for c in run], [TableRow(run, list(range(len(run))))])
+            )
     return [t for t in done + open_tables if t.accepted]
 
 

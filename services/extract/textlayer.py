@@ -7,21 +7,26 @@ what a person looking at the sheet sees, and crops cut from the displayed page h
 
 import pymupdf
 
+from services.extract.rulings import ruled_lines
 from shared.models import BBox, TextLayer, Word
 from shared.pagetext import alnum_count, normalize
 
 # Annotation kinds whose text the page shows: a free-text box draws its contents.
-_DRAWN_TEXT_ANNOTS = frozenset({pymupdf.PDF_ANNOT_FREE_TEXT})
+_DRAWN_TEXT_ANNOTS = frozenset({pymupdf.mupdf.PDF_ANNOT_FREE_TEXT})
 
 
 def read_text_layer(page: pymupdf.Page, page_number: int, min_chars: int) -> TextLayer:
     """Read a PDF page's words with their size and direction (and the text its annotations
-    carry), whether it has a usable text layer (at least ``min_chars`` letters/digits) and
-    whether it carries any vector drawing."""
+    carry) and whether it has a usable text layer (at least ``min_chars`` letters/digits);
+    on a page without one, whether it carries vector drawings, and their long ruled lines."""
     matrix = page.rotation_matrix
     words = _layer_words(page, matrix)
     words += _annotation_words(page, matrix, words)
     has_text_layer = sum(alnum_count(w["text"]) for w in words) >= min_chars
+    # Drawings only matter on a page without text (is it blank? worth OCR? where are the
+    # title block's cells?), and listing them costs seconds on a sheet of outlined text: a
+    # text page is not asked.
+    paths = [] if has_text_layer else page.get_cdrawings()
     return TextLayer(
         page_number=page_number,
         width=page.rect.width,
@@ -30,9 +35,8 @@ def read_text_layer(page: pymupdf.Page, page_number: int, min_chars: int) -> Tex
         words=words,
         has_text_layer=has_text_layer,
         source="pdf",
-        # Drawings only matter on a page without text (is it blank? worth OCR?), and listing
-        # them costs seconds on a sheet of outlined text: a text page is not asked.
-        has_drawings=not has_text_layer and bool(page.get_cdrawings()),
+        has_drawings=bool(paths),
+        rules=ruled_lines(paths, matrix, tuple(page.rect)),
     )
 
 
@@ -172,6 +176,7 @@ def ocr_text_layer(
     height: float,
     rotation: int = 0,
     has_drawings: bool = False,
+    rules: list[BBox] | None = None,
 ) -> TextLayer:
     """A text layer built from OCR words on a page that has none of its own.
 
@@ -187,4 +192,5 @@ def ocr_text_layer(
         has_text_layer=False,
         source="ocr",
         has_drawings=has_drawings,
+        rules=rules or [],
     )

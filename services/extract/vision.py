@@ -1,6 +1,7 @@
 """Rung 1, the vision pass: the prompt (page image + authoritative text layer) and a robust
 parser for the model's reply, shared with rung 2 (``structuring``)."""
 
+import contextlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -112,10 +113,8 @@ def _salvage(text: str) -> tuple[dict, int]:
     result: dict[str, Any] = {"objects": []}
     sheet = re.search(r'"sheet"\s*:\s*\{', text)
     if sheet:
-        try:
+        with contextlib.suppress(ValueError):
             result["sheet"], _ = _DECODER.raw_decode(text, sheet.end() - 1)
-        except ValueError:
-            pass
     objects = re.search(r'"objects"\s*:\s*\[', text)
     start = objects.end() if objects else text.find("[") + 1
     if start <= 0:

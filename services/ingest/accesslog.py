@@ -13,8 +13,9 @@ PATH_ARG = 2  # uvicorn logs (client, method, path with query, http version, sta
 class DropQueryStrings(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         args = record.args
-        if isinstance(args, tuple) and len(args) > PATH_ARG and isinstance(args[PATH_ARG], str):
-            record.args = (*args[:PATH_ARG], args[PATH_ARG].split("?", 1)[0], *args[PATH_ARG + 1 :])
+        path = args[PATH_ARG] if isinstance(args, tuple) and len(args) > PATH_ARG else None
+        if isinstance(args, tuple) and isinstance(path, str):
+            record.args = (*args[:PATH_ARG], path.split("?", 1)[0], *args[PATH_ARG + 1 :])
         return True
 
 

@@ -154,8 +154,8 @@ def _drop_entries(
         if sub_kind != "null":
             kept.append(f"/{entry} {sub_value}")
     rewritten = "<<" + "".join(kept) + ">>"
-    if kind == "xref":
-        doc.update_object(int(_REF.match(value).group(1)), rewritten)
+    if kind == "xref" and (ref := _REF.match(value)):
+        doc.update_object(int(ref.group(1)), rewritten)
     else:
         doc.xref_set_key(xref, key, rewritten)
 
@@ -165,8 +165,9 @@ def _delete_attachments(doc: pymupdf.Document) -> int:
     if not any("/FileAttachment" in _text(doc, xref) for xref in _xrefs(doc)):
         return 0
     deleted = 0
-    for page in doc:
-        for annot in list(page.annots(types=[pymupdf.PDF_ANNOT_FILE_ATTACHMENT])):
+    for number in range(doc.page_count):
+        page = doc.load_page(number)
+        for annot in list(page.annots(types=[pymupdf.mupdf.PDF_ANNOT_FILE_ATTACHMENT])):
             page.delete_annot(annot)
             deleted += 1
     return deleted

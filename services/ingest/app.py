@@ -11,8 +11,8 @@ from fastapi.responses import JSONResponse
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from services.ingest.handlers import router
 from services.ingest.inspection import inspection_pool
-from services.ingest.routes import router
 from services.ingest.validation import Rejection
 from shared.service import ServiceContext, close_resources, new_context, open_resources
 from shared.settings import Settings

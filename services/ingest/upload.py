@@ -56,7 +56,9 @@ async def receive_upload(request: Request, dest: Path, *, max_bytes: int) -> Rec
 
     result = ReceivedUpload(path=dest)
     part = _PartState()
-    out: BinaryIO = open(dest, "wb")
+    # A local temporary file, written chunk by chunk from the parser's callbacks and closed in
+    # the `finally` below.
+    out: BinaryIO = open(dest, "wb")  # noqa: ASYNC230, SIM115
     written = 0
     errors: list[Rejection] = []
 

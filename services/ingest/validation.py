@@ -74,7 +74,8 @@ def _page_count(doc: pymupdf.Document) -> int:
 
 
 def safe_file_name(name: str | None) -> str:
-    """The upload's base name with anything but plain characters replaced (it ends up in HTML and logs)."""
+    """The upload's base name with anything but plain characters replaced (it ends up in HTML
+    and logs)."""
     base = Path((name or "upload.pdf").replace("\\", "/")).name
     cleaned = "".join(c if c.isalnum() or c in "._- ()" else "_" for c in base).strip(" .")
     return cleaned[:120] or "upload.pdf"

@@ -32,6 +32,8 @@ from shared.report import (
     StageTiming,
     VerificationSummary,
 )
+from shared.sheet_set import SheetSet
+from shared.title_block import discipline_for
 
 NO_OUTCOME_REASON = "no outcome recorded"
 
@@ -60,15 +62,24 @@ class FailedPage(BaseModel):
 PageOutcome = VerifiedPage | FailedPage
 
 
-def build_report(job: JobInfo, pages: list[PageOutcome], *, finished_at: datetime) -> Report:
+def build_report(
+    job: JobInfo,
+    pages: list[PageOutcome],
+    *,
+    finished_at: datetime,
+    sheet_set: SheetSet | None = None,
+) -> Report:
     """Build the ``report.json`` document for ``job``.
 
     ``pages`` may be in any order, have gaps, or hold duplicates (at-least-once
     delivery): a verified outcome beats a failed one for the same page, and a
     page with no outcome appears failed with reason ``"no outcome recorded"``.
-    Outcomes for page numbers outside 1..page_count are ignored.
+    Outcomes for page numbers outside 1..page_count are ignored. ``sheet_set`` is the
+    set's reconciliation (``services.report.reconcile``): stored under ``set``, counted
+    in ``summary.set``, and its corrections applied to the pages' sheet identities.
     """
-    outcomes = _one_outcome_per_page(job, pages)
+    sheet_set = sheet_set or SheetSet()
+    outcomes = apply_corrections(_one_outcome_per_page(job, pages), sheet_set)
     failed = [o for o in outcomes if isinstance(o, FailedPage)]
     if job.canceled:
         status: ReportStatus = "canceled"
@@ -85,8 +96,32 @@ def build_report(job: JobInfo, pages: list[PageOutcome], *, finished_at: datetim
         finished_at=finished_at,
         coverage_floor=job.coverage_floor,
         pages=[_page_entry(outcome) for outcome in outcomes],
-        summary=_summary(outcomes).model_copy(update=_honesty_summary(job, outcomes)),
+        summary=_summary(outcomes).model_copy(
+            update={"set": sheet_set.summary(), **_honesty_summary(job, outcomes)}
+        ),
+        set=sheet_set,
     )
+
+
+def apply_corrections(outcomes: list[PageOutcome], sheet_set: SheetSet) -> list[PageOutcome]:
+    """The outcomes with each page the drawing index corrected carrying its new identity
+    (source ``drawing_index``; the title read beside the number where the page had none)."""
+    corrections = {c.page_number: c for c in sheet_set.corrections}
+    corrected: list[PageOutcome] = []
+    for outcome in outcomes:
+        c = corrections.get(outcome.page_number)
+        if c and isinstance(outcome, VerifiedPage):
+            sheet = outcome.sheet.model_copy(
+                update={
+                    "sheet_number": c.now,
+                    "sheet_title": outcome.sheet.sheet_title or c.sheet_title,
+                    "discipline": discipline_for(c.now),
+                    "sheet_number_source": "drawing_index",
+                }
+            )
+            outcome = outcome.model_copy(update={"sheet": sheet})
+        corrected.append(outcome)
+    return corrected
 
 
 def _one_outcome_per_page(job: JobInfo, pages: list[PageOutcome]) -> list[PageOutcome]:

@@ -6,13 +6,13 @@ full page image stands in whenever some object in scope could not be located.
 """
 
 import logging
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import pymupdf
 
 from shared.models import BBox, PageObject
+from shared.storage import Keys
 
 log = logging.getLogger("sheetflow.verify")
 
@@ -23,7 +23,6 @@ EVIDENCE_MAX_PX = 480
 EVIDENCE_MAX_ZOOM = 4.0  # a tiny box is not blown up past about 288 dpi
 EVIDENCE_OUTLINE = (220, 38, 38)
 EVIDENCE_OUTLINE_PX = 2
-_UNSAFE_KEY_CHARS = re.compile(r"[^A-Za-z0-9._-]")
 
 
 @dataclass(frozen=True)
@@ -55,7 +54,8 @@ def render_crop_jpeg(
     ``max_pixels`` lowers the DPI for a huge evidence area rather than rendering
     a poster-sized image.
     """
-    clip = pymupdf.Rect(bbox) + (-margin_pts, -margin_pts, margin_pts, margin_pts)
+    grow = (-margin_pts, -margin_pts, margin_pts, margin_pts)
+    clip = pymupdf.Rect(bbox) + grow
     clip &= page.rect
     if clip.is_empty:
         raise ValueError(f"evidence bbox {bbox} lies outside the page {tuple(page.rect)}")
@@ -65,11 +65,6 @@ def render_crop_jpeg(
             dpi = max(1, int(dpi * (max_pixels / area_px) ** 0.5))
     pix = page.get_pixmap(dpi=dpi, clip=clip, alpha=False)
     return pix.tobytes("jpeg", jpg_quality=JPEG_QUALITY)
-
-
-def crop_key(page_number: int, object_id: str) -> str:
-    """Where a crop is stored, relative to ``jobs/{job_id}/``."""
-    return f"pages/{page_number}/crops/{_UNSAFE_KEY_CHARS.sub('_', object_id)}.jpg"
 
 
 def choose_images(
@@ -97,6 +92,8 @@ def choose_images(
 
     choice = ImageChoice()
     for obj in located[:budget]:
+        if render is None:  # no budget without a renderer
+            break
         try:
             jpeg = render(evidence[obj.object_id])
         except Exception as exc:  # MuPDF raises many kinds on broken content
@@ -104,7 +101,7 @@ def choose_images(
             log.warning("page %d: crop for %s failed (%s)", page_number, obj.object_id, exc)
             needs_full = True
             continue
-        choice.crops[crop_key(page_number, obj.object_id)] = jpeg
+        choice.crops[Keys.crop(page_number, obj.object_id)] = jpeg
         choice.images.append(
             JudgeImage(label=f"crop around object {obj.object_id}", data=jpeg, mime="image/jpeg")
         )
@@ -115,23 +112,22 @@ def choose_images(
     return choice
 
 
-def evidence_key(page_number: int, object_id: str) -> str:
-    """Where a problem's evidence crop for people is stored, relative to ``jobs/{job_id}/``."""
-    return f"pages/{page_number}/evidence/{_UNSAFE_KEY_CHARS.sub('_', object_id)}.jpg"
-
-
 def render_evidence_jpeg(page: pymupdf.Page, bbox: BBox, margin_pts: float) -> bytes:
     """A small JPEG of the sheet around ``bbox`` (grown by ``margin_pts``, clipped to the
     page), with ``bbox`` itself outlined: what the report shows beside a problem."""
+    x0, y0, x1, y1 = bbox
     box = pymupdf.Rect(bbox) & page.rect
-    clip = (pymupdf.Rect(bbox) + (-margin_pts, -margin_pts, margin_pts, margin_pts)) & page.rect
+    m = margin_pts
+    clip = pymupdf.Rect(x0 - m, y0 - m, x1 + m, y1 + m) & page.rect
     if clip.is_empty or box.is_empty:
         raise ValueError(f"evidence bbox {bbox} lies outside the page {tuple(page.rect)}")
     zoom = min(EVIDENCE_MAX_PX / max(clip.width, clip.height), EVIDENCE_MAX_ZOOM)
     matrix = pymupdf.Matrix(zoom, zoom)
     pix = page.get_pixmap(matrix=matrix, clip=clip, alpha=False)
     w = EVIDENCE_OUTLINE_PX
-    r = (box * matrix).irect + (-w - 1, -w - 1, w + 1, w + 1)  # around the text, not on it
+    inner = (box * matrix).irect
+    pad = w + 1  # the outline goes around the text, not on it
+    r = pymupdf.IRect(inner.x0 - pad, inner.y0 - pad, inner.x1 + pad, inner.y1 + pad)
     for edge in (
         pymupdf.IRect(r.x0, r.y0, r.x1, r.y0 + w),
         pymupdf.IRect(r.x0, r.y1 - w, r.x1, r.y1),

@@ -274,10 +274,8 @@ def parse_judge_reply(content: str, scope_ids: Sequence[str]) -> JudgeOutcome:
     entry — garbage, no ``objects`` list, missing verdicts, unknown ids only — is unjudged.
     """
     data = _load_json(content)
-    if isinstance(data, dict):
-        entries = data.get("objects")
-    else:
-        entries = data  # a bare list of verdicts is the objects list
+    # A bare list of verdicts is the objects list.
+    entries = data.get("objects") if isinstance(data, dict) else data
     if not isinstance(entries, list):
         return JudgeOutcome(judged=False, reason="the judge's reply carried no objects list")
     known = set(scope_ids)

@@ -16,7 +16,8 @@ from rapidfuzz.distance import Indel
 
 from shared.evidence import LETTER_MATCH, MIN_FUZZY_LETTERS, claim_tokens
 from shared.models import CoveredPage, ObjectVerification, PageObject, Word
-from shared.pagetext import digit_runs, fold_dashes, normalize, union_bbox
+from shared.pagetext import digit_runs, normalize, union_bbox
+from shared.title_block import sheet_key
 
 OCR_ONLY = "supported only by words read from the page image by OCR, which can misread too"
 
@@ -70,7 +71,9 @@ def check_object(obj: PageObject, words: Sequence[Word]) -> ObjectVerification:
         return ObjectVerification(
             verdict="refuted",
             kind="unsupported",
-            problem=f'Object {obj.object_id} claims "{claim}", which the page\'s text does not carry.',
+            problem=(
+                f'Object {obj.object_id} claims "{claim}", which the page\'s text does not carry.'
+            ),
         )
     evidence = " ".join(w.text for w in cited)
     bbox = union_bbox(w.bbox for w in cited)
@@ -109,18 +112,15 @@ def check_object(obj: PageObject, words: Sequence[Word]) -> ObjectVerification:
     return ObjectVerification(verdict="confirmed", evidence_bbox=bbox)
 
 
-def _sheet_key(sheet_number: str) -> str:
-    return "".join(ch for ch in fold_dashes(sheet_number) if ch not in " -_").upper()
-
-
 def check_identity(extracted_sheet_number: str | None, title_block_value: str | None) -> str | None:
     """A problem sentence when the extracted sheet number disagrees with the title block.
 
-    "A-101", "A‐101" and "A101" are the same sheet; nothing to compare → no problem.
+    "A-101", "A‐101" and "A101" are the same sheet (``shared.title_block.sheet_key``);
+    nothing to compare → no problem.
     """
     if not extracted_sheet_number or not title_block_value:
         return None
-    if _sheet_key(extracted_sheet_number) == _sheet_key(title_block_value):
+    if sheet_key(extracted_sheet_number) == sheet_key(title_block_value):
         return None
     return (
         f'The page was extracted as sheet "{extracted_sheet_number}" '

@@ -14,7 +14,6 @@ from services.verify.crops import (
     ImageChoice,
     JudgeImage,
     choose_images,
-    evidence_key,
     render_crop_jpeg,
     render_evidence_jpeg,
 )
@@ -45,6 +44,7 @@ from shared.models import (
 )
 from shared.settings import Settings
 from shared.sources import PDF_LOCK, open_pdf
+from shared.storage import Keys
 from shared.title_block import title_block_sheet_number
 
 log = logging.getLogger("sheetflow.verify")
@@ -195,7 +195,7 @@ def _evidence_crops(
                 continue  # a box off the page has nothing to show
             crop = EvidenceCrop(
                 object_id=object_id,
-                key=evidence_key(page_number, object_id),
+                key=Keys.evidence(page_number, object_id),
                 bbox=bbox,
                 page_width=page.rect.width,
                 page_height=page.rect.height,

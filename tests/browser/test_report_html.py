@@ -13,7 +13,7 @@ import pytest
 from services.extract.render import render_thumbnail_jpeg
 from services.report.assemble import FailedPage, JobInfo, build_report
 from services.report.html import render_report_html
-from services.verify.crops import evidence_key, render_evidence_jpeg
+from services.verify.crops import render_evidence_jpeg
 from shared.models import (
     Coverage,
     EvidenceCrop,
@@ -24,6 +24,7 @@ from shared.models import (
     VerifiedPage,
 )
 from shared.report import Report
+from shared.storage import Keys
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -98,7 +99,7 @@ def sheets_pdf() -> pymupdf.Document:
 def evidence_crops() -> dict[str, bytes]:
     """Page 2's evidence crop, as verify renders it for the misread note."""
     page = sheets_pdf()[1]
-    return {evidence_key(2, "p2-o1"): render_evidence_jpeg(page, EVIDENCE_BOX, 36.0)}
+    return {Keys.evidence(2, "p2-o1"): render_evidence_jpeg(page, EVIDENCE_BOX, 36.0)}
 
 
 def verified(
@@ -197,7 +198,7 @@ def sample_pages() -> list:
     misread_page.evidence_crops = [
         EvidenceCrop(
             object_id="p2-o1",
-            key=evidence_key(2, "p2-o1"),
+            key=Keys.evidence(2, "p2-o1"),
             bbox=EVIDENCE_BOX,
             page_width=2592,
             page_height=1728,

@@ -1,5 +1,7 @@
-"""Fault-test helpers: servers a test may stop and restart, and a model that echoes the page."""
+"""Fault-test helpers: servers a test may stop and restart, a model that echoes the page, a
+small drawing set, and the check that a report holds every page exactly once."""
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -7,16 +9,39 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from shared.runtime import (
+from shared.settings import Settings
+from sheetflow.runtime import (
     ManagedProcess,
     embedded_s3_credentials,
     free_port,
     start_nats,
     start_s3,
 )
-from shared.settings import Settings
 from tests.support.flows import line_objects, model_settings, reply
 from tests.support.model_server import ModelReply, ScriptedModelServer
+from tests.support.pdfs import add_notes_page, add_plan_page, add_schedule_page, make_pdf
+
+
+def small_set(pages: int = 6) -> bytes:
+    builders = [add_notes_page, add_plan_page, add_schedule_page]
+    return make_pdf(*(builders[i % 3] for i in range(pages)))
+
+
+def assert_every_page_once(report: dict, pages: int) -> None:
+    assert [p["page_number"] for p in report["pages"]] == list(range(1, pages + 1))
+    assert report["status"] == "complete", report["summary"]["failed_pages"]
+    for page in report["pages"]:
+        ids = [o["object_id"] for o in page["objects"]]
+        assert len(ids) == len(set(ids)), f"duplicated objects on page {page['page_number']}"
+
+
+def wait_for(predicate, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
 
 
 def echo_page(request: dict) -> ModelReply:

@@ -9,8 +9,8 @@ from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
 from services.ingest.app import create_app
-from shared.runtime import EmbeddedServers, free_port
 from shared.settings import Settings
+from sheetflow.runtime import EmbeddedServers, free_port
 from tests.support.stack import Stack, stack
 
 pytestmark = pytest.mark.slow

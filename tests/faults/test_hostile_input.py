@@ -13,7 +13,7 @@ import pymupdf
 import pytest
 from pydantic import SecretStr
 
-from shared.runtime import free_port, start_nats
+from sheetflow.runtime import free_port, start_nats
 from tests.faults.conftest import with_model
 from tests.support.model_server import ModelReply
 from tests.support.nats_auth import creds_setup, new_seed, public_key
@@ -153,7 +153,7 @@ async def test_nats_auth(settings, tmp_path, kind):
         with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
             job_id = s.upload(make_pdf(add_notes_page)).json()["job_id"]
             assert s.wait_report(job_id)["status"] == "complete"
-        anonymous = {name: None for name in credentials}
+        anonymous = dict.fromkeys(credentials)
         unauthenticated = settings.model_copy(update={**anonymous, "api_port": free_port()})
         with stack(unauthenticated) as s:
             s.start("ingest")
@@ -186,9 +186,10 @@ def make_tls_material(directory) -> tuple[str, str, str]:
     key, csr, crt = directory / "server.key", directory / "server.csr", directory / "server.crt"
     ext = directory / "san.ext"
     ext.write_text("subjectAltName=IP:127.0.0.1\n")
-    run = lambda *args: subprocess.run(
-        ["openssl", *map(str, args)], check=True, capture_output=True
-    )  # noqa: E731
+
+    def run(*args):
+        return subprocess.run(["openssl", *map(str, args)], check=True, capture_output=True)
+
     run(
         "req",
         "-x509",

@@ -8,34 +8,17 @@ import nats
 import pytest
 
 from shared.storage import ObjectStore
-from tests.faults.conftest import echo_page, with_model
+from tests.faults.conftest import (
+    assert_every_page_once,
+    echo_page,
+    small_set,
+    wait_for,
+    with_model,
+)
 from tests.support.model_server import ModelReply, request_text
-from tests.support.pdfs import add_notes_page, add_plan_page, add_schedule_page, make_pdf
 from tests.support.stack import stack
 
 pytestmark = pytest.mark.slow
-
-
-def small_set(pages: int = 6) -> bytes:
-    builders = [add_notes_page, add_plan_page, add_schedule_page]
-    return make_pdf(*(builders[i % 3] for i in range(pages)))
-
-
-def assert_every_page_once(report: dict, pages: int) -> None:
-    assert [p["page_number"] for p in report["pages"]] == list(range(1, pages + 1))
-    assert report["status"] == "complete", report["summary"]["failed_pages"]
-    for page in report["pages"]:
-        ids = [o["object_id"] for o in page["objects"]]
-        assert len(ids) == len(set(ids)), f"duplicated objects on page {page['page_number']}"
-
-
-def wait_for(predicate, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 async def test_sigkill_extract_worker_mid_page(settings, model):

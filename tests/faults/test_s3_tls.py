@@ -6,7 +6,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from shared.runtime import start_s3
+from sheetflow.runtime import start_s3
 from tests.faults.conftest import s3_keys
 from tests.faults.test_hostile_input import make_tls_material
 from tests.support.pdfs import add_notes_page, make_pdf

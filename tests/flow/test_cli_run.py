@@ -16,8 +16,8 @@ import nats
 import psutil
 import pymupdf
 
-from shared import cli
-from shared.runtime import find_binary, free_port
+from sheetflow import cli
+from sheetflow.runtime import find_binary, free_port
 from tests.support.report_contract import assert_valid_report
 
 ROOT = Path(__file__).resolve().parents[2]

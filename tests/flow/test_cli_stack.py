@@ -12,9 +12,9 @@ import nats
 import psutil
 import pytest
 
-from shared import cli
-from shared.endpoints import read_endpoints
-from shared.runtime import find_binary, free_port, start_nats
+from sheetflow import cli
+from sheetflow.endpoints import read_endpoints
+from sheetflow.runtime import find_binary, free_port, start_nats
 from tests.flow.test_cli_run import clean_env, start_up, wait_api_ready
 from tests.support.pdfs import add_notes_page, make_pdf
 

@@ -27,7 +27,9 @@ async def test_real_rotated_set_end_to_end(settings):
     for page in report["pages"]:
         assert page["status"] == "verified" and page["verification"]["problems"] == []
         assert page["objects"] and page["coverage"]["ratio"] >= page["floor"]
-        layer = await store.get_model(Keys.page(job_id, page["page_number"], "text.json"), TextLayer)
+        layer = await store.get_model(
+            Keys.page(job_id, page["page_number"], "text.json"), TextLayer
+        )
         assert layer.rotation in (90, 270)
         for obj in page["objects"]:
             assert obj["verification"]["verdict"] == "confirmed", obj

@@ -6,8 +6,8 @@ import httpx
 from minio import Minio
 from minio.error import S3Error
 
-from shared.runtime import S3_AUTH_DIR, EmbeddedServers
 from shared.storage import ObjectStore
+from sheetflow.runtime import S3_AUTH_DIR, EmbeddedServers
 
 
 async def test_embedded_s3_refuses_anonymous_and_wrong_keys(servers: EmbeddedServers, settings):

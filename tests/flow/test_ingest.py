@@ -6,8 +6,8 @@ import pytest
 from pydantic import SecretStr
 
 from shared import subjects
-from shared.runtime import free_port
 from shared.storage import Keys, ObjectStore
+from sheetflow.runtime import free_port
 from tests.support.stack import stack, stream_messages
 
 

@@ -8,9 +8,9 @@ import httpx
 import pytest
 from pydantic import ValidationError
 
-from shared.runtime import EmbeddedServers, free_port
 from shared.settings import Settings
 from shared.storage import ObjectStore
+from sheetflow.runtime import EmbeddedServers, free_port
 from tests.support.bombs import lying_page_count_pdf
 from tests.support.pdfs import notes_pdf
 from tests.support.stack import Stack, stack

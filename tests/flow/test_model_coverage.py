@@ -1,5 +1,5 @@
 """The coverage ladder and sheet identity with a scripted model, on real NATS and S3 with
-every service a real process (issue 4)."""
+every service a real process."""
 
 from tests.support.flows import (
     EXTRACT_MODEL,

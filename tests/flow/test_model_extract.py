@@ -1,5 +1,5 @@
 """Extract against a scripted OpenAI-compatible model server, on real NATS and S3 with every
-service a real process (issue 3)."""
+service a real process."""
 
 import base64
 import itertools

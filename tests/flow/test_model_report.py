@@ -1,6 +1,6 @@
 """The report of a small set run with a scripted model, and the ``report.ready`` event as a
-subscriber in another system sees it, on real NATS and S3 with every service a real process
-(issue 6)."""
+subscriber in another system sees it, on real NATS and S3 with every service a real
+process."""
 
 import asyncio
 import json

@@ -1,5 +1,5 @@
 """Verification with a scripted model that misreads a number and a judge that confirms
-everything, on real NATS and S3 with every service a real process (issue 5)."""
+everything, on real NATS and S3 with every service a real process."""
 
 from tests.support.flows import (
     JUDGE_MODEL,

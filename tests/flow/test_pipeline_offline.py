@@ -29,12 +29,18 @@ async def test_sample_set_end_to_end(settings):
         numbers = {p["sheet"]["sheet_number"] for p in pages}
         assert {"G001", "A101", "A601", "S001"} <= numbers
         assert report["summary"]["verification"]["pages_skipped_blank"] == 1
+        # The set, reconciled once every page was terminal: the cover's index lists every
+        # sheet, and the notes refer to sheets the sample set does not hold.
+        sheet_set = report["set"]
+        assert sheet_set["index_pages"] == [1] and not sheet_set["missing"]
+        assert {r["target"] for r in sheet_set["unresolved_references"]} == {"A602", "S301"}
 
         html = httpx.get(f"{s.api}/v1/jobs/{job_id}/report.html")
-        assert html.status_code == 200 and "A601" in html.text
+        assert html.status_code == 200 and "A601" in html.text and 'id="set"' in html.text
         status = s.status(job_id)
         assert status["status"] == "complete"
         assert status["pages"]["verified"] == len(pages)
 
         ready = await stream_messages(settings, subjects.REPORT_READY, expect=1)
         assert [m["job_id"] for m in ready] == [job_id]
+        assert ready[0]["summary"]["set"] == report["summary"]["set"]

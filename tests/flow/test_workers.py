@@ -1,5 +1,5 @@
 """Horizontal extract workers against a scripted model, on real NATS and S3 with every
-worker a real process (issue 3, Scaling; issue 7, long work keeps its message)."""
+worker a real process: pages spread over workers, and long work keeps its message."""
 
 import asyncio
 from collections import Counter

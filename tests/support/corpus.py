@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from services.coverage.covered import sheet_identity
 from services.coverage.ladder import next_rung
 from services.coverage.merge import merge_objects
 from services.coverage.metric import measure_coverage, uncovered_units
-from services.coverage.pipeline import sheet_identity
 from services.extract.pipeline import extract_rung1, fallback_result
 from services.verify.pipeline import OracleFindings, check_page
 from services.verify.verdict import page_verdict
@@ -97,4 +97,6 @@ def offline_page(file: str, page_number: int, settings: Settings) -> OfflinePage
         rungs=rungs,
     )
     findings = check_page(covered, layer, out.png)
-    return OfflinePage(layer, covered, findings, page_verdict(findings.objects, findings.page_problems))
+    return OfflinePage(
+        layer, covered, findings, page_verdict(findings.objects, findings.page_problems)
+    )

@@ -15,9 +15,9 @@ from pydantic import SecretStr
 
 from services.extract.structuring import TEXT_HEADING as STRUCTURE_HEADING
 from services.extract.vision import TEXT_LAYER_HEADING as VISION_HEADING
-from shared.runtime import ManagedProcess
 from shared.settings import Settings
 from shared.storage import Keys, ObjectMissing, ObjectStore
+from sheetflow.runtime import ManagedProcess
 from tests.support.model_server import (
     ModelReply,
     ScriptedModelServer,
@@ -204,10 +204,8 @@ async def wait_extracted(
     while time.monotonic() < deadline:
         for n in range(1, pages + 1):
             if n not in found:
-                try:
+                with contextlib.suppress(ObjectMissing):
                     found[n] = await store.get_json(Keys.page(job_id, n, "extracted.json"))
-                except ObjectMissing:
-                    pass
         if len(found) == pages:
             return found
         await asyncio.sleep(0.3)

@@ -13,8 +13,10 @@ ARCH_D = (36 * 72, 24 * 72)  # a 36 x 24 in drawing sheet, landscape
 
 NOTES = [
     "VERIFY ALL DIMENSIONS IN THE FIELD BEFORE STARTING CONSTRUCTION.",
-    "ALL WORK SHALL COMPLY WITH THE 2021 INTERNATIONAL BUILDING CODE AND LOCAL AMENDMENTS"
-    " ADOPTED BY THE AUTHORITY HAVING JURISDICTION.",
+    (
+        "ALL WORK SHALL COMPLY WITH THE 2021 INTERNATIONAL BUILDING CODE AND LOCAL AMENDMENTS"
+        " ADOPTED BY THE AUTHORITY HAVING JURISDICTION."
+    ),
     "PROVIDE (5) 2X6 STUD PACK AT EACH BEAM BEARING UNLESS NOTED OTHERWISE.",
     "DO NOT SCALE DRAWINGS.",
 ]
@@ -101,13 +103,22 @@ def add_plan_page(doc: pymupdf.Document, sheet_number: str = "A101") -> pymupdf.
     return page
 
 
-def add_scanned_page(doc: pymupdf.Document, lines: list[str] = SCANNED_LINES) -> pymupdf.Page:
-    """A letter page with no text layer: only a picture of ``lines`` of text (for OCR)."""
+def add_scanned_page(
+    doc: pymupdf.Document,
+    lines: list[str] = SCANNED_LINES,
+    fontsize: float = 18,
+    dpi: int = 150,
+    rotate: int = 0,
+) -> pymupdf.Page:
+    """A letter page with no text layer: only a picture (scanned at ``dpi``) of ``lines`` of
+    text, the first baseline at (60, 100), one every ``fontsize * 5 / 3`` points, each line
+    turned ``rotate`` degrees counterclockwise about its start (for OCR)."""
     scratch = pymupdf.open()
     src = scratch.new_page(width=LETTER[0], height=LETTER[1])
     for i, line in enumerate(lines):
-        src.insert_text((60, 100 + 30 * i), line, fontsize=18)
-    pixmap = src.get_pixmap(dpi=150, alpha=False)
+        start = (60 + fontsize * 5 / 3 * i, 700) if rotate else (60, 100 + fontsize * 5 / 3 * i)
+        src.insert_text(start, line, fontsize=fontsize, rotate=rotate)
+    pixmap = src.get_pixmap(dpi=dpi, alpha=False)
     page = doc.new_page(width=LETTER[0], height=LETTER[1])
     page.insert_image(page.rect, stream=pixmap.tobytes("png"))
     return page

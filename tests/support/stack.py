@@ -10,8 +10,8 @@ from typing import Any
 import httpx
 import nats
 
-from shared.runtime import ManagedProcess, process_logs, start_service, wait_api_ready
 from shared.settings import Settings
+from sheetflow.runtime import ManagedProcess, process_logs, start_service, wait_api_ready
 from tests.support.report_contract import assert_valid_report
 
 
@@ -95,7 +95,7 @@ def stack(settings: Settings, *services: str) -> Iterator[Stack]:
 
 @contextlib.asynccontextmanager
 async def nats_client(settings: Settings) -> AsyncIterator[nats.NATS]:
-    nc = await nats.connect(settings.nats_url)
+    nc = await nats.connect(settings.nats_servers)
     try:
         yield nc
     finally:

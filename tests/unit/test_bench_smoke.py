@@ -1,19 +1,33 @@
 """The benchmark scripts' pieces on 2 pages: argument parsing, the synthetic set, the
-scripted vision reply, the memory verdict. Nothing here is timed."""
+scripted vision reply, the memory verdict, the OCR scoring. Nothing here is timed."""
 
 import json
 
 import pymupdf
 import pytest
 
-from bench import corpus, ingest, load, memory, overhead, peers, scaling, startup, synthetic
+from bench import (
+    capacity,
+    corpus,
+    ingest,
+    load,
+    memory,
+    ocr,
+    overhead,
+    peers,
+    scaling,
+    startup,
+    synthetic,
+)
 from services.extract.textlayer import read_text_layer
 from services.extract.vision import build_vision_messages, parse_reply
 from shared.models import ObjectVerification, PageObject, PageVerdict, SheetHeader
 from shared.report import PageReport, Report
 
 
-@pytest.mark.parametrize("script", [overhead, scaling, ingest, peers, memory, load, startup])
+@pytest.mark.parametrize(
+    "script", [overhead, scaling, ingest, peers, memory, load, capacity, startup]
+)
 def test_every_script_takes_pages(script):
     """Each bench script accepts ``--pages`` for a smaller run."""
     assert script.parse_args(["--pages", "2"]).pages == 2
@@ -81,6 +95,39 @@ def test_peer_empty_share_counts_pages_without_letters_or_digits():
     assert run.pages_per_s() == 3.0
 
 
+def test_capacity_arithmetic_follows_littles_law():
+    """Model-bound extract workers are the pages in flight (rate x model latency) over the
+    pages one worker holds, never fewer than its CPU needs."""
+    args = capacity.parse_args(
+        ["--pages-per-day", "864000", "--peak", "1", "--vision-latency", "8"]
+    )  # 10 pages/s, 80 in flight
+    page = capacity.PerPage(
+        cpu_ms={"extract": 100.0, "nats": 10.0},
+        nats_node_cpu_ms=[10.0],
+        s3_objects=6.0,
+        s3_bytes=300e3,
+        source_bytes=3e3,
+        s3_requests={"PUT": 6.0, "GET": 8.0},
+        stream_events={"page.extract": 1.0},
+        stream_event_bytes=1e3,
+        stream_stored_bytes=3e3,
+        nats_msgs=100.0,
+        nats_bytes=20e3,
+        kv={"writes": 6.0, "reads": 8.0},
+        pages_per_s=1.0,
+        idle_cpu_ms_per_s=5.0,
+        idle_nats_msgs_per_s=10.0,
+        model_calls={"vision": 1.0},
+        model_request_bytes=500e3,
+    )
+    text = "\n".join(capacity.arithmetic(args, page, page, page))
+    assert "mean 10.0 pages/s" in text
+    assert "extract    1.00 cores -> 2 workers" in text  # 100 ms x 10/s at 70 %
+    assert "80 pages in flight at 8 s/call, 4 per worker" in text
+    assert ">= 4) -> 20 workers" in text and ">= 32) -> 3 workers" in text
+    assert "60 PUT/s, 80 GET/s, 3.0 MB/s written" in text
+
+
 def test_corpus_score_counts_numbers_titles_refutations_and_dark_pages():
     """bench.corpus scores a report page by page against the manifest's printed identity."""
 
@@ -99,7 +146,13 @@ def test_corpus_score_counts_numbers_titles_refutations_and_dark_pages():
         return PageObject(object_id="o", rung=rung, verification=verification)
 
     pages = [
-        page(1, "A\u2010101", "floor  plan", [obj("offline", "refuted"), obj("vision", "refuted")], ["x"]),
+        page(
+            1,
+            "A\u2010101",
+            "floor  plan",
+            [obj("offline", "refuted"), obj("vision", "refuted")],
+            ["x"],
+        ),
         page(2, "A102", None, []),
         page(3, "X9", None, [obj("offline")]),
     ]
@@ -112,3 +165,18 @@ def test_corpus_score_counts_numbers_titles_refutations_and_dark_pages():
     assert (score.numbers_right, score.numbers_labelled, score.numbers_invented) == (1, 2, 1)
     assert (score.titles_right, score.titles_labelled) == (1, 2)
     assert (score.self_refuted, score.problem_pages, score.dark_text_pages) == (1, 1, 1)
+
+
+def test_ocr_title_hits_count_the_number_and_each_title_word():
+    """The sheet number counts read as one word or split over two; each title word counts
+    once, whatever its case; a misread number does not count."""
+    words = ["LIGHTING", "E3.", "0", "plan", "NOTES"]
+    assert ocr.title_hits(words, "E3.0", "Lighting Plan") == (3, 3)
+    assert ocr.title_hits(["E3.8", "LIGHTING"], "E3.0", "Lighting Plan") == (1, 3)
+    assert ocr.title_hits(["A2.R"], None, None) == (0, 0)
+
+
+def test_ocr_bench_takes_rounds_and_files():
+    """bench.ocr runs each variant ``--rounds`` times, on the manifest files chosen."""
+    args = ocr.parse_args(["--rounds", "1", "--files", "nvce"])
+    assert args.rounds == 1 and args.files == ["nvce"]

@@ -9,9 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
-from shared import cli
 from shared.models import Coverage, PageVerdict, SheetHeader, VerifiedPage
 from shared.report import Report
+from sheetflow import cli
 
 runner = CliRunner()
 

@@ -12,9 +12,9 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from shared import cli
-from shared.endpoints import Endpoints, read_endpoints, remove_endpoints, write_endpoints
 from shared.settings import Settings
+from sheetflow import cli
+from sheetflow.endpoints import Endpoints, read_endpoints, remove_endpoints, write_endpoints
 
 runner = CliRunner()
 

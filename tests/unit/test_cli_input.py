@@ -8,7 +8,7 @@ import pymupdf
 import pytest
 from typer.testing import CliRunner
 
-from shared import cli
+from sheetflow import cli
 from tests.support.pdfs import add_notes_page, make_pdf
 
 runner = CliRunner()

@@ -73,7 +73,9 @@ def test_the_chimeras_once_reported_are_gone(file, chimera):
     the verifier cry content_wrong)."""
     numbers = [n for f, n in TEXT_PAGES if f == file]
     for number in numbers:
-        assert not [o for o in page(file, number).covered.objects if chimera in (o.source_text or "")]
+        assert not [
+            o for o in page(file, number).covered.objects if chimera in (o.source_text or "")
+        ]
 
 
 def test_a_planted_misread_on_a_real_sheet_is_refuted():
@@ -91,7 +93,8 @@ def test_a_planted_misread_on_a_real_sheet_is_refuted():
     row = next(
         o
         for o in result.covered.objects
-        if o.object_type == "schedule_row" and any(ch.isdigit() for ch in o.source_text)
+        if o.object_type == "schedule_row"
+        and any(ch.isdigit() for ch in o.source_text)
         and one_band(o)
     )
     digit = next(ch for ch in row.source_text if ch.isdigit())

@@ -2,8 +2,8 @@
 
 import pytest
 
+from services.coverage.covered import covered_page
 from services.coverage.ladder import LadderPolicy, LadderState, ladder_key, next_rung
-from services.coverage.pipeline import covered_page
 from shared.messages import JobOptions
 from shared.models import (
     Coverage,
@@ -91,6 +91,7 @@ def test_state_round_trips_and_answers_are_idempotent():
         page_number=3,
         extracted_key="jobs/j_1/pages/3/extracted.json",
         text_key="jobs/j_1/pages/3/text.json",
+        source_key="jobs/j_1/source.pdf",
         has_text_layer=True,
         options=JobOptions(coverage_floor=0.7),
         rungs_applied=["vision"],
@@ -138,6 +139,7 @@ def _left_ladder(*rungs: str) -> LadderState:
         page_number=3,
         extracted_key="k",
         text_key="t",
+        source_key="s",
         has_text_layer=True,
         rungs_applied=list(rungs),
         coverage_before=LOW,

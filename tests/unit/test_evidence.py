@@ -98,14 +98,16 @@ def test_a_dense_page_aligns_every_claim_it_carries():
     rng = random.Random(7)
     vocab = "the and of at each end beam stud pack provide see framing nailing per schedule typ"
     tokens = [
-        rng.choice(vocab.split() + ["2X6", f"({rng.randint(1, 9)})", str(rng.randint(1, 40))])
+        rng.choice([*vocab.split(), "2X6", f"({rng.randint(1, 9)})", str(rng.randint(1, 40))])
         for _ in range(3000)
     ]
     words = [
         Word(text=t, bbox=(i % 100 * 6.0, i // 100 * 12.0, i % 100 * 6.0 + 5, i // 100 * 12.0 + 10))
         for i, t in enumerate(tokens)
     ]
-    page = PageWords(TextLayer(page_number=1, width=612, height=792, words=words, has_text_layer=True))
+    page = PageWords(
+        TextLayer(page_number=1, width=612, height=792, words=words, has_text_layer=True)
+    )
     for _ in range(200):
         start = rng.randrange(0, 2980)
         claim = " ".join(tokens[start : start + rng.randint(3, 15)])

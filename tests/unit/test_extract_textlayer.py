@@ -28,7 +28,7 @@ def test_text_layer_words_carry_pdf_point_bboxes():
     layer = read_text_layer(_page("GENERAL NOTES APPLY"), 3, 5)
     assert layer.page_number == 3 and (layer.width, layer.height) == (612, 792)
     assert [w.text for w in layer.words] == ["GENERAL", "NOTES", "APPLY"]
-    x0, y0, x1, y1 = layer.words[0].bbox
+    x0, y0, _x1, y1 = layer.words[0].bbox
     assert abs(x0 - 72) < 1 and y0 < 100 < y1 + 3
     assert "GENERAL NOTES APPLY" in layer.text and layer.source == "pdf"
 

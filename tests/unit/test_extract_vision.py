@@ -32,7 +32,9 @@ def _layer(text: str = "1. VERIFY ALL DIMENSIONS", has_text: bool = True) -> Tex
     for row, line in enumerate(text.splitlines()):
         x = 72.0
         for word in line.split():
-            words.append(Word(text=word, bbox=(x, 100 + 20 * row, x + 6 * len(word), 110 + 20 * row)))
+            words.append(
+                Word(text=word, bbox=(x, 100 + 20 * row, x + 6 * len(word), 110 + 20 * row))
+            )
             x += 6 * len(word) + 4
     return TextLayer(page_number=2, width=612, height=792, words=words, has_text_layer=has_text)
 

@@ -10,11 +10,11 @@ from pydantic import SecretStr
 from typer.testing import CliRunner
 
 from services.report.assemble import JobInfo, build_report
-from shared import cli
 from shared.llm import LLMError, check_model_server, model_settings_warnings
 from shared.models import Coverage, ModelFailure, PageVerdict, SheetHeader, VerifiedPage
 from shared.report import Report
 from shared.settings import Settings
+from sheetflow import cli
 from tests.support.model_server import ModelReply, ScriptedModelServer
 from tests.support.pdfs import add_notes_page, make_pdf
 
@@ -58,7 +58,7 @@ def test_a_server_without_a_model_list_is_asked_for_one_token():
         check_model_server(with_model(server.base_url))
         assert [r["max_tokens"] for r in server.requests] == [1]
         server.responder = lambda req: ModelReply(status=404, content="model not found")
-        with pytest.raises(LLMError, match="cannot run model vision-x .*HTTP 404"):
+        with pytest.raises(LLMError, match=r"cannot run model vision-x .*HTTP 404"):
             check_model_server(with_model(server.base_url))
 
 

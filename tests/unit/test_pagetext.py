@@ -49,8 +49,8 @@ def test_dimension_ticks(line, tick):
 
 def test_coverage_units_fall_back_to_short_lines_only_when_there_is_nothing_else():
     """Meaningful lines are the units; a page of short tags is measured by its tags."""
-    assert coverage_units(["GENERAL NOTES APPLY", "W1", '8\'-0"']) == [0]
-    assert coverage_units(["W1", '8\'-0"', "A-101"]) == [0, 2]
+    assert coverage_units(["GENERAL NOTES APPLY", "W1", "8'-0\""]) == [0]
+    assert coverage_units(["W1", "8'-0\"", "A-101"]) == [0, 2]
     assert is_meaningful("PROVIDE FIRE BLOCKING") and not is_meaningful("ROOM 101")
 
 

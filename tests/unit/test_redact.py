@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from shared import cli
 from shared.asyncapi import asyncapi_document
 from shared.redact import redact_url
 from shared.settings import Settings
+from sheetflow import cli
 
 SECRET_URL = "nats://svc:pw-Zq81x@nats.internal:4222"
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.runtime import CrashLoop, ManagedProcess, Supervisor, spawn
+from sheetflow.runtime import CrashLoop, ManagedProcess, Supervisor, spawn
 
 
 class Clock:
@@ -38,8 +38,10 @@ def test_a_dead_process_is_reaped_and_restarted_after_its_backoff(tmp_path):
     supervisor.check()
     assert first.stopped and first.popen.returncode == 3  # reaped, not a zombie
     assert said == [
-        "worker-1 exited unexpectedly (code 3); restarting it in 1 s (crash 1 of 3 "
-        "allowed within 60 s)"
+        (
+            "worker-1 exited unexpectedly (code 3); restarting it in 1 s (crash 1 of 3 "
+            "allowed within 60 s)"
+        )
     ]
     supervisor.check()
     assert supervisor.processes == [first], "restarted before its backoff was over"

@@ -8,9 +8,11 @@ from shared.title_block import (
     discipline_for,
     is_sheet_id,
     recover_sheet_identity,
+    sheet_key,
     title_block_sheet_number,
     title_block_sheet_title,
 )
+from shared.title_block.tokens import is_labelled_value, is_route_name
 
 # A 36 x 24 in sheet, its title block in the right strip.
 WIDTH, HEIGHT = 2592, 1728
@@ -92,7 +94,7 @@ def test_labels_firms_use(label):
 
 def test_value_right_of_label_on_same_line():
     """A value written right of its label on the same line is read."""
-    texts = BODY + [(TB_X - 200, 1690, "DWG NO.", 8), (TB_X - 150, 1690, "E0.1", 12)]
+    texts = [*BODY, (TB_X - 200, 1690, "DWG NO.", 8), (TB_X - 150, 1690, "E0.1", 12)]
     layer = text_layer(texts)
     assert title_block_sheet_number(layer) == "E0.1"
 
@@ -136,7 +138,8 @@ def test_bare_title_label_in_the_title_block():
 
 def test_largest_edge_token_without_a_label():
     """With no label, the largest sheet-id text near the right/bottom edge is the number."""
-    texts = BODY + [
+    texts = [
+        *BODY,
         (TB_X, 1600, "A-501", 9),  # a small reference in the title-block strip
         (TB_X, 1690, "A-101A", 40),
         (300, 800, "B-101", 40),  # large, but in the drawing body
@@ -157,7 +160,7 @@ def test_body_references_alone_give_nothing():
 )
 def test_dates_project_numbers_member_marks_and_scales_never_recovered(text):
     """Large edge text that is a date, project number, member mark or scale is not a sheet id."""
-    assert title_block_sheet_number(text_layer(BODY + [(TB_X, 1690, text, 40)])) is None
+    assert title_block_sheet_number(text_layer([*BODY, (TB_X, 1690, text, 40)])) is None
 
 
 def test_label_with_no_sheet_id_near_it_gives_nothing():
@@ -226,3 +229,43 @@ def test_not_sheet_ids(token):
 def test_discipline_for(sheet_number, discipline):
     """The designator maps to its National CAD Standard discipline in words."""
     assert discipline_for(sheet_number) == discipline
+
+
+@pytest.mark.parametrize(
+    "token",
+    ["AB12-CD01", "AB12-02C", "A101.01", "ST01.B", "A2.R", "P01-B02-ARC-00-XX-DR-A-10050"],
+)
+def test_whole_token_shapes(token):
+    """Two-part, dotted, letter-after-dot and ISO 19650-style numbers have a sheet-id shape."""
+    assert is_sheet_id(token)
+
+
+@pytest.mark.parametrize(
+    ("token", "route"),
+    [("I-90", True), ("SR520", True), ("NB520", True), ("A-101", False), ("S201", False)],
+)
+def test_route_names(token, route):
+    """Road and route names are told from sheet numbers that share their shape."""
+    assert is_route_name(token) is route
+
+
+@pytest.mark.parametrize(
+    ("token", "vouched"),
+    [
+        *(("COV-S", True), ("SITE", True), ("3", True), ("A-101", True), ("E0.1", True)),
+        *(("TBD", False), ("N/A", False), ("231093", False), ("05.29.26", False)),
+        *(("12+50", False), ("Checker", False), ("2/S301", False)),
+    ],
+)
+def test_what_a_label_can_vouch_for(token, vouched):
+    """A sheet-number label vouches for a bare count or a short code in capitals, never for
+    a placeholder, a project number, a date, a station, a word or a reference."""
+    assert is_labelled_value(token) is vouched
+
+
+def test_sheet_numbers_compare_without_dashes_case_or_leading_zeros():
+    """E-2 is E-02, A‐101 (Unicode hyphen) is a101; E-12 and A1.01/A101 stay apart."""
+    assert sheet_key("E-2") == sheet_key("E-02") == sheet_key("e2")
+    assert sheet_key("A\u2010101") == sheet_key("a101")
+    assert sheet_key("E-12") != sheet_key("E-2")
+    assert sheet_key("A1.01") != sheet_key("A101")

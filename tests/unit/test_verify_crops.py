@@ -3,8 +3,9 @@
 import pymupdf
 import pytest
 
-from services.verify.crops import choose_images, crop_key, render_crop_jpeg
+from services.verify.crops import choose_images, render_crop_jpeg
 from shared.models import PageObject
+from shared.storage import Keys
 
 
 @pytest.fixture
@@ -70,7 +71,7 @@ def test_located_objects_get_crops_instead_of_the_full_page():
     assert not choice.full_page and not choice.skipped
     assert [i.mime for i in choice.images] == ["image/jpeg", "image/jpeg"]
     assert set(choice.crops) == {"pages/3/crops/N1.jpg", "pages/3/crops/N_2.jpg"}
-    assert crop_key(3, "N/2") == "pages/3/crops/N_2.jpg"
+    assert Keys.crop(3, "N/2") == "pages/3/crops/N_2.jpg"
 
 
 def test_a_miss_adds_the_full_page():
@@ -109,7 +110,7 @@ def test_image_budget_keeps_a_slot_for_the_full_page():
     ids = ["a", "b", "c", "d"]
     choice = choose_images(
         _objects(*ids),
-        {i: (1, 1, 2, 2) for i in ids},
+        dict.fromkeys(ids, (1, 1, 2, 2)),
         page_number=1,
         page_png=b"png",
         render=_render,

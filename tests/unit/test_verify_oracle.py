@@ -41,9 +41,7 @@ def test_a_planted_misread_in_an_attribute_is_refuted():
     """A verbatim source_text whose value says 2 where its words print (5) is content_wrong: the
     2 of "2X6" is not the number 2."""
     layer = text_layer_of(NOTES)
-    obj = _vision(
-        layer, object_id="N1", source_text="(5) 2X6 STUD PACK", attributes={"count": "2"}
-    )
+    obj = _vision(layer, object_id="N1", source_text="(5) 2X6 STUD PACK", attributes={"count": "2"})
     v = check_object(obj, layer.words)
     assert (v.verdict, v.kind) == ("refuted", "content_wrong")
     assert v.actual_text == "(5) 2X6 STUD PACK" and '"2"' in v.problem
@@ -68,7 +66,9 @@ def test_correct_claim_is_confirmed_with_its_words_bbox():
     """A claim whose cited words say it, numbers included, is confirmed where they sit."""
     layer = text_layer_of(NOTES)
     ids = _ids(layer, "ALL", "FRAMING", "LUMBER", "SHALL", "BE", "DOUG", "FIR", "NO.", "2")
-    obj = PageObject(object_id="N2", source_text="all framing lumber shall be doug fir no 2", evidence=ids)
+    obj = PageObject(
+        object_id="N2", source_text="all framing lumber shall be doug fir no 2", evidence=ids
+    )
     v = check_object(obj, layer.words)
     assert v.verdict == "confirmed" and v.kind is None
     assert v.evidence_bbox[0] == layer.words[ids[0]].bbox[0]

@@ -1,4 +1,4 @@
-"""HTTP routes of the ingest API; each translates HTTP into one intake or lookup call."""
+"""HTTP handlers of the ingest API; each translates HTTP into one use case or lookup call."""
 
 import asyncio
 import math
@@ -14,9 +14,9 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import ValidationError
 
 from services.ingest.inspection import InspectorsBusy, inspect_upload
-from services.ingest.intake import Unavailable, accept_job, job_status
 from services.ingest.responses import JobCanceling, JobCreated, JobStatusBody
 from services.ingest.upload import receive_upload
+from services.ingest.usecases import Collaborators, Unavailable, accept_job, job_status
 from services.ingest.validation import Rejection, safe_file_name
 from shared.asyncapi import asyncapi_document
 from shared.jobs import JobRecord
@@ -63,6 +63,12 @@ def get_ctx(request: Request) -> ServiceContext:
     if not request.app.state.ready.is_set():
         raise unavailable("The service is starting or cannot reach NATS/S3; retry shortly.")
     return request.app.state.ctx
+
+
+def collaborators(ctx: ServiceContext) -> Collaborators:
+    return Collaborators(
+        bucket=ctx.store, jobs=ctx.jobs, publisher=ctx.publisher, settings=ctx.settings
+    )
 
 
 def refuse_query_token(request: Request) -> None:
@@ -198,7 +204,8 @@ UPLOAD_BODY = {
     },
 )
 async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> JobCreated:
-    """Upload a PDF (multipart field `file`, optional JSON field `options`); its pages are queued."""
+    """Upload a PDF (multipart field `file`, optional JSON field `options`); its pages are
+    queued."""
     with tempfile.TemporaryDirectory(prefix="sheetflow-upload-") as tmp:
         upload = await receive_upload(
             request, Path(tmp) / "source.pdf", max_bytes=settings.max_upload_mb * 1024 * 1024
@@ -222,7 +229,7 @@ async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> Jo
             ) from exc
         try:
             job = await accept_job(
-                ctx,
+                collaborators(ctx),
                 source.path,
                 file_name=safe_file_name(upload.file_name),
                 page_count=accepted.page_count,
@@ -244,7 +251,8 @@ async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> Jo
 
 @v1.get("/jobs/{job_id}")
 async def get_job(job_id: str, ctx: CtxDep) -> JobStatusBody:
-    """The job with per-stage page counts (queued, extracted, covered, verified, failed, skipped)."""
+    """The job with per-stage page counts (queued, extracted, covered, verified, failed,
+    skipped)."""
     job = await _job(ctx, job_id)
     try:
         status = await asyncio.wait_for(
@@ -288,7 +296,7 @@ async def get_page_image(job_id: str, page_number: int, ctx: CtxDep) -> Response
     if not 1 <= page_number <= job.page_count:
         raise fail(404, "not_found", f"The job has pages 1 to {job.page_count}.")
     try:
-        data = await ctx.store.get_bytes(Keys.page(job_id, page_number, "image.png"))
+        data = await ctx.store.get_bytes(Keys.image(job_id, page_number))
     except ObjectMissing as exc:
         raise fail(404, "not_found", "That page has not been rendered yet.") from exc
     return Response(data, media_type="image/png")

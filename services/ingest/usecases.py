@@ -1,16 +1,19 @@
-"""Turn an accepted PDF into a job: store the source, record the job, fan out its pages."""
+"""Ingest's use cases: turn an accepted PDF into a job (store the source, record the job,
+fan out its pages), and tell a job's progress."""
 
 import asyncio
 import logging
 import secrets
+from dataclasses import dataclass
 from pathlib import Path
 
 from shared import subjects
 from shared.broker import msg_id
+from shared.interfaces import Bucket, Publisher
 from shared.jobs import JobRecord, JobStore, now
 from shared.messages import ExtractPage, JobAccepted, JobOptions
 from shared.models import IntakeReport
-from shared.service import ServiceContext
+from shared.settings import Settings
 from shared.storage import Keys
 
 log = logging.getLogger("sheetflow.ingest")
@@ -25,6 +28,17 @@ CLEANUP_STEP_S = 60.0
 _rollbacks: set[asyncio.Task] = set()
 
 
+@dataclass(frozen=True)
+class Collaborators:
+    """What ingest's use cases work with: the real stores and publisher in the service,
+    in-memory fakes in unit tests."""
+
+    bucket: Bucket
+    jobs: JobStore
+    publisher: Publisher
+    settings: Settings
+
+
 class Unavailable(Exception):
     """NATS or S3 did not answer; the upload is rolled back."""
 
@@ -33,7 +47,7 @@ def new_job_id() -> str:
     return f"j_{secrets.token_hex(16)}"
 
 
-async def _rollback(ctx: ServiceContext, job_id: str, stored: asyncio.Task) -> None:
+async def _rollback(io: Collaborators, job_id: str, stored: asyncio.Task) -> None:
     """Remove what a refused upload left, in the background: the client has its 503 already.
 
     A stalled S3 may still complete the source's upload after the client was answered, so
@@ -47,7 +61,7 @@ async def _rollback(ctx: ServiceContext, job_id: str, stored: asyncio.Task) -> N
     while True:
         try:
             async with asyncio.timeout(CLEANUP_STEP_S):
-                await ctx.store.delete_prefix(Keys.job(job_id))
+                await io.bucket.delete_prefix(Keys.job(job_id))
             break
         except Exception:
             if asyncio.get_running_loop().time() + delay > deadline:
@@ -57,28 +71,28 @@ async def _rollback(ctx: ServiceContext, job_id: str, stored: asyncio.Task) -> N
             delay = min(delay * 2, 30.0)
     try:
         async with asyncio.timeout(CLEANUP_STEP_S):
-            await ctx.jobs.update_job(job_id, canceled=True, status="canceled")
+            await io.jobs.update_job(job_id, canceled=True, status="canceled")
     except Exception:
         log.warning("could not mark refused job %s canceled", job_id)
 
 
-def _roll_back_later(ctx: ServiceContext, job_id: str, stored: asyncio.Task) -> None:
-    task = asyncio.create_task(_rollback(ctx, job_id, stored))
+def _roll_back_later(io: Collaborators, job_id: str, stored: asyncio.Task) -> None:
+    task = asyncio.create_task(_rollback(io, job_id, stored))
     _rollbacks.add(task)  # the loop keeps only weak references to tasks
     task.add_done_callback(_rollbacks.discard)
 
 
 async def _store_upload(
-    ctx: ServiceContext, job: JobRecord, source: Path, original: Path | None
+    io: Collaborators, job: JobRecord, source: Path, original: Path | None
 ) -> None:
     """The job's source, and the upload as received when the job keeps it."""
-    await ctx.store.put_file(job.source_key, str(source))
+    await io.bucket.put_file(job.source_key, str(source))
     if job.intake.original_key and original:
-        await ctx.store.put_file(job.intake.original_key, str(original))
+        await io.bucket.put_file(job.intake.original_key, str(original))
 
 
 async def accept_job(
-    ctx: ServiceContext,
+    io: Collaborators,
     source: Path,
     *,
     file_name: str,
@@ -103,21 +117,21 @@ async def accept_job(
         status="running",
         created_at=now(),
     )
-    stored = asyncio.create_task(_store_upload(ctx, job, source, original))
+    stored = asyncio.create_task(_store_upload(io, job, source, original))
     try:
-        async with asyncio.timeout(ctx.settings.intake_timeout_s):
+        async with asyncio.timeout(io.settings.intake_timeout_s):
             await asyncio.shield(stored)
-            await ctx.jobs.create_job(job)
-            await _fan_out(ctx, job)
+            await io.jobs.create_job(job)
+            await _fan_out(io, job)
     except BaseException as exc:  # a cancelled request leaves the same leftovers
-        _roll_back_later(ctx, job_id, stored)
+        _roll_back_later(io, job_id, stored)
         if isinstance(exc, Exception):
             raise Unavailable(f"{type(exc).__name__}: {exc}") from exc
         raise
     return job
 
 
-async def _fan_out(ctx: ServiceContext, job: JobRecord) -> None:
+async def _fan_out(io: Collaborators, job: JobRecord) -> None:
     accepted = JobAccepted(
         job_id=job.job_id,
         file_name=job.file_name,
@@ -127,12 +141,12 @@ async def _fan_out(ctx: ServiceContext, job: JobRecord) -> None:
         intake=job.intake,
         created_at=job.created_at,
     )
-    await ctx.publish(subjects.JOB_ACCEPTED, accepted, dedup_id=job.job_id)
+    await io.publisher.publish(subjects.JOB_ACCEPTED, accepted, dedup_id=job.job_id)
     pages = range(1, job.page_count + 1)
     for start in range(0, job.page_count, PUBLISH_BATCH):
         await asyncio.gather(
             *(
-                ctx.publish(
+                io.publisher.publish(
                     subjects.PAGE_EXTRACT,
                     ExtractPage(
                         job_id=job.job_id,
@@ -150,9 +164,7 @@ async def _fan_out(ctx: ServiceContext, job: JobRecord) -> None:
 async def job_status(jobs: JobStore, job: JobRecord, stall_after_s: float) -> dict:
     """The job record with per-stage page counts, and whether it has stopped moving."""
     states = await jobs.page_states(job.job_id)
-    counts = {
-        stage: 0 for stage in ("queued", "extracted", "covered", "verified", "failed", "skipped")
-    }
+    counts = dict.fromkeys(("queued", "extracted", "covered", "verified", "failed", "skipped"), 0)
     for state in states.values():
         counts[state.stage] += 1
     counts["queued"] += job.page_count - len(states)

@@ -1,6 +1,6 @@
 """The ``sheetflow`` command: run the stack, process a PDF, follow events.
 
-Thin on purpose: the embedded launcher is :mod:`shared.runtime`, the HTTP API is
+Thin on purpose: the embedded launcher is :mod:`sheetflow.runtime`, the HTTP API is
 the ingest service; this module parses arguments, polls the API and prints.
 Errors a user can act on become one message and exit code 1, never a traceback.
 """
@@ -32,11 +32,12 @@ from rich.table import Table
 
 from shared.asyncapi import asyncapi_document
 from shared.broker import tls_context
-from shared.endpoints import Endpoints, read_endpoints, remove_endpoints, write_endpoints
 from shared.llm import LLMError, check_model_server, model_settings_warnings
 from shared.redact import redact_url
 from shared.report import PageReport, Report, report_json_schema
-from shared.runtime import (
+from shared.settings import Settings, nats_server_list
+from sheetflow.endpoints import Endpoints, read_endpoints, remove_endpoints, write_endpoints
+from sheetflow.runtime import (
     S3_AUTH_DIR,
     SERVICES,
     ManagedProcess,
@@ -45,7 +46,6 @@ from shared.runtime import (
     free_port,
     supervised_stack,
 )
-from shared.settings import Settings
 
 app = typer.Typer(
     help="sheetflow: turn PDF drawing sets into structured, verified, per-sheet data.",
@@ -400,21 +400,27 @@ def summary_lines(report: Report) -> list[str]:
     rate = verification.problem_rate
     failed_structuring = coverage.text_structuring_failed_pages
     return [
-        f"pages: {report.page_count}, failed: {len(summary.failed_pages)}, "
-        f"degraded: {len(summary.degraded_pages)}, "
-        f"model failures: {len(summary.model_failures)}",
+        (
+            f"pages: {report.page_count}, failed: {len(summary.failed_pages)}, "
+            f"degraded: {len(summary.degraded_pages)}, "
+            f"model failures: {len(summary.model_failures)}"
+        ),
         f"coverage: mean {mean if mean is not None else '-'}, "
         f"below floor {coverage.pages_below_floor_count}, "
         f"text-structured {coverage.text_structured_pages}"
         + (f" ({failed_structuring} failed)" if failed_structuring else "")
         + f", fallback {coverage.fallback_pages_count}",
-        f"verification: verified {verification.pages_verified} = "
-        f"passed {verification.pages_passed} + with problems {verification.verify_failed} + "
-        f"unjudged {verification.pages_unjudged} "
-        f"(skipped blank {verification.pages_skipped_blank}), "
-        f"problem rate {f'{rate:.0%}' if rate is not None else '-'}",
-        f"guard: kept {guard.kept}, rescued {guard.rescued}, "
-        f"vision unverified {guard.vision_unverified}, dropped {guard.dropped}",
+        (
+            f"verification: verified {verification.pages_verified} = "
+            f"passed {verification.pages_passed} + with problems {verification.verify_failed} + "
+            f"unjudged {verification.pages_unjudged} "
+            f"(skipped blank {verification.pages_skipped_blank}), "
+            f"problem rate {f'{rate:.0%}' if rate is not None else '-'}"
+        ),
+        (
+            f"guard: kept {guard.kept}, rescued {guard.rescued}, "
+            f"vision unverified {guard.vision_unverified}, dropped {guard.dropped}"
+        ),
     ]
 
 
@@ -698,13 +704,11 @@ def events(
                 settings, "NATS to listen to: pass --nats URL or set SHEETFLOW_NATS_URL"
             )
             url, namespace = found.nats_url, found.namespace
-            stderr.print(f"following the `sheetflow up` (pid {found.pid}) at {url}")
+            stderr.print(f"following the `sheetflow up` (pid {found.pid}) at {redact_url(url)}")
         subjects = [full_subject(namespace, s) for s in subject or []]
         subjects = subjects or [f"{namespace}.>"]
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(print_events(url, subjects, nats_options(settings)))
-        except KeyboardInterrupt:
-            pass
 
 
 def running_up(settings: Settings, missing: str) -> Endpoints:
@@ -761,22 +765,27 @@ async def print_events(
 ) -> None:
     """Subscribe (core NATS) to ``subjects`` and write each message as a JSON line, forever;
     ``say`` (the console) hears when the connection is lost and when it is back."""
-    write = write or (lambda line: (sys.stdout.write(line + "\n"), sys.stdout.flush()))
+
+    def print_line(line: str) -> None:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    show = write or print_line
     say = say or stderr.print
 
     async def quiet(exc: Exception) -> None:  # reconnects are retried; no tracebacks on screen
         pass
 
     async def lost() -> None:
-        say(f"[yellow]lost the connection to NATS at {url}[/]; no events until it is back")
+        say(f"[yellow]lost the connection to NATS at {redact_url(url)}[/]; no events until back")
 
     async def back() -> None:
-        say(f"[green]reconnected[/] to NATS at {url}")
+        say(f"[green]reconnected[/] to NATS at {redact_url(url)}")
 
     try:
         nc = await asyncio.wait_for(
             nats.connect(
-                url,
+                nats_server_list(url),
                 name="sheetflow-cli",
                 max_reconnect_attempts=-1,
                 error_cb=quiet,
@@ -791,7 +800,7 @@ async def print_events(
         raise CliError(f"could not connect to NATS at {where} ({type(exc).__name__})") from None
 
     async def on_message(msg: Any) -> None:
-        write(event_line(msg.subject, msg.data))
+        show(event_line(msg.subject, msg.data))
 
     try:
         for subject in subjects:
@@ -867,21 +876,34 @@ def worker(
 @app.command(hidden=True)
 def healthcheck(
     name: Annotated[str, typer.Argument(help="the service this container runs")],
-    monitor: Annotated[str, typer.Option(help="NATS monitoring URL")] = "http://nats:8222",
+    monitor: Annotated[
+        str, typer.Option(help="NATS monitoring URL, or every cluster node's, comma-separated")
+    ] = "http://nats:8222",
 ) -> None:
-    """Container healthcheck: ingest answers /readyz; a worker holds its NATS connection."""
+    """Container healthcheck: ingest answers /readyz; a worker holds its NATS connection
+    (on any node of a cluster: each node lists only its own clients)."""
     with user_errors():
         settings = load_settings()
-    try:
-        if name == "ingest":
+    if name == "ingest":
+        try:
             healthy = httpx.get(f"{api_url(settings)}/readyz", timeout=3).status_code == 200
-        else:
-            url = f"{monitor.rstrip('/')}/connz"
-            connz = httpx.get(url, params={"limit": 4096}, timeout=3).json()
-            healthy = has_connection(connz, f"sheetflow-{name}", own_ip(monitor))
-    except (httpx.HTTPError, OSError, ValueError):
-        healthy = False
+        except (httpx.HTTPError, OSError):
+            healthy = False
+    else:
+        client = f"sheetflow-{name}"
+        healthy = any(holds_connection(url, client) for url in nats_server_list(monitor))
     raise typer.Exit(EXIT_OK if healthy else EXIT_ERROR)
+
+
+def holds_connection(monitor: str, client_name: str) -> bool:
+    """Whether the NATS server monitored at ``monitor`` has ``client_name`` connected from
+    this host; False when that server does not answer."""
+    try:
+        url = f"{monitor.rstrip('/')}/connz"
+        connz = httpx.get(url, params={"limit": 4096}, timeout=3).json()
+        return has_connection(connz, client_name, own_ip(monitor))
+    except (httpx.HTTPError, OSError, ValueError):
+        return False
 
 
 def has_connection(connz: dict[str, Any], client_name: str, ip: str) -> bool:

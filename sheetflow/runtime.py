@@ -5,7 +5,6 @@ tests exercise exactly what a user runs.
 """
 
 import contextlib
-import ctypes
 import glob
 import json
 import logging
@@ -25,6 +24,7 @@ from pathlib import Path
 import httpx
 from pydantic import SecretStr
 
+from shared.bounded import die_with_parent
 from shared.settings import Settings
 
 log = logging.getLogger("sheetflow.runtime")
@@ -33,7 +33,6 @@ SERVICES = ("ingest", "extract", "coverage", "verify", "report")
 # How long a stopping weed server is given before SIGKILL: it never exits on SIGTERM.
 WEED_STOP_GRACE_S = 0.5
 S3_AUTH_DIR = "s3-auth"  # under the data dir: the embedded S3 server's generated keys
-_PR_SET_PDEATHSIG = 1
 
 
 class RuntimeStartError(RuntimeError):
@@ -74,12 +73,6 @@ def _port_free(port: int) -> bool:
             return False
 
 
-def die_with_parent() -> None:
-    # Linux: the child gets SIGTERM when the parent dies, even by SIGKILL, so no orphans.
-    with contextlib.suppress(Exception):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-
-
 @dataclass
 class ManagedProcess:
     name: str
@@ -105,10 +98,8 @@ class ManagedProcess:
         if self.alive():
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.popen.pid, signal.SIGTERM)
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.popen.wait(timeout)
-            except subprocess.TimeoutExpired:
-                pass
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.popen.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -144,7 +135,8 @@ def spawn(
 
 
 def _wait_until(check, proc: ManagedProcess, what: str, timeout: float) -> None:
-    """Wait for ``check``; on failure or interruption (Ctrl-C) the process is stopped, never orphaned."""
+    """Wait for ``check``; on failure or interruption (Ctrl-C) the process is stopped, never
+    orphaned."""
     deadline = time.monotonic() + timeout
     try:
         while time.monotonic() < deadline:
@@ -543,8 +535,10 @@ class Supervisor:
 
     def _restart(self, watched: _Watched) -> None:
         watched.restart_at = None
+        restart = watched.proc.restart
+        assert restart is not None, "a restart is only scheduled for a process that has one"
         try:
-            watched.proc = watched.proc.restart()
+            watched.proc = restart()
         except RuntimeStartError as exc:
             self._crashed(watched, f"did not come back ({str(exc).splitlines()[0]})")
             return

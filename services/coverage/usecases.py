@@ -1,0 +1,178 @@
+"""Coverage's use cases: one page's trip up the coverage ladder, with its state kept in the
+job state store.
+
+Every step is idempotent: the merged page is rebuilt from stored rung results
+in a fixed order, requests and events carry de-duplication ids, and a page that
+already left the ladder only re-announces its stored result.
+"""
+
+import asyncio
+import time
+from dataclasses import dataclass
+
+from services.coverage.covered import covered_page, merge_results, sheet_identity
+from services.coverage.ladder import LadderPolicy, LadderRung, LadderState, next_rung
+from services.coverage.metric import measure_coverage, uncovered_units
+from services.coverage.store import LadderStore
+from shared import subjects
+from shared.broker import msg_id
+from shared.interfaces import Bucket, Publisher
+from shared.jobs import JobStore, record_progress
+from shared.messages import FallbackPage, PageCovered, PageExtracted, PageStructured, StructurePage
+from shared.models import CoveredPage, ExtractionResult, SheetHeader, TextLayer
+from shared.settings import Settings
+from shared.storage import Keys
+
+
+@dataclass(frozen=True)
+class Collaborators:
+    """What coverage's use cases work with: the real stores and publisher in the service,
+    in-memory fakes in unit tests."""
+
+    bucket: Bucket
+    jobs: JobStore
+    ladders: LadderStore
+    publisher: Publisher
+    settings: Settings
+
+
+class LadderNotStarted(RuntimeError):
+    """A rung answer arrived before the page's ladder state exists (retried)."""
+
+
+async def on_extracted(io: Collaborators, event: PageExtracted) -> None:
+    """Rung 1's result: measure it and start the page's ladder (once), then climb."""
+    state = await io.ladders.load(event.job_id, event.page_number)
+    if state is None:
+        text_layer, extracted = await asyncio.gather(
+            io.bucket.get_model(event.text_key, TextLayer),
+            io.bucket.get_model(event.result_key, ExtractionResult),
+        )
+        coverage = await asyncio.to_thread(measure_coverage, text_layer, extracted.objects)
+        state = LadderState(
+            job_id=event.job_id,
+            page_number=event.page_number,
+            extracted_key=event.result_key,
+            text_key=event.text_key,
+            source_key=event.source_key,
+            has_text_layer=text_layer.has_text_layer,
+            has_words=bool(text_layer.lines),
+            options=event.options,
+            rungs_applied=[extracted.rung],
+            coverage_before=coverage,
+            coverage=coverage,
+        )
+        await io.ladders.save(state)
+    await advance(io, state)
+
+
+async def on_structured(io: Collaborators, event: PageStructured) -> None:
+    """A rung 2 or 3 answer: merge it (once) and measure again, then climb on."""
+    state = await io.ladders.load(event.job_id, event.page_number)
+    if state is None:
+        raise LadderNotStarted(f"no ladder state for page {event.page_number} of {event.job_id}")
+    if not state.done and event.rung not in state.result_keys:
+        state = state.answered(event.rung, event.result_key, state.coverage)
+        text_layer = await io.bucket.get_model(state.text_key, TextLayer)
+        objects, _ = merge_results(await _results(io, state))
+        coverage = await asyncio.to_thread(measure_coverage, text_layer, objects)
+        state = state.model_copy(update={"coverage": coverage})
+        await io.ladders.save(state)
+    await advance(io, state)
+
+
+async def advance(io: Collaborators, state: LadderState) -> None:
+    """Ask for the next rung, or leave the ladder with the merged page."""
+    policy = LadderPolicy.resolve(io.settings, state.options)
+    if not state.done:
+        rung = next_rung(
+            has_text_layer=state.has_text_layer,
+            has_words=state.has_words,
+            coverage=state.coverage,
+            floor=policy.floor,
+            rungs_applied=list(state.rungs_applied),
+            text_retry_enabled=policy.text_retry_enabled,
+            fallback_enabled=policy.fallback_enabled,
+            model_configured=policy.model_configured,
+        )
+        if rung:
+            await _ask(io, state, rung)
+            return
+    await _finish(io, state, policy.floor)
+
+
+async def _results(io: Collaborators, state: LadderState) -> list[ExtractionResult]:
+    keys = [state.extracted_key] + [
+        state.result_keys[r] for r in state.rungs_applied[1:] if r in state.result_keys
+    ]
+    return list(await asyncio.gather(*(io.bucket.get_model(k, ExtractionResult) for k in keys)))
+
+
+async def _known_sheet(io: Collaborators, state: LadderState) -> SheetHeader:
+    """What is known of the sheet so far (rung 1's header, completed from the title block):
+    the hint a structuring model gets."""
+    text_layer, extracted = await asyncio.gather(
+        io.bucket.get_model(state.text_key, TextLayer),
+        io.bucket.get_model(state.extracted_key, ExtractionResult),
+    )
+    return await asyncio.to_thread(sheet_identity, extracted.sheet, text_layer)
+
+
+async def _ask(io: Collaborators, state: LadderState, rung: LadderRung) -> None:
+    if state.pending != rung:
+        state = state.asked(rung)
+        await io.ladders.save(state)
+    request: StructurePage | FallbackPage
+    if rung == "text_structuring":
+        name = subjects.PAGE_STRUCTURE
+        request = StructurePage(
+            job_id=state.job_id,
+            page_number=state.page_number,
+            text_key=state.text_key,
+            sheet=await _known_sheet(io, state),
+            options=state.options,
+        )
+    else:
+        name = subjects.PAGE_FALLBACK
+        text_layer = await io.bucket.get_model(state.text_key, TextLayer)
+        objects, _ = merge_results(await _results(io, state))
+        lines = await asyncio.to_thread(uncovered_units, text_layer, objects)
+        request = FallbackPage(
+            job_id=state.job_id,
+            page_number=state.page_number,
+            text_key=state.text_key,
+            lines=lines,
+            options=state.options,
+        )
+    await io.publisher.publish(
+        name, request, dedup_id=msg_id(state.job_id, state.page_number, rung)
+    )
+
+
+async def _finish(io: Collaborators, state: LadderState, floor: float) -> None:
+    started = time.perf_counter()
+    covered_key = Keys.covered(state.job_id, state.page_number)
+    if state.done and await io.bucket.exists(covered_key):
+        covered = await io.bucket.get_model(covered_key, CoveredPage)
+    else:
+        text_layer = await io.bucket.get_model(state.text_key, TextLayer)
+        results = await _results(io, state)
+        covered = covered_page(state, results, text_layer, floor)
+        covered.timings_ms["coverage"] = (time.perf_counter() - started) * 1000
+        await io.bucket.put_json(covered_key, covered)
+        await io.ladders.save(state.finished())
+    event = PageCovered(
+        job_id=state.job_id,
+        page_number=state.page_number,
+        covered_key=covered_key,
+        text_key=state.text_key,
+        source_key=state.source_key,
+        coverage=covered.coverage,
+        rungs=covered.rungs,
+        sheet=covered.sheet,
+        options=state.options,
+    )
+    await record_progress(io.jobs, io.publisher, state.job_id, state.page_number, "covered")
+    await io.publisher.publish(
+        subjects.PAGE_COVERED, event, dedup_id=msg_id(state.job_id, state.page_number)
+    )

@@ -1,0 +1,103 @@
+"""A closer OCR reading of a title block on a sheet without a text layer.
+
+The page image is rendered for the whole sheet (2048 px on its long side: under 60 dpi on an
+E-size sheet), where a title block's small print is a few pixels high and OCR misses it.
+When the page-resolution reading shows no sheet number, the places sheet numbers sit (the
+lower right strip and the right of the bottom band of the sheet) are rendered again at
+``TITLE_BLOCK_DPI``, in tiles the OCR engine reads at full size, and their words replace
+the coarse ones there.
+"""
+
+from dataclasses import dataclass
+
+import pymupdf
+
+from services.extract.ocr import ENGINE_PARAMS, ocr_raster, page_raster
+from services.extract.render import encode_png
+from shared.models import BBox, TextLayer, Word
+from shared.pagetext import union_bbox
+from shared.sources import PDF_LOCK, open_pdf
+
+# The OCR engine's detector finds text from about 25 px high, and reads a tile as it is
+# when its short side is over 736 px: 250 dpi brings 6 pt print to that height.
+TITLE_BLOCK_DPI = 250
+# Where sheet numbers sit, as shares of the sheet's extent (x0, y0, x1, y1): the lower part
+# of the right strip, and the bottom band left of it.
+REGIONS = ((0.78, 0.55, 1.0, 1.0), (0.5, 0.84, 0.78, 1.0))
+# Tiles the engine reads without shrinking them, overlapping so no word is cut in two.
+_ENGINE_SIDE_PX = ENGINE_PARAMS["Global.max_side_len"]
+assert isinstance(_ENGINE_SIDE_PX, int), "the OCR engine's longest side is a number of pixels"
+TILE_PX = _ENGINE_SIDE_PX
+OVERLAP_PT = 36.0
+
+
+@dataclass(frozen=True)
+class _Tile:
+    clip: BBox  # displayed page coordinates, points
+    core: BBox  # the part of the clip whose words this tile reports
+    png: bytes
+
+
+def title_block_regions(layer: TextLayer) -> list[BBox]:
+    """The regions of the displayed page where a title block sits: parts of the extent of
+    the sheet's ruled lines (so a frame inside a larger page counts), or of the page (a
+    scan, whose words so far may all lie elsewhere)."""
+    if layer.rules:
+        x0, y0, x1, y1 = union_bbox(layer.rules)
+    else:
+        x0, y0, x1, y1 = 0.0, 0.0, layer.width, layer.height
+    w, h = x1 - x0, y1 - y0
+    return [(x0 + a * w, y0 + b * h, x0 + c * w, y0 + d * h) for a, b, c, d in REGIONS]
+
+
+def render_tiles(pdf: bytes, page_number: int, regions: list[BBox]) -> list[_Tile]:
+    """The regions rendered at ``TITLE_BLOCK_DPI`` in tiles of at most ``TILE_PX``."""
+    step = TILE_PX * 72 / TITLE_BLOCK_DPI - OVERLAP_PT
+    tiles: list[_Tile] = []
+    with PDF_LOCK:
+        page = open_pdf(pdf).load_page(page_number - 1)
+        for rx0, ry0, rx1, ry1 in regions:
+            for tx in _starts(rx0, rx1, step):
+                for ty in _starts(ry0, ry1, step):
+                    clip = (
+                        tx,
+                        ty,
+                        min(tx + step + OVERLAP_PT, rx1),
+                        min(ty + step + OVERLAP_PT, ry1),
+                    )
+                    core = (
+                        tx if tx == rx0 else tx + OVERLAP_PT / 2,
+                        ty if ty == ry0 else ty + OVERLAP_PT / 2,
+                        clip[2] if clip[2] == rx1 else clip[2] - OVERLAP_PT / 2,
+                        clip[3] if clip[3] == ry1 else clip[3] - OVERLAP_PT / 2,
+                    )
+                    pix = page.get_pixmap(clip=pymupdf.Rect(clip), dpi=TITLE_BLOCK_DPI)
+                    tiles.append(_Tile(clip, core, encode_png(pix)))
+    return tiles
+
+
+def _starts(low: float, high: float, step: float) -> list[float]:
+    starts = [low]
+    while starts[-1] + step + OVERLAP_PT < high:
+        starts.append(starts[-1] + step)
+    return starts
+
+
+def reread_title_block(layer: TextLayer, tiles: list[_Tile], regions: list[BBox]) -> list[Word]:
+    """The layer's words with those inside ``regions`` replaced by the tiles' closer reading
+    (each word from the tile whose core holds its centre)."""
+    scale = 72 / TITLE_BLOCK_DPI
+    closer: list[Word] = []
+    for tile in tiles:
+        for word in ocr_raster(page_raster(tile.png, 1 / scale)):
+            x0, y0, x1, y1 = word.bbox
+            bbox = (x0 + tile.clip[0], y0 + tile.clip[1], x1 + tile.clip[0], y1 + tile.clip[1])
+            if _holds(tile.core, bbox):
+                closer.append(word.model_copy(update={"bbox": bbox}))
+    kept = [w for w in layer.words if not any(_holds(r, w.bbox) for r in regions)]
+    return kept + closer
+
+
+def _holds(box: BBox, bbox: BBox) -> bool:
+    cx, cy = (bbox[0] + bbox[2]) / 2, (bbox[1] + bbox[3]) / 2
+    return box[0] <= cx < box[2] and box[1] <= cy < box[3]

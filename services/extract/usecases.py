@@ -1,0 +1,142 @@
+"""Extract's use cases: rung 1 for a page (its words, image, thumbnail and objects stored,
+then announced), and the coverage service's rung 2/3 requests answered."""
+
+import asyncio
+from dataclasses import dataclass
+
+from services.extract.pipeline import PageUnreadable, extract_rung1, fallback_result, structure_text
+from shared import subjects
+from shared.broker import PageFailure, msg_id
+from shared.interfaces import Bucket, Publisher
+from shared.jobs import JobStore, record_progress
+from shared.llm import LLMClient
+from shared.messages import (
+    ExtractPage,
+    FallbackPage,
+    PageExtracted,
+    PageFailed,
+    PageStructured,
+    StructurePage,
+)
+from shared.models import ExtractionResult, TextLayer
+from shared.settings import Settings
+from shared.sources import SourceCache
+from shared.storage import Keys
+
+CANCELED_REASON = "the job was canceled before this page was extracted"
+
+
+@dataclass(frozen=True)
+class Collaborators:
+    """What extract's use cases work with: the real stores, publisher and model client in
+    the service, in-memory fakes in unit tests. ``sources`` keeps the source PDFs of the jobs
+    in flight; ``worker_id`` names this worker in the results it writes."""
+
+    bucket: Bucket
+    jobs: JobStore
+    publisher: Publisher
+    settings: Settings
+    llm: LLMClient | None
+    sources: SourceCache
+    worker_id: str
+
+
+async def extract(io: Collaborators, task: ExtractPage) -> None:
+    if await io.jobs.is_canceled(task.job_id):
+        await io.jobs.mark_page(task.job_id, task.page_number, "skipped")
+        skipped = PageFailed(
+            job_id=task.job_id,
+            page_number=task.page_number,
+            stage="canceled",
+            reason=CANCELED_REASON,
+        )
+        await io.publisher.publish(
+            subjects.PAGE_FAILED,
+            skipped,
+            dedup_id=msg_id(task.job_id, task.page_number, "canceled"),
+        )
+        return
+    pdf = await io.sources.get(task.source_key)
+    try:
+        out = await extract_rung1(
+            pdf,
+            task.page_number,
+            io.settings,
+            io.llm,
+            use_vision=task.options.vision is not False,
+            worker_id=io.worker_id,
+            job_id=task.job_id,
+        )
+    except PageUnreadable as exc:
+        raise PageFailure(exc.reason) from exc
+    text_key = Keys.text(task.job_id, task.page_number)
+    result_key = Keys.extracted(task.job_id, task.page_number)
+    await asyncio.gather(
+        io.bucket.put_json(text_key, out.text_layer),
+        io.bucket.put_bytes(Keys.image(task.job_id, task.page_number), out.png, "image/png"),
+        io.bucket.put_bytes(
+            Keys.thumbnail(task.job_id, task.page_number), out.thumbnail, "image/jpeg"
+        ),
+        io.bucket.put_json(result_key, out.result),
+    )
+    event = PageExtracted(
+        job_id=task.job_id,
+        page_number=task.page_number,
+        result_key=result_key,
+        text_key=text_key,
+        source_key=task.source_key,
+        status=out.result.status,
+        rung=out.result.rung,
+        has_text_layer=out.text_layer.has_text_layer,
+        usage=out.result.usage,
+        options=task.options,
+    )
+    # Marked before announced: whoever sees the event also sees the page's progress.
+    await record_progress(io.jobs, io.publisher, task.job_id, task.page_number, "extracted")
+    await io.publisher.publish(
+        subjects.PAGE_EXTRACTED, event, dedup_id=msg_id(task.job_id, task.page_number)
+    )
+
+
+async def structure(io: Collaborators, task: StructurePage) -> None:
+    text_layer = await io.bucket.get_model(task.text_key, TextLayer)
+    result = await structure_text(
+        text_layer,
+        io.settings,
+        io.llm,
+        job_id=task.job_id,
+        worker_id=io.worker_id,
+        sheet=task.sheet,
+    )
+    await _answer(io, task, result)
+
+
+async def fallback(io: Collaborators, task: FallbackPage) -> None:
+    text_layer = await io.bucket.get_model(task.text_key, TextLayer)
+    result = await asyncio.to_thread(
+        fallback_result,
+        text_layer,
+        io.settings,
+        lines=task.lines,
+        job_id=task.job_id,
+        worker_id=io.worker_id,
+    )
+    await _answer(io, task, result)
+
+
+async def _answer(
+    io: Collaborators, task: StructurePage | FallbackPage, result: ExtractionResult
+) -> None:
+    key = Keys.structured(task.job_id, task.page_number, result.rung)
+    await io.bucket.put_json(key, result)
+    event = PageStructured(
+        job_id=task.job_id,
+        page_number=task.page_number,
+        rung=result.rung,
+        result_key=key,
+        status=result.status,
+        usage=result.usage,
+    )
+    await io.publisher.publish(
+        subjects.PAGE_STRUCTURED, event, dedup_id=msg_id(task.job_id, task.page_number, result.rung)
+    )

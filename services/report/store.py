@@ -1,0 +1,39 @@
+"""Which pages of a job are terminal (verified or failed), kept in the job state store so the
+report service knows, without counting messages, when every page is."""
+
+from typing import Any, Literal
+
+from shared.interfaces import StateStore
+from shared.jobs import compare_and_set
+
+Outcome = Literal["verified", "failed"]
+
+
+class TerminalPages:
+    """The terminal pages of each job under ``terminal.{job_id}``; report is their one
+    writer, compare-and-set so that replicas recording pages of one job lose none."""
+
+    def __init__(self, state: StateStore) -> None:
+        self._state = state
+
+    async def add(self, job_id: str, page_number: int, outcome: Outcome) -> dict[int, str]:
+        """Record a terminal page (a verified outcome is never downgraded to failed); every
+        terminal page of the job so far."""
+
+        def change(current: Any) -> dict[str, str]:
+            pages: dict[str, str] = current or {}
+            if pages.get(str(page_number)) in ("verified", outcome):
+                return pages
+            return {**pages, str(page_number): outcome}
+
+        pages = await compare_and_set(
+            self._state,
+            f"terminal.{job_id}",
+            change,
+            what=f"terminal page {job_id}/{page_number}",
+        )
+        return {int(k): v for k, v in (pages or {}).items()}
+
+    async def all(self, job_id: str) -> dict[int, str]:
+        found = await self._state.get(f"terminal.{job_id}")
+        return {int(k): v for k, v in found[0].items()} if found else {}

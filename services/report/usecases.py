@@ -1,0 +1,204 @@
+"""Report's use cases: record terminal pages and, once every page of a job is terminal,
+write its report and announce it, once."""
+
+import asyncio
+import logging
+from dataclasses import dataclass
+
+from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
+from services.report.html import render_report_html
+from services.report.reconcile import PageFacts, correction_requests, page_facts, reconcile
+from services.report.store import TerminalPages
+from shared import subjects
+from shared.interfaces import Bucket, Publisher
+from shared.jobs import JobRecord, JobStore, now
+from shared.messages import PageFailed, PageVerified, ReportReady
+from shared.models import TextLayer, VerifiedPage
+from shared.report import ReadySummary, Report
+from shared.settings import Settings
+from shared.sheet_set import SheetSet
+from shared.storage import Keys, ObjectMissing
+from shared.title_block import Reading, printed_alone
+
+log = logging.getLogger("sheetflow.report")
+
+# Pages whose words are read at once while the set is reconciled (each page's words are
+# let go once its facts are taken).
+SET_READ_CONCURRENCY = 8
+
+
+@dataclass(frozen=True)
+class Collaborators:
+    """What report's use cases work with: the real stores and publisher in the service,
+    in-memory fakes in unit tests. ``finishing`` holds one lock per job being finished in
+    this process (two last pages of a job may arrive at once)."""
+
+    bucket: Bucket
+    jobs: JobStore
+    terminal: TerminalPages
+    publisher: Publisher
+    settings: Settings
+    finishing: dict[str, asyncio.Lock]
+
+
+async def on_verified(io: Collaborators, event: PageVerified) -> None:
+    terminal = await io.terminal.add(event.job_id, event.page_number, "verified")
+    await maybe_finish(io, event.job_id, terminal)
+
+
+async def on_failed(io: Collaborators, event: PageFailed) -> None:
+    failed = FailedPage(
+        page_number=event.page_number,
+        stage=event.stage,
+        reason=event.reason,
+        deliveries=event.deliveries,
+    )
+    await io.bucket.put_json(Keys.failed(event.job_id, event.page_number), failed)
+    await io.jobs.mark_page(
+        event.job_id, event.page_number, "skipped" if event.stage == "canceled" else "failed"
+    )
+    terminal = await io.terminal.add(event.job_id, event.page_number, "failed")
+    await maybe_finish(io, event.job_id, terminal)
+
+
+async def maybe_finish(io: Collaborators, job_id: str, terminal: dict[int, str]) -> None:
+    """Once every page is terminal: write the report (once) and announce it (once)."""
+    job = await io.jobs.get_job(job_id)
+    if job is None:
+        raise RuntimeError(f"job {job_id} has no record in the job store")
+    if job.announced or not all(n in terminal for n in range(1, job.page_count + 1)):
+        return
+    async with io.finishing.setdefault(job_id, asyncio.Lock()):
+        job = await io.jobs.get_job(job_id)
+        if job and not job.finished_at:
+            job = await write_report(io, job, await io.terminal.all(job_id))
+        if job and not job.announced:
+            # Announced only once the report can be fetched; a crash before this line
+            # leaves announced false, so the redelivered event announces it.
+            await announce(io, job)
+    io.finishing.pop(job_id, None)
+
+
+async def _outcome(
+    io: Collaborators, job_id: str, page_number: int, kind: str
+) -> PageOutcome | None:
+    try:
+        if kind == "verified":
+            return await io.bucket.get_model(Keys.verified(job_id, page_number), VerifiedPage)
+        return await io.bucket.get_model(Keys.failed(job_id, page_number), FailedPage)
+    except ObjectMissing:
+        return None  # the report names it failed with "no outcome recorded"
+
+
+async def _thumbnail(io: Collaborators, job_id: str, page_number: int) -> bytes | None:
+    try:
+        return await io.bucket.get_bytes(Keys.thumbnail(job_id, page_number))
+    except ObjectMissing:
+        return None  # a page that failed before rendering: the report shows a placeholder
+
+
+async def _evidence(
+    io: Collaborators, job_id: str, outcomes: list[PageOutcome | None]
+) -> dict[str, bytes]:
+    """The evidence crops the verified pages name (key under jobs/{id}/ → JPEG)."""
+    keys = [c.key for o in outcomes if isinstance(o, VerifiedPage) for c in o.evidence_crops]
+
+    async def load(key: str) -> bytes | None:
+        try:
+            return await io.bucket.get_bytes(Keys.job(job_id) + key)
+        except ObjectMissing:
+            return None  # the report shows the problem without its picture
+
+    crops = await asyncio.gather(*(load(k) for k in keys))
+    return {key: jpeg for key, jpeg in zip(keys, crops, strict=True) if jpeg}
+
+
+async def _text_layer(io: Collaborators, job_id: str, page_number: int) -> TextLayer | None:
+    try:
+        return await io.bucket.get_model(Keys.text(job_id, page_number), TextLayer)
+    except ObjectMissing:
+        return None  # the set is reconciled from the pages whose words are stored
+
+
+async def reconcile_set(io: Collaborators, job_id: str, pages: list[VerifiedPage]) -> SheetSet:
+    """The set's reconciliation, read from the verified pages' words: each page's words are
+    loaded, reduced to the facts the set needs, and let go; the few pages the drawing index
+    may correct are read again to find the indexed number they print."""
+    limit = asyncio.Semaphore(SET_READ_CONCURRENCY)
+
+    async def facts(page: VerifiedPage) -> PageFacts | None:
+        async with limit:
+            layer = await _text_layer(io, job_id, page.page_number)
+            if layer is None:
+                return None
+            return await asyncio.to_thread(page_facts, page.page_number, page.sheet, layer)
+
+    async def printed(page_number: int, keys: set[str]) -> tuple[int, Reading | None]:
+        async with limit:
+            layer = await _text_layer(io, job_id, page_number)
+            if layer is None:
+                return page_number, None
+            return page_number, await asyncio.to_thread(printed_alone, layer, keys)
+
+    found = [f for f in await asyncio.gather(*(facts(p) for p in pages)) if f is not None]
+    requests = correction_requests(found)
+    answers = await asyncio.gather(*(printed(n, keys) for n, keys in requests.items()))
+    return reconcile(found, {n: reading for n, reading in answers if reading})
+
+
+async def write_report(
+    io: Collaborators, job: JobRecord, terminal: dict[int, str]
+) -> JobRecord | None:
+    pages = range(1, job.page_count + 1)
+    outcomes = await asyncio.gather(*(_outcome(io, job.job_id, n, terminal[n]) for n in pages))
+    thumbnails = await asyncio.gather(*(_thumbnail(io, job.job_id, n) for n in pages))
+    info = JobInfo(
+        job_id=job.job_id,
+        file_name=job.file_name,
+        page_count=job.page_count,
+        created_at=job.created_at,
+        canceled=job.canceled,
+        intake=job.intake,
+        coverage_floor=(
+            job.options.coverage_floor
+            if job.options.coverage_floor is not None
+            else io.settings.extract_coverage_floor
+        ),
+    )
+    verified = [o for o in outcomes if isinstance(o, VerifiedPage)]
+    sheet_set = await reconcile_set(io, job.job_id, verified)
+    finished_at = now()
+    report = build_report(
+        info, [o for o in outcomes if o is not None], finished_at=finished_at, sheet_set=sheet_set
+    )
+    evidence = await _evidence(io, job.job_id, outcomes)
+    html = await asyncio.to_thread(
+        render_report_html,
+        report,
+        {n: t for n, t in zip(pages, thumbnails, strict=True) if t},
+        evidence,
+    )
+    json_key, html_key = Keys.report(job.job_id, "json"), Keys.report(job.job_id, "html")
+    await io.bucket.put_json(json_key, report)
+    await io.bucket.put_bytes(html_key, html.encode(), "text/html; charset=utf-8")
+    finished = await io.jobs.update_job(
+        job.job_id, status=report.status, finished_at=finished_at, report_key=json_key
+    )
+    log.info("report for %s: %s, %s pages", job.job_id, report.status, job.page_count)
+    return finished
+
+
+async def announce(io: Collaborators, job: JobRecord) -> None:
+    """Publish report.ready from the stored report; de-duplicated by job id."""
+    report = await io.bucket.get_model(Keys.report(job.job_id, "json"), Report)
+    ready = ReportReady(
+        job_id=job.job_id,
+        file_name=job.file_name,
+        page_count=job.page_count,
+        status=report.status,
+        summary=ReadySummary.of(report),
+        report_key=Keys.report(job.job_id, "json"),
+        html_key=Keys.report(job.job_id, "html"),
+    )
+    await io.publisher.publish(subjects.REPORT_READY, ready, dedup_id=job.job_id)
+    await io.jobs.update_job(job.job_id, announced=True)

@@ -1,0 +1,68 @@
+"""The small interfaces every service's use cases do their I/O through.
+
+S3, the job KV bucket and NATS sit behind them (``shared.storage.ObjectStore``,
+``shared.jobs.KvStateStore``, ``shared.broker.NatsPublisher``); unit tests of the use cases
+hand them in-memory fakes (``tests/support/fakes.py``) instead, flow tests the real ones.
+"""
+
+from collections.abc import Mapping
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+M = TypeVar("M", bound=BaseModel)
+
+# What a document in the state store is written from: a model, or plain JSON data.
+Document = BaseModel | Mapping[str, Any]
+
+
+class Bucket(Protocol):
+    """The one bucket every stage keeps its artifacts in. A read of a key that is not there
+    raises ``shared.storage.ObjectMissing``."""
+
+    async def get_bytes(self, key: str) -> bytes: ...
+
+    async def get_model(self, key: str, model: type[M]) -> M: ...
+
+    async def put_bytes(
+        self, key: str, data: bytes, content_type: str = "application/octet-stream"
+    ) -> None: ...
+
+    async def put_json(self, key: str, value: BaseModel | dict[str, Any] | list[Any]) -> None: ...
+
+    async def put_file(
+        self, key: str, path: str, content_type: str = "application/pdf"
+    ) -> None: ...
+
+    async def exists(self, key: str) -> bool: ...
+
+    async def delete_prefix(self, prefix: str) -> None: ...
+
+
+class StateStore(Protocol):
+    """JSON documents under dotted keys, each read with its revision so a writer can
+    compare-and-set: the job and page state every stage shares."""
+
+    async def get(self, key: str) -> tuple[Any, int] | None:
+        """The document and its revision, or None when the key holds none."""
+        ...
+
+    async def put(self, key: str, value: Document) -> None: ...
+
+    async def put_if(self, key: str, value: Document, *, revision: int | None) -> bool:
+        """Write only if the key is still at ``revision`` (None: only if it holds nothing);
+        False when another writer got there first."""
+        ...
+
+    async def scan(self, prefix: str) -> dict[str, Any]:
+        """Every document whose key starts with ``prefix`` (which ends in a dot), by key."""
+        ...
+
+
+class Publisher(Protocol):
+    """Publishes events and commands on the stream, under the deployment's namespace."""
+
+    async def publish(self, name: str, event: BaseModel, *, dedup_id: str) -> None:
+        """Publish ``event`` on subject ``name``; a second publication with the same
+        ``dedup_id`` is dropped (at-least-once handlers may publish twice)."""
+        ...

@@ -1,0 +1,225 @@
+"""The page as its title block is read: in the frame of one text direction, with the ruled
+lines of the page's drawing as cell walls.
+
+A sheet turned sideways (its title block running up the right edge) is read in the frame of
+its vertical text, where that title block lies along the bottom like any other. Coordinates
+are the page-text model's (``shared.pagetext.Frame``): x runs along the text, y down the
+lines. The sheet's extent is the extent of what it prints, not of the paper, so a drawing
+frame that sits inside a larger page still has its title block at its own lower right.
+"""
+
+import statistics
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from shared.models import TextLayer, Word
+from shared.pagetext import Frame, direction_key, frame_of, join_words, union_bbox
+
+Box = tuple[float, float, float, float]
+
+# Where a title block sits, as shares of the sheet's extent: its right strip or bottom band.
+ZONE_RIGHT = 0.65
+ZONE_BOTTOM = 0.8
+# A ruled line that runs this share of the extent's height (width) bounds a strip.
+STRIP_RULE_SPAN = 0.5
+# A ruled cell larger than this share of the extent is a drawing frame, not a field.
+CELL_MAX_SHARE = 0.45
+# An empty band between double walls is at most this high (or two text heights).
+THIN_BAND = 18.0
+# A direction read as a view needs this many lines of its own.
+MIN_VIEW_LINES = 3
+
+
+@dataclass(frozen=True)
+class Run:
+    """A line of the page-text model (or a single word of another direction) in a view."""
+
+    ids: tuple[int, ...]
+    text: str
+    box: Box
+    size: float
+    aligned: bool  # runs along the view's direction
+
+    @property
+    def height(self) -> float:
+        return self.box[3] - self.box[1]
+
+
+@dataclass
+class View:
+    """The page's runs and ruled lines in the frame of one text direction."""
+
+    frame: Frame
+    words: list[Word]
+    runs: list[Run]
+    extent: Box
+    horizontal: list[tuple[float, float, float]]  # (y, x0, x1)
+    vertical: list[tuple[float, float, float]]  # (x, y0, y1)
+    typical_size: float
+    run_of_word: dict[int, Run] = field(default_factory=dict)
+
+    @cached_property
+    def aligned(self) -> list[Run]:
+        return [r for r in self.runs if r.aligned]
+
+    def box_of(self, ids: tuple[int, ...]) -> Box:
+        """The view box of some of the page's words."""
+        return union_bbox(_turned(self.frame, self.words[i].bbox) for i in ids)
+
+    def run_of(self, ids: tuple[int, ...]) -> Run:
+        """The run the first of some words belongs to."""
+        return self.run_of_word[ids[0]]
+
+    def in_zone(self, box: Box) -> bool:
+        """Whether a box lies where a title block sits: the extent's right strip or bottom
+        band, or beyond a ruled line that cuts such a strip off the drawing."""
+        x0, y0, x1, y1 = self.extent
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        if cx >= x0 + ZONE_RIGHT * (x1 - x0) or cy >= y0 + ZONE_BOTTOM * (y1 - y0):
+            return True
+        strip_x, strip_y = self._strips
+        return (strip_x is not None and cx >= strip_x) or (strip_y is not None and cy >= strip_y)
+
+    def edge_score(self, box: Box) -> float:
+        """How close to the extent's right or bottom edge a box sits (1.0 = on it)."""
+        x0, y0, x1, y1 = self.extent
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        return max((cx - x0) / max(x1 - x0, 1.0), (cy - y0) / max(y1 - y0, 1.0))
+
+    @cached_property
+    def _strips(self) -> tuple[float | None, float | None]:
+        """The left wall of a ruled right strip and the top wall of a ruled bottom band: the
+        innermost long rule in the outer part of the extent, short of its border."""
+        x0, y0, x1, y1 = self.extent
+        width, height = x1 - x0, y1 - y0
+        walls_x = [
+            x
+            for x, a, b in self.vertical
+            if b - a >= STRIP_RULE_SPAN * height and x0 + 0.6 * width <= x <= x1 - 0.03 * width
+        ]
+        walls_y = [
+            y
+            for y, a, b in self.horizontal
+            if b - a >= STRIP_RULE_SPAN * width and y0 + 0.6 * height <= y <= y1 - 0.03 * height
+        ]
+        return (min(walls_x) if walls_x else None, min(walls_y) if walls_y else None)
+
+    def cell(self, x: float, y: float) -> Box | None:
+        """The ruled cell around a point: the nearest rule on each side that spans it, or
+        None when the point is not boxed in (or the box is a drawing frame, not a field)."""
+        top = max(
+            (r[0] for r in self.horizontal if r[0] < y and r[1] - 1 <= x <= r[2] + 1), default=None
+        )
+        bottom = min(
+            (r[0] for r in self.horizontal if r[0] > y and r[1] - 1 <= x <= r[2] + 1), default=None
+        )
+        left = max(
+            (r[0] for r in self.vertical if r[0] < x and r[1] - 1 <= y <= r[2] + 1), default=None
+        )
+        right = min(
+            (r[0] for r in self.vertical if r[0] > x and r[1] - 1 <= y <= r[2] + 1), default=None
+        )
+        if top is None or bottom is None or left is None or right is None:
+            return None
+        ex0, ey0, ex1, ey1 = self.extent
+        if right - left > CELL_MAX_SHARE * (ex1 - ex0) or bottom - top > CELL_MAX_SHARE * (
+            ey1 - ey0
+        ):
+            return None
+        return left, top, right, bottom
+
+    def cell_above(self, cell: Box) -> Box | None:
+        """The ruled cell above a cell, past the empty bands double walls make."""
+        return self._next_cell(cell, -1)
+
+    def cell_below(self, cell: Box) -> Box | None:
+        """The ruled cell below a cell, past the empty bands double walls make."""
+        return self._next_cell(cell, 1)
+
+    def _next_cell(self, cell: Box, step: int) -> Box | None:
+        x = (cell[0] + cell[2]) / 2
+        for _ in range(3):
+            found = self.cell(x, cell[1] - 0.5 if step < 0 else cell[3] + 0.5)
+            if found is None:
+                return None
+            thin = found[3] - found[1] <= max(2 * self.typical_size, THIN_BAND)
+            if not thin or self.holds_text(found):
+                return found
+            cell = found
+        return None
+
+    def holds_text(self, box: Box) -> bool:
+        """Whether any run's centre lies in a box."""
+        return any(
+            box[0] <= (r.box[0] + r.box[2]) / 2 <= box[2]
+            and box[1] <= (r.box[1] + r.box[3]) / 2 <= box[3]
+            for r in self.runs
+        )
+
+
+def views(layer: TextLayer) -> Iterator[View]:
+    """A view for each axis direction the page's lines run in (most lines first), built
+    as they are asked for."""
+    if not layer.words:
+        return iter(())
+    line_keys = Counter(direction_key(layer.words[line[0]].dir) for line in layer.lines if line)
+    axis_keys = {frame_key: n for frame_key, n in line_keys.items() if frame_key % 18 == 0}
+    keys = [k for k, n in sorted(axis_keys.items(), key=lambda kv: -kv[1]) if n >= MIN_VIEW_LINES]
+    return (_view(layer, key) for key in keys or [0])
+
+
+def _view(layer: TextLayer, key: int) -> View:
+    frame = frame_of(key)
+    words = layer.words
+    runs: list[Run] = []
+    in_lines: set[int] = set()
+    for line in layer.lines:
+        if not line or direction_key(words[line[0]].dir) != key:
+            continue
+        in_lines.update(line)
+        box = _turned(frame, union_bbox(words[i].bbox for i in line))
+        size = statistics.median(words[i].size or _height(frame, words[i].bbox) for i in line)
+        runs.append(Run(tuple(line), join_words(words, line), box, size, True))
+    for word in words:
+        if word.id not in in_lines:
+            box = _turned(frame, word.bbox)
+            runs.append(Run((word.id,), word.text, box, word.size or box[3] - box[1], False))
+    horizontal, vertical = _rules(layer, frame)
+    boxes = [r.box for r in runs] + [_turned(frame, r) for r in layer.rules]
+    sizes = [w.size for w in words if w.size] or [r.height for r in runs]
+    view = View(
+        frame=frame,
+        words=words,
+        runs=runs,
+        extent=union_bbox(boxes),
+        horizontal=horizontal,
+        vertical=vertical,
+        typical_size=statistics.median(sizes),
+    )
+    view.run_of_word = {i: run for run in runs for i in run.ids}
+    return view
+
+
+def _turned(frame: Frame, bbox: Box) -> Box:
+    """A displayed box in a view's frame (the upright frame needs no turning)."""
+    return bbox if frame.dx == 1.0 and frame.dy == 0.0 else frame.box(bbox)
+
+
+def _height(frame: Frame, bbox: Box) -> float:
+    box = _turned(frame, bbox)
+    return box[3] - box[1]
+
+
+def _rules(
+    layer: TextLayer, frame: Frame
+) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]]]:
+    horizontal, vertical = [], []
+    for rule in layer.rules:
+        x0, y0, x1, y1 = _turned(frame, rule)
+        if x1 - x0 >= y1 - y0:
+            horizontal.append(((y0 + y1) / 2, x0, x1))
+        else:
+            vertical.append(((x0 + x1) / 2, y0, y1))
+    return horizontal, vertical

@@ -1,0 +1,64 @@
+"""The ruled lines of a page's drawing, and the title-block cells they make."""
+
+import pymupdf
+
+from services.extract.rulings import ruled_lines
+from services.extract.textlayer import read_text_layer
+from shared.title_block import read_title_block
+
+W, H = 36 * 72, 24 * 72
+
+
+def _rules(page: pymupdf.Page) -> list[tuple[float, ...]]:
+    return ruled_lines(page.get_cdrawings(), page.rotation_matrix, tuple(page.rect))
+
+
+def test_long_strokes_boxes_and_bars_are_rules_short_strokes_and_curves_are_not():
+    """A line drawn in two touching pieces is one rule; a stroked box gives its four edges,
+    a filled thin bar its axis; lettering-sized strokes, diagonals and curves give none;
+    a line running past the paper is cut at its edge."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    page.draw_line((100, 100), (400, 100))
+    page.draw_line((400, 100), (700, 100))
+    page.draw_rect(pymupdf.Rect(1000, 1000, 1200, 1100))
+    page.draw_rect(pymupdf.Rect(100, 500, 900, 502), color=None, fill=(0, 0, 0))
+    page.draw_line((100, 700), (110, 700))  # a stroke of a letter
+    page.draw_line((100, 800), (400, 900))  # a diagonal
+    page.draw_circle((600, 600), 80)
+    page.draw_line((2000, 300), (W + 500, 300))
+    rules = set(_rules(page))
+    assert (100, 100, 700, 100) in rules
+    assert {(1000, 1000, 1200, 1000), (1000, 1100, 1200, 1100)} <= rules
+    assert {(1000, 1000, 1000, 1100), (1200, 1000, 1200, 1100)} <= rules
+    assert (100, 501, 900, 501) in rules
+    assert (2000, 300, W, 300) in rules
+    assert len(rules) == 7
+
+
+def test_rules_are_in_the_displayed_frame():
+    """On paper stored with /Rotate, rules are turned as the words are."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=H, height=W)
+    page.draw_line((100, 200), (100, 900))
+    page.set_rotation(90)
+    [(x0, y0, x1, y1)] = _rules(page)
+    assert y0 == y1 and x1 - x0 == 700
+
+
+def test_a_ruled_cell_holds_the_title_beside_the_number():
+    """With the drawing's rules, the title printed far up-left of the number in the number's
+    own box is found; without them, nothing near the number reads as its title."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    page.draw_rect(pymupdf.Rect(36, 36, W - 36, H - 36), width=2)
+    box = pymupdf.Rect(W - 400, H - 200, W - 36, H - 36)
+    page.draw_rect(box, width=1)
+    page.insert_text((box.x0 + 10, box.y0 + 40), "GROUND FLOOR PLAN", fontsize=20)
+    page.insert_text((box.x1 - 90, box.y1 - 15), "P-3", fontsize=40)
+    page.insert_text((200, 200), "GENERAL NOTES", fontsize=12)
+    layer = read_text_layer(page, 1, min_chars=1)
+    assert read_title_block(layer).title is None
+    ruled = layer.model_copy(update={"rules": _rules(page)})
+    reading = read_title_block(ruled)
+    assert (reading.number, reading.title) == ("P-3", "GROUND FLOOR PLAN")

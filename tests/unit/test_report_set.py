@@ -1,0 +1,160 @@
+"""The set reconciled once every page is terminal: its drawing index against its sheets,
+duplicates, titles, and references to sheets the set does not hold; stored with the
+report, counted in its summary and in report.ready, shown as the report's Set section."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from services.extract.textlayer import read_text_layer
+from services.report.assemble import JobInfo, build_report
+from services.report.drawing_index import read_drawing_index
+from services.report.html import render_report_html
+from services.report.reconcile import PageFacts, correction_requests, page_facts, reconcile
+from services.report.references import references
+from shared.models import Coverage, PageVerdict, SheetHeader, TextLayer, VerifiedPage
+from shared.report import ReadySummary
+from shared.title_block import printed_alone, recover_sheet_identity
+from tests.support.sets import INDEX, indexed_set
+
+
+@pytest.fixture(scope="module")
+def layers() -> dict[int, TextLayer]:
+    doc = indexed_set()
+    return {n + 1: read_text_layer(page, n + 1, min_chars=1) for n, page in enumerate(doc)}
+
+
+def _sheets(layers: dict[int, TextLayer]) -> dict[int, SheetHeader]:
+    return {n: recover_sheet_identity(layer) or SheetHeader() for n, layer in layers.items()}
+
+
+@pytest.fixture(scope="module")
+def sheet_set(layers):
+    sheets = _sheets(layers)
+    facts = [page_facts(n, sheets[n], layer) for n, layer in layers.items()]
+    requests = correction_requests(facts)
+    printed = {n: r for n, keys in requests.items() if (r := printed_alone(layers[n], keys))}
+    return reconcile(facts, printed)
+
+
+def test_the_index_is_read_as_number_title_pairs(layers):
+    """The cover's SHEET INDEX is read row by row, numbers and titles as printed."""
+    assert read_drawing_index(layers[1]) == INDEX
+    assert all(read_drawing_index(layers[n]) == [] for n in range(2, 8))
+
+
+def test_index_confirms_sheets_and_names_the_absent_one(sheet_set):
+    """Sheets the index lists are confirmed (E-02 on the sheet is E-2 in the index); the
+    sheet listed but absent is named missing; the unlisted one is named too."""
+    assert sheet_set.index_pages == [1]
+    assert sheet_set.confirmed_pages == [1, 2, 3, 4, 5]
+    assert [e.sheet_number for e in sheet_set.missing] == ["A-102"]
+    assert [(e.page_number, e.sheet_number) for e in sheet_set.not_in_index] == [(7, "M-101")]
+
+
+def test_a_page_is_corrected_only_where_it_prints_the_indexed_number(sheet_set):
+    """The page whose number is a word (SITE) gets it from the index, because it prints it
+    alone in its title block; the correction names its source."""
+    [correction] = sheet_set.corrections
+    assert (correction.page_number, correction.was, correction.now) == (6, None, "SITE")
+    assert correction.sheet_title == "SITE PLAN"
+    assert "page 1" in correction.source and "page 6" in correction.source
+    assert sheet_set.unnumbered_pages == []
+
+
+def test_duplicate_numbers_are_named(sheet_set):
+    """Two pages sharing a number are named with both pages."""
+    assert [(d.sheet_number, d.page_numbers) for d in sheet_set.duplicates] == [("A-201", [3, 4])]
+
+
+def test_titles_differ_beyond_case_and_punctuation_only(sheet_set):
+    """FIRST FLOOR PLAN against the index's FLOOR PLAN is a mismatch; "Lighting Plan"
+    against LIGHTING PLAN is not."""
+    assert [(t.page_number, t.sheet_title, t.index_title) for t in sheet_set.title_mismatches] == [
+        (2, "FIRST FLOOR PLAN", "FLOOR PLAN")
+    ]
+
+
+def test_references_to_sheets_not_in_the_set(sheet_set):
+    """SEE SHEET A-501 points at no sheet of the set (which holds A- sheets): unresolved.
+    2/A-201 and M-101 resolve; DETAIL 3 ON S-502 names a discipline the set does not hold
+    and is kept apart as external."""
+    assert [(r.page_number, r.target) for r in sheet_set.unresolved_references] == [(2, "A-501")]
+    assert [(r.page_number, r.target) for r in sheet_set.external_references] == [(3, "S-502")]
+
+
+@pytest.mark.parametrize(
+    ("line", "targets"),
+    [
+        ("SEE 2/S301 FOR TYPICAL FOOTING DETAIL.", ["S301"]),
+        ("SEE SHEET A-501", ["A-501"]),
+        ("DETAIL 3 ON S-502", ["S-502"]),
+        ("REFER TO DWG. E2.1 FOR PANELS", ["E2.1"]),
+        ('SEE NOTE 3. USE 1/2" BOLTS W/ A-307 NUTS', []),
+        ("I-90 TO SR 520, STA 12+50", []),
+    ],
+)
+def test_reference_forms(line, targets):
+    """The printed forms of a reference, and what only looks like one."""
+    layer = TextLayer(
+        page_number=1,
+        width=600,
+        height=400,
+        words=[
+            {"text": w, "bbox": (10 + 40 * i, 10, 45 + 40 * i, 20)}
+            for i, w in enumerate(line.split())
+        ],
+        has_text_layer=True,
+    )
+    assert [target for target, _ in references(layer)] == targets
+
+
+def test_no_index_still_names_duplicates_and_nothing_else():
+    """A set without an index is checked against itself only."""
+    facts = [
+        PageFacts(1, "A-101", "PLAN", [], []),
+        PageFacts(2, "A101", "PLAN", [], []),
+        PageFacts(3, None, None, [], []),
+    ]
+    sheet_set = reconcile(facts, {})
+    assert [d.page_numbers for d in sheet_set.duplicates] == [[1, 2]]
+    assert sheet_set.unnumbered_pages == [3]
+    assert not (sheet_set.missing or sheet_set.not_in_index or sheet_set.confirmed_pages)
+
+
+def _verified(n: int, sheet: SheetHeader) -> VerifiedPage:
+    coverage = Coverage(total_lines=1, covered_lines=1, ratio=1.0)
+    return VerifiedPage(
+        job_id="j",
+        page_number=n,
+        has_text_layer=True,
+        sheet=sheet,
+        coverage_before=coverage,
+        coverage=coverage,
+        floor=0.6,
+        below_floor=False,
+        verdict=PageVerdict(ok=True),
+    )
+
+
+def test_report_stores_counts_and_shows_the_set(layers, sheet_set):
+    """The report stores the set, applies the correction to page 6's identity (source
+    drawing_index), counts the findings in its summary and in report.ready's, and shows
+    them in a Set section."""
+    sheets = _sheets(layers)
+    job = JobInfo(
+        job_id="j", file_name="set.pdf", page_count=7, created_at=datetime(2026, 5, 29, tzinfo=UTC)
+    )
+    pages = [_verified(n, sheets[n]) for n in range(1, 8)]
+    report = build_report(job, pages, finished_at=datetime.now(UTC), sheet_set=sheet_set)
+    assert report.set.missing[0].sheet_number == "A-102"
+    site = report.pages[5].sheet
+    assert (site.sheet_number, site.sheet_number_source) == ("SITE", "drawing_index")
+    counts = report.summary.set
+    assert counts == ReadySummary.of(report).set
+    assert counts.missing == counts.duplicates == counts.corrected == 1
+    assert counts.unresolved_references == counts.not_in_index == 1
+    assert report.summary.sheets.identified == 7
+    html = render_report_html(report, {})
+    assert 'id="set"' in html and "A-102" in html and "A-501" in html
+    assert "drawing index on page 1 lists SITE" in html

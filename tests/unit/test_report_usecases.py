@@ -1,0 +1,207 @@
+"""The report's finish-and-announce-once logic, driven through its use cases with in-memory
+stores and publisher: one report per job, written once every page is terminal and announced
+once, whatever is redelivered or crashes in between."""
+
+import asyncio
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import pytest
+from pydantic import BaseModel
+
+from services.report.store import TerminalPages
+from services.report.usecases import Collaborators, maybe_finish, on_failed, on_verified
+from shared import subjects
+from shared.jobs import JobRecord, JobStore
+from shared.messages import PageFailed, PageVerified, ReportReady
+from shared.models import Coverage, PageVerdict, VerifiedPage
+from shared.report import Report
+from shared.settings import Settings
+from shared.storage import Keys
+from tests.support.fakes import MemoryBucket, MemoryStateStore, RecordingPublisher
+
+JOB = "j_fedcba9876543210fedcba9876543210"
+REPORT_KEY = Keys.report(JOB, "json")
+PASSED = PageVerdict(ok=True)
+
+
+class OutageOnce(RecordingPublisher):
+    """A publisher whose first report.ready fails, as NATS would in an outage."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failed = False
+
+    async def publish(self, name: str, event: BaseModel, *, dedup_id: str) -> None:
+        if name == subjects.REPORT_READY and not self.failed:
+            self.failed = True
+            raise ConnectionError("NATS is gone")
+        await super().publish(name, event, dedup_id=dedup_id)
+
+
+class CountingBucket(MemoryBucket):
+    """Keeps the key of every JSON write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[str] = []
+
+    async def put_json(self, key, value) -> None:
+        self.writes.append(key)
+        await super().put_json(key, value)
+
+
+@dataclass
+class Rig:
+    """One report service's world, kept across messages; collaborators made per message as
+    the handlers make them, the per-job locks shared as the handlers share them."""
+
+    bucket: MemoryBucket = field(default_factory=MemoryBucket)
+    state: MemoryStateStore = field(default_factory=MemoryStateStore)
+    publisher: RecordingPublisher = field(default_factory=RecordingPublisher)
+    finishing: dict[str, asyncio.Lock] = field(default_factory=dict)
+
+    def io(self) -> Collaborators:
+        return Collaborators(
+            bucket=self.bucket,
+            jobs=JobStore(self.state),
+            terminal=TerminalPages(self.state),
+            publisher=self.publisher,
+            settings=Settings(_env_file=None),
+            finishing=self.finishing,
+        )
+
+    async def job(self, pages: int) -> None:
+        job = JobRecord(
+            job_id=JOB,
+            file_name="set.pdf",
+            page_count=pages,
+            source_key=Keys.source(JOB),
+            status="running",
+            created_at=datetime(2026, 1, 1, tzinfo=UTC),
+        )
+        await JobStore(self.state).create_job(job)
+
+    async def verified(self, n: int) -> PageVerified:
+        """Verify's output for page ``n`` stored, and its event."""
+        key = Keys.page(JOB, n, "verified.json")
+        page = VerifiedPage(
+            job_id=JOB,
+            page_number=n,
+            has_text_layer=True,
+            coverage_before=Coverage(total_lines=1, covered_lines=1, ratio=1.0),
+            coverage=Coverage(total_lines=1, covered_lines=1, ratio=1.0),
+            floor=0.6,
+            below_floor=False,
+            rungs=["offline"],
+            verdict=PASSED,
+        )
+        await self.bucket.put_json(key, page)
+        return PageVerified(job_id=JOB, page_number=n, verified_key=key, verdict=PASSED)
+
+    def announcements(self) -> list[ReportReady]:
+        return [e for e in self.publisher.on(subjects.REPORT_READY) if isinstance(e, ReportReady)]
+
+    async def record(self) -> JobRecord:
+        job = await JobStore(self.state).get_job(JOB)
+        assert job is not None
+        return job
+
+
+def failed(n: int, stage: str = "extract") -> PageFailed:
+    return PageFailed(job_id=JOB, page_number=n, stage=stage, reason="the page is unreadable")
+
+
+async def test_the_report_waits_for_every_page_then_is_written_and_announced_once():
+    """Nothing before the last page is terminal; then report.json and report.html, the job
+    finished, and report.ready, in that order, once, naming the failed page."""
+    rig = Rig()
+    await rig.job(pages=2)
+    await on_verified(rig.io(), await rig.verified(1))
+    assert REPORT_KEY not in rig.bucket.objects and rig.publisher.published == []
+
+    await on_failed(rig.io(), failed(2))
+    report = await rig.bucket.get_model(REPORT_KEY, Report)
+    assert report.status == "partial"
+    assert [p.status for p in report.pages] == ["verified", "failed"]
+    assert Keys.report(JOB, "html") in rig.bucket.objects
+    job = await rig.record()
+    assert job.status == "partial" and job.finished_at and job.announced
+    assert job.report_key == REPORT_KEY
+    (ready,) = rig.announcements()
+    assert ready.report_key == REPORT_KEY and ready.summary.pages_failed == 1
+    states = await JobStore(rig.state).page_states(JOB)
+    assert states[2].stage == "failed"
+
+
+async def test_redelivered_pages_after_the_announcement_change_nothing():
+    """Every page's event again after the report went out: no second report, no second
+    announcement, and a late failure never turns a verified page failed."""
+    rig = Rig()
+    await rig.job(pages=2)
+    events = [await rig.verified(1), await rig.verified(2)]
+    for event in events:
+        await on_verified(rig.io(), event)
+    written = rig.bucket.objects[REPORT_KEY]
+
+    for event in events:
+        await on_verified(rig.io(), event)
+    await on_failed(rig.io(), failed(1))
+    assert rig.bucket.objects[REPORT_KEY] == written
+    assert [p.name for p in rig.publisher.attempts].count(subjects.REPORT_READY) == 1
+    assert await TerminalPages(rig.state).all(JOB) == {1: "verified", 2: "verified"}
+    assert (await rig.record()).status == "complete"
+
+
+async def test_an_outage_between_writing_and_announcing_is_finished_by_the_redelivery():
+    """report.ready failing after the report was written: the job stays unannounced, and the
+    redelivered event announces the stored report without writing it again."""
+    rig = Rig(publisher=OutageOnce())
+    await rig.job(pages=1)
+    event = await rig.verified(1)
+    with pytest.raises(ConnectionError):
+        await on_verified(rig.io(), event)
+    written = rig.bucket.objects[REPORT_KEY]
+    job = await rig.record()
+    assert job.finished_at and not job.announced and rig.announcements() == []
+
+    await on_verified(rig.io(), event)
+    assert rig.bucket.objects[REPORT_KEY] == written
+    assert len(rig.announcements()) == 1 and (await rig.record()).announced
+
+
+async def test_two_last_pages_at_once_write_one_report():
+    """Two deliveries that both see every page terminal: one writes and announces, the other
+    waits for it and then has nothing left to do."""
+    rig = Rig(bucket=CountingBucket())
+    await rig.job(pages=2)
+    for n in (1, 2):
+        await rig.verified(n)
+        await TerminalPages(rig.state).add(JOB, n, "verified")
+    terminal = await TerminalPages(rig.state).all(JOB)
+    await asyncio.gather(*(maybe_finish(rig.io(), JOB, terminal) for _ in range(2)))
+    assert rig.bucket.writes.count(REPORT_KEY) == 1
+    assert [p.name for p in rig.publisher.attempts].count(subjects.REPORT_READY) == 1
+    assert rig.finishing == {}
+
+
+async def test_a_canceled_page_is_skipped_and_the_report_says_canceled():
+    """A page extract skipped for a canceled job is marked skipped, and the job's report is
+    canceled once every page is accounted for."""
+    rig = Rig()
+    await rig.job(pages=1)
+    await JobStore(rig.state).update_job(JOB, canceled=True)
+    await on_failed(rig.io(), failed(1, stage="canceled"))
+    states = await JobStore(rig.state).page_states(JOB)
+    assert states[1].stage == "skipped"
+    assert (await rig.bucket.get_model(REPORT_KEY, Report)).status == "canceled"
+    assert rig.announcements()[0].status == "canceled"
+
+
+async def test_a_page_of_an_unknown_job_is_retried():
+    """A terminal page whose job has no record raises (the delivery is retried) and writes
+    no report."""
+    rig = Rig()
+    with pytest.raises(RuntimeError, match="no record"):
+        await on_verified(rig.io(), await rig.verified(1))
+    assert REPORT_KEY not in rig.bucket.objects

@@ -1,0 +1,101 @@
+"""Sheet identity on the real drawing sets of ``../shared/corpus/``, as the report states it:
+each page's title block read by the one reader (OCR words on the sheets without a text
+layer), then each file reconciled as a set against its drawing index. The manifest lists
+what each page prints."""
+
+import asyncio
+from functools import cache
+
+import pymupdf
+import pytest
+
+from services.extract.pipeline import extract_rung1
+from services.extract.textlayer import read_text_layer
+from services.report.reconcile import correction_requests, page_facts, reconcile
+from shared.models import SheetHeader, TextLayer
+from shared.pagetext import fold_dashes
+from shared.settings import Settings
+from shared.title_block import printed_alone, recover_sheet_identity
+from tests.support.corpus import manifest, needs_corpus, pdf_bytes
+
+pytestmark = [needs_corpus, pytest.mark.slow]
+
+SETTINGS = Settings(_env_file=None)
+
+
+def _layer(entry: dict, page_number: int) -> TextLayer:
+    """The page's words as extract reads them: its text layer, or OCR words standing in."""
+    if entry["text_layer_usable"] is False:
+        pdf = pdf_bytes(entry["file"])
+        out = asyncio.run(
+            extract_rung1(pdf, page_number, SETTINGS, None, worker_id="t", job_id="t")
+        )
+        return out.text_layer
+    with pymupdf.open(stream=pdf_bytes(entry["file"])) as doc:
+        page = doc.load_page(page_number - 1)
+        return read_text_layer(page, page_number, SETTINGS.text_layer_min_chars)
+
+
+@cache
+def identities() -> dict[tuple[str, int], tuple[str | None, str | None]]:
+    """(file, page) → (sheet number, title) as the report gives them."""
+    found = {}
+    for entry in manifest():
+        layers = {s["page"]: _layer(entry, s["page"]) for s in entry["sheets"]}
+        sheets = {n: recover_sheet_identity(layer) or SheetHeader() for n, layer in layers.items()}
+        facts = [page_facts(n, sheets[n], layers[n]) for n in layers]
+        requests = correction_requests(facts)
+        printed = {n: r for n, keys in requests.items() if (r := printed_alone(layers[n], keys))}
+        corrections = {c.page_number: c for c in reconcile(facts, printed).corrections}
+        for n, sheet in sheets.items():
+            c = corrections.get(n)
+            number = c.now if c else sheet.sheet_number
+            title = sheet.sheet_title or (c.sheet_title if c else None)
+            found[(entry["file"], n)] = (number, title)
+    return found
+
+
+def _printed() -> list[tuple[str, int, str | None, str | None]]:
+    return [
+        (entry["file"], s["page"], s["sheet_number"], s["sheet_title"])
+        for entry in manifest()
+        for s in entry["sheets"]
+    ]
+
+
+def test_sheet_numbers_on_real_sets():
+    """At least 33 of the 34 printed sheet numbers are read exactly (Unicode dashes aside)."""
+    labelled = [(f, n, number) for f, n, number, _ in _printed() if number]
+    right = [
+        (f, n)
+        for f, n, number in labelled
+        if (got := identities()[(f, n)][0]) and fold_dashes(got) == fold_dashes(number)
+    ]
+    misses = sorted({(f, n) for f, n, _ in labelled} - set(right))
+    assert len(right) >= 33, f"{len(right)}/{len(labelled)} right; missed {misses}"
+
+
+def test_no_number_on_a_page_that_prints_none():
+    """A page whose title block prints no sheet number (or that has no title block) gets
+    none: the reader never invents one."""
+    invented = [
+        (f, n, identities()[(f, n)][0])
+        for f, n, number, _ in _printed()
+        if not number and identities()[(f, n)][0]
+    ]
+    assert invented == []
+
+
+def test_sheet_titles_on_real_sets():
+    """At least 90% of the printed titles are read, compared without case or whitespace."""
+
+    def key(text: str | None) -> str:
+        return "".join(fold_dashes(text or "").upper().split())
+
+    labelled = [(f, n, title) for f, n, _, title in _printed() if title]
+    wrong = [
+        (f, n, identities()[(f, n)][1])
+        for f, n, title in labelled
+        if key(identities()[(f, n)][1]) != key(title)
+    ]
+    assert len(labelled) - len(wrong) >= 0.9 * len(labelled), wrong
