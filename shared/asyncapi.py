@@ -1,6 +1,7 @@
 """The AsyncAPI document of every sheetflow event, generated from the message models."""
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from faststream.nats import NatsBroker
 from faststream.specification import AsyncAPI
@@ -30,7 +31,9 @@ EVENTS: dict[str, tuple[type, str]] = {
 
 
 def asyncapi_document(settings: Settings) -> dict[str, Any]:
-    """Build the document without connecting: publishers only describe the contract."""
+    """Build the document without connecting: publishers only describe the contract. Its
+    server is the NATS the settings configure (no credentials), named after the
+    deployment's environment; with none configured the document names no server."""
     broker = NatsBroker(settings.nats_url or "nats://127.0.0.1:4222")
     for name, (model, description) in EVENTS.items():
         broker.publisher(
@@ -46,4 +49,28 @@ def asyncapi_document(settings: Settings) -> dict[str, Any]:
         description="Every event sheetflow publishes. Subscribe from any language; "
         "payloads are JSON. Object keys point into the job's S3 bucket.",
     )
-    return spec.to_specification().to_jsonable()
+    return _configured_server(spec.to_specification().to_jsonable(), settings)
+
+
+def _configured_server(document: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    """``document`` naming only the configured server (FastStream names whatever URL the
+    broker was given "development")."""
+    document.pop("servers", None)
+    for channel in document.get("channels", {}).values():
+        channel.pop("servers", None)
+    if not settings.nats_url:
+        return document
+    url = urlsplit(settings.nats_url.split(",")[0].strip())
+    host = url.hostname or "localhost"
+    secure = url.scheme == "tls" or bool(settings.nats_tls_ca_file or settings.nats_tls_cert_file)
+    document["servers"] = {
+        settings.environment: {
+            "host": f"{host}:{url.port or 4222}",
+            "protocol": "tls" if secure else "nats",
+            "description": f"the NATS server of this {settings.environment} deployment "
+            f"(subjects under {settings.namespace}.)",
+        }
+    }
+    for channel in document.get("channels", {}).values():
+        channel["servers"] = [{"$ref": f"#/servers/{settings.environment}"}]
+    return document

@@ -21,6 +21,7 @@ from shared import subjects
 from shared.broker import msg_id
 from shared.interfaces import Document, Publisher, StateStore
 from shared.messages import JobOptions, JobProgress
+from shared.models import IntakeReport
 
 JobStatus = Literal["accepted", "running", "complete", "partial", "canceled"]
 PageStage = Literal["queued", "extracted", "covered", "verified", "failed", "skipped"]
@@ -50,6 +51,7 @@ class JobRecord(BaseModel):
     page_count: int
     source_key: str
     options: JobOptions = JobOptions()
+    intake: IntakeReport = IntakeReport()
     status: JobStatus = "accepted"
     created_at: datetime
     finished_at: datetime | None = None

@@ -196,3 +196,87 @@ class LLMClient:
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             # Proxies answer 200 with HTML or an error object under load: worth a retry.
             raise _Retryable(f"malformed response: {body[:120]}") from None
+
+
+def configured_models(settings: Settings) -> list[str]:
+    """Every model the settings name (extract, structure, verify), each once."""
+    named = (settings.llm_extract_model, settings.structure_model, settings.llm_verify_model)
+    return list(dict.fromkeys(m for m in named if m))
+
+
+def model_settings_warnings(settings: Settings) -> list[str]:
+    """Sentences for a model configuration that half-works: models named without a server,
+    or a server without a model for rung 1."""
+    named = configured_models(settings)
+    if named and not settings.llm_base_url:
+        return [
+            (
+                f"model {', '.join(named)} is named but SHEETFLOW_LLM_BASE_URL is not set: no "
+                "model is used; pages are read offline"
+            )
+        ]
+    if settings.llm_base_url and not settings.llm_extract_model:
+        return [
+            (
+                f"SHEETFLOW_LLM_BASE_URL is set ({settings.llm_base_url}) but "
+                "SHEETFLOW_LLM_EXTRACT_MODEL is not: pages are read offline, without the vision "
+                "pass"
+            )
+        ]
+    return []
+
+
+def check_model_server(
+    settings: Settings, *, timeout: float = 10.0, transport: httpx.BaseTransport | None = None
+) -> None:
+    """Raise :class:`LLMError` naming the URL and the model unless the configured server
+    answers and knows every configured model: its model list (``GET /models``) is asked
+    first; a server without one is asked for a one-token completion per model instead."""
+    models = configured_models(settings)
+    if not (settings.llm_base_url and models):
+        return
+    base = settings.llm_base_url.rstrip("/")
+    key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else ""
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+
+    def redact(text: str) -> str:
+        return text.replace(key, "***") if key else text
+
+    with httpx.Client(headers=headers, timeout=timeout, transport=transport) as http:
+        try:
+            listing = http.get(f"{base}/models")
+            if listing.status_code in (401, 403):
+                raise LLMError(
+                    f"the model server at {base} refused the API key (HTTP "
+                    f"{listing.status_code}); check SHEETFLOW_LLM_API_KEY"
+                )
+            if listing.status_code == 200 and (offered := _model_ids(listing)) is not None:
+                missing = [m for m in models if m not in offered]
+                if missing:
+                    shown = ", ".join(sorted(offered)[:10]) or "none"
+                    raise LLMError(
+                        f"the model server at {base} does not know model {', '.join(missing)} "
+                        f"(it offers: {shown})"
+                    )
+                return
+            for model in models:  # no model list here: one tiny completion per model
+                payload = {"model": model, "messages": [{"role": "user", "content": "ok"}]}
+                answer = http.post(f"{base}/chat/completions", json={**payload, "max_tokens": 1})
+                if answer.status_code != 200:
+                    raise LLMError(
+                        f"the model server at {base} cannot run model {model} (HTTP "
+                        f"{answer.status_code}: {redact(answer.text[:200])})"
+                    )
+        except httpx.HTTPError as exc:
+            raise LLMError(
+                f"the model server at {base} does not answer ({type(exc).__name__}); "
+                f"model {', '.join(models)} cannot be used"
+            ) from None
+
+
+def _model_ids(response: httpx.Response) -> set[str] | None:
+    """The model ids of an OpenAI-style ``/models`` answer, or None when it is not one."""
+    try:
+        return {str(m["id"]) for m in response.json()["data"]}
+    except (ValueError, KeyError, TypeError):
+        return None

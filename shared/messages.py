@@ -9,7 +9,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared.models import Coverage, ExtractionStatus, PageVerdict, Rung, SheetHeader, Usage
+from shared.models import (
+    Coverage,
+    ExtractionStatus,
+    IntakeReport,
+    PageVerdict,
+    Rung,
+    SheetHeader,
+    Usage,
+)
 from shared.report import ReadySummary, ReportStatus
 
 JOB_ID_EXAMPLE = "j_4f9c2b7e1a6d4c0e9b8a7f6e5d4c3b2a"
@@ -38,6 +46,7 @@ class JobAccepted(BaseModel):
     page_count: int = Field(ge=1, examples=[12])
     source_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/source.pdf"])
     options: JobOptions = JobOptions()
+    intake: IntakeReport = IntakeReport()
     created_at: datetime
 
 

@@ -237,6 +237,13 @@ class GuardCounts(BaseModel):
         )
 
 
+class ModelFailure(BaseModel):
+    """A configured model call that failed for good on a page: the stage and why."""
+
+    stage: str = Field(examples=["extract"])
+    reason: str = Field(examples=["the model call failed: could not reach the model server"])
+
+
 class ExtractionResult(BaseModel):
     """``pages/{n}/extracted.json`` (rung 1) and ``pages/{n}/structured-{rung}.json``."""
 
@@ -253,6 +260,9 @@ class ExtractionResult(BaseModel):
     usage: dict[str, Usage] = {}
     worker_id: str | None = None
     elapsed_ms: float = 0.0
+    model_failure: str | None = Field(
+        None, description="why the model call of this rung failed, when it did"
+    )
 
 
 class Coverage(BaseModel):
@@ -284,6 +294,7 @@ class CoveredPage(BaseModel):
     usage: dict[str, Usage] = {}
     timings_ms: dict[str, float] = {}
     worker_id: str | None = None
+    model_failures: list[ModelFailure] = []
 
 
 class PageVerdict(BaseModel):
@@ -303,8 +314,43 @@ class PageVerdict(BaseModel):
     )
 
 
+class EvidenceCrop(BaseModel):
+    """A small image of the sheet around a problem object's evidence, its box outlined, for
+    the person reading the report (rendered whether or not a judge runs)."""
+
+    object_id: str
+    key: str = Field(description="the JPEG, under jobs/{job_id}/")
+    bbox: BBox = Field(description="the evidence box, in PDF points")
+    page_width: float
+    page_height: float
+
+
 class VerifiedPage(CoveredPage):
     """``pages/{n}/verified.json``: the covered page with every object's verdict."""
 
     verdict: PageVerdict
     judge_disagreements: list[dict[str, Any]] = []
+    evidence_crops: list[EvidenceCrop] = []
+
+
+class IntakeReport(BaseModel):
+    """What ingest changed in, or noticed about, an upload before storing it as the job's
+    source: active content stripped (by kind), a structure MuPDF had to repair, damaged pages."""
+
+    removed: dict[str, int] = Field(
+        {},
+        description="active content stripped from the stored source, by kind "
+        "(sheetflow never runs it)",
+        examples=[{"document_javascript": 2, "open_action": 1, "embedded_files": 1}],
+    )
+    original_key: str | None = Field(
+        None,
+        description="the upload as received, kept beside the stripped source on request",
+        examples=["jobs/j_4f9c2b7e1a6d4c0e9b8a7f6e5d4c3b2a/original.pdf"],
+    )
+    repaired: bool = Field(
+        False, description="the file's structure was broken (e.g. truncated) and was repaired"
+    )
+    damaged_pages: list[int] = Field(
+        [], description="pages whose content the file lost; each is a named failed page"
+    )

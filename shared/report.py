@@ -13,8 +13,11 @@ from pydantic import BaseModel, Field
 
 from shared.models import (
     Coverage,
+    EvidenceCrop,
     ExtractionStatus,
     GuardCounts,
+    IntakeReport,
+    ModelFailure,
     PageObject,
     PageVerdict,
     Rung,
@@ -51,6 +54,12 @@ class PageReport(BaseModel):
     guard: GuardCounts | None = None
     verification: PageVerdict | None = Field(None, description="None for a failed page")
     judge_disagreements: list[dict[str, Any]] = []
+    model_failures: list[ModelFailure] = Field(
+        [], description="configured model calls on this page that failed for good"
+    )
+    evidence_crops: list[EvidenceCrop] = Field(
+        [], description="small images of the sheet around each refuted object's evidence"
+    )
 
 
 class CoverageSummary(BaseModel):
@@ -119,6 +128,10 @@ class FailedPageSummary(BaseModel):
     reason: str
 
 
+class ModelFailureSummary(ModelFailure):
+    page_number: int = Field(ge=1)
+
+
 class StageTiming(BaseModel):
     p50_ms: float
     max_ms: float
@@ -136,6 +149,16 @@ class ReportSummary(BaseModel):
     )
     usage: dict[str, Usage] = Field(description="model usage per stage, summed over pages")
     timings: dict[str, StageTiming] = Field(description="per-stage time per page")
+    intake: IntakeReport = Field(
+        IntakeReport(),
+        description="what ingest did to the upload: active content removed (by kind; never "
+        "run), a damaged file repaired and the pages it lost",
+    )
+    model_failures: list[ModelFailureSummary] = Field(
+        [],
+        description="every configured model call that failed for good, by page and stage "
+        "(the page was read offline instead, or left unjudged); any makes `run` exit 2",
+    )
     set: SetSummary = Field(
         default_factory=SetSummary, description="the set's reconciliation, counted"
     )

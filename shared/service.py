@@ -130,6 +130,8 @@ async def open_resources(ctx: ServiceContext) -> None:
     )
     ctx.state = KvStateStore(kv)
     ctx.jobs = JobStore(ctx.state)
+    # S3 may start beside the services (`sheetflow up`): wait for it at a quick pace.
+    await ctx.store.wait_until_up(timeout=ctx.settings.outage_patience_s)
     await ctx.store.ensure_bucket()
     if ctx.settings.llm_base_url:
         from shared.llm import LLMClient  # pulls in httpx/tenacity only where a model is used
@@ -174,7 +176,10 @@ def create_service_app(
         finally:
             await close_resources(ctx)
 
-    return FastStream(ctx.broker, lifespan=lifespan), ctx
+    # The app's own lines ("started successfully") through the plain log format above:
+    # FastStream's default logger writes ANSI colour codes even into a log file.
+    app_logger = logging.getLogger(f"sheetflow.{name}.app")
+    return FastStream(ctx.broker, lifespan=lifespan, logger=app_logger), ctx
 
 
 def run_service(app: FastStream) -> None:

@@ -63,6 +63,12 @@ class Settings(BaseSettings):
     )
     max_upload_mb: int = 200
     max_pages: int = 2000
+    active_content: Literal["strip", "refuse"] = Field(
+        "strip", description="scripts, launch actions and embedded files in an upload"
+    )
+    keep_original_upload: bool = Field(
+        False, description="keep the upload as received when active content was stripped"
+    )
     intake_timeout_s: float = Field(
         60.0, gt=0, description="seconds to store an upload and queue its pages before a 503"
     )

@@ -5,6 +5,7 @@ import io
 import json
 import re
 import ssl
+import time
 from datetime import timedelta
 from typing import Any, TypeVar
 
@@ -54,6 +55,11 @@ class Keys:
         return f"jobs/{job_id}/source.pdf"
 
     @staticmethod
+    def original(job_id: str) -> str:
+        """The upload as received, when its active content was stripped from the source."""
+        return f"jobs/{job_id}/original.pdf"
+
+    @staticmethod
     def page(job_id: str, page_number: int, name: str) -> str:
         return f"jobs/{job_id}/pages/{page_number}/{name}"
 
@@ -99,6 +105,12 @@ class Keys:
         """An evidence crop's key relative to the job's folder (``Keys.job(job_id) + ...``),
         as a verified page records it; the object id made safe for a key."""
         return f"pages/{page_number}/crops/{_UNSAFE_KEY_CHARS.sub('_', object_id)}.jpg"
+
+    @staticmethod
+    def evidence(page_number: int, object_id: str) -> str:
+        """A problem's evidence crop for people (the HTML report), relative to the job's
+        folder like ``crop``."""
+        return f"pages/{page_number}/evidence/{_UNSAFE_KEY_CHARS.sub('_', object_id)}.jpg"
 
     @staticmethod
     def report(job_id: str, ext: str = "json") -> str:
@@ -161,6 +173,23 @@ class ObjectStore:
             return True
         except Exception:
             return False
+
+    async def wait_until_up(self, timeout: float, interval: float = 0.1) -> bool:
+        """Poll the server until it answers (if only to refuse) or ``timeout`` passes;
+        whether it answered. A service started beside its S3 server sees it the moment it
+        is up, where the retries' growing backoff could add seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                probe = self._call(self._client.bucket_exists, self.bucket, retry=False)
+                await asyncio.wait_for(probe, timeout=3.0)
+                return True
+            except Exception as exc:
+                if not (is_storage_outage(exc) or isinstance(exc, TimeoutError)):
+                    return True  # it answers: what it said is for the caller's next call
+            if time.monotonic() > deadline:
+                return False
+            await asyncio.sleep(interval)
 
     async def put_bytes(
         self,

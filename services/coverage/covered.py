@@ -9,6 +9,7 @@ from shared.models import (
     CoveredPage,
     ExtractionResult,
     GuardCounts,
+    ModelFailure,
     PageObject,
     SheetHeader,
     TextLayer,
@@ -74,4 +75,14 @@ def covered_page(
         usage=merge_usage(*(r.usage for r in results)),
         timings_ms={r.rung: r.elapsed_ms for r in results},
         worker_id=first.worker_id,
+        model_failures=[
+            ModelFailure(stage=_stage(r), reason=r.model_failure)
+            for r in results
+            if r.model_failure
+        ],
     )
+
+
+def _stage(result: ExtractionResult) -> str:
+    """The stage a rung's model call belongs to: rung 1 is extract's, later rungs their own."""
+    return "extract" if result.rung in ("vision", "offline") else result.rung

@@ -3,6 +3,7 @@
 from faststream import FastStream
 
 from services.extract.handlers import register
+from services.extract.isolation import warm_readers
 from shared.service import ServiceContext, create_service_app
 from shared.settings import Settings
 
@@ -12,4 +13,6 @@ def create_app(
 ) -> tuple[FastStream, ServiceContext]:
     settings = settings or Settings()
     in_flight = concurrency or settings.extract_concurrency
-    return create_service_app("extract", settings, lambda ctx: register(ctx, in_flight))
+    app, ctx = create_service_app("extract", settings, lambda ctx: register(ctx, in_flight))
+    app.after_startup(warm_readers)
+    return app, ctx

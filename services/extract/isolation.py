@@ -59,3 +59,9 @@ async def read_isolated(
         while len(child.memo) > HELD_SOURCES:
             child.memo.pop(next(iter(child.memo)))
         return result
+
+
+async def warm_readers() -> None:
+    """Start the page readers' forkserver and one child now, while the rest of the stack
+    comes up, instead of on the first page (its imports take a second or two)."""
+    await _pool.warm()

@@ -47,6 +47,7 @@ from services.extract.vision import (
     parse_reply,
 )
 from shared.bounded import OverLimit
+from shared.damage import page_damage
 from shared.llm import LLMClient, LLMError
 from shared.models import (
     BBox,
@@ -141,10 +142,11 @@ def _load_page(
             f"page {page_number} does not exist: the PDF has {doc.page_count} pages"
         )
     try:
+        # A page the file lost (truncated, damaged) is failed, never taken for a blank one.
+        refusal = page_damage(doc, page_number - 1)
         page = doc.load_page(page_number - 1)
-        refusal = check_page_size(page, settings.page_max_side_in) or check_page_content(
-            page, settings.page_max_content_mb * 1024 * 1024
-        )
+        refusal = refusal or check_page_size(page, settings.page_max_side_in)
+        refusal = refusal or check_page_content(page, settings.page_max_content_mb * 1024 * 1024)
         if refusal:
             raise PageUnreadable(refusal)
         max_px, max_pixels = settings.page_image_max_px, settings.page_image_max_pixels
@@ -304,6 +306,7 @@ async def _model_result(
         rung=rung,
         status="failed",
         reason=reason,
+        model_failure=reason,
         has_text_layer=text_layer.has_text_layer,
         usage={stage: usage} if usage.calls else {},
         worker_id=worker_id,
@@ -316,6 +319,7 @@ async def _model_result(
             result.reason = "the model's reply was cut off at the token limit"
         else:
             result.reason = None
+        result.model_failure = None
         result.sheet = parsed.sheet
         result.objects = kept
         result.unresolved_items = parsed.unresolved_items
@@ -338,9 +342,10 @@ async def extract_rung1(
     layer, or OCR words on a scanned page) and image, then one vision call when ``llm`` is
     given, a model is configured and ``use_vision``; else the offline extractor.
 
-    The vision result is ``degraded`` when the reply was cut off and ``failed`` (with the
-    reason, text layer and image still returned) when the model failed or its reply was
-    unparseable twice. Raises :class:`PageUnreadable` for a page that cannot be opened or
+    The vision result is ``degraded`` when the reply was cut off. When the model failed or
+    its reply was unparseable twice, the page is read by the offline extractor instead (OCR
+    on a scanned page) and the result is ``degraded``, its ``reason`` and ``model_failure``
+    saying why. Raises :class:`PageUnreadable` for a page that cannot be opened or
     rendered, or is absurdly large.
     """
     started = time.perf_counter()
@@ -363,10 +368,27 @@ async def extract_rung1(
             worker_id=worker_id,
             started=started,
         )
-        return Rung1Output(
-            text_layer=text_layer, png=page.png, thumbnail=page.thumbnail, result=result
-        )
+        if result.status != "failed":
+            return Rung1Output(
+                text_layer=text_layer, png=page.png, thumbnail=page.thumbnail, result=result
+            )
+        # The model failed: the page is still read, offline (its OCR words on a scan), and
+        # says why.
+        out = await _offline_rung1(page, text_layer, job_id=job_id, worker_id=worker_id)
+        out.result.status = "degraded"
+        out.result.reason = f"{result.reason}; the page was read offline instead"
+        out.result.model_failure = result.reason
+        out.result.usage = result.usage
+        out.result.elapsed_ms = _elapsed_ms(started)
+        return out
+    out = await _offline_rung1(page, text_layer, job_id=job_id, worker_id=worker_id)
+    out.result.elapsed_ms = _elapsed_ms(started)
+    return out
 
+
+async def _offline_rung1(
+    page: _Page, text_layer: TextLayer, *, job_id: str, worker_id: str | None
+) -> Rung1Output:
     def offline() -> tuple[SheetHeader, list[PageObject], GuardCounts]:
         sheet, objects = extract_offline(text_layer)
         kept, counts = apply_grounding_guard(objects, text_layer)
@@ -375,7 +397,7 @@ async def extract_rung1(
     sheet, objects, counts = await asyncio.to_thread(offline)
     result = ExtractionResult(
         job_id=job_id,
-        page_number=page_number,
+        page_number=text_layer.page_number,
         rung="offline",
         status="ok",
         has_text_layer=text_layer.has_text_layer,
@@ -383,7 +405,6 @@ async def extract_rung1(
         objects=objects,
         guard=counts,
         worker_id=worker_id,
-        elapsed_ms=_elapsed_ms(started),
     )
     return Rung1Output(text_layer=text_layer, png=page.png, thumbnail=page.thumbnail, result=result)
 

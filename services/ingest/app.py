@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from services.ingest.handlers import router
@@ -60,7 +61,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 await close_resources(ctx)
                 await ctx.broker.stop()
 
-    app = FastAPI(
+    # The docs pages' scripts and styles are served by the API itself, not from a CDN:
+    # /docs works on a machine without internet.
+    app = FastAPIOffline(
         title="sheetflow ingest",
         version="0.1.0",
         description="Upload PDF drawing sets; follow their jobs; fetch their reports.",

@@ -8,17 +8,20 @@ import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Request, Response
+from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse
-from pydantic import BaseModel, ValidationError
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import ValidationError
 
 from services.ingest.inspection import InspectorsBusy, inspect_upload
+from services.ingest.responses import JobCanceling, JobCreated, JobStatusBody
 from services.ingest.upload import receive_upload
 from services.ingest.usecases import Collaborators, Unavailable, accept_job, job_status
 from services.ingest.validation import Rejection, safe_file_name
 from shared.asyncapi import asyncapi_document
 from shared.jobs import JobRecord
 from shared.messages import JobOptions
+from shared.report import Report
 from shared.service import ServiceContext
 from shared.settings import Settings
 from shared.storage import Keys, ObjectMissing
@@ -83,14 +86,21 @@ def refuse_query_token(request: Request) -> None:
         )
 
 
+# Declares the bearer token in OpenAPI (docs get an "Authorize" button); the check is ours.
+bearer = HTTPBearer(
+    auto_error=False, description="SHEETFLOW_API_TOKEN, when the deployment sets one"
+)
+
+
 def require_token(
     settings: Annotated[Settings, Depends(get_settings)],
-    authorization: Annotated[str | None, Header()] = None,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)] = None,
 ) -> None:
     if not settings.api_token:
         return
-    expected = f"Bearer {settings.api_token.get_secret_value()}".encode()
-    if not authorization or not secrets.compare_digest(authorization.encode(), expected):
+    expected = settings.api_token.get_secret_value().encode()
+    given = credentials.credentials.encode() if credentials else b""
+    if not secrets.compare_digest(given, expected):
         raise HTTPException(
             401,
             {"error": "unauthorized", "detail": "Send 'Authorization: Bearer <token>'."},
@@ -109,12 +119,6 @@ v1 = APIRouter(
 )
 
 
-class JobCreated(BaseModel):
-    job_id: str
-    status_url: str
-    report_url: str
-
-
 @router.get("/healthz")
 async def healthz() -> dict[str, str]:
     return {"status": "ok"}
@@ -127,7 +131,9 @@ async def readyz(request: Request) -> JSONResponse:
     nats_ok = ready and ctx.broker.connection is not None and ctx.broker.connection.is_connected
     s3_ok = ready and await ctx.store.ping()
     if nats_ok and s3_ok:
-        return JSONResponse({"status": "ready", "nats": True, "s3": True})
+        # "instance" lets a launcher tell its own ingest from another one on the same port.
+        body = {"status": "ready", "nats": True, "s3": True, "instance": ctx.worker_id}
+        return JSONResponse(body)
     return JSONResponse(
         {
             "error": "not_ready",
@@ -191,7 +197,10 @@ UPLOAD_BODY = {
         400: {"description": "Malformed upload"},
         413: {"description": "Upload too large"},
         415: {"description": "Not a PDF"},
-        422: {"description": "Encrypted, corrupt, empty or too many pages"},
+        422: {
+            "description": "Encrypted, corrupt (no page readable), empty, too many pages, or "
+            "active content where the deployment refuses it"
+        },
     },
 )
 async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> JobCreated:
@@ -210,7 +219,9 @@ async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> Jo
                 422, "bad_options", f"The 'options' field is not valid: {exc.errors()[0]['msg']}."
             ) from exc
         try:
-            accepted = await inspect_upload(request.app.state.inspectors, upload.path, settings)
+            accepted, source = await inspect_upload(
+                request.app.state.inspectors, upload.path, settings
+            )
         except InspectorsBusy as exc:
             raise unavailable(
                 "Every upload inspector is busy with other uploads; retry shortly.",
@@ -219,10 +230,12 @@ async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> Jo
         try:
             job = await accept_job(
                 collaborators(ctx),
-                upload.path,
+                source.path,
                 file_name=safe_file_name(upload.file_name),
                 page_count=accepted.page_count,
                 options=options,
+                intake=source.intake,
+                original=upload.path if settings.keep_original_upload else None,
             )
         except Unavailable as exc:
             raise unavailable(
@@ -237,14 +250,15 @@ async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> Jo
 
 
 @v1.get("/jobs/{job_id}")
-async def get_job(job_id: str, ctx: CtxDep) -> dict[str, Any]:
+async def get_job(job_id: str, ctx: CtxDep) -> JobStatusBody:
     """The job with per-stage page counts (queued, extracted, covered, verified, failed,
     skipped)."""
     job = await _job(ctx, job_id)
     try:
-        return await asyncio.wait_for(
+        status = await asyncio.wait_for(
             job_status(ctx.jobs, job, ctx.settings.stall_after_s), timeout=10
         )
+        return JobStatusBody.model_validate(status)
     except TimeoutError as exc:
         raise unavailable("The job store (NATS) did not answer in time.") from exc
 
@@ -260,7 +274,8 @@ async def _report_bytes(ctx: ServiceContext, job: JobRecord, ext: str) -> bytes:
         raise unavailable("S3 is not reachable; retry shortly.") from exc
 
 
-@v1.get("/jobs/{job_id}/report")
+# The stored report.json is sent as written; the model documents its shape in OpenAPI.
+@v1.get("/jobs/{job_id}/report", response_model=Report)
 async def get_report(job_id: str, ctx: CtxDep) -> Response:
     """The job's report.json (404 with a JSON body until it exists)."""
     job = await _job(ctx, job_id)
@@ -290,13 +305,13 @@ async def get_page_image(job_id: str, page_number: int, ctx: CtxDep) -> Response
 @v1.delete(
     "/jobs/{job_id}", status_code=202, responses={409: {"description": "Job already finished"}}
 )
-async def cancel_job(job_id: str, ctx: CtxDep) -> dict[str, Any]:
+async def cancel_job(job_id: str, ctx: CtxDep) -> JobCanceling:
     """Cancel a job: pages not yet extracted are skipped and the job ends `canceled`."""
     job = await _job(ctx, job_id)
     if job.status in ("complete", "partial") or job.finished_at:
         raise fail(409, "already_finished", f"The job already finished ({job.status}).")
     updated = await ctx.jobs.update_job(job_id, canceled=True)
-    return {"job_id": job_id, "status": "canceling", "canceled": bool(updated and updated.canceled)}
+    return JobCanceling(job_id=job_id, canceled=bool(updated and updated.canceled))
 
 
 router.include_router(v1)

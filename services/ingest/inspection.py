@@ -5,7 +5,8 @@ most the limit, never the API's event loop, its thread pool or the lock page wor
 import functools
 from pathlib import Path
 
-from services.ingest.validation import AcceptedPdf, Rejection, inspect_pdf
+from services.ingest.source import PreparedSource, check_and_prepare
+from services.ingest.validation import AcceptedPdf, Rejection
 from shared.bounded import BoundedPool, ChildDied, OverLimit, PoolBusy
 from shared.settings import Settings
 
@@ -15,13 +16,20 @@ class InspectorsBusy(Exception):
 
 
 def inspection_pool(settings: Settings) -> BoundedPool:
-    return BoundedPool(preload=["services.ingest.validation"], size=settings.inspect_workers)
+    return BoundedPool(preload=["services.ingest.source"], size=settings.inspect_workers)
 
 
-async def inspect_upload(pool: BoundedPool, path: Path, settings: Settings) -> AcceptedPdf:
-    """``inspect_pdf`` in a child: its verdict, a Rejection when the PDF is over a limit or
-    kills its reader, InspectorsBusy when no inspector frees up within the time limit."""
-    inspect = functools.partial(inspect_pdf, max_pages=settings.max_pages)
+async def inspect_upload(
+    pool: BoundedPool, path: Path, settings: Settings
+) -> tuple[AcceptedPdf, PreparedSource]:
+    """``check_and_prepare`` in a child (the checks, then the source with its active content
+    stripped): its verdict, a Rejection when the PDF is over a limit or kills its reader,
+    InspectorsBusy when no inspector frees up within the time limit."""
+    inspect = functools.partial(
+        check_and_prepare,
+        max_pages=settings.max_pages,
+        refuse_active_content=settings.active_content == "refuse",
+    )
     try:
         async with pool.child(wait_s=settings.inspect_timeout_s) as child:
             return await child.run(

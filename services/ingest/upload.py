@@ -35,7 +35,7 @@ class _PartState:
     buffer: bytearray = field(default_factory=bytearray)
 
 
-def _too_large(max_bytes: int) -> Rejection:
+def too_large(max_bytes: int) -> Rejection:
     return Rejection(
         413,
         "upload_too_large",
@@ -52,7 +52,7 @@ async def receive_upload(request: Request, dest: Path, *, max_bytes: int) -> Rec
         )
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > max_bytes + MAX_OPTIONS_BYTES:
-        raise _too_large(max_bytes)
+        raise too_large(max_bytes)
 
     result = ReceivedUpload(path=dest)
     part = _PartState()
@@ -102,7 +102,7 @@ async def receive_upload(request: Request, dest: Path, *, max_bytes: int) -> Rec
             written += end - start
             if written > max_bytes:
                 if not errors:
-                    errors.append(_too_large(max_bytes))
+                    errors.append(too_large(max_bytes))
                 return
             out.write(data[start:end])
         elif part.name == "options":

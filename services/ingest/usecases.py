@@ -12,6 +12,7 @@ from shared.broker import msg_id
 from shared.interfaces import Bucket, Publisher
 from shared.jobs import JobRecord, JobStore, now
 from shared.messages import ExtractPage, JobAccepted, JobOptions
+from shared.models import IntakeReport
 from shared.settings import Settings
 from shared.storage import Keys
 
@@ -81,20 +82,42 @@ def _roll_back_later(io: Collaborators, job_id: str, stored: asyncio.Task) -> No
     task.add_done_callback(_rollbacks.discard)
 
 
+async def _store_upload(
+    io: Collaborators, job: JobRecord, source: Path, original: Path | None
+) -> None:
+    """The job's source, and the upload as received when the job keeps it."""
+    await io.bucket.put_file(job.source_key, str(source))
+    if job.intake.original_key and original:
+        await io.bucket.put_file(job.intake.original_key, str(original))
+
+
 async def accept_job(
-    io: Collaborators, source: Path, *, file_name: str, page_count: int, options: JobOptions
+    io: Collaborators,
+    source: Path,
+    *,
+    file_name: str,
+    page_count: int,
+    options: JobOptions,
+    intake: IntakeReport | None = None,
+    original: Path | None = None,
 ) -> JobRecord:
+    """Store ``source`` and record the job; ``original`` (the upload as received) is kept
+    too when active content was stripped from it."""
     job_id = new_job_id()
+    intake = intake or IntakeReport()
+    if original and intake.removed:
+        intake = intake.model_copy(update={"original_key": Keys.original(job_id)})
     job = JobRecord(
         job_id=job_id,
         file_name=file_name,
         page_count=page_count,
         source_key=Keys.source(job_id),
         options=options,
+        intake=intake,
         status="running",
         created_at=now(),
     )
-    stored = asyncio.create_task(io.bucket.put_file(job.source_key, str(source)))
+    stored = asyncio.create_task(_store_upload(io, job, source, original))
     try:
         async with asyncio.timeout(io.settings.intake_timeout_s):
             await asyncio.shield(stored)
@@ -115,6 +138,7 @@ async def _fan_out(io: Collaborators, job: JobRecord) -> None:
         page_count=job.page_count,
         source_key=job.source_key,
         options=job.options,
+        intake=job.intake,
         created_at=job.created_at,
     )
     await io.publisher.publish(subjects.JOB_ACCEPTED, accepted, dedup_id=job.job_id)

@@ -22,21 +22,6 @@ class AcceptedPdf:
     page_count: int
 
 
-def _has_active_content(doc: pymupdf.Document) -> str | None:
-    if doc.embfile_count() > 0:
-        return "it carries embedded files"
-    for xref in range(1, doc.xref_length()):
-        try:
-            if (
-                doc.xref_get_key(xref, "JS")[0] != "null"
-                or doc.xref_get_key(xref, "S")[1] == "/JavaScript"
-            ):
-                return "it carries JavaScript"
-        except Exception:  # a broken object is not active content; pages decide later
-            continue
-    return None
-
-
 def inspect_pdf(path: Path, *, max_pages: int) -> AcceptedPdf:
     """Accept the PDF at ``path`` or raise a ``Rejection`` a person can act on."""
     with open(path, "rb") as f:
@@ -70,13 +55,6 @@ def _inspect_document(path: Path, *, max_pages: int) -> AcceptedPdf:
                 422,
                 "too_many_pages",
                 f"The PDF has {page_count} pages; this deployment accepts at most {max_pages}.",
-            )
-        active = _has_active_content(doc)
-        if active:
-            raise Rejection(
-                422,
-                "active_content",
-                f"The PDF was refused because {active}; drawing sets do not need it.",
             )
     return AcceptedPdf(page_count=page_count)
 

@@ -12,10 +12,18 @@ from functools import reduce
 
 from pydantic import BaseModel, Field
 
-from shared.models import PROBLEM_KIND_ORDER, GuardCounts, PageVerdict, VerifiedPage, merge_usage
+from shared.models import (
+    PROBLEM_KIND_ORDER,
+    GuardCounts,
+    IntakeReport,
+    PageVerdict,
+    VerifiedPage,
+    merge_usage,
+)
 from shared.report import (
     CoverageSummary,
     FailedPageSummary,
+    ModelFailureSummary,
     PageReport,
     Report,
     ReportStatus,
@@ -39,6 +47,7 @@ class JobInfo(BaseModel):
     created_at: datetime
     canceled: bool = False
     coverage_floor: float = Field(0.6, ge=0.0, le=1.0)
+    intake: IntakeReport = IntakeReport()
 
 
 class FailedPage(BaseModel):
@@ -87,7 +96,9 @@ def build_report(
         finished_at=finished_at,
         coverage_floor=job.coverage_floor,
         pages=[_page_entry(outcome) for outcome in outcomes],
-        summary=_summary(outcomes).model_copy(update={"set": sheet_set.summary()}),
+        summary=_summary(outcomes).model_copy(
+            update={"set": sheet_set.summary(), **_honesty_summary(job, outcomes)}
+        ),
         set=sheet_set,
     )
 
@@ -158,6 +169,8 @@ def _page_entry(outcome: PageOutcome) -> PageReport:
         guard=page.guard,
         verification=page.verdict,
         judge_disagreements=page.judge_disagreements,
+        model_failures=page.model_failures,
+        evidence_crops=page.evidence_crops,
     )
 
 
@@ -177,6 +190,20 @@ def _summary(outcomes: list[PageOutcome]) -> ReportSummary:
         usage=dict(sorted(merge_usage(*(p.usage for p in verified)).items())),
         timings=_timings(verified),
     )
+
+
+def _honesty_summary(job: JobInfo, outcomes: list[PageOutcome]) -> dict:
+    """What was done to the upload at intake (``intake``: active content removed, repairs),
+    and every configured model call that failed for good (``model_failures``, by page)."""
+    return {
+        "intake": job.intake,
+        "model_failures": [
+            ModelFailureSummary(page_number=page.page_number, **failure.model_dump())
+            for page in outcomes
+            if isinstance(page, VerifiedPage)
+            for failure in page.model_failures
+        ],
+    }
 
 
 def _structuring_ok(page: VerifiedPage) -> bool:

@@ -7,16 +7,27 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from shared.report import PageReport, Report
+from shared.models import EvidenceCrop
+from shared.report import FailedPageSummary, PageReport, Report
+
+# The stage of a page that a canceled job never extracted (as the extract service names it).
+CANCELED = "canceled"
 
 
-def render_report_html(report: Report, thumbnails: dict[int, bytes]) -> str:
-    """Render a ``build_report`` document as one HTML file (thumbnails embedded as data URIs).
+def render_report_html(
+    report: Report, thumbnails: dict[int, bytes], evidence: dict[str, bytes] | None = None
+) -> str:
+    """Render a ``build_report`` document as one HTML file (images embedded as data URIs).
 
     ``thumbnails`` maps page number → JPEG or PNG bytes (``pages/{n}/thumb.jpg``);
-    a page without one shows a placeholder.
+    a page without one shows a placeholder. ``evidence`` maps an evidence crop's key (as
+    the page's ``evidence_crops`` name it) → JPEG, shown beside its problem.
     """
-    pages = [_page_view(page, thumbnails.get(page.page_number)) for page in report.pages]
+    pages = [
+        _page_view(page, thumbnails.get(page.page_number), evidence or {}) for page in report.pages
+    ]
+    failed = [f for f in report.summary.failed_pages if f.stage != CANCELED]
+    canceled = [f.page_number for f in report.summary.failed_pages if f.stage == CANCELED]
     return (
         _environment()
         .get_template("report.html.j2")
@@ -24,7 +35,9 @@ def render_report_html(report: Report, thumbnails: dict[int, bytes]) -> str:
             report=report,
             summary=report.summary,
             pages=pages,
-            counts=_counts(report, pages),
+            failed=failed,
+            canceled=canceled,
+            counts=_counts(report, pages, failed, canceled),
         )
     )
 
@@ -49,6 +62,8 @@ def _when(moment: datetime) -> str:
 def _badge(page: PageReport) -> tuple[str, str]:
     """(css class, label) of the page's verdict badge; the first matching state wins."""
     verdict = page.verification
+    if page.status == "failed" and page.failure_stage == CANCELED:
+        return "canceled", "canceled"
     if page.status == "failed" or verdict is None:
         return "failed", "failed"
     if verdict.skipped == "blank":
@@ -60,10 +75,13 @@ def _badge(page: PageReport) -> tuple[str, str]:
     return "ok", "ok"
 
 
-def _page_view(page: PageReport, thumbnail: bytes | None) -> dict[str, Any]:
+def _page_view(
+    page: PageReport, thumbnail: bytes | None, evidence: dict[str, bytes]
+) -> dict[str, Any]:
     badge_class, badge_label = _badge(page)
     coverage = page.coverage
     verdict = page.verification
+    crops = {c.object_id: c for c in page.evidence_crops}
     return {
         "entry": page,
         "number": page.page_number,
@@ -71,6 +89,8 @@ def _page_view(page: PageReport, thumbnail: bytes | None) -> dict[str, Any]:
         "badge_class": badge_class,
         "badge_label": badge_label,
         "thumbnail": _data_uri(thumbnail) if thumbnail else None,
+        # The page's shape, for the evidence view that outlines a box over the thumbnail.
+        "aspect": next((round(c.page_width / c.page_height, 4) for c in crops.values()), 1.0),
         "coverage": coverage,
         # A page with no text lines (blank, scanned) has no ratio worth drawing.
         "coverage_pct": (
@@ -88,6 +108,7 @@ def _page_view(page: PageReport, thumbnail: bytes | None) -> dict[str, Any]:
                 "kind": obj.verification.kind,
                 "claimed": obj.source_text,
                 "actual": obj.verification.actual_text,
+                **_evidence_view(crops.get(obj.object_id), evidence),
             }
             for obj in page.objects
             if obj.verification and obj.verification.verdict == "refuted"
@@ -96,7 +117,28 @@ def _page_view(page: PageReport, thumbnail: bytes | None) -> dict[str, Any]:
     }
 
 
-def _counts(report: Report, pages: list[dict[str, Any]]) -> list[tuple[str, Any, str]]:
+def _evidence_view(crop: EvidenceCrop | None, evidence: dict[str, bytes]) -> dict[str, Any]:
+    """A problem row's evidence: the crop as a data URI, and where its box sits on the page
+    (percentages, to outline it over the page thumbnail)."""
+    if not crop or crop.key not in evidence:
+        return {"crop": None, "box": None}
+    x0, y0, x1, y1 = crop.bbox
+    width, height = crop.page_width, crop.page_height
+    box = {
+        "left": round(100 * x0 / width, 2),
+        "top": round(100 * y0 / height, 2),
+        "width": round(100 * (x1 - x0) / width, 2),
+        "height": round(100 * (y1 - y0) / height, 2),
+    }
+    return {"crop": _data_uri(evidence[crop.key]), "box": box}
+
+
+def _counts(
+    report: Report,
+    pages: list[dict[str, Any]],
+    failed: list[FailedPageSummary],
+    canceled: list[int],
+) -> list[tuple[str, Any, str]]:
     """Header tiles: (label, value, css class)."""
     summary = report.summary
     verification = summary.verification
@@ -109,7 +151,9 @@ def _counts(report: Report, pages: list[dict[str, Any]]) -> list[tuple[str, Any,
         ("problem rate", f"{_pct(rate)}%" if rate is not None else "–", "problems"),
         ("unjudged", verification.pages_unjudged, "unjudged"),
         ("skipped blank", verification.pages_skipped_blank, "blank"),
-        ("failed", len(summary.failed_pages), "failed"),
+        ("failed", len(failed), "failed"),
+        *([("canceled", len(canceled), "blank")] if canceled else []),
+        ("degraded", len(summary.degraded_pages), "unjudged"),
         ("mean coverage", f"{_pct(mean)}%" if mean is not None else "–", ""),
         ("objects", sum(len(p["objects"]) for p in pages), ""),
         ("vision unverified", summary.guard.vision_unverified, "unjudged"),

@@ -97,6 +97,22 @@ async def _thumbnail(io: Collaborators, job_id: str, page_number: int) -> bytes 
         return None  # a page that failed before rendering: the report shows a placeholder
 
 
+async def _evidence(
+    io: Collaborators, job_id: str, outcomes: list[PageOutcome | None]
+) -> dict[str, bytes]:
+    """The evidence crops the verified pages name (key under jobs/{id}/ → JPEG)."""
+    keys = [c.key for o in outcomes if isinstance(o, VerifiedPage) for c in o.evidence_crops]
+
+    async def load(key: str) -> bytes | None:
+        try:
+            return await io.bucket.get_bytes(Keys.job(job_id) + key)
+        except ObjectMissing:
+            return None  # the report shows the problem without its picture
+
+    crops = await asyncio.gather(*(load(k) for k in keys))
+    return {key: jpeg for key, jpeg in zip(keys, crops, strict=True) if jpeg}
+
+
 async def _text_layer(io: Collaborators, job_id: str, page_number: int) -> TextLayer | None:
     try:
         return await io.bucket.get_model(Keys.text(job_id, page_number), TextLayer)
@@ -142,6 +158,7 @@ async def write_report(
         page_count=job.page_count,
         created_at=job.created_at,
         canceled=job.canceled,
+        intake=job.intake,
         coverage_floor=(
             job.options.coverage_floor
             if job.options.coverage_floor is not None
@@ -154,8 +171,12 @@ async def write_report(
     report = build_report(
         info, [o for o in outcomes if o is not None], finished_at=finished_at, sheet_set=sheet_set
     )
+    evidence = await _evidence(io, job.job_id, outcomes)
     html = await asyncio.to_thread(
-        render_report_html, report, {n: t for n, t in zip(pages, thumbnails, strict=True) if t}
+        render_report_html,
+        report,
+        {n: t for n, t in zip(pages, thumbnails, strict=True) if t},
+        evidence,
     )
     json_key, html_key = Keys.report(job.job_id, "json"), Keys.report(job.job_id, "html")
     await io.bucket.put_json(json_key, report)

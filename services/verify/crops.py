@@ -17,6 +17,12 @@ from shared.storage import Keys
 log = logging.getLogger("sheetflow.verify")
 
 JPEG_QUALITY = 85
+# Evidence crops for people: small, sharp enough to read a note, the box outlined in the
+# report's problem red.
+EVIDENCE_MAX_PX = 480
+EVIDENCE_MAX_ZOOM = 4.0  # a tiny box is not blown up past about 288 dpi
+EVIDENCE_OUTLINE = (220, 38, 38)
+EVIDENCE_OUTLINE_PX = 2
 
 
 @dataclass(frozen=True)
@@ -104,3 +110,29 @@ def choose_images(
         choice.full_page = True
     choice.skipped = not choice.images
     return choice
+
+
+def render_evidence_jpeg(page: pymupdf.Page, bbox: BBox, margin_pts: float) -> bytes:
+    """A small JPEG of the sheet around ``bbox`` (grown by ``margin_pts``, clipped to the
+    page), with ``bbox`` itself outlined: what the report shows beside a problem."""
+    x0, y0, x1, y1 = bbox
+    box = pymupdf.Rect(bbox) & page.rect
+    m = margin_pts
+    clip = pymupdf.Rect(x0 - m, y0 - m, x1 + m, y1 + m) & page.rect
+    if clip.is_empty or box.is_empty:
+        raise ValueError(f"evidence bbox {bbox} lies outside the page {tuple(page.rect)}")
+    zoom = min(EVIDENCE_MAX_PX / max(clip.width, clip.height), EVIDENCE_MAX_ZOOM)
+    matrix = pymupdf.Matrix(zoom, zoom)
+    pix = page.get_pixmap(matrix=matrix, clip=clip, alpha=False)
+    w = EVIDENCE_OUTLINE_PX
+    inner = (box * matrix).irect
+    pad = w + 1  # the outline goes around the text, not on it
+    r = pymupdf.IRect(inner.x0 - pad, inner.y0 - pad, inner.x1 + pad, inner.y1 + pad)
+    for edge in (
+        pymupdf.IRect(r.x0, r.y0, r.x1, r.y0 + w),
+        pymupdf.IRect(r.x0, r.y1 - w, r.x1, r.y1),
+        pymupdf.IRect(r.x0, r.y0, r.x0 + w, r.y1),
+        pymupdf.IRect(r.x1 - w, r.y0, r.x1, r.y1),
+    ):
+        pix.set_rect(edge & pix.irect, EVIDENCE_OUTLINE)
+    return pix.tobytes("jpeg", jpg_quality=JPEG_QUALITY)

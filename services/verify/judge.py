@@ -115,6 +115,7 @@ class JudgeOutcome:
     reason: str | None = None  # why the page is unjudged, or entries that were ignored
     usage: dict[str, Usage] = field(default_factory=dict)
     skipped: str | None = None  # "no_images" when the scope had nothing to show
+    call_failed: bool = False  # the model call itself failed (the server, not the reply)
 
 
 def _priority(obj: PageObject) -> int:
@@ -329,6 +330,7 @@ async def judge_page(
                 judged=False,
                 reason=f"the judge call failed: {exc}",
                 usage=merge_usage(usage, {STAGE: Usage(calls=1)}),
+                call_failed=True,
             )
         usage = merge_usage(usage, {STAGE: result.usage})
         if result.finish_reason == "length":

@@ -10,7 +10,13 @@ from typing import Any
 import pymupdf
 
 from services.verify.blank import Emptiness, page_emptiness
-from services.verify.crops import ImageChoice, JudgeImage, choose_images, render_crop_jpeg
+from services.verify.crops import (
+    ImageChoice,
+    JudgeImage,
+    choose_images,
+    render_crop_jpeg,
+    render_evidence_jpeg,
+)
 from services.verify.judge import (
     BLANK_CLAIM_ID,
     JudgeOutcome,
@@ -27,6 +33,8 @@ from shared.llm import LLMClient
 from shared.models import (
     BBox,
     CoveredPage,
+    EvidenceCrop,
+    ModelFailure,
     ObjectVerification,
     PageObject,
     TextLayer,
@@ -36,6 +44,7 @@ from shared.models import (
 )
 from shared.settings import Settings
 from shared.sources import PDF_LOCK, open_pdf
+from shared.storage import Keys
 from shared.title_block import title_block_sheet_number
 
 log = logging.getLogger("sheetflow.verify")
@@ -43,6 +52,8 @@ log = logging.getLogger("sheetflow.verify")
 TitleBlockReader = Callable[[TextLayer], str | None]
 BLANK_REASON = "blank: no text layer, objects, vector drawing or ink on its image"
 NO_IMAGE_REASON = "nothing was extracted, and no page image is there to tell whether it is blank"
+# Evidence crops for people on one page, at most: the report stays a size a browser opens.
+EVIDENCE_MAX_CROPS = 20
 
 
 @dataclass
@@ -149,6 +160,50 @@ def _choose_images(
         return choose(render, on_page)
 
 
+def _evidence_crops(
+    objects: list[PageObject],
+    evidence: dict[str, BBox],
+    page_number: int,
+    pdf: bytes | None,
+    settings: Settings,
+) -> list[tuple[EvidenceCrop, bytes]]:
+    """For people reading the report: a small image around each refuted object's evidence
+    (at most ``EVIDENCE_MAX_CROPS`` a page), rendered from the PDF; none without it."""
+    refuted = [
+        (
+            obj.object_id,
+            (obj.verification and obj.verification.evidence_bbox) or evidence.get(obj.object_id),
+        )
+        for obj in objects
+        if obj.verification and obj.verification.verdict == "refuted"
+    ]
+    located = [(oid, bbox) for oid, bbox in refuted if bbox][:EVIDENCE_MAX_CROPS]
+    if not (pdf and located):
+        return []
+    out = []
+    with PDF_LOCK:
+        try:
+            doc = open_pdf(pdf)
+        except pymupdf.FileDataError as exc:
+            log.warning("page %d: cannot open the PDF for evidence crops (%s)", page_number, exc)
+            return []
+        page = doc[0 if doc.page_count == 1 else page_number - 1]
+        for object_id, bbox in located:
+            try:
+                jpeg = render_evidence_jpeg(page, bbox, settings.verify_crop_margin_pts)
+            except ValueError:
+                continue  # a box off the page has nothing to show
+            crop = EvidenceCrop(
+                object_id=object_id,
+                key=Keys.evidence(page_number, object_id),
+                bbox=bbox,
+                page_width=page.rect.width,
+                page_height=page.rect.height,
+            )
+            out.append((crop, jpeg))
+    return out
+
+
 def _apply_judge(
     objects: list[PageObject], outcome: JudgeOutcome, page: PageWords | None
 ) -> list[dict[str, Any]]:
@@ -175,6 +230,7 @@ class _Judgement:
     reason: str | None = None
     crops: dict[str, bytes] = field(default_factory=dict)
     disagreements: list[dict[str, Any]] = field(default_factory=list)
+    model_failure: str | None = None  # the judge call itself failed (the server, not the reply)
 
 
 def _excerpt(text_layer: TextLayer, spans: list[tuple[int, int]], settings: Settings) -> str:
@@ -211,6 +267,7 @@ async def _judge_objects(
         reason=outcome.reason,
         crops=choice.crops,
         disagreements=_apply_judge(objects, outcome, findings.page),
+        model_failure=outcome.reason if outcome.call_failed else None,
     )
 
 
@@ -230,7 +287,12 @@ async def _judge_emptiness(
         _excerpt(text_layer, [], settings),
         images,
     )
-    step = _Judgement(usage=outcome.usage, skipped=outcome.skipped, reason=outcome.reason)
+    step = _Judgement(
+        usage=outcome.usage,
+        skipped=outcome.skipped,
+        reason=outcome.reason,
+        model_failure=outcome.reason if outcome.call_failed else None,
+    )
     claim = outcome.verdicts.get(BLANK_CLAIM_ID)
     if claim is None:
         return step
@@ -308,13 +370,22 @@ async def verify_page(
         page_judged=step.page_judged,
         reason=step.reason,
     )
+    evidence = await asyncio.to_thread(
+        _evidence_crops, objects, findings.evidence, covered.page_number, pdf, settings
+    )
+    model_failures = list(covered.model_failures)
+    if step.model_failure:
+        model_failures.append(ModelFailure(stage="verify", reason=step.model_failure))
     timings = {**covered.timings_ms, "verify": round((time.perf_counter() - started) * 1000, 1)}
     verified = VerifiedPage(
-        **covered.model_dump(exclude={"objects", "usage", "timings_ms"}),
+        **covered.model_dump(exclude={"objects", "usage", "timings_ms", "model_failures"}),
         objects=objects,
         usage=merge_usage(covered.usage, step.usage),
         timings_ms=timings,
         verdict=verdict,
         judge_disagreements=step.disagreements,
+        model_failures=model_failures,
+        evidence_crops=[crop for crop, _ in evidence],
     )
-    return VerifyOutput(verified=verified, crops=step.crops)
+    crops = {**step.crops, **{crop.key: jpeg for crop, jpeg in evidence}}
+    return VerifyOutput(verified=verified, crops=crops)

@@ -46,8 +46,8 @@ async def verify(io: Collaborators, event: PageCovered) -> None:
             png = await io.bucket.get_bytes(Keys.image(job, n))
         except ObjectMissing:
             png = None
-    # The PDF is only needed to render high-DPI evidence crops for the judge.
-    pdf = await io.sources.get(event.source_key) if judging else None
+    # The PDF renders evidence crops: high-DPI ones for the judge, small ones for the report.
+    pdf = await io.sources.get(event.source_key)
     out = await verify_page(
         covered,
         text_layer,

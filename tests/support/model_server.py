@@ -92,8 +92,15 @@ def completion_body(request: dict, reply: ModelReply) -> dict[str, Any]:
 class ScriptedModelServer:
     """An OpenAI-compatible ``POST /v1/chat/completions`` answered by ``responder``."""
 
-    def __init__(self, responder: Callable[[dict], ModelReply] | None = None):
+    def __init__(
+        self,
+        responder: Callable[[dict], ModelReply] | None = None,
+        models: list[str] | None = None,
+    ):
         self.responder: Callable[[dict], ModelReply] = responder or (lambda _req: ModelReply())
+        # ``GET /v1/models`` lists these; None: the server has no model list (404), as some
+        # OpenAI-compatible proxies do not.
+        self.models = models
         self.requests: list[dict] = []
         self.base_url = ""
         self._server: ThreadingHTTPServer | None = None
@@ -150,6 +157,13 @@ class ScriptedModelServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:
+                if not self.path.rstrip("/").endswith("/models") or server.models is None:
+                    self._send(404, b'{"error": {"message": "not found"}}', {})
+                    return
+                listing = {"object": "list", "data": [{"id": m} for m in server.models]}
+                self._send(200, json.dumps(listing).encode(), {})
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)

@@ -16,6 +16,7 @@ from bench import (
     overhead,
     peers,
     scaling,
+    startup,
     synthetic,
 )
 from services.extract.textlayer import read_text_layer
@@ -24,7 +25,9 @@ from shared.models import ObjectVerification, PageObject, PageVerdict, SheetHead
 from shared.report import PageReport, Report
 
 
-@pytest.mark.parametrize("script", [overhead, scaling, ingest, peers, memory, load, capacity])
+@pytest.mark.parametrize(
+    "script", [overhead, scaling, ingest, peers, memory, load, capacity, startup]
+)
 def test_every_script_takes_pages(script):
     """Each bench script accepts ``--pages`` for a smaller run."""
     assert script.parse_args(["--pages", "2"]).pages == 2

@@ -324,3 +324,11 @@ def test_bad_configuration_is_one_message_naming_the_variable(monkeypatch, tmp_p
     assert result.exit_code == 1
     assert "invalid configuration SHEETFLOW_API_PORT" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_canceled_page_reads_canceled_in_the_table():
+    """A page a canceled job never extracted is not shown as FAILED."""
+    reason = "the job was canceled before this page was extracted"
+    canceled = FailedPage(page_number=2, stage="canceled", reason=reason)
+    pages = report([verified_page(1), canceled, failed_page(3)], canceled=True).pages
+    assert [cli.verdict_text(p) for p in pages] == ["ok", "canceled", "FAILED"]

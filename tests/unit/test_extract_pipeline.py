@@ -131,21 +131,24 @@ async def test_unparseable_then_compact_retry_succeeds(server, model):
     assert COMPACT_RETRY in request_text(server.requests[1])
 
 
-async def test_unparseable_twice_fails_but_returns_page(server, model):
-    """Garbage twice: failed with a reason, while the text layer and image still come back."""
+async def test_unparseable_twice_is_read_offline_and_degraded(server, model):
+    """Garbage twice: the page is read offline instead, degraded, with the reason kept."""
     settings, client = model
     server.responder = lambda req: ModelReply(content="no json here")
     out = await extract_rung1(notes_pdf(), 1, settings, client, worker_id="w", job_id="j")
-    assert out.result.status == "failed" and "could not be parsed" in out.result.reason
-    assert out.result.objects == [] and out.text_layer.has_text_layer and out.png
+    assert out.result.status == "degraded" and "could not be parsed" in out.result.reason
+    assert "could not be parsed" in out.result.model_failure
+    assert out.result.rung == "offline" and out.result.objects
+    assert out.text_layer.has_text_layer and out.png
 
 
-async def test_model_server_down_fails_with_reason(server, model):
-    """500 forever: bounded retries, then a failed extraction naming the error."""
+async def test_model_server_down_is_read_offline_and_degraded(server, model):
+    """500 forever: bounded retries, then the page read offline, degraded, naming the error."""
     settings, client = model
     server.responder = lambda req: ModelReply(status=500)
     out = await extract_rung1(notes_pdf(), 1, settings, client, worker_id="w", job_id="j")
-    assert out.result.status == "failed" and "HTTP 500" in out.result.reason
+    assert out.result.status == "degraded" and "HTTP 500" in out.result.reason
+    assert "HTTP 500" in out.result.model_failure and out.result.objects
     assert len(server.requests) == 2
 
 

@@ -116,7 +116,9 @@ async def test_oracle_refutes_the_misread_and_keeps_what_was_extracted():
     assert not page.verdict.ok and page.verdict.kinds == ["content_wrong"]
     assert page.verdict.untagged == 1 and not page.verdict.unjudged
     assert any('"(5) 2X6 STUD PACK"' in p for p in page.verdict.problems)
-    assert out.crops == {} and "verify" in page.timings_ms
+    # Without a judge, the only crop is the refuted object's evidence, for the report.
+    assert set(out.crops) == {"pages/1/evidence/N1.jpg"} and "verify" in page.timings_ms
+    assert [c.object_id for c in page.evidence_crops] == ["N1"]
     assert MISREAD.verification is None  # the covered page's objects are not mutated
 
 
@@ -151,7 +153,8 @@ async def test_lenient_judge_cannot_clear_the_misread(server, judge):
     assert verify_usage.calls == 1 and verify_usage.prompt_tokens > 0
     assert page.usage["extract"].calls == 1
     # N1 and N2 were located: their crops are stored; G1 was not, so the full page went too.
-    assert set(out.crops) == {"pages/1/crops/N1.jpg", "pages/1/crops/N2.jpg"}
+    judge_crops = {"pages/1/crops/N1.jpg", "pages/1/crops/N2.jpg"}
+    assert set(out.crops) == judge_crops | {"pages/1/evidence/N1.jpg"}
     parts = server.requests[0]["messages"][1]["content"]
     mimes = [p["image_url"]["url"].split(";")[0] for p in parts if p["type"] == "image_url"]
     assert mimes == ["data:image/jpeg", "data:image/jpeg", "data:image/png"]

@@ -1,0 +1,35 @@
+"""A configured model that fails is never silent: on real NATS, S3 and service processes,
+with a scripted model server answering 500 to every call."""
+
+import pytest
+
+from tests.support.flows import JUDGE_MODEL, model_settings, page
+from tests.support.model_server import ModelReply, ScriptedModelServer
+from tests.support.pdfs import SCANNED_LINES, add_notes_page, add_scanned_page, make_pdf
+from tests.support.stack import stack
+
+
+@pytest.mark.slow
+async def test_failed_model_calls_degrade_pages_and_are_counted(settings):
+    """Every vision call fails: each page is read offline instead (the scanned one by OCR,
+    keeping its text), marked degraded with the reason, and every failed call (vision and
+    judge) is listed in the summary by page and stage."""
+    failing = lambda request: ModelReply(status=500, content="the GPU is on fire")  # noqa: E731
+    with ScriptedModelServer(failing) as server:
+        settings = model_settings(settings, server, llm_verify_model=JUDGE_MODEL)
+        with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
+            job_id = s.upload(make_pdf(add_notes_page, add_scanned_page)).json()["job_id"]
+            report = s.wait_report(job_id, timeout=180)
+
+    summary = report["summary"]
+    assert summary["degraded_pages"] == [1, 2]
+    extract_failures = [f for f in summary["model_failures"] if f["stage"] == "extract"]
+    assert [f["page_number"] for f in extract_failures] == [1, 2]
+    assert all("HTTP 500" in f["reason"] for f in summary["model_failures"])
+    assert any(f["stage"] == "verify" for f in summary["model_failures"])
+    for number in (1, 2):
+        entry = page(report, number)
+        assert entry["degraded"] and "read offline instead" in entry["extraction_reason"]
+        assert entry["objects"], f"page {number} ended with no objects"
+    scanned = " ".join(o["source_text"] or "" for o in page(report, 2)["objects"])
+    assert SCANNED_LINES[0] in scanned.upper()
