@@ -19,8 +19,8 @@ def test_endless_page_fails_by_name_and_other_jobs_go_on(settings):
     )
     with stack(settings, "ingest", "coverage", "verify", "report") as s:
         s.start("extract", args=["--concurrency", "2"])
-        endless = s.upload(endless_lines_pdf(20_000), name="endless.pdf").json()["job_id"]
-        plain = s.upload(make_pdf(add_notes_page, add_schedule_page)).json()["job_id"]
+        endless = s.submit(endless_lines_pdf(20_000), name="endless.pdf")
+        plain = s.submit(make_pdf(add_notes_page, add_schedule_page))
         plain_report = s.wait_report(plain, timeout=120)
         assert s.status(endless)["status"] == "running", "the endless page finished first"
         endless_report = s.wait_report(endless, timeout=120)

@@ -151,7 +151,7 @@ async def test_nats_auth(settings, tmp_path, kind):
     try:
         settings = settings.model_copy(update={"nats_url": url, **credentials})
         with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
-            job_id = s.upload(make_pdf(add_notes_page)).json()["job_id"]
+            job_id = s.submit(make_pdf(add_notes_page))
             assert s.wait_report(job_id)["status"] == "complete"
         anonymous = dict.fromkeys(credentials)
         unauthenticated = settings.model_copy(update={**anonymous, "api_port": free_port()})
@@ -173,7 +173,7 @@ async def test_job_without_workers_reports_stalled(settings):
     """With no extract worker running, the job's status says it is stalled instead of 'running' forever."""
     settings = settings.model_copy(update={"stall_after_s": 1.0})
     with stack(settings, "ingest") as s:
-        job_id = s.upload(make_pdf(add_notes_page)).json()["job_id"]
+        job_id = s.submit(make_pdf(add_notes_page))
         time.sleep(2.0)
         status = s.status(job_id)
     assert status["stalled"] is True
@@ -251,7 +251,7 @@ async def test_nats_over_tls(settings, tmp_path):
             update={"nats_url": url.replace("nats://", "tls://"), "nats_tls_ca_file": Path(ca)}
         )
         with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
-            job_id = s.upload(make_pdf(add_notes_page)).json()["job_id"]
+            job_id = s.submit(make_pdf(add_notes_page))
             assert s.wait_report(job_id)["status"] == "complete"
     finally:
         proc.stop()

@@ -106,7 +106,7 @@ def test_stream_and_kv_have_three_replicas_and_survive_the_stream_leader_killed_
     nodes, settings = cluster
     with stack(settings, *SERVICES) as s:
         started(s)
-        job_id = s.upload(small_set(JOB_PAGES)).json()["job_id"]
+        job_id = s.submit(small_set(JOB_PAGES))
         for name in (settings.stream_name, kv_stream(settings)):
             assert stream_info(settings, name).config.num_replicas == 3, name
         wait_for(lambda: terminal_pages(s, job_id) >= 2, 180, "the first pages to finish")

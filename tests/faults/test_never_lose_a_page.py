@@ -38,7 +38,7 @@ async def test_sigkill_extract_worker_mid_page(settings, model):
     model.responder = slow_echo
     with stack(settings, "ingest", "coverage", "verify", "report") as s:
         doomed = s.start("extract", tag="-doomed", args=["--concurrency", "2"])
-        job_id = s.upload(small_set(4)).json()["job_id"]
+        job_id = s.submit(small_set(4))
         wait_for(lambda: held, 30, "the first vision call")
         doomed.kill()
         s.start("extract", tag="-rescuer")
@@ -55,7 +55,7 @@ async def test_sigkill_extract_worker_mid_page(settings, model):
 async def test_restart_coverage_verify_report_mid_job(settings):
     """Coverage, verify and report killed and restarted mid-job: ladder and job state live in KV."""
     with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
-        job_id = s.upload(small_set(8)).json()["job_id"]
+        job_id = s.submit(small_set(8))
         wait_for(lambda: s.status(job_id)["pages"]["queued"] <= 6, 60, "two pages past extraction")
         for name in ("coverage", "verify", "report"):
             s.procs[name].kill()
@@ -71,7 +71,7 @@ async def test_restart_embedded_nats_mid_job(own_servers):
     """NATS (file storage) restarted mid-job: ingest answers 503 meanwhile, the job completes."""
     servers, settings = own_servers
     with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
-        job_id = s.upload(small_set(8)).json()["job_id"]
+        job_id = s.submit(small_set(8))
         wait_for(lambda: s.status(job_id)["pages"]["queued"] < 8, 60, "extraction to start")
         servers.nats.stop()
         r = s.upload(small_set(1))
@@ -85,7 +85,7 @@ async def test_s3_outage_mid_job_and_ingest_503(own_servers):
     """S3 down for a few seconds: ingest answers 503 meanwhile, stages retry, the job completes."""
     servers, settings = own_servers
     with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
-        job_id = s.upload(small_set(6)).json()["job_id"]
+        job_id = s.submit(small_set(6))
         wait_for(lambda: s.status(job_id)["pages"]["queued"] < 6, 60, "extraction to start")
         servers.s3.stop()
         r = s.upload(small_set(1))
@@ -108,7 +108,7 @@ async def test_model_failing_for_one_page_is_rescued_or_named(settings, model):
 
     model.responder = fail_schedule
     with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
-        job_id = s.upload(small_set(3)).json()["job_id"]
+        job_id = s.submit(small_set(3))
         report = s.wait_report(job_id, timeout=120)
     assert [p["page_number"] for p in report["pages"]] == [1, 2, 3]
     schedule = report["pages"][2]
@@ -171,11 +171,11 @@ async def test_every_stage_message_twice_gives_identical_report(settings):
     """Every page.* message delivered twice: the report equals a clean run's, no page or object doubled."""
     pdf = small_set(4)
     with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
-        clean = s.wait_report(s.upload(pdf).json()["job_id"])
+        clean = s.wait_report(s.submit(pdf))
         stop, seen = asyncio.Event(), []
         tap = asyncio.create_task(duplicate_every_stage_message(settings, stop, seen))
         await asyncio.sleep(0.5)
-        job_id = await asyncio.to_thread(lambda: s.upload(pdf).json()["job_id"])
+        job_id = await asyncio.to_thread(lambda: s.submit(pdf))
         doubled = await asyncio.to_thread(s.wait_report, job_id)
         await asyncio.sleep(2.0)  # let late duplicates land: they must not change anything
         stop.set()
@@ -193,7 +193,7 @@ async def test_malformed_message_is_terminated_not_redelivered(settings):
         nc = await nats.connect(settings.nats_url)
         js = nc.jetstream()
         await js.publish(settings.subject("page.extract"), b'{"job_id": 7, "nonsense": true}')
-        job_id = await asyncio.to_thread(lambda: s.upload(small_set(2)).json()["job_id"])
+        job_id = await asyncio.to_thread(lambda: s.submit(small_set(2)))
         report = await asyncio.to_thread(s.wait_report, job_id)
         info = await js.consumer_info(settings.stream_name, "extract")
         await nc.close()

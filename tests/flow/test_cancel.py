@@ -10,7 +10,7 @@ async def test_cancel_skips_unextracted_pages_and_ends_canceled(settings):
     """A job canceled before any worker ran ends canceled; every page is named as skipped."""
     pdf = make_pdf(add_notes_page, add_schedule_page, add_notes_page)
     with stack(settings, "ingest", "coverage", "verify", "report") as s:
-        job_id = s.upload(pdf).json()["job_id"]
+        job_id = s.submit(pdf)
         assert httpx.delete(f"{s.api}/v1/jobs/{job_id}").status_code == 202
         s.start("extract")
         report = s.wait_report(job_id)

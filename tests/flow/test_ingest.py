@@ -139,7 +139,7 @@ async def test_missing_file_field_and_bad_options(settings):
 async def test_cancel_marks_job_and_unknown_jobs_are_404(settings):
     """DELETE cancels a running job; unknown or malformed ids are 404 with JSON bodies."""
     with stack(settings, "ingest") as s:
-        job_id = s.upload(make_pdf(2)).json()["job_id"]
+        job_id = s.submit(make_pdf(2))
         r = httpx.delete(f"{s.api}/v1/jobs/{job_id}")
         assert r.status_code == 202
         assert s.status(job_id)["canceled"] is True

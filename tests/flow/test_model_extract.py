@@ -28,7 +28,7 @@ async def test_vision_request_carries_page_image_and_text_layer(settings):
     with ScriptedModelServer(route()) as server:
         settings = model_settings(settings, server)
         with stack(settings, "ingest", "extract") as s:
-            job_id = s.upload(notes_pdf()).json()["job_id"]
+            job_id = s.submit(notes_pdf())
             extracted = (await wait_extracted(settings, job_id, 1))[1]
 
     assert extracted["status"] == "ok" and extracted["rung"] == "vision"
@@ -57,7 +57,7 @@ async def test_rate_limited_then_answered(settings):
     with ScriptedModelServer(respond) as server:
         settings = model_settings(settings, server)
         with stack(settings, "ingest", "extract") as s:
-            job_id = s.upload(notes_pdf()).json()["job_id"]
+            job_id = s.submit(notes_pdf())
             extracted = (await wait_extracted(settings, job_id, 1))[1]
 
     assert extracted["status"] == "ok", extracted["reason"]
@@ -81,7 +81,7 @@ async def test_model_failing_forever_fails_one_page_and_worker_serves_on(setting
     with ScriptedModelServer(respond) as server:
         settings = model_settings(settings, server)
         with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
-            job_id = s.upload(pdf).json()["job_id"]
+            job_id = s.submit(pdf)
             report = s.wait_report(job_id, timeout=90)
             assert s.procs["extract"].alive(), s.logs()
 

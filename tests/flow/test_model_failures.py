@@ -18,7 +18,7 @@ async def test_failed_model_calls_degrade_pages_and_are_counted(settings):
     with ScriptedModelServer(failing) as server:
         settings = model_settings(settings, server, llm_verify_model=JUDGE_MODEL)
         with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
-            job_id = s.upload(make_pdf(add_notes_page, add_scanned_page)).json()["job_id"]
+            job_id = s.submit(make_pdf(add_notes_page, add_scanned_page))
             report = s.wait_report(job_id, timeout=180)
 
     summary = report["summary"]

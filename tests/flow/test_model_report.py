@@ -75,7 +75,7 @@ async def test_report_names_every_outcome_and_announces_itself(settings):
             nc = await nats.connect(settings.nats_url)
             try:
                 events = await nc.subscribe(subject)
-                job_id = s.upload(pdf, name="small-set.pdf").json()["job_id"]
+                job_id = s.submit(pdf, name="small-set.pdf")
                 report = await asyncio.to_thread(s.wait_report, job_id, 120)
                 ready = json.loads((await events.next_msg(timeout=10)).data)
             finally:

@@ -29,7 +29,7 @@ async def test_misread_number_refuted_despite_lenient_judge(settings):
     with ScriptedModelServer(route(vision=misreading_vision)) as server:
         settings = model_settings(settings, server, llm_verify_model=JUDGE_MODEL)
         with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
-            job_id = s.upload(notes_pdf()).json()["job_id"]
+            job_id = s.submit(notes_pdf())
             report = s.wait_report(job_id, timeout=90)
 
     notes = page(report, 1)

@@ -37,7 +37,7 @@ async def test_two_workers_split_the_pages_each_extracted_once(settings):
         settings = model_settings(settings, server)
         with stack(settings, "ingest") as s:
             await start_two_workers(s)
-            job_id = s.upload(make_pdf(*[add_notes_page] * pages)).json()["job_id"]
+            job_id = s.submit(make_pdf(*[add_notes_page] * pages))
             extracted = await wait_extracted(settings, job_id, pages, timeout=90)
             events = await stream_messages(settings, subjects.PAGE_EXTRACTED, expect=pages)
 
@@ -57,7 +57,7 @@ async def test_model_call_longer_than_ack_wait_is_not_redelivered(settings):
         settings = model_settings(settings, server)
         with stack(settings, "ingest") as s:
             await start_two_workers(s)
-            job_id = s.upload(make_pdf(add_notes_page)).json()["job_id"]
+            job_id = s.submit(make_pdf(add_notes_page))
             extracted = await wait_extracted(settings, job_id, 1, timeout=60)
             events = await stream_messages(settings, subjects.PAGE_EXTRACTED, expect=1)
 
@@ -81,7 +81,7 @@ async def test_a_slow_page_does_not_hold_up_the_others(settings):
             worker = s.start("extract", args=["--concurrency", "2"])
             await wait_started([worker])
             await wait_pulling(settings, "extract", workers=1)
-            job_id = s.upload(make_pdf(*[add_notes_page] * pages)).json()["job_id"]
+            job_id = s.submit(make_pdf(*[add_notes_page] * pages))
             await wait_extracted(settings, job_id, pages, timeout=90)
             events = await stream_messages(settings, subjects.PAGE_EXTRACTED, expect=pages)
 

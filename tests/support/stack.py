@@ -14,6 +14,11 @@ from shared.settings import Settings
 from sheetflow.runtime import ManagedProcess, process_logs, start_service, wait_api_ready
 from tests.support.report_contract import assert_valid_report
 
+# A 503 at upload (NATS or S3 restarting, every inspector busy) is retried this many times in
+# all, waiting at most this long each time.
+SUBMIT_TRIES = 3
+SUBMIT_RETRY_MAX_S = 10.0
+
 
 class Stack:
     """Service processes of one test; stopped (process groups killed) at the end."""
@@ -64,6 +69,19 @@ class Stack:
             headers=headers,
             timeout=60,
         )
+
+    def submit(self, pdf: bytes, **upload: Any) -> str:
+        """Upload as a well-behaved client does (a 503 is retried after its Retry-After, a
+        few times) and return the job id; anything but a 202 in the end fails the test."""
+        for _ in range(SUBMIT_TRIES - 1):
+            r = self.upload(pdf, **upload)
+            if r.status_code != 503:
+                break
+            time.sleep(min(float(r.headers.get("Retry-After", 1)), SUBMIT_RETRY_MAX_S))
+        else:
+            r = self.upload(pdf, **upload)
+        assert r.status_code == 202, f"upload answered {r.status_code}: {r.text}\n{self.logs()}"
+        return r.json()["job_id"]
 
     def status(self, job_id: str) -> dict[str, Any]:
         return httpx.get(f"{self.api}/v1/jobs/{job_id}", timeout=10).json()
