@@ -16,7 +16,6 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from statistics import median
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -60,7 +59,7 @@ def mask_digits(text: str) -> str:
 
 def alnum_count(text: str) -> int:
     """Letters and digits in a text: punctuation and whitespace carry no content."""
-    return sum(1 for ch in text if ch.isalnum())
+    return sum(map(str.isalnum, text))
 
 
 # --- the unit of coverage -----------------------------------------------------------------
@@ -133,6 +132,8 @@ class Frame:
         text, the enclosing box for diagonal text."""
         x0, y0, x1, y1 = bbox
         dx, dy = self.dx, self.dy
+        if dx == 1.0 and dy == 0.0:  # most text: the frame is the page's
+            return x0, y0, x1, y1
         # Each coordinate is linear in x and in y: its extremes are at the box's extremes.
         along = (
             min(x0 * dx, x1 * dx) + min(y0 * dy, y1 * dy),
@@ -190,10 +191,17 @@ class _Line:
         self.a1 = max(w.a1 for w in words)
         self.c0 = min(w.c0 for w in words)
         self.c1 = max(w.c1 for w in words)
-        self.height = median(w.height for w in words)
+        self.height = _median([w.height for w in words])
         self.numbered = len(words) > 1 and bool(NOTE_NUMBER.match(words[0].text))
         # Where the text after a note number starts (hanging indents align here).
         self.body_a0 = words[1].a0 if self.numbered else self.a0
+
+
+def _median(values: list[float]) -> float:
+    """The median (statistics.median's answer, without its generality: this runs per line)."""
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
 def layout(
@@ -328,8 +336,16 @@ def _blocks(lines: list[_Line], next_word: dict[int, int] | None) -> list[list[_
         open_blocks = [b for b in open_blocks if line.c0 - b[-1].c1 <= 2 * b[-1].height]
         target = None
         if not line.numbered:
+            # Aligned or centred lines overlap along the frame: others need no closer look.
             target = next(
-                (b for b in reversed(open_blocks) if _continues(b, line, next_word)), None
+                (
+                    b
+                    for b in reversed(open_blocks)
+                    if b[-1].a1 >= line.a0
+                    and b[-1].a0 <= line.a1
+                    and _continues(b, line, next_word)
+                ),
+                None,
             )
         if target is None:
             target = [line]

@@ -8,7 +8,10 @@ already left the ladder only re-announces its stored result.
 
 import asyncio
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from pydantic import BaseModel
 
 from services.coverage.covered import covered_page, merge_results, sheet_identity
 from services.coverage.ladder import LadderPolicy, LadderRung, LadderState, next_rung
@@ -22,6 +25,8 @@ from shared.messages import FallbackPage, PageCovered, PageExtracted, PageStruct
 from shared.models import CoveredPage, ExtractionResult, SheetHeader, TextLayer
 from shared.settings import Settings
 from shared.storage import Keys
+
+M = TypeVar("M", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -40,13 +45,29 @@ class LadderNotStarted(RuntimeError):
     """A rung answer arrived before the page's ladder state exists (retried)."""
 
 
+@dataclass
+class _Reads:
+    """The stored documents one message's handling reads, each fetched and parsed once
+    (measuring, asking and finishing a page all read its text layer and results)."""
+
+    bucket: Bucket
+    loaded: dict[str, object] = field(default_factory=dict)
+
+    async def get(self, key: str, model: type[M]) -> M:
+        if key not in self.loaded:
+            self.loaded[key] = await self.bucket.get_model(key, model)
+        found = self.loaded[key]
+        assert isinstance(found, model)
+        return found
+
+
 async def on_extracted(io: Collaborators, event: PageExtracted) -> None:
     """Rung 1's result: measure it and start the page's ladder (once), then climb."""
+    reads = _Reads(io.bucket)
     state = await io.ladders.load(event.job_id, event.page_number)
     if state is None:
         text_layer, extracted = await asyncio.gather(
-            io.bucket.get_model(event.text_key, TextLayer),
-            io.bucket.get_model(event.result_key, ExtractionResult),
+            reads.get(event.text_key, TextLayer), reads.get(event.result_key, ExtractionResult)
         )
         coverage = await asyncio.to_thread(measure_coverage, text_layer, extracted.objects)
         state = LadderState(
@@ -63,25 +84,26 @@ async def on_extracted(io: Collaborators, event: PageExtracted) -> None:
             coverage=coverage,
         )
         await io.ladders.save(state)
-    await advance(io, state)
+    await advance(io, state, reads)
 
 
 async def on_structured(io: Collaborators, event: PageStructured) -> None:
     """A rung 2 or 3 answer: merge it (once) and measure again, then climb on."""
+    reads = _Reads(io.bucket)
     state = await io.ladders.load(event.job_id, event.page_number)
     if state is None:
         raise LadderNotStarted(f"no ladder state for page {event.page_number} of {event.job_id}")
     if not state.done and event.rung not in state.result_keys:
         state = state.answered(event.rung, event.result_key, state.coverage)
-        text_layer = await io.bucket.get_model(state.text_key, TextLayer)
-        objects, _ = merge_results(await _results(io, state))
+        text_layer = await reads.get(state.text_key, TextLayer)
+        objects, _ = merge_results(await _results(reads, state))
         coverage = await asyncio.to_thread(measure_coverage, text_layer, objects)
         state = state.model_copy(update={"coverage": coverage})
         await io.ladders.save(state)
-    await advance(io, state)
+    await advance(io, state, reads)
 
 
-async def advance(io: Collaborators, state: LadderState) -> None:
+async def advance(io: Collaborators, state: LadderState, reads: _Reads) -> None:
     """Ask for the next rung, or leave the ladder with the merged page."""
     policy = LadderPolicy.resolve(io.settings, state.options)
     if not state.done:
@@ -96,29 +118,28 @@ async def advance(io: Collaborators, state: LadderState) -> None:
             model_configured=policy.model_configured,
         )
         if rung:
-            await _ask(io, state, rung)
+            await _ask(io, reads, state, rung)
             return
-    await _finish(io, state, policy.floor)
+    await _finish(io, reads, state, policy.floor)
 
 
-async def _results(io: Collaborators, state: LadderState) -> list[ExtractionResult]:
+async def _results(reads: _Reads, state: LadderState) -> list[ExtractionResult]:
     keys = [state.extracted_key] + [
         state.result_keys[r] for r in state.rungs_applied[1:] if r in state.result_keys
     ]
-    return list(await asyncio.gather(*(io.bucket.get_model(k, ExtractionResult) for k in keys)))
+    return list(await asyncio.gather(*(reads.get(k, ExtractionResult) for k in keys)))
 
 
-async def _known_sheet(io: Collaborators, state: LadderState) -> SheetHeader:
+async def _known_sheet(reads: _Reads, state: LadderState) -> SheetHeader:
     """What is known of the sheet so far (rung 1's header, completed from the title block):
     the hint a structuring model gets."""
     text_layer, extracted = await asyncio.gather(
-        io.bucket.get_model(state.text_key, TextLayer),
-        io.bucket.get_model(state.extracted_key, ExtractionResult),
+        reads.get(state.text_key, TextLayer), reads.get(state.extracted_key, ExtractionResult)
     )
     return await asyncio.to_thread(sheet_identity, extracted.sheet, text_layer)
 
 
-async def _ask(io: Collaborators, state: LadderState, rung: LadderRung) -> None:
+async def _ask(io: Collaborators, reads: _Reads, state: LadderState, rung: LadderRung) -> None:
     if state.pending != rung:
         state = state.asked(rung)
         await io.ladders.save(state)
@@ -129,13 +150,13 @@ async def _ask(io: Collaborators, state: LadderState, rung: LadderRung) -> None:
             job_id=state.job_id,
             page_number=state.page_number,
             text_key=state.text_key,
-            sheet=await _known_sheet(io, state),
+            sheet=await _known_sheet(reads, state),
             options=state.options,
         )
     else:
         name = subjects.PAGE_FALLBACK
-        text_layer = await io.bucket.get_model(state.text_key, TextLayer)
-        objects, _ = merge_results(await _results(io, state))
+        text_layer = await reads.get(state.text_key, TextLayer)
+        objects, _ = merge_results(await _results(reads, state))
         lines = await asyncio.to_thread(uncovered_units, text_layer, objects)
         request = FallbackPage(
             job_id=state.job_id,
@@ -149,15 +170,16 @@ async def _ask(io: Collaborators, state: LadderState, rung: LadderRung) -> None:
     )
 
 
-async def _finish(io: Collaborators, state: LadderState, floor: float) -> None:
+async def _finish(io: Collaborators, reads: _Reads, state: LadderState, floor: float) -> None:
     started = time.perf_counter()
     covered_key = Keys.covered(state.job_id, state.page_number)
     if state.done and await io.bucket.exists(covered_key):
         covered = await io.bucket.get_model(covered_key, CoveredPage)
     else:
-        text_layer = await io.bucket.get_model(state.text_key, TextLayer)
-        results = await _results(io, state)
-        covered = covered_page(state, results, text_layer, floor)
+        text_layer = await reads.get(state.text_key, TextLayer)
+        results = await _results(reads, state)
+        # Off the event loop: reading a title block is CPU work.
+        covered = await asyncio.to_thread(covered_page, state, results, text_layer, floor)
         covered.timings_ms["coverage"] = (time.perf_counter() - started) * 1000
         await io.bucket.put_json(covered_key, covered)
         await io.ladders.save(state.finished())
