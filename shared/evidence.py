@@ -49,13 +49,13 @@ class Alignment:
 class _Order:
     """The page's words in one order, indexed by squashed token."""
 
-    def __init__(self, layer: TextLayer, order: Sequence[int]):
+    def __init__(self, squashed: Sequence[str], order: Sequence[int]):
         self.ids: list[int] = []  # token position -> word id
         self.tokens: list[str] = []
         self.exact: dict[str, list[int]] = defaultdict(list)
         self.shaped: dict[str, list[int]] = defaultdict(list)
         for word_id in order:
-            token = squash(layer.words[word_id].text)
+            token = squashed[word_id]
             if not token:
                 continue
             pos = len(self.tokens)
@@ -84,11 +84,12 @@ class PageWords:
             key=lambda i: (round(layer.words[layer.lines[i][0]].bbox[1]), _left(layer, i)),
         )
         visual = [w for i in rows for w in layer.lines[i]]
+        squashed = [squash(w.text) for w in layer.words]
         orders, seen = [], []
         for order in (own, reading, visual):
             if order not in seen:
                 seen.append(order)
-                orders.append(_Order(layer, order))
+                orders.append(_Order(squashed, order))
         return orders
 
 
@@ -108,18 +109,21 @@ class _Claim:
 _Window = tuple[tuple[float, float], int, int, float]  # (score key, start, end, letter sim)
 
 
-def _candidate_spans(order: _Order, claim: list[str]) -> set[tuple[int, int]]:
-    n = len(claim)
-    # Each claim token found at position p votes for the window starting at p - i (its
-    # diagonal); only the best-supported diagonals are scored.
+def _diagonals(order: _Order, claim: list[str]) -> list[int]:
+    """Where the claim may start: each claim token found at position p votes for the window
+    starting at p - i (its diagonal); the best-supported diagonals, best first."""
     votes: Counter[int] = Counter()
     for i, token in enumerate(claim):
         for p in order.positions(token):
             votes[p - i] += 1
     if not votes:
-        return set()
+        return []
     top = votes.most_common(1)[0][1]
-    starts = [s for s, v in votes.most_common(MAX_DIAGONALS) if v * 2 >= top]
+    return [s for s, v in votes.most_common(MAX_DIAGONALS) if v * 2 >= top]
+
+
+def _candidate_spans(order: _Order, claim: list[str], starts: list[int]) -> set[tuple[int, int]]:
+    n = len(claim)
     # A model may drop or add a word or two; long notes get a little more room.
     slack = max(2, min(n // 5, 6))
     total = len(order.tokens)
@@ -134,9 +138,16 @@ def _candidate_spans(order: _Order, claim: list[str]) -> set[tuple[int, int]]:
 
 
 def _best_window(order: _Order, claim: _Claim) -> _Window | None:
+    starts = _diagonals(order, claim.tokens)
+    n = len(claim.tokens)
+    # A claim printed word for word (most are) needs no fuzzy scoring: the first such place.
+    exact = [a for a in starts if order.tokens[max(0, a) : a + n] == claim.tokens]
+    if exact:
+        a = min(exact)
+        return ((1.0, 1.0), a, a + n, 1.0)
     claim_shape = mask_digits(claim.full)
     best: _Window | None = None
-    for a, b in _candidate_spans(order, claim.tokens):
+    for a, b in _candidate_spans(order, claim.tokens, starts):
         window = order.tokens[a:b]
         full = " ".join(window)
         if claim.exact_only:
