@@ -300,6 +300,12 @@ class CoveredPage(BaseModel):
     timings_ms: dict[str, float] = {}
     worker_id: str | None = None
     model_failures: list[ModelFailure] = []
+    drawing_index: list[tuple[str, str | None]] = Field(
+        default=[], description="the drawing index the page prints: (sheet number, title) rows"
+    )
+    references: list[tuple[str, str]] = Field(
+        default=[], description="cross-references the page prints: (sheet number, as printed)"
+    )
 
 
 class PageVerdict(BaseModel):

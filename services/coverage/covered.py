@@ -3,8 +3,10 @@ from the title block when the extraction left it out."""
 
 from functools import reduce
 
+from services.coverage.drawing_index import read_drawing_index
 from services.coverage.ladder import LadderState
 from services.coverage.merge import merge_header, merge_objects
+from services.coverage.references import references
 from shared.models import (
     CoveredPage,
     ExtractionResult,
@@ -51,7 +53,8 @@ def covered_page(
     """The merged page once it leaves the ladder, from its rung results in ladder order.
 
     Degraded when any rung was cut off or failed (its reason kept, named by rung);
-    ``rung_status`` says how each rung ended, and the guard counts are summed.
+    ``rung_status`` says how each rung ended, and the guard counts are summed. The drawing
+    index and the cross-references the page prints travel with it to the set step.
     """
     objects, header = merge_results(results)
     first = results[0]
@@ -80,6 +83,9 @@ def covered_page(
             for r in results
             if r.model_failure
         ],
+        # Read here, where the page's words are at hand, for the set step the report runs.
+        drawing_index=read_drawing_index(text_layer),
+        references=list(references(text_layer)),
     )
 
 

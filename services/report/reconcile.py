@@ -1,9 +1,10 @@
 """Reconciling a set once every page is terminal: its drawing index against its sheets,
 duplicate numbers, and references to sheets the set does not hold.
 
-Pure functions. The report service reads each page's facts from its text layer
-(``page_facts``), asks the pages the index could correct whether they print an indexed
-number (``correction_requests`` → ``shared.title_block.printed_alone``), and hands both to
+Pure functions. The report service takes each page's facts from its verified page (coverage
+read the drawing index and references it prints: ``page_facts``), asks the pages the index
+could correct whether they print an indexed number (``correction_requests`` →
+``shared.title_block.printed_alone``, from their text layers), and hands both to
 ``reconcile``. A page's identity is corrected only where the page itself prints the
 indexed number; every correction names its source.
 """
@@ -11,9 +12,7 @@ indexed number; every correction names its source.
 from collections import defaultdict
 from dataclasses import dataclass
 
-from services.report.drawing_index import read_drawing_index
-from services.report.references import references
-from shared.models import SheetHeader, TextLayer
+from shared.models import VerifiedPage
 from shared.pagetext import squash
 from shared.sheet_set import (
     Correction,
@@ -38,14 +37,15 @@ class PageFacts:
     references: list[tuple[str, str]]
 
 
-def page_facts(page_number: int, sheet: SheetHeader, layer: TextLayer) -> PageFacts:
-    """A page's identity, the drawing index it prints (if any) and its cross-references."""
+def page_facts(page: VerifiedPage) -> PageFacts:
+    """A page's identity, the drawing index it prints (if any) and its cross-references, as
+    coverage read them from its words."""
     return PageFacts(
-        page_number=page_number,
-        sheet_number=sheet.sheet_number,
-        sheet_title=sheet.sheet_title,
-        index=read_drawing_index(layer),
-        references=list(references(layer)),
+        page_number=page.page_number,
+        sheet_number=page.sheet.sheet_number,
+        sheet_title=page.sheet.sheet_title,
+        index=page.drawing_index,
+        references=page.references,
     )
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
 from services.report.html import render_report_html
-from services.report.reconcile import PageFacts, correction_requests, page_facts, reconcile
+from services.report.reconcile import correction_requests, page_facts, reconcile
 from services.report.store import TerminalPages
 from shared import subjects
 from shared.interfaces import Bucket, Publisher
@@ -121,17 +121,10 @@ async def _text_layer(io: Collaborators, job_id: str, page_number: int) -> TextL
 
 
 async def reconcile_set(io: Collaborators, job_id: str, pages: list[VerifiedPage]) -> SheetSet:
-    """The set's reconciliation, read from the verified pages' words: each page's words are
-    loaded, reduced to the facts the set needs, and let go; the few pages the drawing index
-    may correct are read again to find the indexed number they print."""
+    """The set's reconciliation from the verified pages (the drawing index and references
+    each prints came with it from coverage); only the few pages the drawing index may
+    correct have their words read, to find the indexed number they print."""
     limit = asyncio.Semaphore(SET_READ_CONCURRENCY)
-
-    async def facts(page: VerifiedPage) -> PageFacts | None:
-        async with limit:
-            layer = await _text_layer(io, job_id, page.page_number)
-            if layer is None:
-                return None
-            return await asyncio.to_thread(page_facts, page.page_number, page.sheet, layer)
 
     async def printed(page_number: int, keys: set[str]) -> tuple[int, Reading | None]:
         async with limit:
@@ -140,7 +133,7 @@ async def reconcile_set(io: Collaborators, job_id: str, pages: list[VerifiedPage
                 return page_number, None
             return page_number, await asyncio.to_thread(printed_alone, layer, keys)
 
-    found = [f for f in await asyncio.gather(*(facts(p) for p in pages)) if f is not None]
+    found = [page_facts(p) for p in pages]
     requests = correction_requests(found)
     answers = await asyncio.gather(*(printed(n, keys) for n, keys in requests.items()))
     return reconcile(found, {n: reading for n, reading in answers if reading})

@@ -5,6 +5,11 @@ the index vouches for, and references to sheets in and out of the set."""
 
 import pymupdf
 
+from services.coverage.drawing_index import read_drawing_index
+from services.coverage.references import references
+from services.report.reconcile import PageFacts
+from shared.models import SheetHeader, TextLayer
+
 W, H = 36 * 72, 24 * 72
 
 INDEX = [
@@ -57,3 +62,9 @@ def indexed_set() -> pymupdf.Document:
                 page.insert_text((130, 480 + 40 * i), n, fontsize=18)
                 page.insert_text((290, 480 + 40 * i), t, fontsize=18)
     return doc
+
+
+def facts_of(number: int, sheet: SheetHeader, layer: TextLayer) -> PageFacts:
+    """A page's facts as coverage reads them and the report receives them."""
+    index, refs = read_drawing_index(layer), list(references(layer))
+    return PageFacts(number, sheet.sheet_number, sheet.sheet_title, index, refs)

@@ -6,16 +6,16 @@ from datetime import UTC, datetime
 
 import pytest
 
+from services.coverage.drawing_index import read_drawing_index
+from services.coverage.references import references
 from services.extract.textlayer import read_text_layer
 from services.report.assemble import JobInfo, build_report
-from services.report.drawing_index import read_drawing_index
 from services.report.html import render_report_html
-from services.report.reconcile import PageFacts, correction_requests, page_facts, reconcile
-from services.report.references import references
+from services.report.reconcile import PageFacts, correction_requests, reconcile
 from shared.models import Coverage, PageVerdict, SheetHeader, TextLayer, VerifiedPage
 from shared.report import ReadySummary
 from shared.title_block import printed_alone, recover_sheet_identity
-from tests.support.sets import INDEX, indexed_set
+from tests.support.sets import INDEX, facts_of, indexed_set
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +31,7 @@ def _sheets(layers: dict[int, TextLayer]) -> dict[int, SheetHeader]:
 @pytest.fixture(scope="module")
 def sheet_set(layers):
     sheets = _sheets(layers)
-    facts = [page_facts(n, sheets[n], layer) for n, layer in layers.items()]
+    facts = [facts_of(n, sheets[n], layer) for n, layer in layers.items()]
     requests = correction_requests(facts)
     printed = {n: r for n, keys in requests.items() if (r := printed_alone(layers[n], keys))}
     return reconcile(facts, printed)

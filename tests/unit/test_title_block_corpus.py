@@ -11,12 +11,13 @@ import pytest
 
 from services.extract.pipeline import extract_rung1
 from services.extract.textlayer import read_text_layer
-from services.report.reconcile import correction_requests, page_facts, reconcile
+from services.report.reconcile import correction_requests, reconcile
 from shared.models import SheetHeader, TextLayer
 from shared.pagetext import fold_dashes
 from shared.settings import Settings
 from shared.title_block import printed_alone, recover_sheet_identity
 from tests.support.corpus import manifest, needs_corpus, pdf_bytes
+from tests.support.sets import facts_of
 
 pytestmark = [needs_corpus, pytest.mark.slow]
 
@@ -43,7 +44,7 @@ def identities() -> dict[tuple[str, int], tuple[str | None, str | None]]:
     for entry in manifest():
         layers = {s["page"]: _layer(entry, s["page"]) for s in entry["sheets"]}
         sheets = {n: recover_sheet_identity(layer) or SheetHeader() for n, layer in layers.items()}
-        facts = [page_facts(n, sheets[n], layers[n]) for n in layers]
+        facts = [facts_of(n, sheets[n], layers[n]) for n in layers]
         requests = correction_requests(facts)
         printed = {n: r for n, keys in requests.items() if (r := printed_alone(layers[n], keys))}
         corrections = {c.page_number: c for c in reconcile(facts, printed).corrections}
