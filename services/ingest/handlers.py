@@ -1,6 +1,7 @@
 """HTTP handlers of the ingest API; each translates HTTP into one use case or lookup call."""
 
 import asyncio
+import logging
 import math
 import re
 import secrets
@@ -40,6 +41,8 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         (503, "unavailable", "NATS or S3 is not reachable."),
     )
 }
+
+log = logging.getLogger("sheetflow.ingest")
 
 
 def fail(status: int, error: str, detail: str) -> HTTPException:
@@ -238,6 +241,8 @@ async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> Jo
                 original=upload.path if settings.keep_original_upload else None,
             )
         except Unavailable as exc:
+            # The client gets the outcome; the log keeps the cause for whoever runs the stack.
+            log.warning("upload not accepted, NATS or S3 unavailable: %s", exc)
             raise unavailable(
                 "NATS or S3 is not reachable; nothing was kept. Retry shortly."
             ) from exc
