@@ -10,6 +10,7 @@ import pytest
 
 from shared.settings import Settings
 from sheetflow.runtime import EmbeddedServers, free_port
+from tests.support.buckets import remove_bucket
 
 # Tests must not pick up a developer's .env or SHEETFLOW_ variables.
 for _name in [n for n in os.environ if n.startswith("SHEETFLOW_")]:
@@ -26,10 +27,11 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer
 
 
 @pytest.fixture
-def settings(servers: EmbeddedServers, tmp_path: Path) -> Settings:
-    """Settings pointing at the session's servers, isolated for this test."""
+def settings(servers: EmbeddedServers, tmp_path: Path) -> Iterator[Settings]:
+    """Settings pointing at the session's servers, isolated for this test; its bucket is
+    removed after it."""
     tag = uuid.uuid4().hex[:10]
-    return servers.settings.model_copy(
+    isolated = servers.settings.model_copy(
         update={
             "namespace": f"t{tag}",
             "s3_bucket": f"test-{tag}",
@@ -42,3 +44,5 @@ def settings(servers: EmbeddedServers, tmp_path: Path) -> Settings:
             "retry_backoff_max_s": 2.0,
         }
     )
+    yield isolated
+    remove_bucket(isolated)

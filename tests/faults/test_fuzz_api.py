@@ -11,6 +11,7 @@ from hypothesis import settings as hypothesis_settings
 from services.ingest.app import create_app
 from shared.settings import Settings
 from sheetflow.runtime import EmbeddedServers, free_port
+from tests.support.buckets import remove_bucket
 from tests.support.stack import Stack, stack
 
 pytestmark = pytest.mark.slow
@@ -31,6 +32,7 @@ def api(servers: EmbeddedServers, tmp_path_factory: pytest.TempPathFactory) -> I
     )
     with stack(settings, "ingest") as s:
         yield s
+    remove_bucket(settings)
 
 
 @schema.parametrize()

@@ -12,6 +12,7 @@ from shared.settings import Settings
 from shared.storage import ObjectStore
 from sheetflow.runtime import EmbeddedServers, free_port
 from tests.support.bombs import lying_page_count_pdf
+from tests.support.buckets import remove_bucket
 from tests.support.pdfs import notes_pdf
 from tests.support.stack import Stack, stack
 
@@ -32,6 +33,7 @@ def api(servers: EmbeddedServers, tmp_path_factory: pytest.TempPathFactory) -> I
     )
     with stack(settings, "ingest") as s:
         yield s
+    remove_bucket(settings)
 
 
 async def source_keys(api: Stack) -> list[str]:
