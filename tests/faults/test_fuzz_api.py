@@ -1,6 +1,5 @@
 """Fuzz the ingest API from its own OpenAPI document: whatever arrives, never a 500."""
 
-import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -10,9 +9,8 @@ from hypothesis import settings as hypothesis_settings
 
 from services.ingest.app import create_app
 from shared.settings import Settings
-from sheetflow.runtime import EmbeddedServers, free_port
-from tests.support.buckets import remove_bucket
-from tests.support.stack import Stack, stack
+from sheetflow.runtime import EmbeddedServers
+from tests.support.stack import Stack, ingest_alone
 
 pytestmark = pytest.mark.slow
 
@@ -21,18 +19,8 @@ schema = schemathesis.openapi.from_dict(create_app(Settings(_env_file=None)).ope
 
 @pytest.fixture(scope="module")
 def api(servers: EmbeddedServers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    tag = uuid.uuid4().hex[:10]
-    settings = servers.settings.model_copy(
-        update={
-            "namespace": f"fuzz{tag}",
-            "s3_bucket": f"fuzz-{tag}",
-            "data_dir": tmp_path_factory.mktemp("fuzz"),
-            "api_port": free_port(),
-        }
-    )
-    with stack(settings, "ingest") as s:
+    with ingest_alone(servers.settings, tmp_path_factory.mktemp("fuzz"), "fuzz") as s:
         yield s
-    remove_bucket(settings)
 
 
 @schema.parametrize()

@@ -1,7 +1,6 @@
 """Uploads a hostile or careless client sends get a clear 4xx with a JSON body, leak nothing
 about the server, and the links the API hands out point where the operator says."""
 
-import uuid
 from collections.abc import Iterator
 
 import httpx
@@ -10,30 +9,20 @@ from pydantic import ValidationError
 
 from shared.settings import Settings
 from shared.storage import ObjectStore
-from sheetflow.runtime import EmbeddedServers, free_port
+from sheetflow.runtime import EmbeddedServers
 from tests.support.bombs import lying_page_count_pdf
-from tests.support.buckets import remove_bucket
 from tests.support.pdfs import notes_pdf
-from tests.support.stack import Stack, stack
+from tests.support.stack import Stack, ingest_alone
 
 PUBLIC_URL = "https://drawings.example.com/sheetflow"
 
 
 @pytest.fixture(scope="module")
 def api(servers: EmbeddedServers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    tag = uuid.uuid4().hex[:10]
-    settings = servers.settings.model_copy(
-        update={
-            "namespace": f"guard{tag}",
-            "s3_bucket": f"guard-{tag}",
-            "data_dir": tmp_path_factory.mktemp("guards"),
-            "api_port": free_port(),
-            "public_url": PUBLIC_URL,
-        }
-    )
-    with stack(settings, "ingest") as s:
+    with ingest_alone(
+        servers.settings, tmp_path_factory.mktemp("guard"), "guard", public_url=PUBLIC_URL
+    ) as s:
         yield s
-    remove_bucket(settings)
 
 
 async def source_keys(api: Stack) -> list[str]:

@@ -4,14 +4,23 @@ import asyncio
 import contextlib
 import json
 import time
+import uuid
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import nats
 
 from shared.settings import Settings
-from sheetflow.runtime import ManagedProcess, process_logs, start_service, wait_api_ready
+from sheetflow.runtime import (
+    ManagedProcess,
+    free_port,
+    process_logs,
+    start_service,
+    wait_api_ready,
+)
+from tests.support.buckets import remove_bucket
 from tests.support.report_contract import assert_valid_report
 
 # A 503 at upload (NATS or S3 restarting, every inspector busy) is retried this many times in
@@ -109,6 +118,26 @@ def stack(settings: Settings, *services: str) -> Iterator[Stack]:
         yield s
     finally:
         s.stop_all()
+
+
+@contextlib.contextmanager
+def ingest_alone(session: Settings, data_dir: Path, prefix: str, **update: Any) -> Iterator[Stack]:
+    """An ingest service of its own (namespace and bucket named ``prefix`` + a fresh tag) on
+    the session's servers, for a module of tests that only talk to the API; its bucket is
+    removed afterwards."""
+    tag = uuid.uuid4().hex[:10]
+    settings = session.model_copy(
+        update={
+            "namespace": f"{prefix}{tag}",
+            "s3_bucket": f"{prefix}-{tag}",
+            "data_dir": data_dir,
+            "api_port": free_port(),
+            **update,
+        }
+    )
+    with stack(settings, "ingest") as s:
+        yield s
+    remove_bucket(settings)
 
 
 @contextlib.asynccontextmanager
