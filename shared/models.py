@@ -220,6 +220,8 @@ def _scalars(value: Any) -> Iterator[str]:
     elif isinstance(value, (list, tuple)):
         for item in value:
             yield from _scalars(item)
+    elif isinstance(value, float) and value.is_integer():
+        yield str(int(value))  # a model's 36.0 is the 36 the sheet prints
     elif value is not None and not isinstance(value, bool):
         yield str(value)
 

@@ -28,6 +28,10 @@ DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
 _DASH_TABLE = str.maketrans(dict.fromkeys(DASHES, "-"))
 _ALNUM_RUN = re.compile(r"[^\W_]+")
 _DIGIT_RUN = re.compile(r"\d+")
+# A number grouped in thousands ("1,200", "12,500,000") and a decimal ("3.50", "12.0"),
+# standing alone or before a unit ("3.50m"), never inside a token ("A101.10", "W1,200").
+_GROUPED = re.compile(r"(?<![\w,])\d{1,3}(?:,\d{3})+(?![\d,])")
+_DECIMAL = re.compile(r"(?<![\w.])(\d+)\.(\d+)(?![\d.])")
 
 
 def fold_dashes(text: str) -> str:
@@ -50,6 +54,30 @@ def digit_runs(text: str) -> list[str]:
     """The runs of digits in a text, in order (``12'-6 1/2"`` → 12, 6, 1, 2): what a misread
     changes."""
     return _DIGIT_RUN.findall(unicodedata.normalize("NFKC", text))
+
+
+def plain_numbers(text: str) -> str:
+    """The text with its numbers spelled plainly: thousands without their commas ("1,200" →
+    "1200") and decimals without trailing zeros ("3.50" → "3.5", "12.0" → "12"), so a value
+    written either way is the same number."""
+    text = _GROUPED.sub(lambda m: m.group().replace(",", ""), unicodedata.normalize("NFKC", text))
+    return _DECIMAL.sub(_plain_decimal, text)
+
+
+def _plain_decimal(match: re.Match[str]) -> str:
+    whole, fraction = match.group(1), match.group(2).rstrip("0")
+    return f"{whole}.{fraction}" if fraction else whole
+
+
+def number_key(run: str) -> str:
+    """A digit-run as the number it is ("02" is 2), without converting unbounded digits."""
+    return run.lstrip("0") or "0"
+
+
+def numbers_printed(text: str) -> set[str]:
+    """Every number a text prints (``number_key`` of each digit-run), as printed and as
+    spelled plainly: what may vouch for a value anywhere in it."""
+    return {number_key(r) for r in digit_runs(text) + digit_runs(plain_numbers(text))}
 
 
 def mask_digits(text: str) -> str:

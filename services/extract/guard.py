@@ -25,7 +25,7 @@ from typing import Any
 
 from shared.evidence import PageWords, align
 from shared.models import GuardCounts, PageObject, TextLayer
-from shared.pagetext import digit_runs
+from shared.pagetext import digit_runs, number_key, numbers_printed, plain_numbers
 
 
 def apply_grounding_guard(
@@ -36,16 +36,16 @@ def apply_grounding_guard(
     claims the page does not carry), and count each object once: kept, rescued,
     vision_unverified or dropped."""
     has_text = text_layer.has_text_layer
-    page_digits = set(digit_runs(text_layer.text)) if has_text else set()
+    page_digits = numbers_printed(text_layer.text) if has_text else set()
     page = PageWords(text_layer) if text_layer.words else None
     counts = GuardCounts()
     kept: list[PageObject] = []
     for obj in objects:
-        value_digits = set(digit_runs(obj.value_text()))
+        value_digits = {number_key(r) for r in digit_runs(plain_numbers(obj.value_text()))}
         source = obj.source_text or ""
         update: dict[str, Any] = {}
         grounding = obj.grounding
-        beyond_source = bool(value_digits) and not value_digits <= set(digit_runs(source))
+        beyond_source = bool(value_digits) and not value_digits <= numbers_printed(source)
         if beyond_source:
             if not (has_text and value_digits <= page_digits):
                 counts.dropped += 1

@@ -16,7 +16,7 @@ from rapidfuzz.distance import Indel
 
 from shared.evidence import LETTER_MATCH, MIN_FUZZY_LETTERS, claim_tokens
 from shared.models import CoveredPage, ObjectVerification, PageObject, Word
-from shared.pagetext import digit_runs, normalize, union_bbox
+from shared.pagetext import digit_runs, normalize, number_key, plain_numbers, union_bbox
 from shared.title_block import sheet_key
 
 OCR_ONLY = "supported only by words read from the page image by OCR, which can misread too"
@@ -37,18 +37,28 @@ def _says_claim(claim: str, evidence: str) -> bool:
     return Indel.normalized_similarity(letters, _letters(evidence)) >= LETTER_MATCH
 
 
-def _numbers(text: str) -> list[tuple[int, ...]]:
+def _numbers(text: str) -> list[tuple[str, ...]]:
     """The digit-runs of each token that has any, as numbers (so "02" is "2")."""
-    return [tuple(int(d) for d in runs) for t in normalize(text).split() if (runs := digit_runs(t))]
+    tokens = normalize(text).split()
+    return [tuple(map(number_key, runs)) for t in tokens if (runs := digit_runs(t))]
+
+
+def _digits_agree(claim: str, evidence: str) -> bool:
+    """The claim prints the evidence's digit-runs, in order: as printed, or with both sides'
+    numbers spelled plainly ("1200" is the "1,200" of the sheet)."""
+    if digit_runs(normalize(claim)) == digit_runs(normalize(evidence)):
+        return True
+    plain = [list(map(number_key, digit_runs(plain_numbers(t)))) for t in (claim, evidence)]
+    return plain[0] == plain[1]
 
 
 def _uncarried_value(obj: PageObject, evidence: str) -> str | None:
     """A value of the object holding a number its evidence words do not print as a token
-    ("2" is not carried by "2X6"), or None."""
-    carried = set(_numbers(evidence))
-    for token in normalize(obj.value_text()).split():
+    ("2" is not carried by "2X6"; 1200 is carried by "1,200" and 3.5 by "3.50"), or None."""
+    carried = set(_numbers(evidence)) | set(_numbers(plain_numbers(evidence)))
+    for token in normalize(plain_numbers(obj.value_text())).split():
         runs = digit_runs(token)
-        if runs and tuple(int(d) for d in runs) not in carried:
+        if runs and tuple(map(number_key, runs)) not in carried:
             return token
     return None
 
@@ -85,7 +95,7 @@ def check_object(obj: PageObject, words: Sequence[Word]) -> ObjectVerification:
             evidence_bbox=bbox,
             problem=f'Object {obj.object_id} claims "{claim}", but its words read "{evidence}".',
         )
-    if digit_runs(normalize(claim)) != digit_runs(normalize(evidence)):
+    if not _digits_agree(claim, evidence):
         return ObjectVerification(
             verdict="refuted",
             kind="content_wrong",

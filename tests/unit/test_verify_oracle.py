@@ -155,3 +155,32 @@ def test_content_missing_below_floor():
     obj = PageObject(object_id="a", source_text="x")
     assert "below the 60% floor" in check_content(_covered([obj], 0.3, True))
     assert check_content(_covered([obj], 0.9, False)) is None
+
+
+def test_a_number_spelled_otherwise_is_the_same_number():
+    """A model's 1200 is the sheet's "1,200", its 3.5 or 3.50 the sheet's "3.50", its 36.0 the
+    sheet's 36: kept by the guard and confirmed, never a content_wrong; a different number
+    still is one."""
+    layer = text_layer_of(["AREA 1,200 SF SLAB 3.50 M THICK", "DOOR WIDTH 36 IN"])
+    area = _vision(layer, object_id="A", source_text="AREA 1,200 SF", attributes={"sf": 1200})
+    slab = _vision(layer, object_id="S", source_text="SLAB 3.50 M", attributes={"m": 3.5})
+    door = _vision(layer, object_id="D", source_text="DOOR WIDTH 36 IN", attributes={"in": 36.0})
+    plain = _vision(layer, object_id="P", source_text="AREA 1200 SF")
+    for obj in (area, slab, door, plain):
+        assert obj.grounding == "source_text", obj
+        assert check_object(obj, layer.words).verdict == "confirmed", obj.object_id
+    wrong = area.model_copy(update={"attributes": {"sf": 1300}})
+    assert check_object(wrong, layer.words).kind == "content_wrong"
+    misread = _vision(layer, object_id="M", source_text="AREA 1,300 SF")
+    assert check_object(misread, layer.words).kind == "content_wrong"
+
+
+def test_a_number_inside_a_token_keeps_its_digits():
+    """ "A101.10" is not "A101.1": plain spelling touches only numbers standing alone, so a
+    tag the page does not print is dropped by the guard and refuted by the oracle."""
+    layer = text_layer_of(["SEE SHEET A101.10 FOR DETAILS"])
+    obj = PageObject(rung="vision", object_id="R", source_text="SEE SHEET A101.10", tag="A101.1")
+    kept, counts = apply_grounding_guard([obj], layer)
+    assert kept == [] and counts.dropped == 1
+    cited = obj.model_copy(update={"evidence": _ids(layer, "SEE", "SHEET", "A101.10")})
+    assert check_object(cited, layer.words).kind == "content_wrong"
