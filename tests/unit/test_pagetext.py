@@ -13,6 +13,8 @@ from shared.pagetext import (
     is_dimension_tick,
     is_meaningful,
     normalize,
+    numbers_printed,
+    plain_numbers,
     squash,
 )
 
@@ -187,3 +189,12 @@ def test_ids_are_the_layers_order_and_layout_is_computed_once():
     again = TextLayer.model_validate_json(layer.model_dump_json())
     assert again.lines == layer.lines and again.blocks == layer.blocks
     assert again.text == "HELLO WORLD"
+
+
+def test_numbers_spelled_plainly_only_where_they_stand_alone():
+    """Thousands lose their commas and decimals their trailing zeros; a number inside a token
+    (a sheet "A101.10", a tag "W1,200") and a list ("1, 200") keep theirs."""
+    assert plain_numbers("1,200 SF; 12,500,000; 3.50m; 12.0") == "1200 SF; 12500000; 3.5m; 12"
+    for kept in ("A101.10", "W1,200", "1, 200", "0.125", "2.10.3"):
+        assert plain_numbers(kept) == kept
+    assert numbers_printed("LEVEL 02, 1,200 SF") == {"2", "1", "200", "1200"}
