@@ -150,12 +150,15 @@ def _load_page(
         if refusal:
             raise PageUnreadable(refusal)
         max_px, max_pixels = settings.page_image_max_px, settings.page_image_max_pixels
-        text_layer = read_text_layer(page, page_number, settings.text_layer_min_chars)
+        # The page's content is interpreted once; its words, image and thumbnail are all
+        # read from the one display list.
+        display = page.get_displaylist()
+        text_layer = read_text_layer(page, page_number, settings.text_layer_min_chars, display)
         if not settings.text_layer_enabled:
             text_layer = _without_text(text_layer)
-        return render_page(page, max_px, max_pixels), {
+        return render_page(display, max_px, max_pixels), {
             "text_layer": text_layer,
-            "thumbnail": render_thumbnail_jpeg(page),
+            "thumbnail": render_thumbnail_jpeg(display),
             "zoom": render_zoom(page, max_px, max_pixels),
             "has_images": bool(page.get_images()),
         }

@@ -12,7 +12,12 @@ import pymupdf
 POINTS_PER_INCH = 72.0
 
 
-def render_zoom(page: pymupdf.Page, max_px: int, max_pixels: int) -> float:
+# What a page is rendered from: the page itself, or its display list (made once, when the
+# page's words are read from it too).
+Drawable = pymupdf.Page | pymupdf.DisplayList
+
+
+def render_zoom(page: Drawable, max_px: int, max_pixels: int) -> float:
     """Zoom (pixels per PDF point) that makes the long side ``max_px``, shrunk further
     when the image would exceed ``max_pixels`` in total."""
     width, height = page.rect.width, page.rect.height
@@ -25,7 +30,7 @@ def render_zoom(page: pymupdf.Page, max_px: int, max_pixels: int) -> float:
     return zoom
 
 
-def render_page(page: pymupdf.Page, max_px: int, max_pixels: int) -> pymupdf.Pixmap:
+def render_page(page: Drawable, max_px: int, max_pixels: int) -> pymupdf.Pixmap:
     """Render the page opaque, its long side ``max_px`` (within the pixel cap)."""
     zoom = render_zoom(page, max_px, max_pixels)
     return page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
@@ -44,7 +49,7 @@ def encode_png(pixmap: pymupdf.Pixmap) -> bytes:
     return cast(bytes, png)  # a bytearray only when given one to fill (``out``)
 
 
-def render_thumbnail_jpeg(page: pymupdf.Page, max_px: int = 360) -> bytes:
+def render_thumbnail_jpeg(page: Drawable, max_px: int = 360) -> bytes:
     """A small JPEG of the page for the report, rendered straight from the PDF (cheaper
     than shrinking the full-size PNG)."""
     zoom = max_px / max(page.rect.width, page.rect.height)

@@ -15,12 +15,20 @@ from shared.pagetext import alnum_count, normalize
 _DRAWN_TEXT_ANNOTS = frozenset({pymupdf.mupdf.PDF_ANNOT_FREE_TEXT})
 
 
-def read_text_layer(page: pymupdf.Page, page_number: int, min_chars: int) -> TextLayer:
+def read_text_layer(
+    page: pymupdf.Page,
+    page_number: int,
+    min_chars: int,
+    display: pymupdf.DisplayList | None = None,
+) -> TextLayer:
     """Read a PDF page's words with their size and direction (and the text its annotations
     carry) and whether it has a usable text layer (at least ``min_chars`` letters/digits);
-    on a page without one, whether it carries vector drawings, and their long ruled lines."""
+    on a page without one, whether it carries vector drawings, and their long ruled lines.
+
+    The words are read from ``display``, the page's display list, when the caller renders
+    from it too (the page's content is then interpreted once for both)."""
     matrix = page.rotation_matrix
-    words = _layer_words(page, matrix)
+    words = _layer_words(page, display or page.get_displaylist())
     words += _annotation_words(page, matrix, words)
     has_text_layer = sum(alnum_count(w["text"]) for w in words) >= min_chars
     # Drawings only matter on a page without text (is it blank? worth OCR? where are the
@@ -45,13 +53,14 @@ def _displayed(rect: pymupdf.Rect, matrix: pymupdf.Matrix) -> BBox:
     return (r.x0, r.y0, r.x1, r.y1)
 
 
-def _layer_words(page: pymupdf.Page, matrix: pymupdf.Matrix) -> list[dict]:
+def _layer_words(page: pymupdf.Page, display: pymupdf.DisplayList) -> list[dict]:
     """The text layer's words in its own order, each with its line's direction and the size
     of the span it sits in (one text page serves both readings), as plain dicts: validating
-    thousands of them in one go is cheaper than making each a model here."""
-    textpage = page.get_textpage(flags=pymupdf.TEXTFLAGS_WORDS)
+    thousands of them in one go is cheaper than making each a model here. A display list's
+    text is in the displayed page's frame already (turned with the page's /Rotate)."""
+    textpage = pymupdf.TextPage(display.get_textpage(flags=pymupdf.TEXTFLAGS_WORDS))
+    textpage.parent = page  # PyMuPDF's readers check the text page is the page's
     blocks = page.get_text("dict", textpage=textpage)["blocks"]
-    a, b, c, d, e, f = matrix.a, matrix.b, matrix.c, matrix.d, matrix.e, matrix.f
     lines: dict[tuple[int, int], tuple[tuple[float, float], list[dict]]] = {}
     words: list[dict] = []
     for x0, y0, x1, y1, text, block_no, line_no, _ in page.get_text("words", textpage=textpage):
@@ -61,17 +70,16 @@ def _layer_words(page: pymupdf.Page, matrix: pymupdf.Matrix) -> list[dict]:
         if line is None:
             raw = blocks[block_no]["lines"][line_no]
             dx, dy = raw["dir"]
-            # The direction turned with the page (the matrix's linear part only).
-            turned = (round(dx * a + dy * c, 4) + 0.0, round(dx * b + dy * d, 4) + 0.0)
-            line = lines[(block_no, line_no)] = (turned, raw["spans"])
+            line = lines[(block_no, line_no)] = (
+                (round(dx, 4) + 0.0, round(dy, 4) + 0.0),
+                raw["spans"],
+            )
         direction, spans = line
-        xs = (x0 * a + y0 * c + e, x1 * a + y1 * c + e)
-        ys = (x0 * b + y0 * d + f, x1 * b + y1 * d + f)
         words.append(
             {
                 "id": len(words),
                 "text": text,
-                "bbox": (min(xs), min(ys), max(xs), max(ys)),
+                "bbox": (x0, y0, x1, y1),
                 "size": spans[0]["size"] if len(spans) == 1 else _span_size(spans, x0, y0, x1, y1),
                 "dir": direction,
             }
