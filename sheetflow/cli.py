@@ -366,12 +366,15 @@ def _verification_text(page: PageReport) -> str:
 
 
 def coverage_text(page: PageReport) -> str:
+    """The page's coverage, and on a scan, that it was measured over the words OCR read."""
     coverage = page.coverage
-    if page.status == "verified" and not page.has_text_layer:
+    measured = coverage is not None and coverage.total_lines > 0
+    if page.status == "verified" and not page.has_text_layer and not measured:
         return "- (no text layer)"
-    if coverage is None or not coverage.total_lines:
+    if coverage is None or not measured:
         return "-"
-    return f"{coverage.ratio:.2f} ({coverage.covered_lines}/{coverage.total_lines})"
+    ocr = "" if page.has_text_layer else " OCR"
+    return f"{coverage.ratio:.2f} ({coverage.covered_lines}/{coverage.total_lines}{ocr})"
 
 
 def sheet_table(report: Report) -> Table:

@@ -92,12 +92,9 @@ def _page_view(
         # The page's shape, for the evidence view that outlines a box over the thumbnail.
         "aspect": next((round(c.page_width / c.page_height, 4) for c in crops.values()), 1.0),
         "coverage": coverage,
-        # A page with no text lines (blank, scanned) has no ratio worth drawing.
-        "coverage_pct": (
-            _pct(coverage.ratio)
-            if coverage and coverage.total_lines and page.has_text_layer
-            else None
-        ),
+        # A page with no text lines (blank, or a scan OCR read nothing on) has no ratio
+        # worth drawing; a scan's is measured over the lines OCR read.
+        "coverage_pct": _pct(coverage.ratio) if coverage and coverage.total_lines else None,
         "floor_pct": _pct(page.floor) if page.floor is not None else None,
         "below_floor": page.below_floor,
         "problems": verdict.problems if verdict else [],

@@ -237,6 +237,25 @@ def test_verdict_text(verification, expected):
     assert cli.verdict_text(page) == expected
 
 
+def test_coverage_text_names_a_scans_ocr_words():
+    """A text page shows its ratio; a scan shows the ratio over the lines OCR read, marked
+    OCR; a scan OCR read nothing on shows none."""
+    ocr = Coverage(total_lines=124, covered_lines=123, ratio=0.9919)
+    empty = Coverage(total_lines=0, covered_lines=0, ratio=0.0)
+    scan = verified_page(2).model_copy(
+        update={"has_text_layer": False, "coverage": ocr, "coverage_before": ocr}
+    )
+    unread = verified_page(3).model_copy(
+        update={"has_text_layer": False, "coverage": empty, "coverage_before": empty}
+    )
+    pages = report([verified_page(1), scan, unread]).pages
+    assert [cli.coverage_text(p) for p in pages] == [
+        "0.90 (9/10)",
+        "0.99 (123/124 OCR)",
+        "- (no text layer)",
+    ]
+
+
 def test_summary_lines_state_the_verdict_arithmetic_and_the_guard():
     """The summary says verified = passed + with problems + unjudged, the problem rate, and
     the guard's four counts."""

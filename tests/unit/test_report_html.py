@@ -155,3 +155,20 @@ def test_guard_counts_and_unjudged_reason_are_shown():
     assert {label: value for value, label in tiles}["vision unverified"] == "3"
     assert "kept 5 · rescued 1 · vision unverified 3 · dropped 2" in html
     assert "Why: the judge&#39;s reply was cut off" in html
+
+
+def test_a_scan_shows_the_coverage_of_its_ocr_words():
+    """A scanned page's coverage, measured over the lines OCR read, is shown as such (in
+    the sheet index and on the page); a scan OCR read nothing on says there was nothing."""
+    ocr = Coverage(total_lines=124, covered_lines=123, ratio=0.9919)
+    scan = page(1, "E3.0").model_copy(
+        update={"has_text_layer": False, "coverage": ocr, "coverage_before": ocr}
+    )
+    empty = Coverage(total_lines=0, covered_lines=0, ratio=0.0)
+    unread = page(2, None).model_copy(
+        update={"has_text_layer": False, "coverage": empty, "coverage_before": empty}
+    )
+    html = render_report_html(report([scan, unread]), {})
+    assert "99% (OCR)" in html
+    assert "coverage 123/124 lines read by OCR (no PDF text layer) · 99%" in html
+    assert "No PDF text layer, and no words OCR could read: nothing to cover." in html
