@@ -50,8 +50,8 @@ def encode_png(pixmap: pymupdf.Pixmap) -> bytes:
 
 
 def render_thumbnail_jpeg(page: Drawable, max_px: int = 360) -> bytes:
-    """A small JPEG of the page for the report, rendered straight from the PDF (cheaper
-    than shrinking the full-size PNG)."""
+    """A small JPEG of the page for the report, rendered from the page's drawing (a drawing
+    shrunk from the full-size image loses its hairlines to area averaging)."""
     zoom = max_px / max(page.rect.width, page.rect.height)
     pixmap = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
     return pixmap.tobytes("jpeg", jpg_quality=80)
