@@ -22,7 +22,7 @@ from shared.broker import msg_id
 from shared.interfaces import Bucket, Publisher
 from shared.jobs import JobStore, record_progress
 from shared.messages import FallbackPage, PageCovered, PageExtracted, PageStructured, StructurePage
-from shared.models import CoveredPage, ExtractionResult, SheetHeader, TextLayer
+from shared.models import CoveredPage, ExtractionResult, PageObject, SheetHeader, TextLayer
 from shared.settings import Settings
 from shared.storage import Keys
 
@@ -95,8 +95,7 @@ async def on_structured(io: Collaborators, event: PageStructured) -> None:
         raise LadderNotStarted(f"no ladder state for page {event.page_number} of {event.job_id}")
     if not state.done and event.rung not in state.result_keys:
         state = state.answered(event.rung, event.result_key, state.coverage)
-        text_layer = await reads.get(state.text_key, TextLayer)
-        objects, _ = merge_results(await _results(reads, state))
+        text_layer, objects = await _merged_page(reads, state)
         coverage = await asyncio.to_thread(measure_coverage, text_layer, objects)
         state = state.model_copy(update={"coverage": coverage})
         await io.ladders.save(state)
@@ -130,6 +129,15 @@ async def _results(reads: _Reads, state: LadderState) -> list[ExtractionResult]:
     return list(await asyncio.gather(*(reads.get(k, ExtractionResult) for k in keys)))
 
 
+async def _merged_page(reads: _Reads, state: LadderState) -> tuple[TextLayer, list[PageObject]]:
+    """The page's words and the objects of every rung answered so far, merged."""
+    text_layer, results = await asyncio.gather(
+        reads.get(state.text_key, TextLayer), _results(reads, state)
+    )
+    objects, _ = merge_results(results)
+    return text_layer, objects
+
+
 async def _known_sheet(reads: _Reads, state: LadderState) -> SheetHeader:
     """What is known of the sheet so far (rung 1's header, completed from the title block):
     the hint a structuring model gets."""
@@ -155,8 +163,7 @@ async def _ask(io: Collaborators, reads: _Reads, state: LadderState, rung: Ladde
         )
     else:
         name = subjects.PAGE_FALLBACK
-        text_layer = await reads.get(state.text_key, TextLayer)
-        objects, _ = merge_results(await _results(reads, state))
+        text_layer, objects = await _merged_page(reads, state)
         lines = await asyncio.to_thread(uncovered_units, text_layer, objects)
         request = FallbackPage(
             job_id=state.job_id,
