@@ -4,6 +4,10 @@ A truncated or broken file is repaired by MuPDF as it opens it, and a page whose
 were lost comes out of the repair as an empty page. Empty is not blank: such a page is
 named as damaged (ingest counts them, extract fails them with the reason), so a blank page
 is only ever one the file itself says is empty.
+
+A page's ``/Contents`` may be one stream, an array of streams, or a reference to such an
+array (Adobe PDF Library and MicroStation write the last): all are resolved to the streams
+they name before anything is called missing.
 """
 
 import re
@@ -27,10 +31,10 @@ def page_damage(doc: pymupdf.Document, index: int) -> str | None:
         if not 0 < xref < doc.xref_length() or doc.xref_get_key(xref, "Type")[1] != "/Page":
             return f"{DAMAGED} (its page object is missing)"
         kind, value = doc.xref_get_key(xref, "Contents")
+        refs = _content_refs(doc, kind, value)
     except Exception:  # MuPDF raises plain RuntimeErrors on a broken page tree
         return f"{DAMAGED} (its page object is missing)"
-    refs = [int(r) for r in _REF.findall(value)] if kind in ("xref", "array") else []
-    missing = [r for r in refs if not (0 < r < doc.xref_length() and doc.xref_is_stream(r))]
+    missing = [r for r in refs if not _holds_stream(doc, r)]
     if missing:
         return f"{DAMAGED} ({len(missing)} of its {len(refs)} content streams are missing)"
     if doc.is_repaired and any(_cut_short(doc, r) for r in refs):
@@ -43,6 +47,25 @@ def damaged_pages(doc: pymupdf.Document) -> list[int]:
     if not doc.is_repaired:
         return []
     return [i + 1 for i in range(doc.page_count) if page_damage(doc, i)]
+
+
+def _content_refs(doc: pymupdf.Document, kind: str, value: str) -> list[int]:
+    """The object numbers of the streams a page's ``/Contents`` names: the stream itself,
+    the members of an array, or the members of an array the entry refers to."""
+    if kind == "array":
+        return [int(r) for r in _REF.findall(value)]
+    if kind != "xref":
+        return []
+    target = int(value.split()[0])
+    if _holds_stream(doc, target):
+        return [target]
+    if 0 < target < doc.xref_length() and doc.xref_object(target).lstrip().startswith("["):
+        return [int(r) for r in _REF.findall(doc.xref_object(target))]
+    return [target]
+
+
+def _holds_stream(doc: pymupdf.Document, xref: int) -> bool:
+    return 0 < xref < doc.xref_length() and doc.xref_is_stream(xref)
 
 
 def _cut_short(doc: pymupdf.Document, xref: int) -> bool:

@@ -51,3 +51,40 @@ async def test_an_intact_page_of_a_repaired_file_is_still_read():
     pdf = cut(60000)
     out = await extract_rung1(pdf, 1, Settings(_env_file=None), None, worker_id="t", job_id="j")
     assert out.result.status == "ok" and out.text_layer.has_text_layer
+
+
+def _contents_behind_a_reference() -> bytes:
+    """A page whose ``/Contents`` is a reference to an array of two streams, as Adobe PDF
+    Library and MicroStation write them: valid, and nothing is missing."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "SHEET NO. C-101")
+    page.insert_text((72, 144), "GENERAL NOTES")
+    first, second = doc.get_new_xref(), doc.get_new_xref()
+    stream = doc.page_xref(0)
+    contents = page.get_contents()
+    body = b"".join(doc.xref_stream(x) for x in contents)
+    half = body.index(b"BT", 1) if b"BT" in body[1:] else len(body) // 2
+    for xref, part in ((first, body[:half]), (second, body[half:])):
+        doc.update_object(xref, "<<>>")
+        doc.update_stream(xref, part)
+    array = doc.get_new_xref()
+    doc.update_object(array, f"[{first} 0 R {second} 0 R]")
+    doc.xref_set_key(stream, "Contents", f"{array} 0 R")
+    return doc.tobytes(garbage=0)
+
+
+def test_contents_behind_a_reference_to_an_array_is_not_damage():
+    """The array behind the reference is resolved to its streams: the page is not damaged
+    and extract reads its text."""
+    pdf = _contents_behind_a_reference()
+    with pymupdf.open(stream=pdf) as doc:
+        kind, value = doc.xref_get_key(doc.page_xref(0), "Contents")
+        assert kind == "xref" and not doc.xref_is_stream(int(value.split()[0]))
+        assert page_damage(doc, 0) is None
+        assert "C-101" in doc.load_page(0).get_text()
+    with pymupdf.open(stream=pdf) as doc:
+        # The same page with one stream of its array gone is damaged, by name.
+        array = int(doc.xref_get_key(doc.page_xref(0), "Contents")[1].split()[0])
+        doc.update_object(array, f"[{doc.xref_length() + 5} 0 R]")
+        assert "content streams are missing" in (page_damage(doc, 0) or "")
