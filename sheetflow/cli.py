@@ -132,9 +132,10 @@ def existing_file(path: Path) -> Path:
 def accepted_pdf(path: Path, settings: Settings) -> Path:
     """``path`` when this deployment's API would accept it, checked the way ingest checks an
     upload and refused with the API's own words, before anything is started."""
+    from services.ingest.refusals import Refusal
     from services.ingest.source import prepare_source  # the ingest service's own checks
     from services.ingest.upload import too_large
-    from services.ingest.validation import Rejection, inspect_pdf
+    from services.ingest.validation import inspect_pdf
 
     existing_file(path)
     try:
@@ -143,7 +144,7 @@ def accepted_pdf(path: Path, settings: Settings) -> Path:
         inspect_pdf(path, max_pages=settings.max_pages)
         refuse = settings.active_content == "refuse"
         prepare_source(path, refuse_active_content=refuse, write=False)
-    except Rejection as exc:
+    except Refusal as exc:
         reason = exc.detail.rstrip(".")
         raise CliError(f"{path.name} cannot be processed: {reason} ({exc.error})") from None
     return path

@@ -2,23 +2,23 @@
 
 import asyncio
 import logging
-import math
 import re
 import secrets
 import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import ValidationError
 
 from services.ingest.inspection import InspectorsBusy, inspect_upload
+from services.ingest.refusals import Refusal, RefusalKind, not_found, unavailable
 from services.ingest.responses import JobCanceling, JobCreated, JobStatusBody
 from services.ingest.upload import receive_upload
 from services.ingest.usecases import Collaborators, Unavailable, accept_job, job_status
-from services.ingest.validation import Rejection, safe_file_name
+from services.ingest.validation import safe_file_name
 from shared.asyncapi import asyncapi_document
 from shared.jobs import JobRecord
 from shared.messages import JobOptions
@@ -28,7 +28,6 @@ from shared.settings import Settings
 from shared.storage import Keys, ObjectMissing
 
 JOB_ID_RE = re.compile(r"^j_[0-9a-f]{32}$")
-RETRY_AFTER_S = 10  # what a 503 suggests: NATS and S3 restarts take seconds
 QUERY_TOKEN_NAMES = {"token", "access_token", "api_key", "apikey"}
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     code: {
@@ -43,19 +42,6 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 log = logging.getLogger("sheetflow.ingest")
-
-
-def fail(status: int, error: str, detail: str) -> HTTPException:
-    return HTTPException(status, {"error": error, "detail": detail})
-
-
-def unavailable(detail: str, *, retry_after_s: float = RETRY_AFTER_S) -> HTTPException:
-    """A 503 that tells the client when to try again."""
-    return HTTPException(
-        503,
-        {"error": "unavailable", "detail": detail},
-        headers={"Retry-After": str(math.ceil(retry_after_s))},
-    )
 
 
 def get_settings(request: Request) -> Settings:
@@ -78,14 +64,10 @@ def refuse_query_token(request: Request) -> None:
     """A token in the URL would be written to access logs and proxies' histories: refuse it
     rather than let a client learn to send it there."""
     if any(name.lower() in QUERY_TOKEN_NAMES for name in request.query_params):
-        raise HTTPException(
-            401,
-            {
-                "error": "token_in_url",
-                "detail": "Send the token in an 'Authorization: Bearer <token>' header, "
-                "never in the URL.",
-            },
-            headers={"WWW-Authenticate": "Bearer"},
+        raise Refusal(
+            RefusalKind.UNAUTHORIZED,
+            "token_in_url",
+            "Send the token in an 'Authorization: Bearer <token>' header, never in the URL.",
         )
 
 
@@ -104,10 +86,8 @@ def require_token(
     expected = settings.api_token.get_secret_value().encode()
     given = credentials.credentials.encode() if credentials else b""
     if not secrets.compare_digest(given, expected):
-        raise HTTPException(
-            401,
-            {"error": "unauthorized", "detail": "Send 'Authorization: Bearer <token>'."},
-            headers={"WWW-Authenticate": "Bearer"},
+        raise Refusal(
+            RefusalKind.UNAUTHORIZED, "unauthorized", "Send 'Authorization: Bearer <token>'."
         )
 
 
@@ -159,13 +139,13 @@ def _base_url(request: Request, settings: Settings) -> str:
 
 async def _job(ctx: ServiceContext, job_id: str) -> JobRecord:
     if not JOB_ID_RE.match(job_id):
-        raise fail(404, "not_found", "No job has that id.")
+        raise not_found("No job has that id.")
     try:
         job = await asyncio.wait_for(ctx.jobs.get_job(job_id), timeout=5)
     except Exception as exc:
         raise unavailable("The job store (NATS) is not reachable; retry shortly.") from exc
     if not job:
-        raise fail(404, "not_found", "No job has that id.")
+        raise not_found("No job has that id.")
     return job
 
 
@@ -218,8 +198,10 @@ async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> Jo
                 JobOptions.model_validate_json(upload.options) if upload.options else JobOptions()
             )
         except ValidationError as exc:
-            raise Rejection(
-                422, "bad_options", f"The 'options' field is not valid: {exc.errors()[0]['msg']}."
+            raise Refusal(
+                RefusalKind.INVALID,
+                "bad_options",
+                f"The 'options' field is not valid: {exc.errors()[0]['msg']}.",
             ) from exc
         try:
             accepted, source = await inspect_upload(
@@ -270,11 +252,11 @@ async def get_job(job_id: str, ctx: CtxDep) -> JobStatusBody:
 
 async def _report_bytes(ctx: ServiceContext, job: JobRecord, ext: str) -> bytes:
     if job.status not in ("complete", "partial", "canceled") or not job.finished_at:
-        raise fail(404, "report_not_ready", f"The report is not ready yet (job is {job.status}).")
+        raise not_found(f"The report is not ready yet (job is {job.status}).", "report_not_ready")
     try:
         return await ctx.store.get_bytes(Keys.report(job.job_id, ext))
     except ObjectMissing as exc:
-        raise fail(404, "report_not_ready", "The report is not ready yet.") from exc
+        raise not_found("The report is not ready yet.", "report_not_ready") from exc
     except Exception as exc:
         raise unavailable("S3 is not reachable; retry shortly.") from exc
 
@@ -299,11 +281,11 @@ async def get_page_image(job_id: str, page_number: int, ctx: CtxDep) -> Response
     """A page's rendered image."""
     job = await _job(ctx, job_id)
     if not 1 <= page_number <= job.page_count:
-        raise fail(404, "not_found", f"The job has pages 1 to {job.page_count}.")
+        raise not_found(f"The job has pages 1 to {job.page_count}.")
     try:
         data = await ctx.store.get_bytes(Keys.image(job_id, page_number))
     except ObjectMissing as exc:
-        raise fail(404, "not_found", "That page has not been rendered yet.") from exc
+        raise not_found("That page has not been rendered yet.") from exc
     return Response(data, media_type="image/png")
 
 
@@ -314,7 +296,9 @@ async def cancel_job(job_id: str, ctx: CtxDep) -> JobCanceling:
     """Cancel a job: pages not yet extracted are skipped and the job ends `canceled`."""
     job = await _job(ctx, job_id)
     if job.status in ("complete", "partial") or job.finished_at:
-        raise fail(409, "already_finished", f"The job already finished ({job.status}).")
+        raise Refusal(
+            RefusalKind.CONFLICT, "already_finished", f"The job already finished ({job.status})."
+        )
     updated = await ctx.jobs.update_job(job_id, canceled=True)
     return JobCanceling(job_id=job_id, canceled=bool(updated and updated.canceled))
 

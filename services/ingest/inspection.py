@@ -5,8 +5,9 @@ most the limit, never the API's event loop, its thread pool or the lock page wor
 import functools
 from pathlib import Path
 
+from services.ingest.refusals import Refusal, RefusalKind
 from services.ingest.source import PreparedSource, check_and_prepare
-from services.ingest.validation import AcceptedPdf, Rejection
+from services.ingest.validation import AcceptedPdf
 from shared.bounded import BoundedPool, ChildDied, OverLimit, PoolBusy
 from shared.settings import Settings
 
@@ -23,7 +24,7 @@ async def inspect_upload(
     pool: BoundedPool, path: Path, settings: Settings
 ) -> tuple[AcceptedPdf, PreparedSource]:
     """``check_and_prepare`` in a child (the checks, then the source with its active content
-    stripped): its verdict, a Rejection when the PDF is over a limit or kills its reader,
+    stripped): its verdict, a Refusal when the PDF is over a limit or kills its reader,
     InspectorsBusy when no inspector frees up within the time limit."""
     inspect = functools.partial(
         check_and_prepare,
@@ -41,13 +42,15 @@ async def inspect_upload(
     except PoolBusy as exc:
         raise InspectorsBusy() from exc
     except OverLimit as exc:
-        raise Rejection(
-            422,
+        raise Refusal(
+            RefusalKind.INVALID,
             "too_complex",
             f"The PDF could not be inspected within {exc.limit}; it may be malformed or "
             "built to exhaust PDF readers.",
         ) from exc
     except ChildDied as exc:
-        raise Rejection(
-            422, "unreadable_pdf", f"The PDF reader died on this PDF ({exc}); it may be malformed."
+        raise Refusal(
+            RefusalKind.INVALID,
+            "unreadable_pdf",
+            f"The PDF reader died on this PDF ({exc}); it may be malformed.",
         ) from exc
