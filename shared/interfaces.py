@@ -16,9 +16,13 @@ M = TypeVar("M", bound=BaseModel)
 Document = BaseModel | Mapping[str, Any]
 
 
+class ObjectMissing(KeyError):
+    """The key is not in the bucket."""
+
+
 class Bucket(Protocol):
     """The one bucket every stage keeps its artifacts in. A read of a key that is not there
-    raises ``shared.storage.ObjectMissing``."""
+    raises ``ObjectMissing``."""
 
     async def get_bytes(self, key: str) -> bytes: ...
 

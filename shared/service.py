@@ -119,6 +119,51 @@ async def ensure_stream(broker: NatsBroker, settings: Settings) -> None:
         await js.update_stream(config)
 
 
+@dataclass(frozen=True)
+class Connections:
+    """NATS (the stream, the job state store, a publisher) and S3, connected: what each
+    service's bootstrap builds its collaborators from."""
+
+    settings: Settings
+    broker: NatsBroker
+    bucket: ObjectStore
+    state: KvStateStore
+    publisher: NatsPublisher
+    worker_id: str
+
+    def nats_connected(self) -> bool:
+        return self.broker.connection is not None and self.broker.connection.is_connected
+
+    async def s3_answers(self) -> bool:
+        return await self.bucket.ping()
+
+
+async def connect(
+    broker: NatsBroker, store: ObjectStore, settings: Settings, name: str
+) -> Connections:
+    """Connect ``broker`` (declaring the stream and opening the job state store) and wait for
+    ``store`` to answer (declaring the bucket); ``name`` is the service's."""
+    await broker.connect()
+    await ensure_stream(broker, settings)
+    kv = await broker.key_value(
+        settings.kv_bucket,
+        storage=StorageType.FILE,
+        ttl=settings.retention_days * 86400,
+        replicas=settings.stream_replicas,
+    )
+    # S3 may start beside the services (`sheetflow up`): wait for it at a quick pace.
+    await store.wait_until_up(timeout=settings.outage_patience_s)
+    await store.ensure_bucket()
+    return Connections(
+        settings=settings,
+        broker=broker,
+        bucket=store,
+        state=KvStateStore(kv),
+        publisher=NatsPublisher(broker, settings),
+        worker_id=worker_id(name),
+    )
+
+
 async def open_resources(ctx: ServiceContext) -> None:
     await ctx.broker.connect()
     await ensure_stream(ctx.broker, ctx.settings)

@@ -1,6 +1,5 @@
 """The ingest API: FastAPI behind uvicorn, publishing through the project's NATS broker."""
 
-import asyncio
 import contextlib
 import logging
 import math
@@ -12,10 +11,9 @@ from fastapi.responses import JSONResponse
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from services.ingest.bootstrap import Running, started
 from services.ingest.handlers import router
-from services.ingest.inspection import inspection_pool
 from services.ingest.refusals import Refusal, RefusalKind
-from shared.service import ServiceContext, close_resources, new_context, open_resources
 from shared.settings import Settings
 
 log = logging.getLogger("sheetflow.ingest")
@@ -49,42 +47,16 @@ def refusal_response(refusal: Refusal) -> JSONResponse:
     return response
 
 
-async def _connect_until_ready(ctx: ServiceContext, ready: asyncio.Event) -> None:
-    # The API must come up (and say 503) even while NATS or S3 is still starting.
-    delay = 0.5
-    while True:
-        try:
-            await open_resources(ctx)
-            ready.set()
-            return
-        except Exception as exc:
-            log.warning("NATS/S3 not reachable yet (%s); retrying", type(exc).__name__)
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 5.0)
-
-
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        ctx = new_context("ingest", settings)
-        app.state.ctx = ctx
-        app.state.inspectors = inspection_pool(settings)
-        app.state.ready = asyncio.Event()
-        connecting = asyncio.create_task(_connect_until_ready(ctx, app.state.ready))
-        warming = asyncio.create_task(app.state.inspectors.warm())
         if not settings.api_token:
             log.warning("SHEETFLOW_API_TOKEN is not set: the API requires no token")
-        try:
+        async with started(settings) as running:
+            app.state.running = running
             yield
-        finally:
-            connecting.cancel()
-            warming.cancel()
-            app.state.inspectors.close()
-            if app.state.ready.is_set():
-                await close_resources(ctx)
-                await ctx.broker.stop()
 
     # The docs pages' scripts and styles are served by the API itself, not from a CDN:
     # /docs works on a machine without internet.
@@ -95,6 +67,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.running = Running()  # answers 503 until the lifespan has connected it
     app.include_router(router)
 
     @app.exception_handler(Refusal)

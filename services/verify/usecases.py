@@ -7,14 +7,14 @@ from dataclasses import dataclass
 from services.verify.pipeline import verify_page
 from shared import subjects
 from shared.broker import msg_id
-from shared.interfaces import Bucket, Publisher
+from shared.interfaces import Bucket, ObjectMissing, Publisher
 from shared.jobs import JobStore, record_progress
 from shared.llm import LLMClient
 from shared.messages import PageCovered, PageVerified
 from shared.models import CoveredPage, TextLayer
 from shared.settings import Settings
 from shared.sources import SourceCache
-from shared.storage import Keys, ObjectMissing
+from shared.storage import Keys
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from shared.interfaces import Document
-from shared.storage import ObjectMissing
+from shared.interfaces import Document, ObjectMissing
 
 M = TypeVar("M", bound=BaseModel)
 
