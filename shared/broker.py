@@ -31,6 +31,7 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from pydantic import BaseModel, ValidationError
 
 from shared import subjects
+from shared.interfaces import Publisher
 from shared.messages import PageFailed
 from shared.settings import Settings
 from shared.storage import is_storage_outage
@@ -95,7 +96,7 @@ def _security(settings: Settings) -> NatsSecurity | None:
 
 class RepeatedStartFilter(logging.Filter):
     """Keeps one "`Handler` waiting for messages" line per handler: a consumer runs one pull
-    loop per page in flight (``ServiceContext.page_subscriber``) and each would say so."""
+    loop per page in flight (``Subscriptions.page_subscriber``) and each would say so."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -149,19 +150,6 @@ def msg_id(*parts: object) -> str:
     return ".".join(str(p) for p in parts)
 
 
-async def publish(
-    broker: NatsBroker, settings: Settings, name: str, event: BaseModel, *, dedup_id: str
-) -> None:
-    """Publish ``event`` on the stream; ``dedup_id`` lets JetStream drop a re-publication."""
-    await broker.publish(
-        event,
-        settings.subject(name),
-        headers={"Nats-Msg-Id": f"{name}:{dedup_id}"},
-        stream=settings.stream_name,
-        timeout=10.0,
-    )
-
-
 @dataclass(frozen=True)
 class NatsPublisher:
     """The publisher on the project's JetStream stream."""
@@ -170,7 +158,15 @@ class NatsPublisher:
     settings: Settings
 
     async def publish(self, name: str, event: BaseModel, *, dedup_id: str) -> None:
-        await publish(self.broker, self.settings, name, event, dedup_id=dedup_id)
+        """Publish ``event`` on the stream; ``dedup_id`` lets JetStream drop a
+        re-publication."""
+        await self.broker.publish(
+            event,
+            self.settings.subject(name),
+            headers={"Nats-Msg-Id": f"{name}:{dedup_id}"},
+            stream=self.settings.stream_name,
+            timeout=10.0,
+        )
 
 
 def deliveries(msg: NatsMessage) -> int:
@@ -211,22 +207,19 @@ async def run_page_stage(
     job_id: str,
     page_number: int,
     settings: Settings,
-    broker: NatsBroker,
+    publisher: Publisher,
     work: Callable[[], Awaitable[None]],
 ) -> None:
-    """Run one page's stage work with the house ack policy (see module docstring)."""
+    """Run one page's stage work with the house ack policy (see module docstring); a page
+    that failed for good is published on ``page.failed`` by ``publisher``."""
     delivery = deliveries(msg)
 
     async def dead_letter(reason: str) -> None:
         failed = PageFailed(
             job_id=job_id, page_number=page_number, stage=stage, reason=reason, deliveries=delivery
         )
-        await publish(
-            broker,
-            settings,
-            subjects.PAGE_FAILED,
-            failed,
-            dedup_id=msg_id(job_id, page_number, stage),
+        await publisher.publish(
+            subjects.PAGE_FAILED, failed, dedup_id=msg_id(job_id, page_number, stage)
         )
         log.warning("page %s/%s failed in %s: %s", job_id, page_number, stage, reason)
 

@@ -1,14 +1,17 @@
 """The small interfaces every service's use cases do their I/O through.
 
-S3, the job KV bucket and NATS sit behind them (``shared.storage.ObjectStore``,
-``shared.jobs.KvStateStore``, ``shared.broker.NatsPublisher``); unit tests of the use cases
-hand them in-memory fakes (``tests/support/fakes.py``) instead, flow tests the real ones.
+S3, the job KV bucket, NATS and a model server sit behind them (``shared.storage.ObjectStore``,
+``shared.jobs.KvStateStore``, ``shared.broker.NatsPublisher``, ``shared.llm.LLMClient``);
+unit tests of the use cases hand them in-memory fakes (``tests/support/fakes.py``) instead,
+flow tests the real ones.
 """
 
 from collections.abc import Mapping
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
+
+from shared.models import Usage
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -69,4 +72,30 @@ class Publisher(Protocol):
     async def publish(self, name: str, event: BaseModel, *, dedup_id: str) -> None:
         """Publish ``event`` on subject ``name``; a second publication with the same
         ``dedup_id`` is dropped (at-least-once handlers may publish twice)."""
+        ...
+
+
+class ChatResult(BaseModel):
+    content: str
+    finish_reason: str | None
+    usage: Usage
+
+
+class LLMError(Exception):
+    """The call failed for good (retries exhausted, or refused); the message says why."""
+
+
+class ModelClient(Protocol):
+    """An OpenAI-compatible chat model server, the one extract's vision and structuring rungs
+    and verify's judge call."""
+
+    async def chat(
+        self,
+        *,
+        model: str,
+        messages: list[dict],
+        max_tokens: int | None = None,
+        json_mode: bool = True,
+    ) -> ChatResult:
+        """One chat completion; raises :class:`LLMError` when it cannot be had."""
         ...

@@ -32,7 +32,8 @@ from rich.table import Table
 
 from shared.asyncapi import asyncapi_document
 from shared.broker import tls_context
-from shared.llm import LLMError, check_model_server, model_settings_warnings
+from shared.interfaces import LLMError
+from shared.llm import check_model_server, model_settings_warnings
 from shared.redact import redact_url
 from shared.report import PageReport, Report, report_json_schema
 from shared.settings import Settings, nats_server_list

@@ -112,6 +112,7 @@ async def test_an_upload_is_inspected_and_accepted_with_its_options(tmp_path):
             "bad_options",
         ),
     ],
+    ids=["not_a_pdf", "bad_options"],
 )
 async def test_a_refused_upload_keeps_nothing(tmp_path, data, options, kind, error):
     """Content that is not a PDF, or options that do not parse, are refused by kind, and

@@ -10,7 +10,8 @@ from pydantic import SecretStr
 from typer.testing import CliRunner
 
 from services.report.assemble import JobInfo, build_report
-from shared.llm import LLMError, check_model_server, model_settings_warnings
+from shared.interfaces import LLMError
+from shared.llm import check_model_server, model_settings_warnings
 from shared.models import Coverage, ModelFailure, PageVerdict, SheetHeader, VerifiedPage
 from shared.report import Report
 from shared.settings import Settings

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import BaseModel
 
+from services.report.bootstrap import bootstrap
 from services.report.store import TerminalPages
 from services.report.usecases import Collaborators, maybe_finish, on_failed, on_verified
 from shared import subjects
@@ -53,23 +54,23 @@ class CountingBucket(MemoryBucket):
 
 @dataclass
 class Rig:
-    """One report service's world, kept across messages; collaborators made per message as
-    the handlers make them, the per-job locks shared as the handlers share them."""
+    """One report service's world, kept across messages: its stores and publisher, and the
+    collaborators (the per-job locks among them) wired once by the service's bootstrap."""
 
     bucket: MemoryBucket = field(default_factory=MemoryBucket)
     state: MemoryStateStore = field(default_factory=MemoryStateStore)
     publisher: RecordingPublisher = field(default_factory=RecordingPublisher)
-    finishing: dict[str, asyncio.Lock] = field(default_factory=dict)
 
-    def io(self) -> Collaborators:
-        return Collaborators(
+    def __post_init__(self) -> None:
+        self.collaborators = bootstrap(
             bucket=self.bucket,
-            jobs=JobStore(self.state),
-            terminal=TerminalPages(self.state),
+            state=self.state,
             publisher=self.publisher,
             settings=Settings(_env_file=None),
-            finishing=self.finishing,
         )
+
+    def io(self) -> Collaborators:
+        return self.collaborators
 
     async def job(self, pages: int) -> None:
         job = JobRecord(
@@ -182,7 +183,7 @@ async def test_two_last_pages_at_once_write_one_report():
     await asyncio.gather(*(maybe_finish(rig.io(), JOB, terminal) for _ in range(2)))
     assert rig.bucket.writes.count(REPORT_KEY) == 1
     assert [p.name for p in rig.publisher.attempts].count(subjects.REPORT_READY) == 1
-    assert rig.finishing == {}
+    assert rig.io().finishing == {}
 
 
 async def test_a_canceled_page_is_skipped_and_the_report_says_canceled():
