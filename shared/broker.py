@@ -15,11 +15,12 @@ import ssl
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
 import nats.errors
 import nats.js.errors
 from faststream import BaseMiddleware
-from faststream.nats import NatsBroker, NatsMessage
+from faststream.nats import NatsBroker
 from faststream.nats.security import (
     NatsCredentials,
     NatsNKey,
@@ -35,8 +36,11 @@ from shared.interfaces import Publisher
 from shared.messages import PageFailed
 from shared.settings import Settings
 from shared.storage import is_storage_outage
+from shared.subjects import Subject
 
 log = logging.getLogger("sheetflow.broker")
+
+E = TypeVar("E", bound=BaseModel)
 
 DUPLICATE_WINDOW_S = 120.0
 
@@ -53,6 +57,19 @@ class RejectMalformed(BaseMiddleware):
             subject = getattr(msg.raw_message, "subject", "?")
             log.error("terminated a malformed message on %s: %s", subject, exc.errors()[:3])
             await msg.reject()
+
+
+class PageMessage(Protocol):
+    """What settling a page's message takes of it (FastStream's ``NatsMessage``)."""
+
+    @property
+    def raw_message(self) -> Any: ...
+
+    async def ack(self) -> None: ...
+
+    async def nack(self, delay: float | None = None) -> None: ...
+
+    async def in_progress(self) -> None: ...
 
 
 class PageFailure(Exception):
@@ -157,19 +174,19 @@ class NatsPublisher:
     broker: NatsBroker
     settings: Settings
 
-    async def publish(self, name: str, event: BaseModel, *, dedup_id: str) -> None:
+    async def publish(self, subject: Subject[E], event: E, *, dedup_id: str) -> None:
         """Publish ``event`` on the stream; ``dedup_id`` lets JetStream drop a
         re-publication."""
         await self.broker.publish(
             event,
-            self.settings.subject(name),
-            headers={"Nats-Msg-Id": f"{name}:{dedup_id}"},
+            self.settings.subject(subject),
+            headers={"Nats-Msg-Id": f"{subject}:{dedup_id}"},
             stream=self.settings.stream_name,
             timeout=10.0,
         )
 
 
-def deliveries(msg: NatsMessage) -> int:
+def deliveries(msg: PageMessage) -> int:
     with contextlib.suppress(Exception):
         return int(msg.raw_message.metadata.num_delivered)
     return 1
@@ -179,7 +196,7 @@ def backoff_s(settings: Settings, delivery: int) -> float:
     return min(settings.retry_backoff_s * 2 ** (delivery - 1), settings.retry_backoff_max_s)
 
 
-async def _keep_alive(msg: NatsMessage, interval: float) -> None:
+async def _keep_alive(msg: PageMessage, interval: float) -> None:
     while True:
         await asyncio.sleep(interval)
         with contextlib.suppress(Exception):
@@ -201,7 +218,7 @@ def describe(exc: BaseException) -> str:
 
 
 async def run_page_stage(
-    msg: NatsMessage,
+    msg: PageMessage,
     *,
     stage: str,
     job_id: str,

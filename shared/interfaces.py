@@ -12,8 +12,10 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel
 
 from shared.models import Usage
+from shared.subjects import Subject
 
 M = TypeVar("M", bound=BaseModel)
+E = TypeVar("E", bound=BaseModel)
 
 # What a document in the state store is written from: a model, or plain JSON data.
 Document = BaseModel | Mapping[str, Any]
@@ -69,9 +71,10 @@ class StateStore(Protocol):
 class Publisher(Protocol):
     """Publishes events and commands on the stream, under the deployment's namespace."""
 
-    async def publish(self, name: str, event: BaseModel, *, dedup_id: str) -> None:
-        """Publish ``event`` on subject ``name``; a second publication with the same
-        ``dedup_id`` is dropped (at-least-once handlers may publish twice)."""
+    async def publish(self, subject: Subject[E], event: E, *, dedup_id: str) -> None:
+        """Publish ``event`` on ``subject`` (which carries only events of its model); a
+        second publication with the same ``dedup_id`` is dropped (at-least-once handlers may
+        publish twice)."""
         ...
 
 

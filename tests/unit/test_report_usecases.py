@@ -5,6 +5,7 @@ once, whatever is redelivered or crashes in between."""
 import asyncio
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any, TypeVar
 
 import pytest
 from pydantic import BaseModel
@@ -19,11 +20,13 @@ from shared.models import Coverage, PageVerdict, VerifiedPage
 from shared.report import Report
 from shared.settings import Settings
 from shared.storage import Keys
+from shared.subjects import Subject
 from tests.support.fakes import MemoryBucket, MemoryStateStore, RecordingPublisher
 
 JOB = "j_fedcba9876543210fedcba9876543210"
 REPORT_KEY = Keys.report(JOB, "json")
 PASSED = PageVerdict(ok=True)
+E = TypeVar("E", bound=BaseModel)
 
 
 class OutageOnce(RecordingPublisher):
@@ -33,11 +36,11 @@ class OutageOnce(RecordingPublisher):
         super().__init__()
         self.failed = False
 
-    async def publish(self, name: str, event: BaseModel, *, dedup_id: str) -> None:
-        if name == subjects.REPORT_READY and not self.failed:
+    async def publish(self, subject: Subject[E], event: E, *, dedup_id: str) -> None:
+        if subject == subjects.REPORT_READY and not self.failed:
             self.failed = True
             raise ConnectionError("NATS is gone")
-        await super().publish(name, event, dedup_id=dedup_id)
+        await super().publish(subject, event, dedup_id=dedup_id)
 
 
 class CountingBucket(MemoryBucket):
@@ -47,7 +50,7 @@ class CountingBucket(MemoryBucket):
         super().__init__()
         self.writes: list[str] = []
 
-    async def put_json(self, key, value) -> None:
+    async def put_json(self, key: str, value: BaseModel | dict[str, Any] | list[Any]) -> None:
         self.writes.append(key)
         await super().put_json(key, value)
 
@@ -174,14 +177,15 @@ async def test_an_outage_between_writing_and_announcing_is_finished_by_the_redel
 async def test_two_last_pages_at_once_write_one_report():
     """Two deliveries that both see every page terminal: one writes and announces, the other
     waits for it and then has nothing left to do."""
-    rig = Rig(bucket=CountingBucket())
+    bucket = CountingBucket()
+    rig = Rig(bucket=bucket)
     await rig.job(pages=2)
     for n in (1, 2):
         await rig.verified(n)
         await TerminalPages(rig.state).add(JOB, n, "verified")
     terminal = await TerminalPages(rig.state).all(JOB)
     await asyncio.gather(*(maybe_finish(rig.io(), JOB, terminal) for _ in range(2)))
-    assert rig.bucket.writes.count(REPORT_KEY) == 1
+    assert bucket.writes.count(REPORT_KEY) == 1
     assert [p.name for p in rig.publisher.attempts].count(subjects.REPORT_READY) == 1
     assert rig.io().finishing == {}
 
