@@ -78,7 +78,7 @@ def raising(exc: BaseException, calls: list[int] | None = None):
 
 async def test_success_acks(settings):
     """Work that returns is acked once and publishes no failure."""
-    calls = []
+    calls: list[int] = []
 
     async def work() -> None:
         calls.append(1)
@@ -117,7 +117,7 @@ async def test_failure_on_last_delivery_dead_letters(settings):
 
 async def test_delivery_past_max_dead_letters_without_working(settings):
     """A message redelivered past max_deliver (a crashed worker) is dead-lettered, work not run."""
-    calls = []
+    calls: list[int] = []
     msg = FakeMsg(num_delivered=settings.max_deliver + 1)
     publisher = await run(msg, settings, raising(AssertionError("must not run"), calls))
     assert calls == []
@@ -128,7 +128,7 @@ async def test_delivery_past_max_dead_letters_without_working(settings):
 
 async def test_page_failure_dead_letters_at_once(settings):
     """PageFailure on the first delivery dead-letters immediately with its message as reason."""
-    calls = []
+    calls: list[int] = []
     msg = FakeMsg(num_delivered=1)
     publisher = await run(msg, settings, raising(PageFailure("cannot open broken document"), calls))
     assert calls == [1]
@@ -139,7 +139,7 @@ async def test_page_failure_dead_letters_at_once(settings):
 
 async def test_outage_is_waited_out_within_the_delivery(settings):
     """A NATS outage is retried inside the same delivery (no nack spent) until the work succeeds."""
-    attempts = []
+    attempts: list[int] = []
 
     async def work() -> None:
         attempts.append(1)
@@ -156,7 +156,7 @@ async def test_outage_is_waited_out_within_the_delivery(settings):
 async def test_outage_past_patience_counts_as_a_failed_delivery(settings):
     """An outage outlasting outage_patience_s falls back to the normal nack-with-backoff."""
     settings = settings.model_copy(update={"outage_patience_s": 0.05})
-    attempts = []
+    attempts: list[int] = []
     msg = FakeMsg(num_delivered=1)
     publisher = await run(msg, settings, raising(nats.errors.ConnectionClosedError(), attempts))
     assert len(attempts) > 1
