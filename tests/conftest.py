@@ -30,9 +30,12 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer
     embedded.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="session", autouse=True)
 def readers() -> Iterator[Readers]:
-    """Extract's page readers (bounded children, the OCR engine), built by its bootstrap."""
+    """Extract's page readers (bounded children, the OCR engine), built by its bootstrap
+    before any test runs, as a worker builds them at start: the children's forkserver
+    preloads the modules of the pools made before it started (``shared.bounded``), so a
+    test's own pool must not start it first."""
     with page_readers() as built:
         yield built
 
