@@ -387,10 +387,11 @@ def pages_in_flight_per_process() -> dict[str, int]:
     settings = Settings(_env_file=None, nats_url="nats://unused:4222", s3_endpoint="unused:1")
     loops = {}
     for name, create in (("extract", create_extract_app), ("verify", create_verify_app)):
-        _, ctx = create(settings)
+        broker = create(settings).broker
+        assert broker is not None
         loops[name] = sum(
             1
-            for s in ctx.broker.subscribers
+            for s in broker.subscribers
             if isinstance(s, DefaultSubscriber) and s.config.durable_name == name
         )
     return loops

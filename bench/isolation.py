@@ -14,6 +14,8 @@ import time
 
 from bench.common import ratio, result_line
 from bench.synthetic import set_bytes
+from services.extract.bootstrap import page_readers
+from services.extract.isolation import PageReaders
 from services.extract.pipeline import _read_page, _read_page_bounded
 from shared.settings import Settings
 
@@ -27,21 +29,23 @@ async def in_thread(pdf: bytes, pages: int, settings: Settings) -> float:
     return time.perf_counter() - started
 
 
-async def bounded(pdf: bytes, pages: int, settings: Settings) -> float:
+async def bounded(pdf: bytes, pages: int, settings: Settings, readers: PageReaders) -> float:
     started = time.perf_counter()
     for n in range(1, pages + 1):
-        await _read_page_bounded(pdf, n, settings)
+        await _read_page_bounded(pdf, n, settings, readers)
     return time.perf_counter() - started
 
 
 async def measure(pages: int, runs: int) -> tuple[list[float], list[float]]:
     pdf, settings = set_bytes(pages), Settings(_env_file=None)
-    await bounded(pdf, 1, settings)  # the forkserver and first child start once per worker
-    await in_thread(pdf, 1, settings)
-    threads, children = [], []
-    for _ in range(runs):
-        threads.append(await in_thread(pdf, pages, settings))
-        children.append(await bounded(pdf, pages, settings))
+    with page_readers() as readers:
+        # the forkserver and first child start once per worker
+        await bounded(pdf, 1, settings, readers.pages)
+        await in_thread(pdf, 1, settings)
+        threads, children = [], []
+        for _ in range(runs):
+            threads.append(await in_thread(pdf, pages, settings))
+            children.append(await bounded(pdf, pages, settings, readers.pages))
     return threads, children
 
 

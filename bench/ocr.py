@@ -88,14 +88,19 @@ def plain_reader(params: dict) -> Callable[[Page], list[str]]:
     return read
 
 
-def two_resolution_reader(page: Page) -> list[str]:
+def two_resolution_reader() -> Callable[[Page], list[str]]:
     """What extract does on the page, in this process (extract renders in a bounded child)."""
-    lines = ocr.find_lines(page.png, page.zoom)
-    if not lines:
-        return []
-    area = ocr.text_area(lines)
-    raster = ocr.render_area(page.pdf, page.number, area, ocr.RECOGNITION_DPI)
-    return [w.text for w in ocr.read_lines(raster, lines)]
+    engine = ocr.OcrEngine()
+
+    def read(page: Page) -> list[str]:
+        lines = engine.find_lines(page.png, page.zoom)
+        if not lines:
+            return []
+        area = ocr.text_area(lines)
+        raster = ocr.render_area(page.pdf, page.number, area, ocr.RECOGNITION_DPI)
+        return [w.text for w in engine.read_lines(raster, lines)]
+
+    return read
 
 
 def title_hits(words: list[str], number: str | None, title: str | None) -> tuple[int, int]:
@@ -187,7 +192,7 @@ def main() -> None:
     variants: dict[str, Callable[[Page], list[str]]] = {
         "plain 2048 px": plain_reader(PLAIN_PARAMS),
         "plain, narrow padding": plain_reader(NARROW_PARAMS),
-        "two resolutions": two_resolution_reader,
+        "two resolutions": two_resolution_reader(),
     }
     # Load every model before timing: the first inference of a session pays for it.
     for read in variants.values():

@@ -27,7 +27,8 @@ import pymupdf
 
 from bench.common import ratio, result_line
 from bench.synthetic import set_path
-from services.extract.pipeline import extract_rung1
+from services.extract.bootstrap import page_readers
+from services.extract.pipeline import Readers, extract_rung1
 from shared.pagetext import alnum_count
 from shared.settings import Settings
 
@@ -93,15 +94,17 @@ def run_sheetflow(path: Path) -> PeerRun:
     with pymupdf.open(path) as doc:
         pages = doc.page_count
 
-    async def loop() -> list[str]:
+    async def loop(readers: Readers) -> list[str]:
         texts = []
         for n in range(1, pages + 1):
-            out = await extract_rung1(pdf, n, settings, None, worker_id="bench", job_id="bench")
+            out = await extract_rung1(
+                pdf, n, settings, None, readers=readers, worker_id="bench", job_id="bench"
+            )
             texts.append("\n".join(o.source_text or "" for o in out.result.objects))
         return texts
 
-    with timed() as t:
-        texts = asyncio.run(loop())
+    with page_readers() as readers, timed() as t:
+        texts = asyncio.run(loop(readers))
     return PeerRun(t.seconds, t.cpu_s, texts)
 
 

@@ -6,27 +6,23 @@ from urllib.parse import urlsplit
 from faststream.nats import NatsBroker
 from faststream.specification import AsyncAPI
 
-from shared import messages, subjects
+from shared import subjects
 from shared.settings import Settings
+from shared.subjects import Subject
 
-EVENTS: dict[str, tuple[type, str]] = {
-    subjects.JOB_ACCEPTED: (
-        messages.JobAccepted,
-        "ingest accepted an upload; its pages are queued",
-    ),
-    subjects.JOB_PROGRESS: (messages.JobProgress, "a page reached a stage (live progress)"),
-    subjects.PAGE_EXTRACT: (messages.ExtractPage, "command: extract one page"),
-    subjects.PAGE_EXTRACTED: (messages.PageExtracted, "rung 1 finished for a page"),
-    subjects.PAGE_STRUCTURE: (messages.StructurePage, "command: text-only structuring (rung 2)"),
-    subjects.PAGE_FALLBACK: (messages.FallbackPage, "command: deterministic fallback (rung 3)"),
-    subjects.PAGE_STRUCTURED: (messages.PageStructured, "rung 2 or 3 finished for a page"),
-    subjects.PAGE_COVERED: (messages.PageCovered, "a page left the coverage ladder"),
-    subjects.PAGE_VERIFIED: (messages.PageVerified, "a page was checked against its text layer"),
-    subjects.PAGE_FAILED: (
-        messages.PageFailed,
-        "a page exhausted its deliveries; named in the report",
-    ),
-    subjects.REPORT_READY: (messages.ReportReady, "a job's report is written"),
+# Every subject, with what its event means (its model is the subject's own).
+EVENTS: dict[Subject, str] = {
+    subjects.JOB_ACCEPTED: "ingest accepted an upload; its pages are queued",
+    subjects.JOB_PROGRESS: "a page reached a stage (live progress)",
+    subjects.PAGE_EXTRACT: "command: extract one page",
+    subjects.PAGE_EXTRACTED: "rung 1 finished for a page",
+    subjects.PAGE_STRUCTURE: "command: text-only structuring (rung 2)",
+    subjects.PAGE_FALLBACK: "command: deterministic fallback (rung 3)",
+    subjects.PAGE_STRUCTURED: "rung 2 or 3 finished for a page",
+    subjects.PAGE_COVERED: "a page left the coverage ladder",
+    subjects.PAGE_VERIFIED: "a page was checked against its text layer",
+    subjects.PAGE_FAILED: "a page exhausted its deliveries; named in the report",
+    subjects.REPORT_READY: "a job's report is written",
 }
 
 
@@ -35,11 +31,11 @@ def asyncapi_document(settings: Settings) -> dict[str, Any]:
     server is the NATS the settings configure (no credentials), named after the
     deployment's environment; with none configured the document names no server."""
     broker = NatsBroker(settings.nats_url or "nats://127.0.0.1:4222")
-    for name, (model, description) in EVENTS.items():
+    for subject, description in EVENTS.items():
         broker.publisher(
-            settings.subject(name),
-            schema=model,
-            title=settings.subject(name),
+            settings.subject(subject),
+            schema=subject.event,
+            title=settings.subject(subject),
             description=description,
         )
     spec = AsyncAPI(

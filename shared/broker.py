@@ -15,11 +15,12 @@ import ssl
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
 import nats.errors
 import nats.js.errors
 from faststream import BaseMiddleware
-from faststream.nats import NatsBroker, NatsMessage
+from faststream.nats import NatsBroker
 from faststream.nats.security import (
     NatsCredentials,
     NatsNKey,
@@ -31,11 +32,15 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from pydantic import BaseModel, ValidationError
 
 from shared import subjects
+from shared.interfaces import Publisher
 from shared.messages import PageFailed
 from shared.settings import Settings
 from shared.storage import is_storage_outage
+from shared.subjects import Subject
 
 log = logging.getLogger("sheetflow.broker")
+
+E = TypeVar("E", bound=BaseModel)
 
 DUPLICATE_WINDOW_S = 120.0
 
@@ -52,6 +57,19 @@ class RejectMalformed(BaseMiddleware):
             subject = getattr(msg.raw_message, "subject", "?")
             log.error("terminated a malformed message on %s: %s", subject, exc.errors()[:3])
             await msg.reject()
+
+
+class PageMessage(Protocol):
+    """What settling a page's message takes of it (FastStream's ``NatsMessage``)."""
+
+    @property
+    def raw_message(self) -> Any: ...
+
+    async def ack(self) -> None: ...
+
+    async def nack(self, delay: float | None = None) -> None: ...
+
+    async def in_progress(self) -> None: ...
 
 
 class PageFailure(Exception):
@@ -95,7 +113,7 @@ def _security(settings: Settings) -> NatsSecurity | None:
 
 class RepeatedStartFilter(logging.Filter):
     """Keeps one "`Handler` waiting for messages" line per handler: a consumer runs one pull
-    loop per page in flight (``ServiceContext.page_subscriber``) and each would say so."""
+    loop per page in flight (``Subscriptions.page_subscriber``) and each would say so."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -149,19 +167,6 @@ def msg_id(*parts: object) -> str:
     return ".".join(str(p) for p in parts)
 
 
-async def publish(
-    broker: NatsBroker, settings: Settings, name: str, event: BaseModel, *, dedup_id: str
-) -> None:
-    """Publish ``event`` on the stream; ``dedup_id`` lets JetStream drop a re-publication."""
-    await broker.publish(
-        event,
-        settings.subject(name),
-        headers={"Nats-Msg-Id": f"{name}:{dedup_id}"},
-        stream=settings.stream_name,
-        timeout=10.0,
-    )
-
-
 @dataclass(frozen=True)
 class NatsPublisher:
     """The publisher on the project's JetStream stream."""
@@ -169,11 +174,19 @@ class NatsPublisher:
     broker: NatsBroker
     settings: Settings
 
-    async def publish(self, name: str, event: BaseModel, *, dedup_id: str) -> None:
-        await publish(self.broker, self.settings, name, event, dedup_id=dedup_id)
+    async def publish(self, subject: Subject[E], event: E, *, dedup_id: str) -> None:
+        """Publish ``event`` on the stream; ``dedup_id`` lets JetStream drop a
+        re-publication."""
+        await self.broker.publish(
+            event,
+            self.settings.subject(subject),
+            headers={"Nats-Msg-Id": f"{subject}:{dedup_id}"},
+            stream=self.settings.stream_name,
+            timeout=10.0,
+        )
 
 
-def deliveries(msg: NatsMessage) -> int:
+def deliveries(msg: PageMessage) -> int:
     with contextlib.suppress(Exception):
         return int(msg.raw_message.metadata.num_delivered)
     return 1
@@ -183,7 +196,7 @@ def backoff_s(settings: Settings, delivery: int) -> float:
     return min(settings.retry_backoff_s * 2 ** (delivery - 1), settings.retry_backoff_max_s)
 
 
-async def _keep_alive(msg: NatsMessage, interval: float) -> None:
+async def _keep_alive(msg: PageMessage, interval: float) -> None:
     while True:
         await asyncio.sleep(interval)
         with contextlib.suppress(Exception):
@@ -205,28 +218,25 @@ def describe(exc: BaseException) -> str:
 
 
 async def run_page_stage(
-    msg: NatsMessage,
+    msg: PageMessage,
     *,
     stage: str,
     job_id: str,
     page_number: int,
     settings: Settings,
-    broker: NatsBroker,
+    publisher: Publisher,
     work: Callable[[], Awaitable[None]],
 ) -> None:
-    """Run one page's stage work with the house ack policy (see module docstring)."""
+    """Run one page's stage work with the house ack policy (see module docstring); a page
+    that failed for good is published on ``page.failed`` by ``publisher``."""
     delivery = deliveries(msg)
 
     async def dead_letter(reason: str) -> None:
         failed = PageFailed(
             job_id=job_id, page_number=page_number, stage=stage, reason=reason, deliveries=delivery
         )
-        await publish(
-            broker,
-            settings,
-            subjects.PAGE_FAILED,
-            failed,
-            dedup_id=msg_id(job_id, page_number, stage),
+        await publisher.publish(
+            subjects.PAGE_FAILED, failed, dedup_id=msg_id(job_id, page_number, stage)
         )
         log.warning("page %s/%s failed in %s: %s", job_id, page_number, stage, reason)
 

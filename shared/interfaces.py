@@ -1,8 +1,9 @@
 """The small interfaces every service's use cases do their I/O through.
 
-S3, the job KV bucket and NATS sit behind them (``shared.storage.ObjectStore``,
-``shared.jobs.KvStateStore``, ``shared.broker.NatsPublisher``); unit tests of the use cases
-hand them in-memory fakes (``tests/support/fakes.py``) instead, flow tests the real ones.
+S3, the job KV bucket, NATS and a model server sit behind them (``shared.storage.ObjectStore``,
+``shared.jobs.KvStateStore``, ``shared.broker.NatsPublisher``, ``shared.llm.LLMClient``);
+unit tests of the use cases hand them in-memory fakes (``tests/support/fakes.py``) instead,
+flow tests the real ones.
 """
 
 from collections.abc import Mapping
@@ -10,15 +11,23 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from shared.models import Usage
+from shared.subjects import Subject
+
 M = TypeVar("M", bound=BaseModel)
+E = TypeVar("E", bound=BaseModel)
 
 # What a document in the state store is written from: a model, or plain JSON data.
 Document = BaseModel | Mapping[str, Any]
 
 
+class ObjectMissing(KeyError):
+    """The key is not in the bucket."""
+
+
 class Bucket(Protocol):
     """The one bucket every stage keeps its artifacts in. A read of a key that is not there
-    raises ``shared.storage.ObjectMissing``."""
+    raises ``ObjectMissing``."""
 
     async def get_bytes(self, key: str) -> bytes: ...
 
@@ -62,7 +71,34 @@ class StateStore(Protocol):
 class Publisher(Protocol):
     """Publishes events and commands on the stream, under the deployment's namespace."""
 
-    async def publish(self, name: str, event: BaseModel, *, dedup_id: str) -> None:
-        """Publish ``event`` on subject ``name``; a second publication with the same
-        ``dedup_id`` is dropped (at-least-once handlers may publish twice)."""
+    async def publish(self, subject: Subject[E], event: E, *, dedup_id: str) -> None:
+        """Publish ``event`` on ``subject`` (which carries only events of its model); a
+        second publication with the same ``dedup_id`` is dropped (at-least-once handlers may
+        publish twice)."""
+        ...
+
+
+class ChatResult(BaseModel):
+    content: str
+    finish_reason: str | None
+    usage: Usage
+
+
+class LLMError(Exception):
+    """The call failed for good (retries exhausted, or refused); the message says why."""
+
+
+class ModelClient(Protocol):
+    """An OpenAI-compatible chat model server, the one extract's vision and structuring rungs
+    and verify's judge call."""
+
+    async def chat(
+        self,
+        *,
+        model: str,
+        messages: list[dict],
+        max_tokens: int | None = None,
+        json_mode: bool = True,
+    ) -> ChatResult:
+        """One chat completion; raises :class:`LLMError` when it cannot be had."""
         ...

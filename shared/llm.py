@@ -8,11 +8,12 @@ for servers that reject ``response_format``. Errors never carry the API key.
 
 import asyncio
 import base64
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
-from pydantic import BaseModel
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -21,6 +22,7 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
+from shared.interfaces import ChatResult, LLMError
 from shared.models import Usage
 from shared.settings import Settings
 
@@ -31,16 +33,6 @@ RETRYABLE_STATUS = {408, 409, 425, 429}
 RETRY_AFTER_MAX_S = 30.0
 # Words in a 400/422 body that say the server does not support JSON mode.
 JSON_MODE_HINTS = ("response_format", "json_object", "json mode", "json_mode")
-
-
-class ChatResult(BaseModel):
-    content: str
-    finish_reason: str | None
-    usage: Usage
-
-
-class LLMError(Exception):
-    """The call failed for good (retries exhausted, or refused); the message says why."""
 
 
 class _Retryable(Exception):
@@ -196,6 +188,20 @@ class LLMClient:
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             # Proxies answer 200 with HTML or an error object under load: worth a retry.
             raise _Retryable(f"malformed response: {body[:120]}") from None
+
+
+@contextlib.asynccontextmanager
+async def model_client(settings: Settings) -> AsyncIterator[LLMClient | None]:
+    """The client of the configured model server, closed on the way out; None when no server
+    is configured (pages are then read offline and judged by the oracle alone)."""
+    if not settings.llm_base_url:
+        yield None
+        return
+    client = LLMClient(settings)
+    try:
+        yield client
+    finally:
+        await client.aclose()
 
 
 def configured_models(settings: Settings) -> list[str]:

@@ -15,16 +15,13 @@ from minio.error import S3Error
 from pydantic import BaseModel
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_exponential
 
+from shared.interfaces import ObjectMissing
 from shared.settings import Settings
 
 M = TypeVar("M", bound=BaseModel)
 
 
 _UNSAFE_KEY_CHARS = re.compile(r"[^A-Za-z0-9._-]")
-
-
-class ObjectMissing(KeyError):
-    """The key is not in the bucket."""
 
 
 # Codes an S3 server answers while it is starting, stopping or overloaded.

@@ -1,5 +1,7 @@
 """Fixtures: real NATS (JetStream) and a real S3 server, started once per session by the
-same launcher the CLI uses; each test gets its own namespace (stream, subjects, KV) and bucket."""
+same launcher the CLI uses; each test gets its own namespace (stream, subjects, KV) and bucket.
+Page reading in process (extract's pipeline) uses one set of page readers per session, as a
+worker does."""
 
 import os
 import uuid
@@ -8,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from services.extract.bootstrap import page_readers
+from services.extract.pipeline import Readers
 from shared.settings import Settings
 from sheetflow.runtime import EmbeddedServers, free_port
 from tests.support.buckets import remove_bucket
@@ -24,6 +28,16 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer
     embedded.start()
     yield embedded
     embedded.stop()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def readers() -> Iterator[Readers]:
+    """Extract's page readers (bounded children, the OCR engine), built by its bootstrap
+    before any test runs, as a worker builds them at start: the children's forkserver
+    preloads the modules of the pools made before it started (``shared.bounded``), so a
+    test's own pool must not start it first."""
+    with page_readers() as built:
+        yield built
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ The state lives in the job/page KV so a restarted coverage service resumes a
 page's ladder instead of forgetting it.
 """
 
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -24,7 +25,7 @@ def next_rung(
     has_words: bool,
     coverage: Coverage,
     floor: float,
-    rungs_applied: list[str],
+    rungs_applied: Sequence[str],
     text_retry_enabled: bool,
     fallback_enabled: bool,
     model_configured: bool,

@@ -151,30 +151,26 @@ async def _ask(io: Collaborators, reads: _Reads, state: LadderState, rung: Ladde
     if state.pending != rung:
         state = state.asked(rung)
         await io.ladders.save(state)
-    request: StructurePage | FallbackPage
+    dedup_id = msg_id(state.job_id, state.page_number, rung)
     if rung == "text_structuring":
-        name = subjects.PAGE_STRUCTURE
-        request = StructurePage(
+        structure = StructurePage(
             job_id=state.job_id,
             page_number=state.page_number,
             text_key=state.text_key,
             sheet=await _known_sheet(reads, state),
             options=state.options,
         )
-    else:
-        name = subjects.PAGE_FALLBACK
-        text_layer, objects = await _merged_page(reads, state)
-        lines = await asyncio.to_thread(uncovered_units, text_layer, objects)
-        request = FallbackPage(
-            job_id=state.job_id,
-            page_number=state.page_number,
-            text_key=state.text_key,
-            lines=lines,
-            options=state.options,
-        )
-    await io.publisher.publish(
-        name, request, dedup_id=msg_id(state.job_id, state.page_number, rung)
+        await io.publisher.publish(subjects.PAGE_STRUCTURE, structure, dedup_id=dedup_id)
+        return
+    text_layer, objects = await _merged_page(reads, state)
+    fallback = FallbackPage(
+        job_id=state.job_id,
+        page_number=state.page_number,
+        text_key=state.text_key,
+        lines=await asyncio.to_thread(uncovered_units, text_layer, objects),
+        options=state.options,
     )
+    await io.publisher.publish(subjects.PAGE_FALLBACK, fallback, dedup_id=dedup_id)
 
 
 async def _finish(io: Collaborators, reads: _Reads, state: LadderState, floor: float) -> None:

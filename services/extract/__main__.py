@@ -12,8 +12,7 @@ def main() -> None:
         "--concurrency", type=int, default=None, help="pages in flight in this worker"
     )
     args = parser.parse_args()
-    app, _ = create_app(concurrency=args.concurrency)
-    run_service(app)
+    run_service(create_app(concurrency=args.concurrency))
 
 
 if __name__ == "__main__":

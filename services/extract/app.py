@@ -2,17 +2,15 @@
 
 from faststream import FastStream
 
+from services.extract.bootstrap import started
 from services.extract.handlers import register
-from services.extract.isolation import warm_readers
-from shared.service import ServiceContext, create_service_app
+from shared.service import create_service_app
 from shared.settings import Settings
 
 
-def create_app(
-    settings: Settings | None = None, *, concurrency: int | None = None
-) -> tuple[FastStream, ServiceContext]:
+def create_app(settings: Settings | None = None, *, concurrency: int | None = None) -> FastStream:
     settings = settings or Settings()
     in_flight = concurrency or settings.extract_concurrency
-    app, ctx = create_service_app("extract", settings, lambda ctx: register(ctx, in_flight))
-    app.after_startup(warm_readers)
-    return app, ctx
+    return create_service_app(
+        "extract", settings, lambda subscriptions: register(subscriptions, in_flight), started
+    )

@@ -17,6 +17,7 @@ import logging
 import re
 import threading
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import imagecodecs
@@ -74,20 +75,6 @@ _MARGIN_PT = 4.0
 
 _NON_SPACE = re.compile(r"\S+")
 
-_engine = None
-_lock = threading.Lock()
-
-
-def _get_engine():
-    """The process-wide engine, built on first use: loading the models takes about a second."""
-    global _engine
-    if _engine is None:
-        from rapidocr import RapidOCR  # imported lazily: it pulls in cv2 and onnxruntime
-
-        _engine = RapidOCR(params=ENGINE_PARAMS)
-        logging.getLogger("RapidOCR").setLevel(logging.ERROR)
-    return _engine
-
 
 @dataclass(frozen=True)
 class Raster:
@@ -129,13 +116,94 @@ def page_raster(png: bytes, zoom: float) -> Raster:
     return Raster(image, zoom, 0.0, 0.0)
 
 
-def find_lines(png: bytes, zoom: float) -> list[numpy.ndarray]:
-    """The text lines on a page image (``zoom`` pixels per point), each a quadrilateral
-    (top-left, top-right, bottom-right, bottom-left) in page points. Takes the OCR lock;
-    blocking and CPU-bound: call it from a worker thread."""
-    image = imagecodecs.png_decode(png)
-    with _lock:
-        return [quad / zoom for quad in _detect(image)]
+class OcrEngine:
+    """RapidOCR for a worker's pages: its models load on first use (about a second, which a
+    set without scans never pays), and it reads one image at a time (the engine is not
+    thread-safe; the lock is taken by each call below). Blocking and CPU-bound: call it from
+    a worker thread."""
+
+    def __init__(self) -> None:
+        self._engine: Any = None
+        self._lock = threading.Lock()
+
+    def _rapid(self) -> Any:
+        if self._engine is None:
+            from rapidocr import RapidOCR  # imported lazily: it pulls in cv2 and onnxruntime
+
+            self._engine = RapidOCR(params=ENGINE_PARAMS)
+            logging.getLogger("RapidOCR").setLevel(logging.ERROR)
+        return self._engine
+
+    def find_lines(self, png: bytes, zoom: float) -> list[numpy.ndarray]:
+        """The text lines on a page image (``zoom`` pixels per point), each a quadrilateral
+        (top-left, top-right, bottom-right, bottom-left) in page points."""
+        image = imagecodecs.png_decode(png)
+        with self._lock:
+            return [quad / zoom for quad in self._detect(image)]
+
+    def read_lines(self, raster: Raster, lines: list[numpy.ndarray]) -> list[Word]:
+        """Read each line (page points) from ``raster``: its words, placed along it."""
+        with self._lock:
+            return self._recognise(raster, lines)
+
+    def ocr_clip(self, pdf: bytes, page_number: int, clip: BBox, dpi: float) -> list[Word]:
+        """OCR the part ``clip`` (displayed page coordinates, points) of page ``page_number``
+        (1-based) of ``pdf``, rendered at ``dpi``: words in page coordinates. For a region
+        worth a closer look than the whole page gets, such as a title block. Renders in this
+        process (``render_area`` then ``ocr_raster`` put the render where page renders
+        run)."""
+        return self.ocr_raster(render_area(pdf, page_number, clip, dpi))
+
+    def ocr_raster(self, raster: Raster) -> list[Word]:
+        """OCR a rendered region: lines found on it (reduced to ``DETECTION_MAX_PX`` when
+        larger), read from it at full resolution."""
+        height, width = raster.pixels.shape
+        if not height or not width:
+            return []
+        scale = min(1.0, DETECTION_MAX_PX / max(height, width))
+        reduced = raster.pixels
+        if scale < 1:
+            size = (max(1, round(width * scale)), max(1, round(height * scale)))
+            reduced = cv2.resize(reduced, size, interpolation=cv2.INTER_AREA)
+        with self._lock:
+            quads = self._detect(cv2.cvtColor(reduced, cv2.COLOR_GRAY2BGR))
+            origin = numpy.array([raster.x0, raster.y0])
+            return self._recognise(raster, [origin + q / (scale * raster.zoom) for q in quads])
+
+    def _detect(self, image: numpy.ndarray) -> list[numpy.ndarray]:
+        """Text lines on ``image``: each a quadrilateral (top-left, top-right, bottom-right,
+        bottom-left) in its pixels. The caller holds the lock."""
+        found = self._rapid()(image, use_det=True, use_cls=False, use_rec=False)
+        if found.boxes is None:
+            return []
+        return [numpy.asarray(box, dtype=numpy.float64) for box in found.boxes]
+
+    def _read(self, raster: Raster, line: "_Line"):
+        """RapidOCR's recognition-only call on one line: its text, score and word layout."""
+        result = self._rapid()(
+            _crop(raster, line), use_det=False, use_cls=False, use_rec=True, return_word_box=True
+        )
+        if not result.txts:
+            return "", 0.0, None
+        return result.txts[0], float(result.scores[0]), result.word_results[0]
+
+    def _recognise(self, raster: Raster, quads: list[numpy.ndarray]) -> list[Word]:
+        """Read each detected line (page points) from ``raster``; the caller holds the lock.
+        A vertical line that bottom to top reads with less than ``SURE_SCORE`` is read top to
+        bottom as well, and the better reading kept."""
+        words: list[Word] = []
+        for quad in quads:
+            line = _line(quad)
+            text, score, layout = self._read(raster, line)
+            vertical = abs(line.along[1]) > abs(line.along[0])
+            if vertical and score < SURE_SCORE:
+                turned = line.turned()
+                turned_text, turned_score, turned_layout = self._read(raster, turned)
+                if turned_score > score:
+                    line, text, score, layout = turned, turned_text, turned_score, turned_layout
+            if score >= MIN_SCORE and text.strip():
+                words += _words(line, text, layout)
+        return words
 
 
 def text_area(lines: list[numpy.ndarray]) -> BBox:
@@ -145,48 +213,6 @@ def text_area(lines: list[numpy.ndarray]) -> BBox:
     x0, y0 = points.min(axis=0) - _MARGIN_PT
     x1, y1 = points.max(axis=0) + _MARGIN_PT
     return (float(x0), float(y0), float(x1), float(y1))
-
-
-def read_lines(raster: Raster, lines: list[numpy.ndarray]) -> list[Word]:
-    """Read each line (page points) from ``raster``: its words, placed along it. Takes the
-    OCR lock; blocking and CPU-bound: call it from a worker thread."""
-    with _lock:
-        return _recognise(raster, lines)
-
-
-def ocr_clip(pdf: bytes, page_number: int, clip: BBox, dpi: float) -> list[Word]:
-    """OCR the part ``clip`` (displayed page coordinates, points) of page ``page_number``
-    (1-based) of ``pdf``, rendered at ``dpi``: words in page coordinates. For a region worth
-    a closer look than the whole page gets, such as a title block. Renders in this process
-    (``render_area`` then ``ocr_raster`` put the render where page renders run). Blocking
-    and CPU-bound: call it from a worker thread."""
-    return ocr_raster(render_area(pdf, page_number, clip, dpi))
-
-
-def ocr_raster(raster: Raster) -> list[Word]:
-    """OCR a rendered region: lines found on it (reduced to ``DETECTION_MAX_PX`` when
-    larger), read from it at full resolution. Takes the OCR lock."""
-    height, width = raster.pixels.shape
-    if not height or not width:
-        return []
-    scale = min(1.0, DETECTION_MAX_PX / max(height, width))
-    reduced = raster.pixels
-    if scale < 1:
-        size = (max(1, round(width * scale)), max(1, round(height * scale)))
-        reduced = cv2.resize(reduced, size, interpolation=cv2.INTER_AREA)
-    with _lock:
-        quads = _detect(cv2.cvtColor(reduced, cv2.COLOR_GRAY2BGR))
-        origin = numpy.array([raster.x0, raster.y0])
-        return _recognise(raster, [origin + q / (scale * raster.zoom) for q in quads])
-
-
-def _detect(image: numpy.ndarray) -> list[numpy.ndarray]:
-    """Text lines on ``image``: each a quadrilateral (top-left, top-right, bottom-right,
-    bottom-left) in its pixels. The caller holds the OCR lock."""
-    found = _get_engine()(image, use_det=True, use_cls=False, use_rec=False)
-    if found.boxes is None:
-        return []
-    return [numpy.asarray(box, dtype=numpy.float64) for box in found.boxes]
 
 
 @dataclass(frozen=True)
@@ -238,35 +264,6 @@ def _crop(raster: Raster, line: _Line) -> numpy.ndarray:
         size = (max(1, round(width * _LINE_PX / height)), _LINE_PX)
         crop = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
     return cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR)
-
-
-def _read(raster: Raster, line: _Line):
-    """RapidOCR's recognition-only call on one line: its text, score and word layout."""
-    result = _get_engine()(
-        _crop(raster, line), use_det=False, use_cls=False, use_rec=True, return_word_box=True
-    )
-    if not result.txts:
-        return "", 0.0, None
-    return result.txts[0], float(result.scores[0]), result.word_results[0]
-
-
-def _recognise(raster: Raster, quads: list[numpy.ndarray]) -> list[Word]:
-    """Read each detected line (page points) from ``raster``; the caller holds the OCR lock.
-    A vertical line that bottom to top reads with less than ``SURE_SCORE`` is read top to
-    bottom as well, and the better reading kept."""
-    words: list[Word] = []
-    for quad in quads:
-        line = _line(quad)
-        text, score, layout = _read(raster, line)
-        vertical = abs(line.along[1]) > abs(line.along[0])
-        if vertical and score < SURE_SCORE:
-            turned = line.turned()
-            turned_text, turned_score, turned_layout = _read(raster, turned)
-            if turned_score > score:
-                line, text, score, layout = turned, turned_text, turned_score, turned_layout
-        if score >= MIN_SCORE and text.strip():
-            words += _words(line, text, layout)
-    return words
 
 
 def _words(line: _Line, text: str, layout) -> list[Word]:

@@ -2,8 +2,8 @@
 (text-only structuring) and rung 3 (deterministic fallback), each ending in an
 ``ExtractionResult`` that has passed the grounding guard.
 
-Collaborators (settings, model client) are arguments. Opening the PDF, reading the text
-layer and rendering run in a child process bounded in time and memory; OCR, offline
+Collaborators (settings, model client, page readers) are arguments. Opening the PDF, reading
+the text layer and rendering run in a child process bounded in time and memory; OCR, offline
 extraction and the guard run in a worker thread; so the event loop keeps serving other
 pages and in-progress acks.
 """
@@ -17,13 +17,12 @@ import pymupdf
 
 from services.extract.fallback import fallback_stubs
 from services.extract.guard import apply_grounding_guard
-from services.extract.isolation import read_isolated
+from services.extract.isolation import PageReaders
 from services.extract.ocr import (
     RECOGNITION_DPI,
+    OcrEngine,
     Raster,
-    find_lines,
     page_raster,
-    read_lines,
     render_area,
     text_area,
 )
@@ -48,7 +47,7 @@ from services.extract.vision import (
 )
 from shared.bounded import OverLimit
 from shared.damage import page_damage
-from shared.llm import LLMClient, LLMError
+from shared.interfaces import LLMError, ModelClient
 from shared.models import (
     BBox,
     ExtractionResult,
@@ -72,6 +71,15 @@ class PageUnreadable(Exception):
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
+
+
+@dataclass(frozen=True)
+class Readers:
+    """What reads a worker's pages: bounded child processes for MuPDF's work, and the OCR
+    engine for pages without a text layer (built once per worker by its bootstrap)."""
+
+    pages: PageReaders
+    ocr: OcrEngine
 
 
 @dataclass(frozen=True)
@@ -100,13 +108,15 @@ def _elapsed_ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 1)
 
 
-async def _read_page_bounded(pdf: bytes, page_number: int, settings: Settings) -> _Page:
+async def _read_page_bounded(
+    pdf: bytes, page_number: int, settings: Settings, readers: PageReaders
+) -> _Page:
     """``_read_page`` in a child process held to the page's time and memory limits, so a
     page that would take minutes or gigabytes fails by name instead of stalling the worker.
     A child that dies (``ChildDied``) is retried like any failure: a stop of the worker's
     process group kills it too, and that is no fault of the page."""
     try:
-        return await read_isolated(
+        return await readers.read(
             _read_page,
             pdf,
             page_number,
@@ -183,7 +193,7 @@ def _without_text(text_layer: TextLayer) -> TextLayer:
     )
 
 
-async def _page_words(pdf: bytes, page: _Page, settings: Settings) -> TextLayer:
+async def _page_words(pdf: bytes, page: _Page, settings: Settings, readers: Readers) -> TextLayer:
     """The page's words: its text layer, or, on a page without one that carries an image or
     drawings (or text whose layer is switched off), OCR words standing in for it (a truly
     blank page is not worth OCR's cost)."""
@@ -191,28 +201,30 @@ async def _page_words(pdf: bytes, page: _Page, settings: Settings) -> TextLayer:
     wants_ocr = settings.ocr_enabled and not text_layer.has_text_layer
     inked = page.has_images or text_layer.has_drawings or not settings.text_layer_enabled
     if wants_ocr and inked:
-        words = await _ocr_words(pdf, page, settings)
+        words = await _ocr_words(pdf, page, settings, readers)
         if words:
             return _ocr_layer(words, text_layer)
     return text_layer
 
 
-async def _ocr_words(pdf: bytes, page: _Page, settings: Settings) -> list[Word]:
+async def _ocr_words(pdf: bytes, page: _Page, settings: Settings, readers: Readers) -> list[Word]:
     """OCR words of the page: lines found on its image, read from a sharper render of the
     area holding them, made in a bounded child like the page's own render."""
-    lines = await asyncio.to_thread(find_lines, page.png, page.zoom)
+    lines = await asyncio.to_thread(readers.ocr.find_lines, page.png, page.zoom)
     if not lines:
         return []
-    raster = await _text_area_raster(pdf, page, text_area(lines), settings)
-    return await asyncio.to_thread(read_lines, raster, lines)
+    raster = await _text_area_raster(pdf, page, text_area(lines), settings, readers.pages)
+    return await asyncio.to_thread(readers.ocr.read_lines, raster, lines)
 
 
-async def _text_area_raster(pdf: bytes, page: _Page, area: BBox, settings: Settings) -> Raster:
+async def _text_area_raster(
+    pdf: bytes, page: _Page, area: BBox, settings: Settings, readers: PageReaders
+) -> Raster:
     """``area`` of the page at ``RECOGNITION_DPI``, or, when that render goes past the
     page's time or memory limits, the page image: its lines are then read at the page
     image's resolution rather than lost."""
     try:
-        return await read_isolated(
+        return await readers.read(
             render_area,
             pdf,
             page.text_layer.page_number,
@@ -237,7 +249,9 @@ def _ocr_layer(words: list[Word], like: TextLayer) -> TextLayer:
     )
 
 
-async def _closer_title_block(pdf: bytes, text_layer: TextLayer, settings: Settings) -> TextLayer:
+async def _closer_title_block(
+    pdf: bytes, text_layer: TextLayer, settings: Settings, readers: Readers
+) -> TextLayer:
     """An OCR page whose words show no sheet number, its title block read again closer
     (``services.extract.title_ocr``): rendered in a bounded child like the page itself, and
     left as it was when that render is over the page's limits."""
@@ -247,7 +261,7 @@ async def _closer_title_block(pdf: bytes, text_layer: TextLayer, settings: Setti
         return text_layer
     regions = title_block_regions(text_layer)
     try:
-        tiles = await read_isolated(
+        tiles = await readers.pages.read(
             render_tiles,
             pdf,
             text_layer.page_number,
@@ -257,12 +271,12 @@ async def _closer_title_block(pdf: bytes, text_layer: TextLayer, settings: Setti
         )
     except OverLimit:
         return text_layer
-    words = await asyncio.to_thread(reread_title_block, text_layer, tiles, regions)
+    words = await asyncio.to_thread(reread_title_block, text_layer, tiles, regions, readers.ocr)
     return _ocr_layer(words, text_layer)
 
 
 async def _ask_model(
-    llm: LLMClient, model: str, messages: list[dict], settings: Settings, id_prefix: str
+    llm: ModelClient, model: str, messages: list[dict], settings: Settings, id_prefix: str
 ) -> tuple[ParsedReply | None, str | None, Usage]:
     """One call, and one compact retry when the reply is unparseable. Returns the parsed
     reply, or None with the reason it failed; usage covers every answered call."""
@@ -291,7 +305,7 @@ def _stamp(objects: list[PageObject], page_number: int, rung: Rung) -> list[Page
 async def _model_result(
     text_layer: TextLayer,
     settings: Settings,
-    llm: LLMClient,
+    llm: ModelClient,
     *,
     model: str,
     messages: list[dict],
@@ -335,8 +349,9 @@ async def extract_rung1(
     pdf: bytes,
     page_number: int,
     settings: Settings,
-    llm: LLMClient | None,
+    llm: ModelClient | None,
     *,
+    readers: Readers,
     use_vision: bool = True,
     worker_id: str,
     job_id: str,
@@ -352,9 +367,9 @@ async def extract_rung1(
     rendered, or is absurdly large.
     """
     started = time.perf_counter()
-    page = await _read_page_bounded(pdf, page_number, settings)
-    text_layer = await _page_words(pdf, page, settings)
-    text_layer = await _closer_title_block(pdf, text_layer, settings)
+    page = await _read_page_bounded(pdf, page_number, settings, readers.pages)
+    text_layer = await _page_words(pdf, page, settings, readers)
+    text_layer = await _closer_title_block(pdf, text_layer, settings, readers)
     model = settings.llm_extract_model if settings.model_configured else None
     if llm is not None and model and use_vision:
         messages = build_vision_messages(page.png, text_layer, settings.text_layer_max_chars)
@@ -415,7 +430,7 @@ async def _offline_rung1(
 async def structure_text(
     text_layer: TextLayer,
     settings: Settings,
-    llm: LLMClient | None,
+    llm: ModelClient | None,
     *,
     job_id: str,
     worker_id: str | None = None,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import pymupdf
 
-from services.extract.ocr import ENGINE_PARAMS, ocr_raster, page_raster
+from services.extract.ocr import ENGINE_PARAMS, OcrEngine, page_raster
 from services.extract.render import encode_png
 from shared.models import BBox, TextLayer, Word
 from shared.pagetext import union_bbox
@@ -83,13 +83,15 @@ def _starts(low: float, high: float, step: float) -> list[float]:
     return starts
 
 
-def reread_title_block(layer: TextLayer, tiles: list[_Tile], regions: list[BBox]) -> list[Word]:
+def reread_title_block(
+    layer: TextLayer, tiles: list[_Tile], regions: list[BBox], ocr: OcrEngine
+) -> list[Word]:
     """The layer's words with those inside ``regions`` replaced by the tiles' closer reading
-    (each word from the tile whose core holds its centre)."""
+    by ``ocr`` (each word from the tile whose core holds its centre)."""
     scale = 72 / TITLE_BLOCK_DPI
     closer: list[Word] = []
     for tile in tiles:
-        for word in ocr_raster(page_raster(tile.png, 1 / scale)):
+        for word in ocr.ocr_raster(page_raster(tile.png, 1 / scale)):
             x0, y0, x1, y1 = word.bbox
             bbox = (x0 + tile.clip[0], y0 + tile.clip[1], x1 + tile.clip[0], y1 + tile.clip[1])
             if _holds(tile.core, bbox):

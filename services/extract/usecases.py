@@ -4,12 +4,17 @@ then announced), and the coverage service's rung 2/3 requests answered."""
 import asyncio
 from dataclasses import dataclass
 
-from services.extract.pipeline import PageUnreadable, extract_rung1, fallback_result, structure_text
+from services.extract.pipeline import (
+    PageUnreadable,
+    Readers,
+    extract_rung1,
+    fallback_result,
+    structure_text,
+)
 from shared import subjects
 from shared.broker import PageFailure, msg_id
-from shared.interfaces import Bucket, Publisher
+from shared.interfaces import Bucket, ModelClient, Publisher
 from shared.jobs import JobStore, record_progress
-from shared.llm import LLMClient
 from shared.messages import (
     ExtractPage,
     FallbackPage,
@@ -28,16 +33,18 @@ CANCELED_REASON = "the job was canceled before this page was extracted"
 
 @dataclass(frozen=True)
 class Collaborators:
-    """What extract's use cases work with: the real stores, publisher and model client in
-    the service, in-memory fakes in unit tests. ``sources`` keeps the source PDFs of the jobs
-    in flight; ``worker_id`` names this worker in the results it writes."""
+    """What extract's use cases work with (built by ``services.extract.bootstrap``): the real
+    stores, publisher and model client in the service, in-memory fakes in unit tests.
+    ``sources`` keeps the source PDFs of the jobs in flight, ``readers`` read their pages;
+    ``worker_id`` names this worker in the results it writes."""
 
     bucket: Bucket
     jobs: JobStore
     publisher: Publisher
     settings: Settings
-    llm: LLMClient | None
+    llm: ModelClient | None
     sources: SourceCache
+    readers: Readers
     worker_id: str
 
 
@@ -63,6 +70,7 @@ async def extract(io: Collaborators, task: ExtractPage) -> None:
             task.page_number,
             io.settings,
             io.llm,
+            readers=io.readers,
             use_vision=task.options.vision is not False,
             worker_id=io.worker_id,
             job_id=task.job_id,

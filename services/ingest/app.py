@@ -1,8 +1,8 @@
 """The ingest API: FastAPI behind uvicorn, publishing through the project's NATS broker."""
 
-import asyncio
 import contextlib
 import logging
+import math
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI, Request
@@ -11,31 +11,40 @@ from fastapi.responses import JSONResponse
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from services.ingest.bootstrap import Running, started
 from services.ingest.handlers import router
-from services.ingest.inspection import inspection_pool
-from services.ingest.validation import Rejection
-from shared.service import ServiceContext, close_resources, new_context, open_resources
+from services.ingest.refusals import Refusal, RefusalKind
 from shared.settings import Settings
 
 log = logging.getLogger("sheetflow.ingest")
+
+
+# How the API answers each kind of refusal: the one place its statuses are chosen.
+STATUS: dict[RefusalKind, int] = {
+    RefusalKind.NOT_PDF: 415,
+    RefusalKind.TOO_LARGE: 413,
+    RefusalKind.MALFORMED: 400,
+    RefusalKind.INVALID: 422,
+    RefusalKind.UNAUTHORIZED: 401,
+    RefusalKind.NOT_FOUND: 404,
+    RefusalKind.CONFLICT: 409,
+    RefusalKind.UNAVAILABLE: 503,
+}
 
 
 def error_body(status: int, error: str, detail: str) -> JSONResponse:
     return JSONResponse({"error": error, "detail": detail}, status_code=status)
 
 
-async def _connect_until_ready(ctx: ServiceContext, ready: asyncio.Event) -> None:
-    # The API must come up (and say 503) even while NATS or S3 is still starting.
-    delay = 0.5
-    while True:
-        try:
-            await open_resources(ctx)
-            ready.set()
-            return
-        except Exception as exc:
-            log.warning("NATS/S3 not reachable yet (%s); retrying", type(exc).__name__)
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 5.0)
+def refusal_response(refusal: Refusal) -> JSONResponse:
+    """A refusal as the API says it: its status, ``{"error", "detail"}``, and the headers
+    that tell a client when to retry or how to authenticate."""
+    response = error_body(STATUS[refusal.kind], refusal.error, refusal.detail)
+    if refusal.retry_after_s is not None:
+        response.headers["Retry-After"] = str(math.ceil(refusal.retry_after_s))
+    if refusal.kind is RefusalKind.UNAUTHORIZED:
+        response.headers["WWW-Authenticate"] = "Bearer"
+    return response
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -43,23 +52,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        ctx = new_context("ingest", settings)
-        app.state.ctx = ctx
-        app.state.inspectors = inspection_pool(settings)
-        app.state.ready = asyncio.Event()
-        connecting = asyncio.create_task(_connect_until_ready(ctx, app.state.ready))
-        warming = asyncio.create_task(app.state.inspectors.warm())
         if not settings.api_token:
             log.warning("SHEETFLOW_API_TOKEN is not set: the API requires no token")
-        try:
+        async with started(settings) as running:
+            app.state.running = running
             yield
-        finally:
-            connecting.cancel()
-            warming.cancel()
-            app.state.inspectors.close()
-            if app.state.ready.is_set():
-                await close_resources(ctx)
-                await ctx.broker.stop()
 
     # The docs pages' scripts and styles are served by the API itself, not from a CDN:
     # /docs works on a machine without internet.
@@ -70,16 +67,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.running = Running()  # answers 503 until the lifespan has connected it
     app.include_router(router)
 
-    @app.exception_handler(Rejection)
-    async def _rejection(_: Request, exc: Rejection) -> JSONResponse:
-        return error_body(exc.status, exc.error, exc.detail)
+    @app.exception_handler(Refusal)
+    async def _refusal(_: Request, exc: Refusal) -> JSONResponse:
+        return refusal_response(exc)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        if isinstance(exc.detail, dict) and "error" in exc.detail:
-            return JSONResponse(exc.detail, status_code=exc.status_code, headers=exc.headers)
+        # The framework's own answers: no such route, a method it does not take.
         error = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return error_body(exc.status_code, error, str(exc.detail))
 
@@ -87,7 +84,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ()))
-        return error_body(422, "invalid_request", f"{where}: {first.get('msg', 'invalid input')}")
+        detail = f"{where}: {first.get('msg', 'invalid input')}"
+        return refusal_response(Refusal(RefusalKind.INVALID, "invalid_request", detail))
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:

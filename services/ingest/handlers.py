@@ -1,34 +1,24 @@
-"""HTTP handlers of the ingest API; each translates HTTP into one use case or lookup call."""
+"""HTTP handlers of the ingest API; each translates HTTP into one use case call."""
 
-import asyncio
-import logging
-import math
-import re
 import secrets
 import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import ValidationError
 
-from services.ingest.inspection import InspectorsBusy, inspect_upload
+from services.ingest import usecases
+from services.ingest.bootstrap import Running
+from services.ingest.refusals import Refusal, RefusalKind, unavailable
 from services.ingest.responses import JobCanceling, JobCreated, JobStatusBody
 from services.ingest.upload import receive_upload
-from services.ingest.usecases import Collaborators, Unavailable, accept_job, job_status
-from services.ingest.validation import Rejection, safe_file_name
+from services.ingest.usecases import Collaborators
 from shared.asyncapi import asyncapi_document
-from shared.jobs import JobRecord
-from shared.messages import JobOptions
 from shared.report import Report
-from shared.service import ServiceContext
 from shared.settings import Settings
-from shared.storage import Keys, ObjectMissing
 
-JOB_ID_RE = re.compile(r"^j_[0-9a-f]{32}$")
-RETRY_AFTER_S = 10  # what a 503 suggests: NATS and S3 restarts take seconds
 QUERY_TOKEN_NAMES = {"token", "access_token", "api_key", "apikey"}
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     code: {
@@ -42,50 +32,29 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     )
 }
 
-log = logging.getLogger("sheetflow.ingest")
-
-
-def fail(status: int, error: str, detail: str) -> HTTPException:
-    return HTTPException(status, {"error": error, "detail": detail})
-
-
-def unavailable(detail: str, *, retry_after_s: float = RETRY_AFTER_S) -> HTTPException:
-    """A 503 that tells the client when to try again."""
-    return HTTPException(
-        503,
-        {"error": "unavailable", "detail": detail},
-        headers={"Retry-After": str(math.ceil(retry_after_s))},
-    )
-
 
 def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
-def get_ctx(request: Request) -> ServiceContext:
-    if not request.app.state.ready.is_set():
+def get_running(request: Request) -> Running:
+    return request.app.state.running
+
+
+def get_collaborators(running: Annotated[Running, Depends(get_running)]) -> Collaborators:
+    if running.io is None:
         raise unavailable("The service is starting or cannot reach NATS/S3; retry shortly.")
-    return request.app.state.ctx
-
-
-def collaborators(ctx: ServiceContext) -> Collaborators:
-    return Collaborators(
-        bucket=ctx.store, jobs=ctx.jobs, publisher=ctx.publisher, settings=ctx.settings
-    )
+    return running.io
 
 
 def refuse_query_token(request: Request) -> None:
     """A token in the URL would be written to access logs and proxies' histories: refuse it
     rather than let a client learn to send it there."""
     if any(name.lower() in QUERY_TOKEN_NAMES for name in request.query_params):
-        raise HTTPException(
-            401,
-            {
-                "error": "token_in_url",
-                "detail": "Send the token in an 'Authorization: Bearer <token>' header, "
-                "never in the URL.",
-            },
-            headers={"WWW-Authenticate": "Bearer"},
+        raise Refusal(
+            RefusalKind.UNAUTHORIZED,
+            "token_in_url",
+            "Send the token in an 'Authorization: Bearer <token>' header, never in the URL.",
         )
 
 
@@ -104,14 +73,12 @@ def require_token(
     expected = settings.api_token.get_secret_value().encode()
     given = credentials.credentials.encode() if credentials else b""
     if not secrets.compare_digest(given, expected):
-        raise HTTPException(
-            401,
-            {"error": "unauthorized", "detail": "Send 'Authorization: Bearer <token>'."},
-            headers={"WWW-Authenticate": "Bearer"},
+        raise Refusal(
+            RefusalKind.UNAUTHORIZED, "unauthorized", "Send 'Authorization: Bearer <token>'."
         )
 
 
-CtxDep = Annotated[ServiceContext, Depends(get_ctx)]
+IoDep = Annotated[Collaborators, Depends(get_collaborators)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 router = APIRouter()
@@ -128,21 +95,17 @@ async def healthz() -> dict[str, str]:
 
 
 @router.get("/readyz", responses={503: ERROR_RESPONSES[503]})
-async def readyz(request: Request) -> JSONResponse:
-    ready = request.app.state.ready.is_set()
-    ctx: ServiceContext = request.app.state.ctx
-    nats_ok = ready and ctx.broker.connection is not None and ctx.broker.connection.is_connected
-    s3_ok = ready and await ctx.store.ping()
-    if nats_ok and s3_ok:
-        # "instance" lets a launcher tell its own ingest from another one on the same port.
-        body = {"status": "ready", "nats": True, "s3": True, "instance": ctx.worker_id}
+async def readyz(running: Annotated[Running, Depends(get_running)]) -> JSONResponse:
+    readiness = await usecases.readiness(running.io) if running.io else None
+    if readiness and readiness.ready:
+        body = {"status": "ready", "nats": True, "s3": True, "instance": readiness.instance}
         return JSONResponse(body)
     return JSONResponse(
         {
             "error": "not_ready",
             "detail": "NATS or S3 is not reachable.",
-            "nats": nats_ok,
-            "s3": s3_ok,
+            "nats": bool(readiness and readiness.nats),
+            "s3": bool(readiness and readiness.s3),
         },
         status_code=503,
     )
@@ -155,18 +118,6 @@ async def asyncapi(settings: SettingsDep) -> JSONResponse:
 
 def _base_url(request: Request, settings: Settings) -> str:
     return (settings.public_url or str(request.base_url)).rstrip("/")
-
-
-async def _job(ctx: ServiceContext, job_id: str) -> JobRecord:
-    if not JOB_ID_RE.match(job_id):
-        raise fail(404, "not_found", "No job has that id.")
-    try:
-        job = await asyncio.wait_for(ctx.jobs.get_job(job_id), timeout=5)
-    except Exception as exc:
-        raise unavailable("The job store (NATS) is not reachable; retry shortly.") from exc
-    if not job:
-        raise fail(404, "not_found", "No job has that id.")
-    return job
 
 
 UPLOAD_BODY = {
@@ -206,46 +157,14 @@ UPLOAD_BODY = {
         },
     },
 )
-async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> JobCreated:
+async def create_job(request: Request, io: IoDep, settings: SettingsDep) -> JobCreated:
     """Upload a PDF (multipart field `file`, optional JSON field `options`); its pages are
     queued."""
     with tempfile.TemporaryDirectory(prefix="sheetflow-upload-") as tmp:
         upload = await receive_upload(
             request, Path(tmp) / "source.pdf", max_bytes=settings.max_upload_mb * 1024 * 1024
         )
-        try:
-            options = (
-                JobOptions.model_validate_json(upload.options) if upload.options else JobOptions()
-            )
-        except ValidationError as exc:
-            raise Rejection(
-                422, "bad_options", f"The 'options' field is not valid: {exc.errors()[0]['msg']}."
-            ) from exc
-        try:
-            accepted, source = await inspect_upload(
-                request.app.state.inspectors, upload.path, settings
-            )
-        except InspectorsBusy as exc:
-            raise unavailable(
-                "Every upload inspector is busy with other uploads; retry shortly.",
-                retry_after_s=settings.inspect_timeout_s,
-            ) from exc
-        try:
-            job = await accept_job(
-                collaborators(ctx),
-                source.path,
-                file_name=safe_file_name(upload.file_name),
-                page_count=accepted.page_count,
-                options=options,
-                intake=source.intake,
-                original=upload.path if settings.keep_original_upload else None,
-            )
-        except Unavailable as exc:
-            # The client gets the outcome; the log keeps the cause for whoever runs the stack.
-            log.warning("upload not accepted, NATS or S3 unavailable: %s", exc)
-            raise unavailable(
-                "NATS or S3 is not reachable; nothing was kept. Retry shortly."
-            ) from exc
+        job = await usecases.accept_upload(io, upload)
     base = _base_url(request, settings)
     return JobCreated(
         job_id=job.job_id,
@@ -255,68 +174,37 @@ async def create_job(request: Request, ctx: CtxDep, settings: SettingsDep) -> Jo
 
 
 @v1.get("/jobs/{job_id}")
-async def get_job(job_id: str, ctx: CtxDep) -> JobStatusBody:
+async def get_job(job_id: str, io: IoDep) -> JobStatusBody:
     """The job with per-stage page counts (queued, extracted, covered, verified, failed,
     skipped)."""
-    job = await _job(ctx, job_id)
-    try:
-        status = await asyncio.wait_for(
-            job_status(ctx.jobs, job, ctx.settings.stall_after_s), timeout=10
-        )
-        return JobStatusBody.model_validate(status)
-    except TimeoutError as exc:
-        raise unavailable("The job store (NATS) did not answer in time.") from exc
-
-
-async def _report_bytes(ctx: ServiceContext, job: JobRecord, ext: str) -> bytes:
-    if job.status not in ("complete", "partial", "canceled") or not job.finished_at:
-        raise fail(404, "report_not_ready", f"The report is not ready yet (job is {job.status}).")
-    try:
-        return await ctx.store.get_bytes(Keys.report(job.job_id, ext))
-    except ObjectMissing as exc:
-        raise fail(404, "report_not_ready", "The report is not ready yet.") from exc
-    except Exception as exc:
-        raise unavailable("S3 is not reachable; retry shortly.") from exc
+    return await usecases.job_status(io, job_id)
 
 
 # The stored report.json is sent as written; the model documents its shape in OpenAPI.
 @v1.get("/jobs/{job_id}/report", response_model=Report)
-async def get_report(job_id: str, ctx: CtxDep) -> Response:
+async def get_report(job_id: str, io: IoDep) -> Response:
     """The job's report.json (404 with a JSON body until it exists)."""
-    job = await _job(ctx, job_id)
-    return Response(await _report_bytes(ctx, job, "json"), media_type="application/json")
+    return Response(await usecases.report(io, job_id, "json"), media_type="application/json")
 
 
 @v1.get("/jobs/{job_id}/report.html", response_class=HTMLResponse)
-async def get_report_html(job_id: str, ctx: CtxDep) -> Response:
+async def get_report_html(job_id: str, io: IoDep) -> Response:
     """The job's report as a page a person can read."""
-    job = await _job(ctx, job_id)
-    return HTMLResponse(await _report_bytes(ctx, job, "html"))
+    return HTMLResponse(await usecases.report(io, job_id, "html"))
 
 
 @v1.get("/jobs/{job_id}/pages/{page_number}/image.png")
-async def get_page_image(job_id: str, page_number: int, ctx: CtxDep) -> Response:
+async def get_page_image(job_id: str, page_number: int, io: IoDep) -> Response:
     """A page's rendered image."""
-    job = await _job(ctx, job_id)
-    if not 1 <= page_number <= job.page_count:
-        raise fail(404, "not_found", f"The job has pages 1 to {job.page_count}.")
-    try:
-        data = await ctx.store.get_bytes(Keys.image(job_id, page_number))
-    except ObjectMissing as exc:
-        raise fail(404, "not_found", "That page has not been rendered yet.") from exc
-    return Response(data, media_type="image/png")
+    return Response(await usecases.page_image(io, job_id, page_number), media_type="image/png")
 
 
 @v1.delete(
     "/jobs/{job_id}", status_code=202, responses={409: {"description": "Job already finished"}}
 )
-async def cancel_job(job_id: str, ctx: CtxDep) -> JobCanceling:
+async def cancel_job(job_id: str, io: IoDep) -> JobCanceling:
     """Cancel a job: pages not yet extracted are skipped and the job ends `canceled`."""
-    job = await _job(ctx, job_id)
-    if job.status in ("complete", "partial") or job.finished_at:
-        raise fail(409, "already_finished", f"The job already finished ({job.status}).")
-    updated = await ctx.jobs.update_job(job_id, canceled=True)
-    return JobCanceling(job_id=job_id, canceled=bool(updated and updated.canceled))
+    return await usecases.cancel_job(io, job_id)
 
 
 router.include_router(v1)

@@ -3,7 +3,7 @@ what ingest noticed on the way (a repaired structure, damaged pages).
 
 A damaged file is accepted when at least one of its pages can still be read: those pages
 are processed and the others become named failed pages. A file none of whose pages can be
-read is refused (422 ``corrupt_pdf``).
+read is refused (``corrupt_pdf``).
 """
 
 from dataclasses import dataclass
@@ -12,7 +12,8 @@ from pathlib import Path
 import pymupdf
 
 from services.ingest.active_content import has_active_content, strip_active_content
-from services.ingest.validation import AcceptedPdf, Rejection, inspect_pdf
+from services.ingest.refusals import Refusal, RefusalKind
+from services.ingest.validation import AcceptedPdf, inspect_pdf
 from shared.damage import damaged_pages
 from shared.models import IntakeReport
 from shared.sources import PDF_LOCK
@@ -28,23 +29,23 @@ def prepare_source(
     upload: Path, *, refuse_active_content: bool, write: bool = True
 ) -> PreparedSource:
     """The source to store for the accepted PDF at ``upload``: the upload itself, or a
-    stripped copy beside it when it carries active content (a 422 ``active_content``
-    ``Rejection`` instead with ``refuse_active_content``); a 422 ``corrupt_pdf`` when no
-    page of the file can be read. With ``write`` False the checks run, nothing is written."""
+    stripped copy beside it when it carries active content (an ``active_content``
+    ``Refusal`` instead with ``refuse_active_content``); a ``corrupt_pdf`` one when no page
+    of the file can be read. With ``write`` False the checks run, nothing is written."""
     stripped = upload.with_name(f"{upload.stem}-stripped.pdf")
     with PDF_LOCK, pymupdf.open(upload, filetype="pdf") as doc:
         damaged = damaged_pages(doc)
         if damaged and len(damaged) == doc.page_count:
-            raise Rejection(
-                422,
+            raise Refusal(
+                RefusalKind.INVALID,
                 "corrupt_pdf",
                 f"The PDF is damaged (it looks truncated): none of its {doc.page_count} "
                 "pages can be read.",
             )
         removed = strip_active_content(doc) if has_active_content(doc) else {}
         if removed and refuse_active_content:
-            raise Rejection(
-                422,
+            raise Refusal(
+                RefusalKind.INVALID,
                 "active_content",
                 f"The PDF was refused because it carries {describe_removed(removed)}; this "
                 "deployment refuses active content (SHEETFLOW_ACTIVE_CONTENT=refuse).",

@@ -7,12 +7,15 @@ its size; parsing the stream ourselves lets an oversized upload be refused
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.requests import Request
 
-from services.ingest.validation import Rejection
+from services.ingest.refusals import Refusal, RefusalKind
+
+if TYPE_CHECKING:
+    from python_multipart.multipart import MultipartCallbacks
 
 MAX_OPTIONS_BYTES = 64 * 1024
 
@@ -35,111 +38,134 @@ class _PartState:
     buffer: bytearray = field(default_factory=bytearray)
 
 
-def too_large(max_bytes: int) -> Rejection:
-    return Rejection(
-        413,
+def too_large(max_bytes: int) -> Refusal:
+    return Refusal(
+        RefusalKind.TOO_LARGE,
         "upload_too_large",
         f"The upload is larger than this deployment's limit of {max_bytes // (1024 * 1024)} MB.",
     )
 
 
+def malformed(error: str, detail: str) -> Refusal:
+    return Refusal(RefusalKind.MALFORMED, error, detail)
+
+
 async def receive_upload(request: Request, dest: Path, *, max_bytes: int) -> ReceivedUpload:
     """Stream the ``file`` part to ``dest`` and keep the small ``options`` part."""
+    boundary = _boundary(request, max_bytes)
+    # A local temporary file, written chunk by chunk from the parser's callbacks.
+    with open(dest, "wb") as out:  # noqa: ASYNC230
+        parts = _Parts(ReceivedUpload(path=dest), out, max_bytes)
+        await _parse(request, MultipartParser(boundary, callbacks=parts.callbacks()), parts)
+    if not parts.result.received:
+        raise malformed("missing_file", "The upload has no field named 'file'.")
+    return parts.result
+
+
+def _boundary(request: Request, max_bytes: int) -> bytes:
+    """The multipart boundary, once the headers say the body is multipart and not declared
+    larger than the limit."""
     content_type, params = parse_options_header(request.headers.get("content-type", ""))
     if content_type != b"multipart/form-data" or b"boundary" not in params:
-        raise Rejection(
-            400, "bad_request", "Send the PDF as multipart/form-data with a field named 'file'."
+        raise malformed(
+            "bad_request", "Send the PDF as multipart/form-data with a field named 'file'."
         )
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > max_bytes + MAX_OPTIONS_BYTES:
         raise too_large(max_bytes)
+    return params[b"boundary"]
 
-    result = ReceivedUpload(path=dest)
-    part = _PartState()
-    # A local temporary file, written chunk by chunk from the parser's callbacks and closed in
-    # the `finally` below.
-    out: BinaryIO = open(dest, "wb")  # noqa: ASYNC230, SIM115
-    written = 0
-    errors: list[Rejection] = []
 
-    def on_part_begin() -> None:
-        nonlocal part
-        part = _PartState()
+async def _parse(request: Request, parser: MultipartParser, parts: "_Parts") -> None:
+    """Feed the body to ``parser`` as it arrives; the first refusal its parts met stops it."""
+    try:
+        async for chunk in request.stream():
+            parser.write(chunk)
+            if parts.errors:
+                raise parts.errors[0]
+        parser.finalize()
+    except Refusal:
+        raise
+    except Exception as exc:
+        raise malformed("bad_request", f"The multipart body could not be parsed: {exc}.") from exc
 
-    def on_header_field(data: bytes, start: int, end: int) -> None:
-        part.header_field += data[start:end]
 
-    def on_header_value(data: bytes, start: int, end: int) -> None:
-        part.header_value += data[start:end]
+class _Parts:
+    """The parser's callbacks: the ``file`` part written to ``out`` up to ``max_bytes``, the
+    ``options`` part kept, and what is wrong with the upload collected in ``errors``."""
 
-    def on_header_end() -> None:
+    def __init__(self, result: ReceivedUpload, out: BinaryIO, max_bytes: int) -> None:
+        self.result = result
+        self.errors: list[Refusal] = []
+        self._out = out
+        self._max_bytes = max_bytes
+        self._written = 0
+        self._part = _PartState()
+
+    def callbacks(self) -> "MultipartCallbacks":
+        return {
+            "on_part_begin": self.on_part_begin,
+            "on_header_field": self.on_header_field,
+            "on_header_value": self.on_header_value,
+            "on_header_end": self.on_header_end,
+            "on_headers_finished": self.on_headers_finished,
+            "on_part_data": self.on_part_data,
+            "on_part_end": self.on_part_end,
+        }
+
+    def on_part_begin(self) -> None:
+        self._part = _PartState()
+
+    def on_header_field(self, data: bytes, start: int, end: int) -> None:
+        self._part.header_field += data[start:end]
+
+    def on_header_value(self, data: bytes, start: int, end: int) -> None:
+        self._part.header_value += data[start:end]
+
+    def on_header_end(self) -> None:
+        part = self._part
         part.headers[part.header_field.lower()] = part.header_value
         part.header_field, part.header_value = b"", b""
 
-    def on_headers_finished() -> None:
+    def on_headers_finished(self) -> None:
+        part = self._part
         _, disposition = parse_options_header(part.headers.get(b"content-disposition", b""))
         part.name = disposition.get(b"name", b"").decode(errors="replace")
         raw_name = disposition.get(b"filename")
         part.file_name = raw_name.decode(errors="replace") if raw_name is not None else None
-        if part.name == "file":
-            if result.received:
-                # Appending a second file to the first would make one PDF no one sent.
-                errors.append(
-                    Rejection(
-                        400,
-                        "too_many_files",
-                        "The upload has more than one 'file' part; send one PDF per request.",
-                    )
-                )
-            result.file_name = part.file_name
-            result.received = True
-
-    def on_part_data(data: bytes, start: int, end: int) -> None:
-        nonlocal written
-        if errors:
+        if part.name != "file":
             return
-        if part.name == "file":
-            written += end - start
-            if written > max_bytes:
-                if not errors:
-                    errors.append(too_large(max_bytes))
-                return
-            out.write(data[start:end])
-        elif part.name == "options":
-            part.buffer += data[start:end]
-            if len(part.buffer) > MAX_OPTIONS_BYTES:
-                errors.append(Rejection(400, "bad_options", "The 'options' field is too large."))
+        if self.result.received:
+            # Appending a second file to the first would make one PDF no one sent.
+            self.errors.append(
+                malformed(
+                    "too_many_files",
+                    "The upload has more than one 'file' part; send one PDF per request.",
+                )
+            )
+        self.result.file_name = part.file_name
+        self.result.received = True
 
-    def on_part_end() -> None:
-        if part.name == "options":
-            result.options = bytes(part.buffer)
+    def on_part_data(self, data: bytes, start: int, end: int) -> None:
+        if self.errors:
+            return
+        if self._part.name == "file":
+            self._file_data(data[start:end])
+        elif self._part.name == "options":
+            self._options_data(data[start:end])
 
-    parser = MultipartParser(
-        params[b"boundary"],
-        callbacks={
-            "on_part_begin": on_part_begin,
-            "on_header_field": on_header_field,
-            "on_header_value": on_header_value,
-            "on_header_end": on_header_end,
-            "on_headers_finished": on_headers_finished,
-            "on_part_data": on_part_data,
-            "on_part_end": on_part_end,
-        },
-    )
-    try:
-        async for chunk in request.stream():
-            parser.write(chunk)
-            if errors:
-                raise errors[0]
-        parser.finalize()
-    except Rejection:
-        raise
-    except Exception as exc:
-        raise Rejection(
-            400, "bad_request", f"The multipart body could not be parsed: {exc}."
-        ) from exc
-    finally:
-        out.close()
-    if not result.received:
-        raise Rejection(400, "missing_file", "The upload has no field named 'file'.")
-    return result
+    def _file_data(self, chunk: bytes) -> None:
+        self._written += len(chunk)
+        if self._written > self._max_bytes:
+            self.errors.append(too_large(self._max_bytes))
+            return
+        self._out.write(chunk)
+
+    def _options_data(self, chunk: bytes) -> None:
+        self._part.buffer += chunk
+        if len(self._part.buffer) > MAX_OPTIONS_BYTES:
+            self.errors.append(malformed("bad_options", "The 'options' field is too large."))
+
+    def on_part_end(self) -> None:
+        if self._part.name == "options":
+            self.result.options = bytes(self._part.buffer)

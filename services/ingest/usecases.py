@@ -1,15 +1,25 @@
-"""Ingest's use cases: turn an accepted PDF into a job (store the source, record the job,
-fan out its pages), and tell a job's progress."""
+"""Ingest's use cases, one per route: turn an upload into a job (inspect it, store the source,
+record the job, fan out its pages), tell a job's progress, cancel it, hand out its report and
+page images, and say whether the servers answer. What they refuse is a ``Refusal``."""
 
 import asyncio
 import logging
+import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
+from pydantic import ValidationError
+
+from services.ingest.refusals import Refusal, RefusalKind, not_found, unavailable
+from services.ingest.responses import JobCanceling, JobStatusBody
+from services.ingest.source import PreparedSource
+from services.ingest.upload import ReceivedUpload
+from services.ingest.validation import AcceptedPdf, safe_file_name
 from shared import subjects
 from shared.broker import msg_id
-from shared.interfaces import Bucket, Publisher
+from shared.interfaces import Bucket, ObjectMissing, Publisher
 from shared.jobs import JobRecord, JobStore, now
 from shared.messages import ExtractPage, JobAccepted, JobOptions
 from shared.models import IntakeReport
@@ -24,23 +34,52 @@ PUBLISH_BATCH = 64
 # A refused upload's leftovers are removed in the background, each step given up after this.
 CLEANUP_PATIENCE_S = 300.0
 CLEANUP_STEP_S = 60.0
+# How long a route waits on the job store (NATS) before it answers 503.
+JOB_READ_TIMEOUT_S = 5.0
+STATUS_READ_TIMEOUT_S = 10.0
+JOB_ID_RE = re.compile(r"^j_[0-9a-f]{32}$")
 
-_rollbacks: set[asyncio.Task] = set()
+
+class Inspector(Protocol):
+    """Checks an upload and prepares its source (``services.ingest.inspection.Inspectors``)."""
+
+    async def inspect(self, path: Path) -> tuple[AcceptedPdf, PreparedSource]: ...
+
+
+class Servers(Protocol):
+    """Whether NATS and S3 answer (``shared.service.Connections``)."""
+
+    def nats_connected(self) -> bool: ...
+
+    async def s3_answers(self) -> bool: ...
 
 
 @dataclass(frozen=True)
 class Collaborators:
-    """What ingest's use cases work with: the real stores and publisher in the service,
-    in-memory fakes in unit tests."""
+    """What ingest's use cases work with (built by ``services.ingest.bootstrap``): the real
+    stores, publisher and inspectors in the service, in-memory fakes in unit tests.
+    ``rollbacks`` holds the background clean-ups of refused uploads (the loop keeps only weak
+    references to tasks); ``worker_id`` names this process in its readiness."""
 
     bucket: Bucket
     jobs: JobStore
     publisher: Publisher
     settings: Settings
+    inspector: Inspector
+    servers: Servers
+    worker_id: str
+    rollbacks: set[asyncio.Task] = field(default_factory=set)
 
 
-class Unavailable(Exception):
-    """NATS or S3 did not answer; the upload is rolled back."""
+@dataclass(frozen=True)
+class Readiness:
+    nats: bool
+    s3: bool
+    instance: str
+
+    @property
+    def ready(self) -> bool:
+        return self.nats and self.s3
 
 
 def new_job_id() -> str:
@@ -78,8 +117,8 @@ async def _rollback(io: Collaborators, job_id: str, stored: asyncio.Task) -> Non
 
 def _roll_back_later(io: Collaborators, job_id: str, stored: asyncio.Task) -> None:
     task = asyncio.create_task(_rollback(io, job_id, stored))
-    _rollbacks.add(task)  # the loop keeps only weak references to tasks
-    task.add_done_callback(_rollbacks.discard)
+    io.rollbacks.add(task)
+    task.add_done_callback(io.rollbacks.discard)
 
 
 async def _store_upload(
@@ -89,6 +128,29 @@ async def _store_upload(
     await io.bucket.put_file(job.source_key, str(source))
     if job.intake.original_key and original:
         await io.bucket.put_file(job.intake.original_key, str(original))
+
+
+async def accept_upload(io: Collaborators, upload: ReceivedUpload) -> JobRecord:
+    """The job for a received upload: its options read, the file inspected and its source
+    (active content stripped) stored, the job recorded and its pages announced."""
+    try:
+        options = JobOptions.model_validate_json(upload.options) if upload.options else JobOptions()
+    except ValidationError as exc:
+        raise Refusal(
+            RefusalKind.INVALID,
+            "bad_options",
+            f"The 'options' field is not valid: {exc.errors()[0]['msg']}.",
+        ) from exc
+    accepted, source = await io.inspector.inspect(upload.path)
+    return await accept_job(
+        io,
+        source.path,
+        file_name=safe_file_name(upload.file_name),
+        page_count=accepted.page_count,
+        options=options,
+        intake=source.intake,
+        original=upload.path if io.settings.keep_original_upload else None,
+    )
 
 
 async def accept_job(
@@ -102,7 +164,8 @@ async def accept_job(
     original: Path | None = None,
 ) -> JobRecord:
     """Store ``source`` and record the job; ``original`` (the upload as received) is kept
-    too when active content was stripped from it."""
+    too when active content was stripped from it. When NATS or S3 does not answer, what was
+    stored is removed in the background and the refusal says nothing was kept."""
     job_id = new_job_id()
     intake = intake or IntakeReport()
     if original and intake.removed:
@@ -126,7 +189,13 @@ async def accept_job(
     except BaseException as exc:  # a cancelled request leaves the same leftovers
         _roll_back_later(io, job_id, stored)
         if isinstance(exc, Exception):
-            raise Unavailable(f"{type(exc).__name__}: {exc}") from exc
+            # The client gets the outcome; the log keeps the cause for whoever runs the stack.
+            log.warning(
+                "upload not accepted, NATS or S3 unavailable: %s: %s", type(exc).__name__, exc
+            )
+            raise unavailable(
+                "NATS or S3 is not reachable; nothing was kept. Retry shortly."
+            ) from exc
         raise
     return job
 
@@ -161,9 +230,27 @@ async def _fan_out(io: Collaborators, job: JobRecord) -> None:
         )
 
 
-async def job_status(jobs: JobStore, job: JobRecord, stall_after_s: float) -> dict:
+async def find_job(io: Collaborators, job_id: str) -> JobRecord:
+    """The job record, or a refusal: no such job, or the job store does not answer."""
+    if not JOB_ID_RE.match(job_id):
+        raise not_found("No job has that id.")
+    try:
+        job = await asyncio.wait_for(io.jobs.get_job(job_id), timeout=JOB_READ_TIMEOUT_S)
+    except Exception as exc:
+        raise unavailable("The job store (NATS) is not reachable; retry shortly.") from exc
+    if not job:
+        raise not_found("No job has that id.")
+    return job
+
+
+async def job_status(io: Collaborators, job_id: str) -> JobStatusBody:
     """The job record with per-stage page counts, and whether it has stopped moving."""
-    states = await jobs.page_states(job.job_id)
+    job = await find_job(io, job_id)
+    try:
+        async with asyncio.timeout(STATUS_READ_TIMEOUT_S):
+            states = await io.jobs.page_states(job.job_id)
+    except TimeoutError as exc:
+        raise unavailable("The job store (NATS) did not answer in time.") from exc
     counts = dict.fromkeys(("queued", "extracted", "covered", "verified", "failed", "skipped"), 0)
     for state in states.values():
         counts[state.stage] += 1
@@ -171,7 +258,7 @@ async def job_status(jobs: JobStore, job: JobRecord, stall_after_s: float) -> di
     terminal = counts["verified"] + counts["failed"] + counts["skipped"]
     last_change = max((s.updated_at for s in states.values()), default=job.created_at)
     idle_s = (now() - last_change).total_seconds()
-    stalled = job.status in ("running", "accepted") and idle_s > stall_after_s
+    stalled = job.status in ("running", "accepted") and idle_s > io.settings.stall_after_s
     body = job.model_dump(mode="json")
     body.update(
         pages=counts,
@@ -184,4 +271,46 @@ async def job_status(jobs: JobStore, job: JobRecord, stall_after_s: float) -> di
             f"No page has moved for {idle_s:.0f}s: no worker may be running for a stage "
             "(start one with `sheetflow worker <stage>`)."
         )
-    return body
+    return JobStatusBody.model_validate(body)
+
+
+async def cancel_job(io: Collaborators, job_id: str) -> JobCanceling:
+    """Cancel a job: pages not yet extracted are skipped and the job ends ``canceled``."""
+    job = await find_job(io, job_id)
+    if job.status in ("complete", "partial") or job.finished_at:
+        raise Refusal(
+            RefusalKind.CONFLICT, "already_finished", f"The job already finished ({job.status})."
+        )
+    updated = await io.jobs.update_job(job_id, canceled=True)
+    return JobCanceling(job_id=job_id, canceled=bool(updated and updated.canceled))
+
+
+async def report(io: Collaborators, job_id: str, ext: str) -> bytes:
+    """The job's stored report (``json`` or ``html``), once the job has finished."""
+    job = await find_job(io, job_id)
+    if job.status not in ("complete", "partial", "canceled") or not job.finished_at:
+        raise not_found(f"The report is not ready yet (job is {job.status}).", "report_not_ready")
+    try:
+        return await io.bucket.get_bytes(Keys.report(job.job_id, ext))
+    except ObjectMissing as exc:
+        raise not_found("The report is not ready yet.", "report_not_ready") from exc
+    except Exception as exc:
+        raise unavailable("S3 is not reachable; retry shortly.") from exc
+
+
+async def page_image(io: Collaborators, job_id: str, page_number: int) -> bytes:
+    """A page's rendered image, once extract has stored it."""
+    job = await find_job(io, job_id)
+    if not 1 <= page_number <= job.page_count:
+        raise not_found(f"The job has pages 1 to {job.page_count}.")
+    try:
+        return await io.bucket.get_bytes(Keys.image(job_id, page_number))
+    except ObjectMissing as exc:
+        raise not_found("That page has not been rendered yet.") from exc
+
+
+async def readiness(io: Collaborators) -> Readiness:
+    """Whether NATS and S3 answer, naming this process (a launcher tells its own ingest from
+    another one on the same port by it)."""
+    nats, s3 = io.servers.nats_connected(), await io.servers.s3_answers()
+    return Readiness(nats=nats, s3=s3, instance=io.worker_id)

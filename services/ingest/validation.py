@@ -5,16 +5,11 @@ from pathlib import Path
 
 import pymupdf
 
+from services.ingest.refusals import Refusal, RefusalKind
+
 PDF_MAGIC = b"%PDF-"
 # The PDF spec allows junk before the header; readers look within the first KiB.
 MAGIC_SEARCH_BYTES = 1024
-
-
-@dataclass
-class Rejection(Exception):
-    status: int
-    error: str
-    detail: str
 
 
 @dataclass
@@ -23,11 +18,15 @@ class AcceptedPdf:
 
 
 def inspect_pdf(path: Path, *, max_pages: int) -> AcceptedPdf:
-    """Accept the PDF at ``path`` or raise a ``Rejection`` a person can act on."""
+    """Accept the PDF at ``path`` or raise a ``Refusal`` a person can act on."""
     with open(path, "rb") as f:
         head = f.read(MAGIC_SEARCH_BYTES)
     if PDF_MAGIC not in head:
-        raise Rejection(415, "not_a_pdf", "The file is not a PDF (its content has no PDF header).")
+        raise Refusal(
+            RefusalKind.NOT_PDF,
+            "not_a_pdf",
+            "The file is not a PDF (its content has no PDF header).",
+        )
     return _inspect_document(path, max_pages=max_pages)
 
 
@@ -37,22 +36,26 @@ def _inspect_document(path: Path, *, max_pages: int) -> AcceptedPdf:
         doc = pymupdf.open(path, filetype="pdf")
     except Exception as exc:
         # MuPDF's message names the server-side temporary file: never show it.
-        raise Rejection(
-            422, "corrupt_pdf", "The PDF could not be opened: it is damaged or not a PDF."
+        raise Refusal(
+            RefusalKind.INVALID,
+            "corrupt_pdf",
+            "The PDF could not be opened: it is damaged or not a PDF.",
         ) from exc
     with doc:
         if doc.needs_pass or doc.is_encrypted:
-            raise Rejection(
-                422,
+            raise Refusal(
+                RefusalKind.INVALID,
                 "encrypted_pdf",
                 "The PDF is encrypted or password-protected; upload an unprotected copy.",
             )
         page_count = _page_count(doc)
         if page_count == 0:
-            raise Rejection(422, "empty_pdf", "The PDF has no pages (it may be corrupt).")
+            raise Refusal(
+                RefusalKind.INVALID, "empty_pdf", "The PDF has no pages (it may be corrupt)."
+            )
         if page_count > max_pages:
-            raise Rejection(
-                422,
+            raise Refusal(
+                RefusalKind.INVALID,
                 "too_many_pages",
                 f"The PDF has {page_count} pages; this deployment accepts at most {max_pages}.",
             )
@@ -60,13 +63,13 @@ def _inspect_document(path: Path, *, max_pages: int) -> AcceptedPdf:
 
 
 def _page_count(doc: pymupdf.Document) -> int:
-    """The page count the page tree declares, or a Rejection when MuPDF refuses it (a node
+    """The page count the page tree declares, or a Refusal when MuPDF refuses it (a node
     whose /Count does not match its kids)."""
     try:
         return doc.page_count
     except Exception as exc:
-        raise Rejection(
-            422,
+        raise Refusal(
+            RefusalKind.INVALID,
             "bad_page_tree",
             "The PDF's page tree is inconsistent (it declares a page count its pages do not "
             "match); re-save it with a PDF tool and upload it again.",

@@ -2,10 +2,11 @@
 
 from faststream import FastStream
 
+from services.report.bootstrap import started
 from services.report.handlers import register
-from shared.service import ServiceContext, create_service_app
+from shared.service import create_service_app
 from shared.settings import Settings
 
 
-def create_app(settings: Settings | None = None) -> tuple[FastStream, ServiceContext]:
-    return create_service_app("report", settings or Settings(), register)
+def create_app(settings: Settings | None = None) -> FastStream:
+    return create_service_app("report", settings or Settings(), register, started)

@@ -10,14 +10,14 @@ from services.report.html import render_report_html
 from services.report.reconcile import correction_requests, page_facts, reconcile
 from services.report.store import TerminalPages
 from shared import subjects
-from shared.interfaces import Bucket, Publisher
+from shared.interfaces import Bucket, ObjectMissing, Publisher
 from shared.jobs import JobRecord, JobStore, now
 from shared.messages import PageFailed, PageVerified, ReportReady
 from shared.models import TextLayer, VerifiedPage
 from shared.report import ReadySummary, Report
 from shared.settings import Settings
 from shared.sheet_set import SheetSet
-from shared.storage import Keys, ObjectMissing
+from shared.storage import Keys
 from shared.title_block import Reading, printed_alone
 
 log = logging.getLogger("sheetflow.report")

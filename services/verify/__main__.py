@@ -4,4 +4,4 @@ from services.verify.app import create_app
 from shared.service import run_service
 
 if __name__ == "__main__":
-    run_service(create_app()[0])
+    run_service(create_app())

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from services.verify.crops import JudgeImage
-from shared.llm import LLMClient, LLMError, image_part
+from shared.interfaces import LLMError, ModelClient
+from shared.llm import image_part
 from shared.models import ObjectVerification, PageObject, Usage, Word, merge_usage
 
 STAGE = "verify"
@@ -298,7 +299,7 @@ def parse_judge_reply(content: str, scope_ids: Sequence[str]) -> JudgeOutcome:
 
 
 async def judge_page(
-    llm: LLMClient,
+    llm: ModelClient,
     model: str,
     objects_in_scope: Sequence[PageObject],
     text_layer_excerpt: str,
@@ -346,7 +347,7 @@ async def judge_page(
 
 
 async def judge_blank_claim(
-    llm: LLMClient,
+    llm: ModelClient,
     model: str,
     contradiction: str,
     text_layer_excerpt: str,

@@ -29,7 +29,7 @@ from services.verify.judge import (
 from services.verify.oracle import check_content, check_identity, check_object
 from services.verify.verdict import page_verdict
 from shared.evidence import PageWords, page_reading
-from shared.llm import LLMClient
+from shared.interfaces import ModelClient
 from shared.models import (
     BBox,
     CoveredPage,
@@ -246,7 +246,7 @@ async def _judge_objects(
     pdf: bytes | None,
     png: bytes | None,
     settings: Settings,
-    llm: LLMClient,
+    llm: ModelClient,
 ) -> _Judgement:
     objects = findings.objects
     scope = select_scope(objects, settings.verify_max_objects)
@@ -276,7 +276,7 @@ async def _judge_emptiness(
     text_layer: TextLayer,
     png: bytes | None,
     settings: Settings,
-    llm: LLMClient,
+    llm: ModelClient,
 ) -> _Judgement:
     """The judge decides a page declared empty that a witness contradicts."""
     images = [JudgeImage("the full page", png, "image/png")] if png else []
@@ -327,7 +327,7 @@ async def verify_page(
     pdf: bytes | None,
     png: bytes | None,
     settings: Settings,
-    llm: LLMClient | None,
+    llm: ModelClient | None,
     *,
     judge_enabled: bool = True,
     title_block: TitleBlockReader | None = None,

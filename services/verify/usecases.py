@@ -7,27 +7,26 @@ from dataclasses import dataclass
 from services.verify.pipeline import verify_page
 from shared import subjects
 from shared.broker import msg_id
-from shared.interfaces import Bucket, Publisher
+from shared.interfaces import Bucket, ModelClient, ObjectMissing, Publisher
 from shared.jobs import JobStore, record_progress
-from shared.llm import LLMClient
 from shared.messages import PageCovered, PageVerified
 from shared.models import CoveredPage, TextLayer
 from shared.settings import Settings
 from shared.sources import SourceCache
-from shared.storage import Keys, ObjectMissing
+from shared.storage import Keys
 
 
 @dataclass(frozen=True)
 class Collaborators:
-    """What verify's use case works with: the real stores, publisher and model client in
-    the service, in-memory fakes in unit tests. ``sources`` keeps the source PDFs the judge's
-    evidence crops are rendered from."""
+    """What verify's use case works with (built by ``services.verify.bootstrap``): the real
+    stores, publisher and model client in the service, in-memory fakes in unit tests.
+    ``sources`` keeps the source PDFs the judge's evidence crops are rendered from."""
 
     bucket: Bucket
     jobs: JobStore
     publisher: Publisher
     settings: Settings
-    llm: LLMClient | None
+    llm: ModelClient | None
     sources: SourceCache
 
 

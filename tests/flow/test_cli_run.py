@@ -16,7 +16,7 @@ import nats
 import psutil
 import pymupdf
 
-from sheetflow import cli
+from sheetflow.cli import events
 from sheetflow.runtime import find_binary, free_port
 from tests.support.report_contract import assert_valid_report
 
@@ -159,9 +159,9 @@ async def test_events_prints_each_event_as_a_json_line(settings):
     """The events printer gets what a plain NATS publisher sends on the subscribed subject only."""
     lines: list[str] = []
     subject = settings.subject("report.ready")
-    options = cli.nats_options(settings)
+    options = events.nats_options(settings)
     task = asyncio.create_task(
-        cli.print_events(settings.nats_url, [subject], options, write=lines.append)
+        events.print_events(settings.nats_url, [subject], options, write=lines.append)
     )
     nc = await nats.connect(settings.nats_url)
     try:

@@ -12,7 +12,7 @@ import nats
 import psutil
 import pytest
 
-from sheetflow import cli
+from sheetflow.cli import events
 from sheetflow.endpoints import read_endpoints
 from sheetflow.runtime import find_binary, free_port, start_nats
 from tests.flow.test_cli_run import clean_env, start_up, wait_api_ready
@@ -109,7 +109,7 @@ async def test_events_reports_a_lost_connection_and_its_return(tmp_path):
     port = free_port()
     server, url = start_nats(tmp_path, port=port)
     said: list[str] = []
-    task = asyncio.create_task(cli.print_events(url, ["sheetflow.>"], {}, say=said.append))
+    task = asyncio.create_task(events.print_events(url, ["sheetflow.>"], {}, say=said.append))
     try:
         await wait_for(lambda: any("listening" in s for s in said))
         server.stop()

@@ -13,7 +13,7 @@ from services.coverage.covered import sheet_identity
 from services.coverage.ladder import next_rung
 from services.coverage.merge import merge_objects
 from services.coverage.metric import measure_coverage, uncovered_units
-from services.extract.pipeline import extract_rung1, fallback_result
+from services.extract.pipeline import Readers, extract_rung1, fallback_result
 from services.verify.pipeline import OracleFindings, check_page
 from services.verify.verdict import page_verdict
 from shared.models import CoveredPage, PageVerdict, TextLayer
@@ -58,11 +58,13 @@ class OfflinePage:
     verdict: PageVerdict
 
 
-def offline_page(file: str, page_number: int, settings: Settings) -> OfflinePage:
+def offline_page(file: str, page_number: int, settings: Settings, readers: Readers) -> OfflinePage:
     """One page through rung 1 (offline), the coverage ladder (fallback while below the
     floor), sheet identity and the text oracle: what the services do, without the wire."""
     out = asyncio.run(
-        extract_rung1(pdf_bytes(file), page_number, settings, None, worker_id="t", job_id="t")
+        extract_rung1(
+            pdf_bytes(file), page_number, settings, None, readers=readers, worker_id="t", job_id="t"
+        )
     )
     layer, result = out.text_layer, out.result
     objects, rungs = result.objects, [result.rung]

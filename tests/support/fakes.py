@@ -8,10 +8,11 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from shared.interfaces import Document
-from shared.storage import ObjectMissing
+from shared.interfaces import Document, ObjectMissing
+from shared.subjects import Subject
 
 M = TypeVar("M", bound=BaseModel)
+E = TypeVar("E", bound=BaseModel)
 
 
 class MemoryBucket:
@@ -88,7 +89,7 @@ class MemoryStateStore:
 
 @dataclass(frozen=True)
 class Published:
-    name: str
+    name: Subject
     event: BaseModel
     dedup_id: str
 
@@ -101,12 +102,16 @@ class RecordingPublisher:
     published: list[Published] = field(default_factory=list)
     attempts: list[Published] = field(default_factory=list)
 
-    async def publish(self, name: str, event: BaseModel, *, dedup_id: str) -> None:
-        message = Published(name, event, dedup_id)
+    async def publish(self, subject: Subject[E], event: E, *, dedup_id: str) -> None:
+        message = Published(subject, event, dedup_id)
         self.attempts.append(message)
-        if all((p.name, p.dedup_id) != (name, dedup_id) for p in self.published):
+        if all((p.name, p.dedup_id) != (subject, dedup_id) for p in self.published):
             self.published.append(message)
 
-    def on(self, name: str) -> list[BaseModel]:
-        """The events published on subject ``name``, in order."""
-        return [p.event for p in self.published if p.name == name]
+    def on(self, subject: Subject[E]) -> list[E]:
+        """The events published on ``subject``, in order."""
+        return [
+            p.event
+            for p in self.published
+            if p.name == subject and isinstance(p.event, subject.event)
+        ]

@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 import nats
+from nats.aio.client import Client as NATS
 
 from shared.settings import Settings
 from sheetflow.runtime import (
@@ -141,7 +142,7 @@ def ingest_alone(session: Settings, data_dir: Path, prefix: str, **update: Any) 
 
 
 @contextlib.asynccontextmanager
-async def nats_client(settings: Settings) -> AsyncIterator[nats.NATS]:
+async def nats_client(settings: Settings) -> AsyncIterator[NATS]:
     nc = await nats.connect(settings.nats_servers)
     try:
         yield nc

@@ -1,4 +1,5 @@
-"""run_page_stage's ack policy, on a fake JetStream message and a broker that records publishes."""
+"""run_page_stage's ack policy, on a fake JetStream message and a publisher that records what
+it publishes."""
 
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -10,6 +11,7 @@ from shared import subjects
 from shared.broker import PageFailure, run_page_stage
 from shared.messages import PageFailed
 from shared.settings import Settings
+from tests.support.fakes import RecordingPublisher
 
 
 @dataclass
@@ -33,14 +35,6 @@ class FakeMsg:
         pass
 
 
-@dataclass
-class FakeBroker:
-    published: list[tuple[str, object, dict]] = field(default_factory=list)
-
-    async def publish(self, event, subject, *, headers, stream, timeout) -> None:
-        self.published.append((subject, event, headers))
-
-
 @pytest.fixture
 def settings() -> Settings:
     return Settings(
@@ -54,25 +48,23 @@ def settings() -> Settings:
     )
 
 
-async def run(msg: FakeMsg, settings: Settings, work) -> FakeBroker:
-    broker = FakeBroker()
+async def run(msg: FakeMsg, settings: Settings, work) -> RecordingPublisher:
+    publisher = RecordingPublisher()
     await run_page_stage(
         msg,
         stage="extract",
         job_id="j_1",
         page_number=2,
         settings=settings,
-        broker=broker,
+        publisher=publisher,
         work=work,
     )
-    return broker
+    return publisher
 
 
-def failed_events(broker: FakeBroker, settings: Settings) -> list[PageFailed]:
-    assert all(
-        subject == settings.subject(subjects.PAGE_FAILED) for subject, *_ in broker.published
-    )
-    return [event for _, event, _ in broker.published]
+def failed_events(publisher: RecordingPublisher) -> list[PageFailed]:
+    assert all(p.name == subjects.PAGE_FAILED for p in publisher.attempts)
+    return [p.event for p in publisher.attempts if isinstance(p.event, PageFailed)]
 
 
 def raising(exc: BaseException, calls: list[int] | None = None):
@@ -86,24 +78,24 @@ def raising(exc: BaseException, calls: list[int] | None = None):
 
 async def test_success_acks(settings):
     """Work that returns is acked once and publishes no failure."""
-    calls = []
+    calls: list[int] = []
 
     async def work() -> None:
         calls.append(1)
 
     msg = FakeMsg(num_delivered=1)
-    broker = await run(msg, settings, work)
+    publisher = await run(msg, settings, work)
     assert calls == [1]
     assert msg.settled == [("ack", None)]
-    assert broker.published == []
+    assert publisher.attempts == []
 
 
 async def test_retryable_failure_nacks_with_backoff(settings):
     """A failure before the last delivery is nacked with the backoff delay, not dead-lettered."""
     msg = FakeMsg(num_delivered=1)
-    broker = await run(msg, settings, raising(ValueError("model said nonsense")))
+    publisher = await run(msg, settings, raising(ValueError("model said nonsense")))
     assert msg.settled == [("nack", settings.retry_backoff_s)]
-    assert broker.published == []
+    assert publisher.attempts == []
 
     msg = FakeMsg(num_delivered=2)
     await run(msg, settings, raising(ValueError("again")))
@@ -113,41 +105,41 @@ async def test_retryable_failure_nacks_with_backoff(settings):
 async def test_failure_on_last_delivery_dead_letters(settings):
     """On delivery == max_deliver a failure becomes one named page.failed event, and is acked."""
     msg = FakeMsg(num_delivered=settings.max_deliver)
-    broker = await run(msg, settings, raising(ValueError("model said nonsense")))
+    publisher = await run(msg, settings, raising(ValueError("model said nonsense")))
     assert msg.settled == [("ack", None)]
-    [event] = failed_events(broker, settings)
+    [event] = failed_events(publisher)
     assert (event.job_id, event.page_number, event.stage) == ("j_1", 2, "extract")
     assert event.deliveries == settings.max_deliver
     assert "ValueError: model said nonsense" in event.reason
     # A re-publication of the same page's failure is dropped by JetStream's dedup.
-    assert broker.published[0][2] == {"Nats-Msg-Id": "page.failed:j_1.2.extract"}
+    assert publisher.attempts[0].dedup_id == "j_1.2.extract"
 
 
 async def test_delivery_past_max_dead_letters_without_working(settings):
     """A message redelivered past max_deliver (a crashed worker) is dead-lettered, work not run."""
-    calls = []
+    calls: list[int] = []
     msg = FakeMsg(num_delivered=settings.max_deliver + 1)
-    broker = await run(msg, settings, raising(AssertionError("must not run"), calls))
+    publisher = await run(msg, settings, raising(AssertionError("must not run"), calls))
     assert calls == []
     assert msg.settled == [("ack", None)]
-    [event] = failed_events(broker, settings)
+    [event] = failed_events(publisher)
     assert "never finished" in event.reason and event.deliveries == settings.max_deliver + 1
 
 
 async def test_page_failure_dead_letters_at_once(settings):
     """PageFailure on the first delivery dead-letters immediately with its message as reason."""
-    calls = []
+    calls: list[int] = []
     msg = FakeMsg(num_delivered=1)
-    broker = await run(msg, settings, raising(PageFailure("cannot open broken document"), calls))
+    publisher = await run(msg, settings, raising(PageFailure("cannot open broken document"), calls))
     assert calls == [1]
     assert msg.settled == [("ack", None)]
-    [event] = failed_events(broker, settings)
+    [event] = failed_events(publisher)
     assert event.reason == "cannot open broken document" and event.deliveries == 1
 
 
 async def test_outage_is_waited_out_within_the_delivery(settings):
     """A NATS outage is retried inside the same delivery (no nack spent) until the work succeeds."""
-    attempts = []
+    attempts: list[int] = []
 
     async def work() -> None:
         attempts.append(1)
@@ -155,18 +147,18 @@ async def test_outage_is_waited_out_within_the_delivery(settings):
             raise nats.errors.ConnectionClosedError()
 
     msg = FakeMsg(num_delivered=settings.max_deliver)
-    broker = await run(msg, settings, work)
+    publisher = await run(msg, settings, work)
     assert len(attempts) == 3
     assert msg.settled == [("ack", None)]
-    assert broker.published == []
+    assert publisher.attempts == []
 
 
 async def test_outage_past_patience_counts_as_a_failed_delivery(settings):
     """An outage outlasting outage_patience_s falls back to the normal nack-with-backoff."""
     settings = settings.model_copy(update={"outage_patience_s": 0.05})
-    attempts = []
+    attempts: list[int] = []
     msg = FakeMsg(num_delivered=1)
-    broker = await run(msg, settings, raising(nats.errors.ConnectionClosedError(), attempts))
+    publisher = await run(msg, settings, raising(nats.errors.ConnectionClosedError(), attempts))
     assert len(attempts) > 1
     assert msg.settled == [("nack", settings.retry_backoff_s)]
-    assert broker.published == []
+    assert publisher.attempts == []

@@ -11,7 +11,10 @@ from typer.testing import CliRunner
 from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
 from shared.models import Coverage, PageVerdict, SheetHeader, VerifiedPage
 from shared.report import Report
+from shared.settings import Settings
 from sheetflow import cli
+from sheetflow.cli import client as cli_client
+from sheetflow.cli import events, health, present
 
 runner = CliRunner()
 
@@ -109,9 +112,9 @@ def test_submit_reports_the_apis_rejection(tmp_path):
         assert request.headers["authorization"] == "Bearer t0ken"
         return httpx.Response(415, json={"error": "not_a_pdf", "detail": "The file is not a PDF."})
 
-    client = cli.api_client("http://api", "t0ken", transport=httpx.MockTransport(api))
-    with pytest.raises(cli.CliError) as caught:
-        cli.submit_file(client, pdf)
+    client = cli_client.api_client("http://api", "t0ken", transport=httpx.MockTransport(api))
+    with pytest.raises(present.CliError) as caught:
+        cli_client.submit_file(client, pdf)
     message = str(caught.value)
     assert "HTTP 415" in message and "The file is not a PDF. (not_a_pdf)" in message
     assert "t0ken" not in message
@@ -130,7 +133,7 @@ def test_submit_uploads_the_file_as_multipart(tmp_path):
         return httpx.Response(202, json={"job_id": "j_1", "status_url": "s", "report_url": "r"})
 
     client = httpx.Client(base_url="http://api", transport=httpx.MockTransport(api))
-    assert cli.submit_file(client, pdf)["job_id"] == "j_1"
+    assert cli_client.submit_file(client, pdf)["job_id"] == "j_1"
     assert b'name="file"; filename="plans.pdf"' in seen["body"]
     assert pdf.read_bytes() in seen["body"]
 
@@ -138,7 +141,7 @@ def test_submit_uploads_the_file_as_multipart(tmp_path):
 def test_stage_counts_include_pages_further_along():
     """A verified page counts as extracted and covered too; failed pages are apart."""
     pages = {"queued": 1, "extracted": 2, "covered": 3, "verified": 4, "failed": 1, "skipped": 0}
-    counts = cli.stage_counts(pages)
+    counts = cli_client.stage_counts(pages)
     assert counts == {"extracted": 9, "covered": 7, "verified": 4, "failed": 1}
 
 
@@ -161,7 +164,7 @@ def test_follow_job_returns_when_finished_and_says_stalled(capsys):
         return httpx.Response(200, json=next(statuses))
 
     client = httpx.Client(base_url="http://api", transport=httpx.MockTransport(api))
-    final = cli.follow_job(client, "j_1", timeout=10)
+    final = cli_client.follow_job(client, "j_1", timeout=10)
     assert final["status"] == "complete"
     assert "stalled" in capsys.readouterr().err
 
@@ -174,8 +177,8 @@ def test_follow_job_times_out_with_a_message():
         return httpx.Response(200, json=body)
 
     client = httpx.Client(base_url="http://api", transport=httpx.MockTransport(api))
-    with pytest.raises(cli.CliError, match=r"j_1 did not finish within 1s \(queued 1\)"):
-        cli.follow_job(client, "j_1", timeout=1)
+    with pytest.raises(present.CliError, match=r"j_1 did not finish within 1s \(queued 1\)"):
+        cli_client.follow_job(client, "j_1", timeout=1)
 
 
 def test_fetch_reports_waits_for_the_report_and_writes_both_files(tmp_path):
@@ -191,7 +194,7 @@ def test_fetch_reports_waits_for_the_report_and_writes_both_files(tmp_path):
         return httpx.Response(200, json={"job_id": "j_1", "pages": []})
 
     client = httpx.Client(base_url="http://api", transport=httpx.MockTransport(api))
-    parsed = cli.fetch_reports(client, "j_1", tmp_path / "out")
+    parsed = cli_client.fetch_reports(client, "j_1", tmp_path / "out")
     assert parsed == {"job_id": "j_1", "pages": []}
     assert (tmp_path / "out" / "report.html").read_text() == "<html>report</html>"
     assert json.loads((tmp_path / "out" / "report.json").read_text())["job_id"] == "j_1"
@@ -200,7 +203,7 @@ def test_fetch_reports_waits_for_the_report_and_writes_both_files(tmp_path):
 def test_conclude_complete_exits_0_with_the_sheet_table(tmp_path, capsys):
     """A complete job prints its sheets and exits 0."""
     pages = [verified_page(1), verified_page(2, ok=False, kinds=["content_wrong"])]
-    code = cli.conclude(report(pages), tmp_path)
+    code = present.conclude(report(pages), tmp_path)
     out = capsys.readouterr().out
     assert code == 0
     assert "A101" in out and "A102" in out and "content_wrong" in out and "0.90" in out
@@ -209,7 +212,7 @@ def test_conclude_complete_exits_0_with_the_sheet_table(tmp_path, capsys):
 def test_conclude_names_failed_pages_and_exits_2(tmp_path, capsys):
     """A job with a failed page exits 2 and names the page, its stage and reason."""
     pages = [verified_page(1), failed_page(2)]
-    code = cli.conclude(report(pages), tmp_path)
+    code = present.conclude(report(pages), tmp_path)
     captured = capsys.readouterr()
     assert code == 2
     assert "page 2 (extract): RuntimeError: boom" in captured.err
@@ -218,7 +221,7 @@ def test_conclude_names_failed_pages_and_exits_2(tmp_path, capsys):
 
 def test_conclude_canceled_exits_1(tmp_path, capsys):
     """A canceled job is an error for the command that waited on it."""
-    assert cli.conclude(report([verified_page(1)], canceled=True), tmp_path) == 1
+    assert present.conclude(report([verified_page(1)], canceled=True), tmp_path) == 1
     assert "canceled" in capsys.readouterr().err
 
 
@@ -234,7 +237,7 @@ def test_conclude_canceled_exits_1(tmp_path, capsys):
 def test_verdict_text(verification, expected):
     """The verdict column never shows an unjudged page as ok."""
     [page] = report([verified_page(1, **verification)]).pages
-    assert cli.verdict_text(page) == expected
+    assert present.verdict_text(page) == expected
 
 
 def test_coverage_text_names_a_scans_ocr_words():
@@ -249,7 +252,7 @@ def test_coverage_text_names_a_scans_ocr_words():
         update={"has_text_layer": False, "coverage": empty, "coverage_before": empty}
     )
     pages = report([verified_page(1), scan, unread]).pages
-    assert [cli.coverage_text(p) for p in pages] == [
+    assert [present.coverage_text(p) for p in pages] == [
         "0.90 (9/10)",
         "0.99 (123/124 OCR)",
         "- (no text layer)",
@@ -264,7 +267,7 @@ def test_summary_lines_state_the_verdict_arithmetic_and_the_guard():
         verified_page(2, ok=False, problems=["p"], kinds=["content_wrong"]),
         verified_page(3, unjudged=True),
     ]
-    lines = cli.summary_lines(report(pages))
+    lines = present.summary_lines(report(pages))
     assert "verified 3 = passed 1 + with problems 1 + unjudged 1 (skipped blank 0)" in lines[2]
     assert "problem rate 50%" in lines[2]
     assert lines[3] == "guard: kept 0, rescued 0, vision unverified 0, dropped 0"
@@ -296,23 +299,23 @@ def test_a_report_of_another_shape_is_a_clear_error(tmp_path):
         return httpx.Response(200, json={"status": "complete", "page_count": 0, "pages": {}})
 
     client = httpx.Client(base_url="http://api", transport=httpx.MockTransport(api))
-    with pytest.raises(cli.CliError, match="does not match this sheetflow's report schema"):
-        cli.wait_and_report(client, "j_1", tmp_path / "out", timeout=5)
+    with pytest.raises(present.CliError, match="does not match this sheetflow's report schema"):
+        cli_client.wait_and_report(client, "j_1", tmp_path / "out", timeout=5)
 
 
 def test_full_subject_prefixes_the_namespace_once():
     """`report.ready` and `sheetflow.report.ready` both mean the full subject."""
-    assert cli.full_subject("sheetflow", "report.ready") == "sheetflow.report.ready"
-    assert cli.full_subject("sheetflow", "sheetflow.report.ready") == "sheetflow.report.ready"
+    assert events.full_subject("sheetflow", "report.ready") == "sheetflow.report.ready"
+    assert events.full_subject("sheetflow", "sheetflow.report.ready") == "sheetflow.report.ready"
 
 
 def test_event_line_is_one_json_line():
     """An event prints as one line of JSON with its subject and parsed payload."""
-    line = cli.event_line("sheetflow.report.ready", b'{"job_id": "j_1"}\n')
+    line = events.event_line("sheetflow.report.ready", b'{"job_id": "j_1"}\n')
     assert "\n" not in line
     parsed = json.loads(line)
     assert parsed["subject"] == "sheetflow.report.ready" and parsed["data"] == {"job_id": "j_1"}
-    assert json.loads(cli.event_line("x", b"\xff not json"))["data"].endswith("not json")
+    assert json.loads(events.event_line("x", b"\xff not json"))["data"].endswith("not json")
 
 
 def test_healthcheck_matches_the_workers_own_connection():
@@ -323,16 +326,16 @@ def test_healthcheck_matches_the_workers_own_connection():
             {"name": "sheetflow-verify", "ip": "10.0.0.6"},
         ]
     }
-    assert cli.has_connection(connz, "sheetflow-extract", "10.0.0.5")
-    assert not cli.has_connection(connz, "sheetflow-extract", "10.0.0.6")
-    assert not cli.has_connection({"connections": None}, "sheetflow-extract", "10.0.0.5")
+    assert health.has_connection(connz, "sheetflow-extract", "10.0.0.5")
+    assert not health.has_connection(connz, "sheetflow-extract", "10.0.0.6")
+    assert not health.has_connection({"connections": None}, "sheetflow-extract", "10.0.0.5")
 
 
 def test_nats_options_carry_credentials_without_printing_them():
     """Configured NATS credentials become nats-py connect options."""
-    settings = cli.Settings(_env_file=None, nats_user="svc", nats_password="pw", nats_token=None)
-    assert cli.nats_options(settings) == {"user": "svc", "password": "pw"}
-    assert cli.nats_options(cli.Settings(_env_file=None)) == {}
+    settings = Settings(_env_file=None, nats_user="svc", nats_password="pw", nats_token=None)
+    assert events.nats_options(settings) == {"user": "svc", "password": "pw"}
+    assert events.nats_options(Settings(_env_file=None)) == {}
 
 
 def test_bad_configuration_is_one_message_naming_the_variable(monkeypatch, tmp_path):
@@ -350,4 +353,4 @@ def test_a_canceled_page_reads_canceled_in_the_table():
     reason = "the job was canceled before this page was extracted"
     canceled = FailedPage(page_number=2, stage="canceled", reason=reason)
     pages = report([verified_page(1), canceled, failed_page(3)], canceled=True).pages
-    assert [cli.verdict_text(p) for p in pages] == ["ok", "canceled", "FAILED"]
+    assert [present.verdict_text(p) for p in pages] == ["ok", "canceled", "FAILED"]

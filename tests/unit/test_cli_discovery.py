@@ -14,6 +14,8 @@ from typer.testing import CliRunner
 
 from shared.settings import Settings
 from sheetflow import cli
+from sheetflow.cli import client as cli_client
+from sheetflow.cli import commands, present
 from sheetflow.endpoints import Endpoints, read_endpoints, remove_endpoints, write_endpoints
 
 runner = CliRunner()
@@ -42,14 +44,14 @@ def test_endpoints_of_a_running_up_are_found_and_a_stale_file_is_ignored(tmp_pat
     write_endpoints(tmp_path, endpoints(os.getpid()))
     assert read_endpoints(tmp_path) == endpoints(os.getpid())
     settings = Settings(_env_file=None, data_dir=tmp_path)
-    assert cli.running_up(settings, "x").nats_url == "nats://127.0.0.1:4333"
+    assert commands.running_up(settings, "x").nats_url == "nats://127.0.0.1:4333"
     remove_endpoints(tmp_path)
     assert read_endpoints(tmp_path) is None
 
     write_endpoints(tmp_path, endpoints(ended_pid()))
     assert read_endpoints(tmp_path) is None
-    with pytest.raises(cli.CliError, match="no `sheetflow up` is running"):
-        cli.running_up(settings, "NATS to listen to")
+    with pytest.raises(present.CliError, match="no `sheetflow up` is running"):
+        commands.running_up(settings, "NATS to listen to")
     remove_endpoints(tmp_path)  # not ours: left alone
     assert (tmp_path / "endpoints.json").exists()
 
@@ -105,9 +107,9 @@ def test_up_on_a_taken_port_stops_before_starting_anything(tmp_path, monkeypatch
 def test_readiness_of_another_instance_is_not_ours(other_instance):
     """A ready answer naming another process does not count; naming ours it does."""
     with httpx.Client(base_url=f"http://127.0.0.1:{other_instance}") as client:
-        with pytest.raises(cli.CliError, match="was not ready"):
-            cli.wait_ready(client, lambda: None, 1.0, instance_pid=lambda: 1234)
-        cli.wait_ready(client, lambda: None, 5.0, instance_pid=lambda: 4242)
+        with pytest.raises(present.CliError, match="was not ready"):
+            cli_client.wait_ready(client, lambda: None, 1.0, instance_pid=lambda: 1234)
+        cli_client.wait_ready(client, lambda: None, 5.0, instance_pid=lambda: 4242)
 
 
 def test_a_free_port_passes_the_check():
@@ -115,4 +117,4 @@ def test_a_free_port_passes_the_check():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    cli.ensure_port_free(Settings(_env_file=None, api_port=port))
+    commands.ensure_port_free(Settings(_env_file=None, api_port=port))

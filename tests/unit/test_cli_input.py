@@ -8,7 +8,9 @@ import pymupdf
 import pytest
 from typer.testing import CliRunner
 
+from shared.settings import Settings
 from sheetflow import cli
+from sheetflow.cli import commands
 from tests.support.pdfs import add_notes_page, make_pdf
 
 runner = CliRunner()
@@ -53,6 +55,6 @@ def test_a_good_pdf_passes_the_check(tmp_path):
     """A plain PDF is accepted by the same check (and not rewritten)."""
     pdf = tmp_path / "set.pdf"
     pdf.write_bytes(make_pdf(add_notes_page))
-    settings = cli.Settings(_env_file=None)
-    assert cli.accepted_pdf(pdf, settings) == pdf
+    settings = Settings(_env_file=None)
+    assert commands.accepted_pdf(pdf, settings) == pdf
     assert [p.name for p in tmp_path.iterdir()] == ["set.pdf"]

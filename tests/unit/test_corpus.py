@@ -7,6 +7,7 @@ from functools import cache
 import pytest
 
 from services.extract.guard import apply_grounding_guard
+from services.extract.pipeline import Readers
 from services.verify.oracle import check_object
 from shared.models import PageObject
 from shared.settings import Settings
@@ -21,15 +22,15 @@ TEXT_PAGES = corpus_pages(text_layer_only=True)
 
 
 @cache
-def page(file: str, number: int):
-    return offline_page(file, number, SETTINGS)
+def page(file: str, number: int, readers: Readers):
+    return offline_page(file, number, SETTINGS, readers)
 
 
 @pytest.mark.parametrize(("file", "number"), TEXT_PAGES)
-def test_offline_objects_are_never_refuted_and_the_page_is_covered(file, number):
+def test_offline_objects_are_never_refuted_and_the_page_is_covered(file, number, readers):
     """Zero offline or fallback objects refuted, no page problem, and a text page at or
     above the floor after the ladder (never dark)."""
-    result = page(file, number)
+    result = page(file, number, readers)
     refuted = [
         (o.source_text, o.verification.kind)
         for o in result.findings.objects
@@ -43,11 +44,11 @@ def test_offline_objects_are_never_refuted_and_the_page_is_covered(file, number)
 
 
 @pytest.mark.parametrize(("file", "number"), TEXT_PAGES)
-def test_every_object_is_one_unit_of_the_page(file, number):
+def test_every_object_is_one_unit_of_the_page(file, number, readers):
     """An object's words are one block's lines, or one table row (cells side by side on one
     band of the page), or a title-block label with its value: never two neighbouring labels
     joined. Its source_text is exactly its words."""
-    result = page(file, number)
+    result = page(file, number, readers)
     layer = result.layer
     for obj in result.covered.objects:
         assert obj.source_text == " ".join(layer.words[i].text for i in obj.evidence)
@@ -68,21 +69,23 @@ QUOTED_FALSE_ALARMS = [
 
 
 @pytest.mark.parametrize(("file", "chimera"), QUOTED_FALSE_ALARMS)
-def test_the_chimeras_once_reported_are_gone(file, chimera):
+def test_the_chimeras_once_reported_are_gone(file, chimera, readers):
     """Words of neighbouring labels are never joined into one object (these joins once made
     the verifier cry content_wrong)."""
     numbers = [n for f, n in TEXT_PAGES if f == file]
     for number in numbers:
         assert not [
-            o for o in page(file, number).covered.objects if chimera in (o.source_text or "")
+            o
+            for o in page(file, number, readers).covered.objects
+            if chimera in (o.source_text or "")
         ]
 
 
-def test_a_planted_misread_on_a_real_sheet_is_refuted():
+def test_a_planted_misread_on_a_real_sheet_is_refuted(readers):
     """On a real schedule row, a model's reading with one digit changed is content_wrong
     citing the sheet's words, and so is a count the row does not print."""
     file, number = "edge__stockland_S1000.pdf", 1
-    result = page(file, number)
+    result = page(file, number, readers)
     layer = result.layer
 
     def one_band(obj: PageObject) -> bool:

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from services.coverage.bootstrap import bootstrap
 from services.coverage.ladder import LadderRung
 from services.coverage.store import LadderStore
 from services.coverage.usecases import Collaborators, LadderNotStarted, on_extracted, on_structured
@@ -37,23 +38,22 @@ COVERED_KEY = Keys.page(JOB, 1, "covered.json")
 
 @dataclass
 class Rig:
-    """One coverage service's world: its bucket, state store and publisher, kept across
-    calls; the use cases' collaborators are made anew for each message, as the handlers do
-    (so nothing but the stores carries a page's ladder from one message to the next)."""
+    """One coverage service's world: its bucket, state store and publisher, and the use
+    cases' collaborators wired from them by the service's own bootstrap, once, as the
+    service wires them (they hold nothing of a page but what the stores keep)."""
 
     settings: Settings
     bucket: MemoryBucket = field(default_factory=MemoryBucket)
     state: MemoryStateStore = field(default_factory=MemoryStateStore)
     publisher: RecordingPublisher = field(default_factory=RecordingPublisher)
 
-    def io(self) -> Collaborators:
-        return Collaborators(
-            bucket=self.bucket,
-            jobs=JobStore(self.state),
-            ladders=LadderStore(self.state),
-            publisher=self.publisher,
-            settings=self.settings,
+    def __post_init__(self) -> None:
+        self.collaborators = bootstrap(
+            bucket=self.bucket, state=self.state, publisher=self.publisher, settings=self.settings
         )
+
+    def io(self) -> Collaborators:
+        return self.collaborators
 
     async def extracted(self, layer: TextLayer, rung: Rung, lines: list[int]) -> PageExtracted:
         """Rung 1's result citing ``lines`` stored, and its event."""

@@ -33,7 +33,7 @@ def test_page_damage_names_lost_pages_and_lost_drawing_instructions():
         assert all(page_damage(intact, i) is None for i in range(intact.page_count))
 
 
-async def test_extract_fails_a_lost_page_with_the_reason_instead_of_reading_it_blank():
+async def test_extract_fails_a_lost_page_with_the_reason_instead_of_reading_it_blank(readers):
     """Every page of the cut set is refused by rung 1 as damaged: none comes out as an
     empty page that verify would skip as blank."""
     pdf = cut(5000)
@@ -42,14 +42,18 @@ async def test_extract_fails_a_lost_page_with_the_reason_instead_of_reading_it_b
         pages = doc.page_count
     for number in range(1, pages + 1):
         with pytest.raises(PageUnreadable) as refused:
-            await extract_rung1(pdf, number, settings, None, worker_id="t", job_id="j")
+            await extract_rung1(
+                pdf, number, settings, None, readers=readers, worker_id="t", job_id="j"
+            )
         assert refused.value.reason.startswith(DAMAGED)
 
 
-async def test_an_intact_page_of_a_repaired_file_is_still_read():
+async def test_an_intact_page_of_a_repaired_file_is_still_read(readers):
     """Cut where only the last pages are lost, the first page is read as usual."""
     pdf = cut(60000)
-    out = await extract_rung1(pdf, 1, Settings(_env_file=None), None, worker_id="t", job_id="j")
+    out = await extract_rung1(
+        pdf, 1, Settings(_env_file=None), None, readers=readers, worker_id="t", job_id="j"
+    )
     assert out.result.status == "ok" and out.text_layer.has_text_layer
 
 

@@ -21,11 +21,17 @@ PAGES = [
 
 
 @pytest.mark.parametrize(("set_name", "page_number"), PAGES)
-async def test_offline_objects_are_confirmed_by_the_text_oracle(set_name, page_number):
+async def test_offline_objects_are_confirmed_by_the_text_oracle(set_name, page_number, readers):
     """Every offline object with a source_text is confirmed by verify's text oracle (OCR words
     alone only ever make it uncertain), and every page with words stays covered."""
     out = await extract_rung1(
-        SETS[set_name], page_number, Settings(_env_file=None), None, worker_id="w", job_id="j"
+        SETS[set_name],
+        page_number,
+        Settings(_env_file=None),
+        None,
+        readers=readers,
+        worker_id="w",
+        job_id="j",
     )
     layer = out.text_layer
     verdicts = {o.source_text: check_object(o, layer.words) for o in out.result.objects}
@@ -35,11 +41,17 @@ async def test_offline_objects_are_confirmed_by_the_text_oracle(set_name, page_n
         assert measure_coverage(layer, out.result.objects).ratio >= 0.95
 
 
-async def test_cover_sheet_index_and_abbreviations_are_one_object_per_row():
+async def test_cover_sheet_index_and_abbreviations_are_one_object_per_row(readers):
     """The cover sheet's sheet index and abbreviation list come out row by row, cells in
     attributes."""
     out = await extract_rung1(
-        SETS["examples"], 1, Settings(_env_file=None), None, worker_id="w", job_id="j"
+        SETS["examples"],
+        1,
+        Settings(_env_file=None),
+        None,
+        readers=readers,
+        worker_id="w",
+        job_id="j",
     )
     rows = {
         o.source_text: o.attributes for o in out.result.objects if o.object_type == "schedule_row"

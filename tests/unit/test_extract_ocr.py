@@ -1,5 +1,5 @@
-"""OCR of pages without a text layer, on small synthetic scans (the engine loads once per
-process; each test reads a letter page or a part of one)."""
+"""OCR of pages without a text layer, on small synthetic scans (the engine of the session's
+page readers loads once; each test reads a letter page or a part of one)."""
 
 import itertools
 
@@ -10,16 +10,14 @@ import pytest
 from services.extract import pipeline
 from services.extract.ocr import (
     RECOGNITION_DPI,
+    OcrEngine,
     _Line,
     _words,
-    find_lines,
-    ocr_clip,
     page_raster,
-    read_lines,
     render_area,
     text_area,
 )
-from services.extract.pipeline import extract_rung1
+from services.extract.pipeline import Readers, extract_rung1
 from services.extract.render import encode_png, render_page, render_zoom
 from shared.models import Word
 from shared.settings import Settings
@@ -35,13 +33,18 @@ def _page_image(pdf: bytes, max_px: int = 1000) -> tuple[bytes, float]:
     return encode_png(render_page(page, max_px, 16_000_000)), render_zoom(page, max_px, 16_000_000)
 
 
-def _page_ocr(pdf: bytes, max_px: int = 1000) -> list[Word]:
+@pytest.fixture
+def ocr(readers: Readers) -> OcrEngine:
+    return readers.ocr
+
+
+def _page_ocr(ocr: OcrEngine, pdf: bytes, max_px: int = 1000) -> list[Word]:
     """What extract does on a scanned page (in this process): lines found on the page image,
     read from a render of the area holding them at ``RECOGNITION_DPI``."""
-    lines = find_lines(*_page_image(pdf, max_px))
+    lines = ocr.find_lines(*_page_image(pdf, max_px))
     if not lines:
         return []
-    return read_lines(render_area(pdf, 1, text_area(lines), RECOGNITION_DPI), lines)
+    return ocr.read_lines(render_area(pdf, 1, text_area(lines), RECOGNITION_DPI), lines)
 
 
 def _texts(words: list[Word]) -> list[str]:
@@ -52,11 +55,13 @@ def _inside(bbox, area) -> bool:
     return area[0] <= bbox[0] and area[1] <= bbox[1] and bbox[2] <= area[2] and bbox[3] <= area[3]
 
 
-async def test_scanned_page_is_read_by_ocr_with_bboxes_in_points():
+async def test_scanned_page_is_read_by_ocr_with_bboxes_in_points(readers):
     """An image-only page is OCRed offline: notes found, grounded "ocr", boxes in points."""
     # a 1000 px image keeps the 18 pt text ~23 px tall: plenty for OCR, and quicker
     settings = Settings(_env_file=None, page_image_max_px=1000)
-    out = await extract_rung1(scanned_pdf(), 1, settings, None, worker_id="w", job_id="j")
+    out = await extract_rung1(
+        scanned_pdf(), 1, settings, None, readers=readers, worker_id="w", job_id="j"
+    )
     assert out.text_layer.source == "ocr" and not out.result.has_text_layer
     texts = [o.source_text for o in out.result.objects]
     assert "1. VERIFY ALL DIMENSIONS" in texts
@@ -66,10 +71,10 @@ async def test_scanned_page_is_read_by_ocr_with_bboxes_in_points():
     assert 50 < note.bbox[0] < 70 and 105 < note.bbox[1] < 135
 
 
-def test_words_are_placed_along_their_line():
+def test_words_are_placed_along_their_line(ocr):
     """Each word of a line gets its own box, in order along the line, on the line's band,
     running left to right; its size is about the line's height."""
-    words = _page_ocr(scanned_pdf())
+    words = _page_ocr(ocr, scanned_pdf())
     line = [w for w in words if 110 < (w.bbox[1] + w.bbox[3]) / 2 < 130]
     assert _texts(line) == ["1.", "VERIFY", "ALL", "DIMENSIONS"]
     starts = [w.bbox[0] for w in line]
@@ -80,18 +85,18 @@ def test_words_are_placed_along_their_line():
     assert all(w.dir == (1.0, 0.0) and w.origin == "ocr" and 14 < w.size < 40 for w in line)
 
 
-def test_small_text_is_read_from_a_sharper_render_than_the_page_image():
+def test_small_text_is_read_from_a_sharper_render_than_the_page_image(ocr):
     """6 pt text is about 8 px tall on a 1000 px page image; read from the 300 DPI render of
     where it was found, every word comes out right."""
     pdf = make_pdf(lambda doc: add_scanned_page(doc, SMALL_LINES, fontsize=6, dpi=300))
-    assert _texts(_page_ocr(pdf)) == " ".join(SMALL_LINES).split()
+    assert _texts(_page_ocr(ocr, pdf)) == " ".join(SMALL_LINES).split()
 
 
-def test_vertical_text_reading_upwards_is_read_with_its_direction():
+def test_vertical_text_reading_upwards_is_read_with_its_direction(ocr):
     """Lines printed bottom to top (how sheets print vertical text) are read the right way
     round, running up the page, in the column where they were printed."""
     pdf = make_pdf(lambda doc: add_scanned_page(doc, ["SEE SHEET A101"], rotate=90))
-    words = _page_ocr(pdf)
+    words = _page_ocr(ocr, pdf)
     assert _texts(words) == ["SEE", "SHEET", "A101"]
     assert all(w.dir == (0.0, -1.0) for w in words)
     # the line starts at y=700 pt and runs up; its letters stand left of x=60 pt
@@ -99,7 +104,7 @@ def test_vertical_text_reading_upwards_is_read_with_its_direction():
     assert all(35 < w.bbox[0] and w.bbox[2] < 70 and w.bbox[3] < 710 for w in words)
 
 
-def test_words_on_a_rotated_page_are_in_the_displayed_frame():
+def test_words_on_a_rotated_page_are_in_the_displayed_frame(ocr):
     """On a page with /Rotate 90 the scan's lines show running down the page: they are read
     top to bottom, and their boxes sit where the displayed page shows them."""
     doc = pymupdf.open()
@@ -107,7 +112,7 @@ def test_words_on_a_rotated_page_are_in_the_displayed_frame():
     page.set_rotation(90)
     matrix = page.rotation_matrix
     pdf = doc.tobytes()
-    words = _page_ocr(pdf)
+    words = _page_ocr(ocr, pdf)
     assert "DIMENSIONS" in _texts(words)
     assert all(w.dir == (0.0, 1.0) for w in words)
     # "GENERAL NOTES" was drawn from (60, 100) on the unrotated page, 18 pt tall
@@ -117,41 +122,41 @@ def test_words_on_a_rotated_page_are_in_the_displayed_frame():
     assert abs(general.bbox[1] - drawn.y0) < 10
 
 
-def test_a_clip_is_read_at_the_given_resolution_in_page_coordinates():
+def test_a_clip_is_read_at_the_given_resolution_in_page_coordinates(ocr):
     """``ocr_clip`` reads only the words inside the clip, at the DPI asked for, with boxes
     in page points."""
     pdf = make_pdf(lambda doc: add_scanned_page(doc, SMALL_LINES, fontsize=6, dpi=300))
     clip = (40, 100, 300, 120)  # the second line only (baseline at y=110)
-    words = ocr_clip(pdf, 1, clip, dpi=300)
+    words = ocr.ocr_clip(pdf, 1, clip, dpi=300)
     assert _texts(words) == SMALL_LINES[1].split()
     assert all(_inside(w.bbox, (38, 98, 302, 122)) for w in words)
     assert 55 < words[0].bbox[0] < 66
 
 
 @pytest.mark.parametrize("clip", [(0, 0, 612, 60), (700, 700, 800, 800)])
-def test_a_clip_without_text_reads_nothing(clip):
+def test_a_clip_without_text_reads_nothing(clip, ocr):
     """A blank part of the page, or one outside it, gives no words rather than noise."""
-    assert ocr_clip(scanned_pdf(), 1, clip, dpi=200) == []
+    assert ocr.ocr_clip(scanned_pdf(), 1, clip, dpi=200) == []
 
 
-def test_a_blank_scan_reads_nothing():
+def test_a_blank_scan_reads_nothing(ocr):
     """A page whose picture is empty has no lines to read."""
-    assert _page_ocr(make_pdf(lambda doc: add_scanned_page(doc, []))) == []
+    assert _page_ocr(ocr, make_pdf(lambda doc: add_scanned_page(doc, []))) == []
 
 
-def test_lines_are_read_from_the_page_image_when_it_is_all_there_is():
+def test_lines_are_read_from_the_page_image_when_it_is_all_there_is(ocr):
     """When the sharper render is out of reach, the lines are read from the page image
     itself, in the same page coordinates."""
     png, zoom = _page_image(scanned_pdf())
-    lines = find_lines(png, zoom)
-    words = read_lines(page_raster(png, zoom), lines)
+    lines = ocr.find_lines(png, zoom)
+    words = ocr.read_lines(page_raster(png, zoom), lines)
     assert "DIMENSIONS" in _texts(words)
     general = words[_texts(words).index("GENERAL")]
     assert 50 < general.bbox[0] < 70 and 75 < general.bbox[1] < 100
 
 
 async def test_a_scan_whose_sharp_render_is_over_the_memory_limit_is_read_from_its_image(
-    monkeypatch,
+    monkeypatch, readers
 ):
     """A 48 x 36 in scan with text in opposite corners needs a 100 MB render of its text
     area at 300 DPI; past a 64 MB limit its lines are read from the page image instead,
@@ -174,7 +179,9 @@ async def test_a_scan_whose_sharp_render_is_over_the_memory_limit_is_read_from_i
 
     monkeypatch.setattr(pipeline, "page_raster", spy)
     settings = Settings(_env_file=None, page_render_max_mb=64)
-    out = await extract_rung1(make_pdf(corners), 1, settings, None, worker_id="w", job_id="j")
+    out = await extract_rung1(
+        make_pdf(corners), 1, settings, None, readers=readers, worker_id="w", job_id="j"
+    )
     assert read_from_image and out.text_layer.source == "ocr"
     assert {"GENERAL", "NOTES", "SHEET", "E101"} <= set(_texts(out.text_layer.words))
 

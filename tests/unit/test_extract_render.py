@@ -27,14 +27,16 @@ def test_page_png_has_the_configured_long_side():
     assert max(decoded.width, decoded.height) in (800, 801)
 
 
-async def test_interleaved_sources_keep_their_own_pages():
+async def test_interleaved_sources_keep_their_own_pages(readers):
     """Pages of two PDFs read in turn (the open-document cache at work) each come from
     their own file, and a PDF's second read sees the same text as its first."""
     settings = Settings(_env_file=None)
     notes, plain = notes_pdf(), make_pdf(add_schedule_page, add_plan_page)
     reads = []
     for pdf, n in [(notes, 1), (plain, 2), (notes, 1), (plain, 1)]:
-        out = await extract_rung1(pdf, n, settings, None, worker_id="w", job_id="j")
+        out = await extract_rung1(
+            pdf, n, settings, None, readers=readers, worker_id="w", job_id="j"
+        )
         reads.append(out.text_layer.text)
     with (
         pymupdf.open(stream=notes, filetype="pdf") as a,

@@ -4,7 +4,7 @@ the title block again, closer, and its sheet number joins the page's OCR words."
 import pymupdf
 import pytest
 
-from services.extract.ocr import find_lines, page_raster, read_lines
+from services.extract.ocr import page_raster
 from services.extract.pipeline import _read_page, extract_rung1
 from services.extract.textlayer import ocr_text_layer
 from services.extract.title_ocr import title_block_regions
@@ -47,15 +47,17 @@ def test_title_block_regions_follow_the_sheet_frame():
 
 
 @pytest.mark.slow
-async def test_a_small_number_on_a_scan_is_read_closer():
+async def test_a_small_number_on_a_scan_is_read_closer(readers):
     """The page image alone gives no sheet number; the closer reading of the title block
     finds it, and its words replace the coarse ones there (marked OCR)."""
     pdf = scanned_sheet("E-501")
     page = _read_page(pdf, 1, SETTINGS)
-    lines = find_lines(page.png, page.zoom)
-    coarse = ocr_text_layer(read_lines(page_raster(page.png, page.zoom), lines), 1, W, H)
+    lines = readers.ocr.find_lines(page.png, page.zoom)
+    coarse = ocr_text_layer(
+        readers.ocr.read_lines(page_raster(page.png, page.zoom), lines), 1, W, H
+    )
     assert read_title_block(coarse).number is None
-    out = await extract_rung1(pdf, 1, SETTINGS, None, worker_id="t", job_id="t")
+    out = await extract_rung1(pdf, 1, SETTINGS, None, readers=readers, worker_id="t", job_id="t")
     reading = read_title_block(out.text_layer)
     assert reading.number == "E-501"
     assert all(out.text_layer.words[i].origin == "ocr" for i in reading.number_words)

@@ -7,8 +7,9 @@ import pymupdf
 import pytest
 
 from services.ingest.active_content import has_active_content, strip_active_content
+from services.ingest.app import STATUS
+from services.ingest.refusals import Refusal
 from services.ingest.source import prepare_source
-from services.ingest.validation import Rejection
 from tests.support.active import acted_set, active_content_left, scripted_set
 from tests.support.pdfs import add_notes_page, make_pdf
 
@@ -78,9 +79,9 @@ def test_a_plain_pdf_is_stored_as_uploaded(tmp_path):
 @pytest.mark.parametrize("build", [scripted_set, acted_set])
 def test_refusal_stays_available_on_request(tmp_path, build):
     """With refusal asked for, active content is a 422 naming what the file carries."""
-    with pytest.raises(Rejection) as refused:
+    with pytest.raises(Refusal) as refused:
         prepare_source(write(tmp_path, build()), refuse_active_content=True)
-    assert refused.value.status == 422 and refused.value.error == "active_content"
+    assert STATUS[refused.value.kind] == 422 and refused.value.error == "active_content"
     assert "SHEETFLOW_ACTIVE_CONTENT" in refused.value.detail
 
 
@@ -88,9 +89,9 @@ def test_a_file_with_no_readable_page_is_refused_as_corrupt(tmp_path):
     """The first 5000 bytes of the sample set: every page is damaged, so the upload is a
     422 corrupt_pdf that says the file looks truncated."""
     upload = write(tmp_path, EXAMPLE.read_bytes()[:5000])
-    with pytest.raises(Rejection) as refused:
+    with pytest.raises(Refusal) as refused:
         prepare_source(upload, refuse_active_content=False)
-    assert refused.value.status == 422 and refused.value.error == "corrupt_pdf"
+    assert STATUS[refused.value.kind] == 422 and refused.value.error == "corrupt_pdf"
     assert "truncated" in refused.value.detail
 
 

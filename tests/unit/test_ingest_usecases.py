@@ -1,24 +1,70 @@
-"""Ingest's use cases with in-memory stores and publisher: a job accepted is stored, recorded
-and fanned out page by page; its status counts what the page states say."""
+"""Ingest's use cases with in-memory stores and publisher, wired by the service's own
+bootstrap: a job accepted is stored, recorded and fanned out page by page; its status counts
+what the page states say; what a route refuses is a refusal of the right kind."""
 
 from datetime import timedelta
+from pathlib import Path
 
-from services.ingest.usecases import Collaborators, accept_job, job_status
+import pytest
+
+from services.ingest.bootstrap import bootstrap
+from services.ingest.refusals import Refusal, RefusalKind
+from services.ingest.source import PreparedSource, check_and_prepare
+from services.ingest.upload import ReceivedUpload
+from services.ingest.usecases import (
+    Collaborators,
+    accept_job,
+    accept_upload,
+    cancel_job,
+    job_status,
+    page_image,
+    readiness,
+    report,
+)
+from services.ingest.validation import AcceptedPdf
 from shared import subjects
-from shared.jobs import JobStore, now
+from shared.jobs import now
 from shared.messages import ExtractPage, JobAccepted, JobOptions
 from shared.settings import Settings
 from shared.storage import Keys
 from tests.support.fakes import MemoryBucket, MemoryStateStore, RecordingPublisher
+from tests.support.pdfs import add_notes_page, make_pdf
 
 
-def collaborators() -> Collaborators:
-    return Collaborators(
+class InProcessInspector:
+    """The inspection's checks run in this process instead of a bounded child."""
+
+    async def inspect(self, path: Path) -> tuple[AcceptedPdf, PreparedSource]:
+        return check_and_prepare(path, max_pages=10, refuse_active_content=False)
+
+
+class Servers:
+    def __init__(self, *, nats: bool = True, s3: bool = True) -> None:
+        self.nats, self.s3 = nats, s3
+
+    def nats_connected(self) -> bool:
+        return self.nats
+
+    async def s3_answers(self) -> bool:
+        return self.s3
+
+
+def collaborators(servers: Servers | None = None) -> Collaborators:
+    return bootstrap(
         bucket=MemoryBucket(),
-        jobs=JobStore(MemoryStateStore()),
+        state=MemoryStateStore(),
         publisher=RecordingPublisher(),
         settings=Settings(_env_file=None),
+        inspector=InProcessInspector(),
+        servers=servers or Servers(),
+        worker_id="ingest@test:1",
     )
+
+
+def upload(tmp_path: Path, data: bytes, options: bytes | None = None) -> ReceivedUpload:
+    path = tmp_path / "source.pdf"
+    path.write_bytes(data)
+    return ReceivedUpload(path=path, file_name="../a set?.pdf", options=options, received=True)
 
 
 async def test_an_accepted_job_is_stored_recorded_and_fanned_out(tmp_path):
@@ -44,6 +90,41 @@ async def test_an_accepted_job_is_stored_recorded_and_fanned_out(tmp_path):
     }
 
 
+async def test_an_upload_is_inspected_and_accepted_with_its_options(tmp_path):
+    """A PDF upload becomes a job of its page count, under a safe file name, with the
+    options it sent."""
+    io = collaborators()
+    job = await accept_upload(
+        io, upload(tmp_path, make_pdf(add_notes_page, add_notes_page), b'{"judge": false}')
+    )
+    assert (job.page_count, job.file_name, job.options.judge) == (2, "a set_.pdf", False)
+    assert await io.bucket.exists(Keys.source(job.job_id))
+
+
+@pytest.mark.parametrize(
+    ("data", "options", "kind", "error"),
+    [
+        (b"hello, not a PDF", None, RefusalKind.NOT_PDF, "not_a_pdf"),
+        (
+            make_pdf(add_notes_page),
+            b'{"coverage_floor": "high"}',
+            RefusalKind.INVALID,
+            "bad_options",
+        ),
+    ],
+    ids=["not_a_pdf", "bad_options"],
+)
+async def test_a_refused_upload_keeps_nothing(tmp_path, data, options, kind, error):
+    """Content that is not a PDF, or options that do not parse, are refused by kind, and
+    nothing is stored or announced."""
+    io = collaborators()
+    with pytest.raises(Refusal) as refused:
+        await accept_upload(io, upload(tmp_path, data, options))
+    assert (refused.value.kind, refused.value.error) == (kind, error)
+    assert isinstance(io.bucket, MemoryBucket) and io.bucket.objects == {}
+    assert isinstance(io.publisher, RecordingPublisher) and io.publisher.attempts == []
+
+
 async def test_the_status_counts_pages_by_stage_and_names_a_stall(tmp_path):
     """Pages never marked count as queued; a running job whose pages last moved longer ago
     than the stall limit is stalled, with a sentence saying what to start."""
@@ -55,8 +136,8 @@ async def test_the_status_counts_pages_by_stage_and_names_a_stall(tmp_path):
     await io.jobs.mark_page(job.job_id, 2, "covered")
     await io.jobs.mark_page(job.job_id, 3, "failed")
 
-    status = await job_status(io.jobs, job, stall_after_s=60)
-    assert status["pages"] == {
+    status = await job_status(io, job.job_id)
+    assert status.pages.model_dump() == {
         "queued": 1,
         "extracted": 0,
         "covered": 1,
@@ -64,8 +145,68 @@ async def test_the_status_counts_pages_by_stage_and_names_a_stall(tmp_path):
         "failed": 1,
         "skipped": 0,
     }
-    assert status["pages_terminal"] == 2 and not status["stalled"]
+    assert status.pages_terminal == 2 and not status.stalled
 
-    later = job.model_copy(update={"created_at": now() - timedelta(hours=1)})
-    status = await job_status(JobStore(MemoryStateStore()), later, stall_after_s=60)
-    assert status["stalled"] and "sheetflow worker" in status["detail"]
+    other = collaborators()
+    await other.jobs.create_job(job.model_copy(update={"created_at": now() - timedelta(hours=1)}))
+    status = await job_status(other, job.job_id)
+    assert status.stalled and status.detail and "sheetflow worker" in status.detail
+
+
+async def test_a_job_is_found_only_by_a_real_id(tmp_path):
+    """An id of the wrong shape and an unknown one are both 'not found', never a lookup
+    of whatever key the client sent."""
+    io = collaborators()
+    for job_id in ("../etc", "j_" + "0" * 32):
+        with pytest.raises(Refusal) as refused:
+            await job_status(io, job_id)
+        assert refused.value.kind is RefusalKind.NOT_FOUND
+
+
+async def test_reports_and_images_are_handed_out_once_they_exist(tmp_path):
+    """A running job's report is not ready; its pages' images are there once rendered, and
+    a page outside the job is not found; a finished job's report is its stored bytes."""
+    io = collaborators()
+    source = tmp_path / "set.pdf"
+    source.write_bytes(b"%PDF-1.7")
+    job = await accept_job(io, source, file_name="set.pdf", page_count=2, options=JobOptions())
+
+    with pytest.raises(Refusal) as refused:
+        await report(io, job.job_id, "json")
+    assert refused.value.error == "report_not_ready"
+    for page in (1, 3):
+        with pytest.raises(Refusal) as refused:
+            await page_image(io, job.job_id, page)
+        assert refused.value.kind is RefusalKind.NOT_FOUND
+    await io.bucket.put_bytes(Keys.image(job.job_id, 1), b"png")
+    assert await page_image(io, job.job_id, 1) == b"png"
+
+    await io.jobs.update_job(job.job_id, status="complete", finished_at=now())
+    with pytest.raises(Refusal) as refused:
+        await report(io, job.job_id, "json")
+    assert refused.value.error == "report_not_ready"  # finished, but not written yet
+    await io.bucket.put_bytes(Keys.report(job.job_id, "json"), b"{}")
+    assert await report(io, job.job_id, "json") == b"{}"
+
+
+async def test_a_running_job_is_canceled_and_a_finished_one_refuses(tmp_path):
+    """Cancel marks a running job canceled; a finished job is a conflict."""
+    io = collaborators()
+    source = tmp_path / "set.pdf"
+    source.write_bytes(b"%PDF-1.7")
+    job = await accept_job(io, source, file_name="set.pdf", page_count=1, options=JobOptions())
+    assert (await cancel_job(io, job.job_id)).canceled
+    assert await io.jobs.is_canceled(job.job_id)
+
+    await io.jobs.update_job(job.job_id, status="complete", finished_at=now())
+    with pytest.raises(Refusal) as refused:
+        await cancel_job(io, job.job_id)
+    assert (refused.value.kind, refused.value.error) == (RefusalKind.CONFLICT, "already_finished")
+
+
+@pytest.mark.parametrize(("nats", "s3"), [(True, True), (True, False), (False, True)])
+async def test_readiness_names_each_server_and_this_process(nats, s3):
+    """Ready only when both servers answer; each is reported on its own."""
+    found = await readiness(collaborators(Servers(nats=nats, s3=s3)))
+    assert (found.nats, found.s3, found.ready) == (nats, s3, nats and s3)
+    assert found.instance == "ingest@test:1"

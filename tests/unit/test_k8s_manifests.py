@@ -225,8 +225,9 @@ def extract_consumers(stream_namespace: str) -> dict[str, str]:
     settings = Settings(
         _env_file=None, namespace=stream_namespace, nats_url="nats://unused:4222", s3_endpoint="x:1"
     )
-    _, ctx = create_extract_app(settings)
-    return {sub.config.durable_name: sub.subject.template for sub in ctx.broker.subscribers}
+    broker = create_extract_app(settings).broker
+    assert broker is not None
+    return {sub.config.durable_name: sub.subject.template for sub in broker.subscribers}
 
 
 def test_keda_scales_extract_on_its_real_consumers():

@@ -10,7 +10,8 @@ import pytest
 
 from services.extract.textlayer import read_text_layer
 from services.extract.vision import TEXT_LAYER_HEADING, build_vision_messages
-from shared.llm import LLMClient, LLMError
+from shared.interfaces import LLMError
+from shared.llm import LLMClient
 from shared.settings import Settings
 from tests.support.model_server import (
     ModelReply,

@@ -10,11 +10,13 @@ from pydantic import SecretStr
 from typer.testing import CliRunner
 
 from services.report.assemble import JobInfo, build_report
-from shared.llm import LLMError, check_model_server, model_settings_warnings
+from shared.interfaces import LLMError
+from shared.llm import check_model_server, model_settings_warnings
 from shared.models import Coverage, ModelFailure, PageVerdict, SheetHeader, VerifiedPage
 from shared.report import Report
 from shared.settings import Settings
 from sheetflow import cli
+from sheetflow.cli import commands, present
 from tests.support.model_server import ModelReply, ScriptedModelServer
 from tests.support.pdfs import add_notes_page, make_pdf
 
@@ -86,7 +88,7 @@ def test_half_configured_model_settings_are_said():
 
 def test_half_configured_model_settings_are_printed_on_the_console(capsys):
     """The warning reaches the console, not only a log."""
-    cli.check_model(Settings(_env_file=None, llm_extract_model="vision-x"))
+    commands.check_model(Settings(_env_file=None, llm_extract_model="vision-x"))
     assert "warning:" in capsys.readouterr().err
 
 
@@ -135,7 +137,7 @@ def degraded_report() -> Report:
 def test_a_run_whose_model_failed_exits_2_naming_the_page(tmp_path, capsys):
     """Model failures make the exit code 2; the table marks the page degraded and the
     failure is named with its page, stage and reason."""
-    code = cli.conclude(degraded_report(), tmp_path)
+    code = present.conclude(degraded_report(), tmp_path)
     captured = capsys.readouterr()
     assert code == 2
     assert "DEGRADED" in captured.out and "model failures: 1" in captured.out

@@ -7,7 +7,7 @@ import pytest
 from shared.asyncapi import asyncapi_document
 from shared.redact import redact_url
 from shared.settings import Settings
-from sheetflow import cli
+from sheetflow.cli import commands
 
 SECRET_URL = "nats://svc:pw-Zq81x@nats.internal:4222"
 
@@ -27,7 +27,7 @@ def test_redact_url_hides_user_info_only(url, shown):
 
 def test_up_prints_the_nats_url_without_its_password(capsys):
     configured = Settings(_env_file=None, nats_url=SECRET_URL, s3_endpoint="s3:9000")
-    cli.print_endpoints(configured, configured, ("ingest",), 1)
+    commands.print_endpoints(configured, configured, ("ingest",), 1)
     printed = capsys.readouterr().out
     assert "nats://***@nats.internal:4222" in printed
     assert "pw-Zq81x" not in printed and "svc:" not in printed

@@ -5,10 +5,12 @@ once, whatever is redelivered or crashes in between."""
 import asyncio
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any, TypeVar
 
 import pytest
 from pydantic import BaseModel
 
+from services.report.bootstrap import bootstrap
 from services.report.store import TerminalPages
 from services.report.usecases import Collaborators, maybe_finish, on_failed, on_verified
 from shared import subjects
@@ -18,11 +20,13 @@ from shared.models import Coverage, PageVerdict, VerifiedPage
 from shared.report import Report
 from shared.settings import Settings
 from shared.storage import Keys
+from shared.subjects import Subject
 from tests.support.fakes import MemoryBucket, MemoryStateStore, RecordingPublisher
 
 JOB = "j_fedcba9876543210fedcba9876543210"
 REPORT_KEY = Keys.report(JOB, "json")
 PASSED = PageVerdict(ok=True)
+E = TypeVar("E", bound=BaseModel)
 
 
 class OutageOnce(RecordingPublisher):
@@ -32,11 +36,11 @@ class OutageOnce(RecordingPublisher):
         super().__init__()
         self.failed = False
 
-    async def publish(self, name: str, event: BaseModel, *, dedup_id: str) -> None:
-        if name == subjects.REPORT_READY and not self.failed:
+    async def publish(self, subject: Subject[E], event: E, *, dedup_id: str) -> None:
+        if subject == subjects.REPORT_READY and not self.failed:
             self.failed = True
             raise ConnectionError("NATS is gone")
-        await super().publish(name, event, dedup_id=dedup_id)
+        await super().publish(subject, event, dedup_id=dedup_id)
 
 
 class CountingBucket(MemoryBucket):
@@ -46,30 +50,30 @@ class CountingBucket(MemoryBucket):
         super().__init__()
         self.writes: list[str] = []
 
-    async def put_json(self, key, value) -> None:
+    async def put_json(self, key: str, value: BaseModel | dict[str, Any] | list[Any]) -> None:
         self.writes.append(key)
         await super().put_json(key, value)
 
 
 @dataclass
 class Rig:
-    """One report service's world, kept across messages; collaborators made per message as
-    the handlers make them, the per-job locks shared as the handlers share them."""
+    """One report service's world, kept across messages: its stores and publisher, and the
+    collaborators (the per-job locks among them) wired once by the service's bootstrap."""
 
     bucket: MemoryBucket = field(default_factory=MemoryBucket)
     state: MemoryStateStore = field(default_factory=MemoryStateStore)
     publisher: RecordingPublisher = field(default_factory=RecordingPublisher)
-    finishing: dict[str, asyncio.Lock] = field(default_factory=dict)
 
-    def io(self) -> Collaborators:
-        return Collaborators(
+    def __post_init__(self) -> None:
+        self.collaborators = bootstrap(
             bucket=self.bucket,
-            jobs=JobStore(self.state),
-            terminal=TerminalPages(self.state),
+            state=self.state,
             publisher=self.publisher,
             settings=Settings(_env_file=None),
-            finishing=self.finishing,
         )
+
+    def io(self) -> Collaborators:
+        return self.collaborators
 
     async def job(self, pages: int) -> None:
         job = JobRecord(
@@ -173,16 +177,17 @@ async def test_an_outage_between_writing_and_announcing_is_finished_by_the_redel
 async def test_two_last_pages_at_once_write_one_report():
     """Two deliveries that both see every page terminal: one writes and announces, the other
     waits for it and then has nothing left to do."""
-    rig = Rig(bucket=CountingBucket())
+    bucket = CountingBucket()
+    rig = Rig(bucket=bucket)
     await rig.job(pages=2)
     for n in (1, 2):
         await rig.verified(n)
         await TerminalPages(rig.state).add(JOB, n, "verified")
     terminal = await TerminalPages(rig.state).all(JOB)
     await asyncio.gather(*(maybe_finish(rig.io(), JOB, terminal) for _ in range(2)))
-    assert rig.bucket.writes.count(REPORT_KEY) == 1
+    assert bucket.writes.count(REPORT_KEY) == 1
     assert [p.name for p in rig.publisher.attempts].count(subjects.REPORT_READY) == 1
-    assert rig.finishing == {}
+    assert rig.io().finishing == {}
 
 
 async def test_a_canceled_page_is_skipped_and_the_report_says_canceled():

@@ -9,7 +9,7 @@ from functools import cache
 import pymupdf
 import pytest
 
-from services.extract.pipeline import extract_rung1
+from services.extract.pipeline import Readers, extract_rung1
 from services.extract.textlayer import read_text_layer
 from services.report.reconcile import correction_requests, reconcile
 from shared.models import SheetHeader, TextLayer
@@ -35,12 +35,14 @@ TITLES_RIGHT = 0.52
 SETTINGS = Settings(_env_file=None)
 
 
-def _layer(entry: dict, page_number: int) -> TextLayer:
+def _layer(entry: dict, page_number: int, readers: Readers) -> TextLayer:
     """The page's words as extract reads them: its text layer, or OCR words standing in."""
     if entry["text_layer_usable"] is False:
         pdf = pdf_bytes(entry["file"])
         out = asyncio.run(
-            extract_rung1(pdf, page_number, SETTINGS, None, worker_id="t", job_id="t")
+            extract_rung1(
+                pdf, page_number, SETTINGS, None, readers=readers, worker_id="t", job_id="t"
+            )
         )
         return out.text_layer
     with pymupdf.open(stream=pdf_bytes(entry["file"])) as doc:
@@ -49,11 +51,11 @@ def _layer(entry: dict, page_number: int) -> TextLayer:
 
 
 @cache
-def identities() -> dict[tuple[str, int], tuple[str | None, str | None]]:
+def identities(readers: Readers) -> dict[tuple[str, int], tuple[str | None, str | None]]:
     """(file, page) → (sheet number, title) as the report gives them."""
     found = {}
     for entry in manifest():
-        layers = {s["page"]: _layer(entry, s["page"]) for s in entry["sheets"]}
+        layers = {s["page"]: _layer(entry, s["page"], readers) for s in entry["sheets"]}
         sheets = {n: recover_sheet_identity(layer) or SheetHeader() for n, layer in layers.items()}
         facts = [facts_of(n, sheets[n], layers[n]) for n in layers]
         requests = correction_requests(facts)
@@ -75,13 +77,13 @@ def _printed() -> list[tuple[str, int, str | None, str | None]]:
     ]
 
 
-def test_sheet_numbers_on_real_sets():
+def test_sheet_numbers_on_real_sets(readers):
     """A share of the printed sheet numbers are read exactly (Unicode dashes aside)."""
     labelled = [(f, n, number) for f, n, number, _ in _printed() if number]
     right = [
         (f, n)
         for f, n, number in labelled
-        if (got := identities()[(f, n)][0]) and fold_dashes(got) == fold_dashes(number)
+        if (got := identities(readers)[(f, n)][0]) and fold_dashes(got) == fold_dashes(number)
     ]
     misses = sorted({(f, n) for f, n, _ in labelled} - set(right))
     assert len(right) >= NUMBERS_RIGHT * len(labelled), (
@@ -89,18 +91,18 @@ def test_sheet_numbers_on_real_sets():
     )
 
 
-def test_no_number_on_a_page_that_prints_none():
+def test_no_number_on_a_page_that_prints_none(readers):
     """A page whose title block prints no sheet number (or that has no title block) gets
     none: the reader never invents one."""
     invented = [
-        (f, n, identities()[(f, n)][0])
+        (f, n, identities(readers)[(f, n)][0])
         for f, n, number, _ in _printed()
-        if not number and identities()[(f, n)][0]
+        if not number and identities(readers)[(f, n)][0]
     ]
     assert invented == []
 
 
-def test_sheet_titles_on_real_sets():
+def test_sheet_titles_on_real_sets(readers):
     """A share of the printed titles are read, compared without case or whitespace."""
 
     def key(text: str | None) -> str:
@@ -108,8 +110,8 @@ def test_sheet_titles_on_real_sets():
 
     labelled = [(f, n, title) for f, n, _, title in _printed() if title]
     wrong = [
-        (f, n, identities()[(f, n)][1])
+        (f, n, identities(readers)[(f, n)][1])
         for f, n, title in labelled
-        if key(identities()[(f, n)][1]) != key(title)
+        if key(identities(readers)[(f, n)][1]) != key(title)
     ]
     assert len(labelled) - len(wrong) >= TITLES_RIGHT * len(labelled), wrong

@@ -1,0 +1,73 @@
+"""Extract's composition root: what its use cases work with, built once when a worker
+starts (the model client, the page-reading children and the OCR engine among them) and
+closed when it stops. Unit tests call ``bootstrap`` with fakes and ``page_readers`` for the
+real readers; the service runs ``started``."""
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Iterator
+
+from services.extract.isolation import PageReaders
+from services.extract.ocr import OcrEngine
+from services.extract.pipeline import Readers
+from services.extract.usecases import Collaborators
+from shared.interfaces import Bucket, ModelClient, Publisher, StateStore
+from shared.jobs import JobStore
+from shared.llm import model_client
+from shared.service import Connections
+from shared.settings import Settings
+from shared.sources import SourceCache
+
+
+def bootstrap(
+    *,
+    bucket: Bucket,
+    state: StateStore,
+    publisher: Publisher,
+    settings: Settings,
+    llm: ModelClient | None,
+    readers: Readers,
+    worker_id: str,
+) -> Collaborators:
+    return Collaborators(
+        bucket=bucket,
+        jobs=JobStore(state),
+        publisher=publisher,
+        settings=settings,
+        llm=llm,
+        sources=SourceCache(bucket),
+        readers=readers,
+        worker_id=worker_id,
+    )
+
+
+@contextlib.contextmanager
+def page_readers() -> Iterator[Readers]:
+    """A worker's page readers: bounded children (killed on the way out) and the OCR
+    engine."""
+    readers = Readers(pages=PageReaders(), ocr=OcrEngine())
+    try:
+        yield readers
+    finally:
+        readers.pages.close()
+
+
+@contextlib.asynccontextmanager
+async def started(connections: Connections) -> AsyncIterator[Collaborators]:
+    with page_readers() as readers:
+        # The readers' forkserver and first child start while the consumers do, instead of
+        # on the first page (their imports take a second or two).
+        warming = asyncio.create_task(readers.pages.warm())
+        try:
+            async with model_client(connections.settings) as llm:
+                yield bootstrap(
+                    bucket=connections.bucket,
+                    state=connections.state,
+                    publisher=connections.publisher,
+                    settings=connections.settings,
+                    llm=llm,
+                    readers=readers,
+                    worker_id=connections.worker_id,
+                )
+        finally:
+            warming.cancel()

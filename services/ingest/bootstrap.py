@@ -1,0 +1,95 @@
+"""Ingest's composition root: what the API is made of, built once when it starts and closed
+when it stops. Unit tests call ``bootstrap`` with fakes; the API runs ``started``."""
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from faststream.nats import NatsBroker
+
+from services.ingest.inspection import Inspectors
+from services.ingest.usecases import Collaborators, Inspector, Servers
+from shared.broker import make_broker
+from shared.interfaces import Bucket, Publisher, StateStore
+from shared.jobs import JobStore
+from shared.service import Connections, connect
+from shared.settings import Settings
+from shared.storage import ObjectStore
+
+log = logging.getLogger("sheetflow.ingest")
+
+
+def bootstrap(
+    *,
+    bucket: Bucket,
+    state: StateStore,
+    publisher: Publisher,
+    settings: Settings,
+    inspector: Inspector,
+    servers: Servers,
+    worker_id: str,
+) -> Collaborators:
+    return Collaborators(
+        bucket=bucket,
+        jobs=JobStore(state),
+        publisher=publisher,
+        settings=settings,
+        inspector=inspector,
+        servers=servers,
+        worker_id=worker_id,
+    )
+
+
+@dataclass
+class Running:
+    """The running API's collaborators: None until NATS and S3 have answered once."""
+
+    io: Collaborators | None = None
+
+
+@contextlib.asynccontextmanager
+async def started(settings: Settings) -> AsyncIterator[Running]:
+    """The API's collaborators, connected in the background: the API must come up (and say
+    503) even while NATS or S3 is still starting. The inspectors start at once, so the first
+    upload does not wait for their imports."""
+    broker, store = make_broker(settings, "ingest"), ObjectStore(settings)
+    inspectors = Inspectors(settings)
+    running = Running()
+
+    async def connected() -> None:
+        connections = await _connect_until_up(broker, store, settings)
+        running.io = bootstrap(
+            bucket=connections.bucket,
+            state=connections.state,
+            publisher=connections.publisher,
+            settings=settings,
+            inspector=inspectors,
+            servers=connections,
+            worker_id=connections.worker_id,
+        )
+
+    connecting = asyncio.create_task(connected())
+    warming = asyncio.create_task(inspectors.warm())
+    try:
+        yield running
+    finally:
+        connecting.cancel()
+        warming.cancel()
+        inspectors.close()
+        if running.io is not None:
+            await broker.stop()
+
+
+async def _connect_until_up(
+    broker: NatsBroker, store: ObjectStore, settings: Settings
+) -> Connections:
+    delay = 0.5
+    while True:
+        try:
+            return await connect(broker, store, settings, "ingest")
+        except Exception as exc:
+            log.warning("NATS/S3 not reachable yet (%s); retrying", type(exc).__name__)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)

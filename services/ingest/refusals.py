@@ -1,0 +1,41 @@
+"""Why ingest refuses an upload or a request, in its own words: each refusal has a kind (what
+is wrong), the code a client can branch on and a sentence a person can act on. The HTTP API
+turns kinds into statuses in one table (``services.ingest.app``); ``sheetflow run`` prints
+the sentence and the code."""
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+# What a refusal for want of NATS or S3 suggests by default: their restarts take seconds.
+RETRY_AFTER_S = 10.0
+
+
+class RefusalKind(StrEnum):
+    NOT_PDF = "not_pdf"  # the content is not a PDF at all
+    TOO_LARGE = "too_large"  # over the deployment's size limit
+    MALFORMED = "malformed"  # the request itself is not what the API takes
+    INVALID = "invalid"  # a well-formed request or PDF this deployment will not process
+    UNAUTHORIZED = "unauthorized"  # no valid token, or a token where it must not be
+    NOT_FOUND = "not_found"  # no such job, page or report (yet)
+    CONFLICT = "conflict"  # the job is past what was asked (already finished)
+    UNAVAILABLE = "unavailable"  # NATS, S3 or every inspector cannot serve it now
+
+
+@dataclass
+class Refusal(Exception):
+    kind: RefusalKind
+    error: str  # the code a client sees, e.g. "encrypted_pdf"
+    detail: str  # the sentence a person reads; it never names a server path
+    retry_after_s: float | None = None  # when worth trying again (UNAVAILABLE)
+
+    def __str__(self) -> str:
+        return f"{self.detail} ({self.error})"
+
+
+def unavailable(detail: str, *, retry_after_s: float = RETRY_AFTER_S) -> Refusal:
+    """A refusal for now, saying when to try again."""
+    return Refusal(RefusalKind.UNAVAILABLE, "unavailable", detail, retry_after_s)
+
+
+def not_found(detail: str, error: str = "not_found") -> Refusal:
+    return Refusal(RefusalKind.NOT_FOUND, error, detail)

@@ -1,0 +1,35 @@
+"""Report's composition root: what its use cases work with, built once when the service
+starts. Unit tests call ``bootstrap`` with fakes; the service runs ``started``."""
+
+import contextlib
+from collections.abc import AsyncIterator
+
+from services.report.store import TerminalPages
+from services.report.usecases import Collaborators
+from shared.interfaces import Bucket, Publisher, StateStore
+from shared.jobs import JobStore
+from shared.service import Connections
+from shared.settings import Settings
+
+
+def bootstrap(
+    *, bucket: Bucket, state: StateStore, publisher: Publisher, settings: Settings
+) -> Collaborators:
+    return Collaborators(
+        bucket=bucket,
+        jobs=JobStore(state),
+        terminal=TerminalPages(state),
+        publisher=publisher,
+        settings=settings,
+        finishing={},
+    )
+
+
+@contextlib.asynccontextmanager
+async def started(connections: Connections) -> AsyncIterator[Collaborators]:
+    yield bootstrap(
+        bucket=connections.bucket,
+        state=connections.state,
+        publisher=connections.publisher,
+        settings=connections.settings,
+    )

@@ -1,0 +1,47 @@
+"""Verify's composition root: what its use case works with, built once when the service
+starts (the model client among them) and closed when it stops. Unit tests call
+``bootstrap`` with fakes; the service runs ``started``."""
+
+import contextlib
+from collections.abc import AsyncIterator
+
+from services.verify.usecases import Collaborators
+from shared.interfaces import Bucket, ModelClient, Publisher, StateStore
+from shared.jobs import JobStore
+from shared.llm import model_client
+from shared.service import Connections
+from shared.settings import Settings
+from shared.sources import SourceCache
+
+# The source PDFs kept for evidence crops: verify renders small crops of a few pages at once.
+SOURCE_CACHE_BYTES = 256 * 1024 * 1024
+
+
+def bootstrap(
+    *,
+    bucket: Bucket,
+    state: StateStore,
+    publisher: Publisher,
+    settings: Settings,
+    llm: ModelClient | None,
+) -> Collaborators:
+    return Collaborators(
+        bucket=bucket,
+        jobs=JobStore(state),
+        publisher=publisher,
+        settings=settings,
+        llm=llm,
+        sources=SourceCache(bucket, max_bytes=SOURCE_CACHE_BYTES),
+    )
+
+
+@contextlib.asynccontextmanager
+async def started(connections: Connections) -> AsyncIterator[Collaborators]:
+    async with model_client(connections.settings) as llm:
+        yield bootstrap(
+            bucket=connections.bucket,
+            state=connections.state,
+            publisher=connections.publisher,
+            settings=connections.settings,
+            llm=llm,
+        )

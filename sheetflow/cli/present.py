@@ -1,0 +1,175 @@
+"""What the user sees: the two consoles, errors as one message and an exit code, the sheet
+table and summary of a report, and documents written out."""
+
+import contextlib
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from shared.report import PageReport, Report
+from sheetflow.runtime import RuntimeStartError
+
+stdout = Console(soft_wrap=True)  # long paths and URLs stay whole, for copy and paste
+stderr = Console(stderr=True, soft_wrap=True)
+
+EXIT_OK, EXIT_ERROR, EXIT_PAGES_FAILED, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class CliError(Exception):
+    """A failure the user can act on: printed as one message, exit code 1."""
+
+
+@contextlib.contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn CliError / RuntimeStartError into a message and exit 1; Ctrl-C into exit 130."""
+    try:
+        yield
+    except (CliError, RuntimeStartError) as exc:
+        stderr.print(f"[red]error:[/] {escape(str(exc))}")
+        raise typer.Exit(EXIT_ERROR) from None
+    except KeyboardInterrupt:
+        stderr.print("interrupted; everything this command started is stopped")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+def supervisor_line(line: str) -> None:
+    stderr.print(f"[yellow]supervisor:[/] {escape(line)}")
+
+
+def verdict_text(page: PageReport) -> str:
+    verdict = _verification_text(page)
+    return f"{verdict}; DEGRADED" if page.degraded else verdict
+
+
+def _verification_text(page: PageReport) -> str:
+    verification = page.verification
+    if page.status == "failed" and page.failure_stage == "canceled":
+        return "canceled"
+    if page.status == "failed" or verification is None:
+        return "FAILED"
+    if verification.skipped:
+        return f"skipped ({verification.skipped})"
+    if verification.unjudged:
+        return "unjudged"
+    if verification.ok:
+        return "ok"
+    return ", ".join(verification.kinds) or "problems"
+
+
+def coverage_text(page: PageReport) -> str:
+    """The page's coverage, and on a scan, that it was measured over the words OCR read."""
+    coverage = page.coverage
+    measured = coverage is not None and coverage.total_lines > 0
+    if page.status == "verified" and not page.has_text_layer and not measured:
+        return "- (no text layer)"
+    if coverage is None or not measured:
+        return "-"
+    ocr = "" if page.has_text_layer else " OCR"
+    return f"{coverage.ratio:.2f} ({coverage.covered_lines}/{coverage.total_lines}{ocr})"
+
+
+def sheet_table(report: Report) -> Table:
+    table = Table(title=f"{report.file_name} ({report.status})")
+    for column in ("page", "sheet", "title", "discipline", "coverage", "verdict"):
+        table.add_column(column, justify="right" if column == "page" else "left", overflow="fold")
+    for page in report.pages:
+        sheet = page.sheet
+        table.add_row(
+            str(page.page_number),
+            escape(sheet.sheet_number or "-"),
+            escape(sheet.sheet_title or "-"),
+            escape(sheet.discipline or "-"),
+            coverage_text(page),
+            escape(verdict_text(page)),
+        )
+    return table
+
+
+def summary_lines(report: Report) -> list[str]:
+    summary = report.summary
+    coverage = summary.extraction_coverage
+    verification = summary.verification
+    guard = summary.guard
+    mean = coverage.mean_ratio
+    rate = verification.problem_rate
+    failed_structuring = coverage.text_structuring_failed_pages
+    return [
+        (
+            f"pages: {report.page_count}, failed: {len(summary.failed_pages)}, "
+            f"degraded: {len(summary.degraded_pages)}, "
+            f"model failures: {len(summary.model_failures)}"
+        ),
+        f"coverage: mean {mean if mean is not None else '-'}, "
+        f"below floor {coverage.pages_below_floor_count}, "
+        f"text-structured {coverage.text_structured_pages}"
+        + (f" ({failed_structuring} failed)" if failed_structuring else "")
+        + f", fallback {coverage.fallback_pages_count}",
+        (
+            f"verification: verified {verification.pages_verified} = "
+            f"passed {verification.pages_passed} + with problems {verification.verify_failed} + "
+            f"unjudged {verification.pages_unjudged} "
+            f"(skipped blank {verification.pages_skipped_blank}), "
+            f"problem rate {f'{rate:.0%}' if rate is not None else '-'}"
+        ),
+        (
+            f"guard: kept {guard.kept}, rescued {guard.rescued}, "
+            f"vision unverified {guard.vision_unverified}, dropped {guard.dropped}"
+        ),
+    ]
+
+
+def model_failure_lines(report: Report) -> list[str]:
+    """One line per model call that failed for good: the page, the stage and why."""
+    return [f"page {f.page_number} ({f.stage}): {f.reason}" for f in report.summary.model_failures]
+
+
+def intake_lines(report: Report) -> list[str]:
+    """What ingest did to the upload: active content removed, a damaged file repaired."""
+    intake = report.summary.intake
+    lines = []
+    if intake.removed:
+        kinds = ", ".join(f"{k.replace('_', ' ')} ({n})" for k, n in intake.removed.items())
+        lines.append(f"intake: removed {kinds} (never run)")
+    if intake.repaired:
+        lost = intake.damaged_pages
+        pages = f"; lost pages {', '.join(map(str, lost))}" if lost else ""
+        lines.append(f"intake: the file was damaged and repaired{pages}")
+    return lines
+
+
+def conclude(report: Report, out_dir: Path) -> int:
+    """Print the summary; the exit code: 0 complete, 2 when a page failed or a configured
+    model call failed for good (its pages were read offline or left unjudged), 1 canceled."""
+    stdout.print(sheet_table(report))
+    for line in [*summary_lines(report), *intake_lines(report)]:
+        stdout.print(escape(line))
+    stdout.print(f"report: {out_dir / 'report.json'}  {out_dir / 'report.html'}")
+    failed = report.summary.failed_pages
+    if report.status == "canceled":
+        stderr.print("[red]error:[/] the job was canceled")
+        return EXIT_ERROR
+    for f in failed:
+        where = f"page {f.page_number} ({f.stage})"
+        stderr.print(f"[red]failed:[/] {escape(where)}: {escape(f.reason)}")
+    model_failures = model_failure_lines(report)
+    for line in model_failures:
+        stderr.print(f"[yellow]model failed:[/] {escape(line)}")
+    return EXIT_PAGES_FAILED if failed or model_failures else EXIT_OK
+
+
+def write_document(document: dict[str, Any], out: Path | None) -> None:
+    """``document`` as indented JSON to ``out``, or to stdout without one."""
+    text = json.dumps(document, indent=2)
+    if out is None:
+        sys.stdout.write(text + "\n")
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text + "\n")
+    stderr.print(f"wrote {out}")

@@ -1,0 +1,191 @@
+"""Extract's use cases with in-memory stores and publisher, wired by the service's own
+bootstrap (the real page readers, no model): what rung 1 stores and announces, in which
+order, what a canceled job or an unreadable page leaves, and the answers to coverage's
+rung 2/3 requests."""
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from services.extract.bootstrap import bootstrap
+from services.extract.pipeline import Readers
+from services.extract.usecases import (
+    CANCELED_REASON,
+    Collaborators,
+    extract,
+    fallback,
+    structure,
+)
+from shared import subjects
+from shared.broker import PageFailure
+from shared.jobs import JobRecord, JobStore, now
+from shared.messages import (
+    ExtractPage,
+    FallbackPage,
+    JobOptions,
+    PageExtracted,
+    PageFailed,
+    PageStructured,
+    StructurePage,
+)
+from shared.models import ExtractionResult, TextLayer
+from shared.settings import Settings
+from shared.storage import Keys
+from tests.support.fakes import MemoryBucket, MemoryStateStore, RecordingPublisher
+from tests.support.pdfs import notes_pdf
+
+JOB = "j_00112233445566778899aabbccddeeff"
+PAGE_KEYS = ("text.json", "image.png", "thumb.jpg", "extracted.json")
+
+
+@dataclass
+class Rig:
+    """One extract worker's world: its stores and publisher, and the collaborators its
+    bootstrap wires from them (with the session's page readers)."""
+
+    readers: Readers
+    bucket: MemoryBucket = field(default_factory=MemoryBucket)
+    state: MemoryStateStore = field(default_factory=MemoryStateStore)
+    publisher: RecordingPublisher = field(default_factory=RecordingPublisher)
+
+    def __post_init__(self) -> None:
+        self.io: Collaborators = bootstrap(
+            bucket=self.bucket,
+            state=self.state,
+            publisher=self.publisher,
+            settings=Settings(_env_file=None),
+            llm=None,
+            readers=self.readers,
+            worker_id="extract@test:1",
+        )
+
+    async def job(self, pdf: bytes, *, canceled: bool = False) -> ExtractPage:
+        """The job's source stored and its record created; the task for its page 1."""
+        await self.bucket.put_bytes(Keys.source(JOB), pdf, "application/pdf")
+        record = JobRecord(
+            job_id=JOB,
+            file_name="set.pdf",
+            page_count=1,
+            source_key=Keys.source(JOB),
+            status="running",
+            canceled=canceled,
+            created_at=now(),
+        )
+        await JobStore(self.state).create_job(record)
+        options = JobOptions(judge=False)
+        return ExtractPage(job_id=JOB, page_number=1, source_key=Keys.source(JOB), options=options)
+
+    def stored(self) -> set[str]:
+        return set(self.bucket.objects) - {Keys.source(JOB)}
+
+
+@pytest.fixture
+def rig(readers: Readers) -> Rig:
+    return Rig(readers)
+
+
+async def test_a_page_is_stored_marked_then_announced(rig: Rig):
+    """Rung 1 stores the page's words, image, thumbnail and result under its keys, marks it
+    extracted (announced as progress) before page.extracted, which names what was stored."""
+    task = await rig.job(notes_pdf())
+    await extract(rig.io, task)
+
+    assert rig.stored() == {Keys.page(JOB, 1, name) for name in PAGE_KEYS}
+    layer = await rig.bucket.get_model(Keys.text(JOB, 1), TextLayer)
+    assert layer.has_text_layer and layer.line_texts[0] == "GENERAL NOTES"
+    result = await rig.bucket.get_model(Keys.extracted(JOB, 1), ExtractionResult)
+    assert (result.rung, result.status, result.worker_id) == ("offline", "ok", "extract@test:1")
+    assert result.objects and all(o.evidence for o in result.objects)
+    assert rig.bucket.objects[Keys.image(JOB, 1)].startswith(b"\x89PNG")
+
+    names = [p.name for p in rig.publisher.published]
+    assert names == [subjects.JOB_PROGRESS, subjects.PAGE_EXTRACTED]
+    [event] = rig.publisher.on(subjects.PAGE_EXTRACTED)
+    assert event == PageExtracted(
+        job_id=JOB,
+        page_number=1,
+        result_key=Keys.extracted(JOB, 1),
+        text_key=Keys.text(JOB, 1),
+        source_key=Keys.source(JOB),
+        status="ok",
+        rung="offline",
+        has_text_layer=True,
+        options=task.options,
+    )
+    states = await rig.io.jobs.page_states(JOB)
+    assert states[1].stage == "extracted"
+
+
+async def test_a_redelivered_page_is_announced_once(rig: Rig):
+    """A second delivery of the same task (at-least-once) writes the same keys again and
+    its announcement is dropped as a duplicate."""
+    task = await rig.job(notes_pdf())
+    await extract(rig.io, task)
+    first = dict(rig.bucket.objects)
+    await extract(rig.io, task)
+
+    assert set(rig.bucket.objects) == set(first)
+    assert rig.bucket.objects[Keys.text(JOB, 1)] == first[Keys.text(JOB, 1)]
+    assert len(rig.publisher.on(subjects.PAGE_EXTRACTED)) == 1
+    assert [p.name for p in rig.publisher.attempts].count(subjects.PAGE_EXTRACTED) == 2
+
+
+async def test_a_canceled_job_skips_its_page_without_reading_it(rig: Rig):
+    """The page of a canceled job is marked skipped and named as a canceled page; nothing
+    of it is stored and it is never announced as extracted."""
+    task = await rig.job(notes_pdf(), canceled=True)
+    await extract(rig.io, task)
+
+    assert rig.stored() == set()
+    assert rig.publisher.on(subjects.PAGE_EXTRACTED) == []
+    [skipped] = rig.publisher.on(subjects.PAGE_FAILED)
+    assert skipped == PageFailed(
+        job_id=JOB, page_number=1, stage="canceled", reason=CANCELED_REASON
+    )
+    assert (await rig.io.jobs.page_states(JOB))[1].stage == "skipped"
+
+
+async def test_an_unreadable_page_fails_for_good_and_stores_nothing(rig: Rig):
+    """A page the PDF does not hold is a PageFailure (dead-lettered at once by the stage
+    runner, not retried), with the reason a person reads; nothing is stored or announced."""
+    task = await rig.job(notes_pdf())
+    missing = task.model_copy(update={"page_number": 2})
+    with pytest.raises(PageFailure, match="page 2 does not exist"):
+        await extract(rig.io, missing)
+    assert rig.stored() == set()
+    assert rig.publisher.attempts == []
+
+
+async def test_fallback_cites_the_lines_asked_for_and_answers_coverage(rig: Rig):
+    """Rung 3 reads the stored words, stores one stub per line asked for, and answers on
+    page.structured with the result's key."""
+    task = await rig.job(notes_pdf())
+    await extract(rig.io, task)
+    layer = await rig.bucket.get_model(Keys.text(JOB, 1), TextLayer)
+    request = FallbackPage(job_id=JOB, page_number=1, text_key=Keys.text(JOB, 1), lines=[0])
+    await fallback(rig.io, request)
+
+    key = Keys.structured(JOB, 1, "fallback")
+    result = await rig.bucket.get_model(key, ExtractionResult)
+    assert (result.rung, result.status) == ("fallback", "ok")
+    assert [o.source_text for o in result.objects] == [layer.line_texts[0]]
+    [answer] = rig.publisher.on(subjects.PAGE_STRUCTURED)
+    assert answer == PageStructured(
+        job_id=JOB, page_number=1, rung="fallback", result_key=key, status="ok"
+    )
+
+
+async def test_structuring_without_a_model_answers_that_it_failed(rig: Rig):
+    """Rung 2 with no model configured stores and announces a failed result naming why, so
+    the ladder moves on instead of waiting."""
+    task = await rig.job(notes_pdf())
+    await extract(rig.io, task)
+    await structure(rig.io, StructurePage(job_id=JOB, page_number=1, text_key=Keys.text(JOB, 1)))
+
+    key = Keys.structured(JOB, 1, "text_structuring")
+    result = await rig.bucket.get_model(key, ExtractionResult)
+    assert (
+        result.status == "failed" and result.reason == "no model is configured for text structuring"
+    )
+    [answer] = rig.publisher.on(subjects.PAGE_STRUCTURED)
+    assert (answer.rung, answer.status, answer.result_key) == ("text_structuring", "failed", key)
