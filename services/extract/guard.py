@@ -23,9 +23,16 @@ construction and are never aligned. Objects left without a grounding get ``sourc
 
 from typing import Any
 
-from shared.evidence import PageWords, align
-from shared.models import GuardCounts, PageObject, TextLayer
-from shared.pagetext import digit_runs, number_key, numbers_printed, plain_numbers
+from shared.models import GuardCounts, PageObject
+from shared.pagetext import (
+    PageWords,
+    TextLayer,
+    align,
+    digit_runs,
+    number_key,
+    numbers_printed,
+    plain_numbers,
+)
 
 
 def apply_grounding_guard(

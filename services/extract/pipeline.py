@@ -49,17 +49,8 @@ from services.extract.vision import (
 from shared.bounded import OverLimit
 from shared.damage import page_damage
 from shared.llm import LLMClient, LLMError
-from shared.models import (
-    BBox,
-    ExtractionResult,
-    GuardCounts,
-    PageObject,
-    Rung,
-    SheetHeader,
-    TextLayer,
-    Usage,
-    Word,
-)
+from shared.models import ExtractionResult, GuardCounts, PageObject, Rung, SheetHeader, Usage
+from shared.pagetext import Box, TextLayer, Word
 from shared.settings import Settings
 from shared.sources import PDF_LOCK, open_pdf
 from shared.title_block import read_title_block
@@ -207,7 +198,7 @@ async def _ocr_words(pdf: bytes, page: _Page, settings: Settings) -> list[Word]:
     return await asyncio.to_thread(read_lines, raster, lines)
 
 
-async def _text_area_raster(pdf: bytes, page: _Page, area: BBox, settings: Settings) -> Raster:
+async def _text_area_raster(pdf: bytes, page: _Page, area: Box, settings: Settings) -> Raster:
     """``area`` of the page at ``RECOGNITION_DPI``, or, when that render goes past the
     page's time or memory limits, the page image: its lines are then read at the page
     image's resolution rather than lost."""

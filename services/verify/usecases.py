@@ -11,7 +11,8 @@ from shared.interfaces import Bucket, Publisher
 from shared.jobs import JobStore, record_progress
 from shared.llm import LLMClient
 from shared.messages import PageCovered, PageVerified
-from shared.models import CoveredPage, TextLayer
+from shared.models import CoveredPage
+from shared.pagetext import TextLayer
 from shared.settings import Settings
 from shared.sources import SourceCache
 from shared.storage import Keys, ObjectMissing
