@@ -108,11 +108,12 @@ def reads_on(
 def _lines(words: Sequence[Word], group: list[Word], frame: Frame) -> list[FramedLine]:
     """The lines of words of one direction: rows across its frame, cut at gaps."""
     boxes = {w.id: w.bbox.in_frame(frame) for w in group}
-    return [
-        framed_line(words, [w.id for w in line], frame)
-        for row in rows(group, lambda w: boxes[w.id], settle=True)
-        for line in _rejoin_note_numbers(_split_row(row, boxes))
-    ]
+    lines = []
+    for row in rows(group, lambda w: boxes[w.id], settle=True):
+        for line in _rejoin_note_numbers(_split_row(row, boxes)):
+            ids = [w.id for w in line]
+            lines.append(framed_line(words, ids, frame, boxes=[boxes[i] for i in ids]))
+    return lines
 
 
 def _split_row(row: list[Word], boxes: dict[int, Box]) -> list[list[Word]]:
@@ -148,15 +149,16 @@ def _continues(
     """Whether ``line`` is the next line of ``block``: just below its last line, the same
     size, aligned or centred with it, not a new note, and read right after it."""
     last, box = block[-1], line.box
-    if box.y0 < last.box.y0 + 0.5 * last.height:
+    above = last.box
+    if box.y0 < above.y0 + 0.5 * last.height:
         return False
-    if box.y0 - last.box.y1 > BLOCK_GAP * max(last.height, line.height):
+    if box.y0 - above.y1 > BLOCK_GAP * max(last.height, line.height):
         return False
     if abs(line.height - last.height) > BLOCK_SIZE_TOLERANCE * max(line.height, last.height):
         return False
     first = block[0]
     aligned = abs(box.x0 - first.body) <= ALIGN_PTS or abs(box.x0 - first.box.x0) <= ALIGN_PTS
-    centred = abs((box.x0 + box.x1) - (last.box.x0 + last.box.x1)) <= 2 * ALIGN_PTS
+    centred = abs((box.x0 + box.x1) - (above.x0 + above.x1)) <= 2 * ALIGN_PTS
     if not (aligned or centred):
         return False
     return next_word is None or reads_on(next_word, words, last.ids, line.ids)
@@ -168,8 +170,9 @@ def _blocks(
     blocks: list[list[FramedLine]] = []
     open_blocks: list[list[FramedLine]] = []  # blocks whose last line may still continue
     for line in sorted(lines, key=lambda ln: (ln.box.y0, ln.box.x0)):
+        x0, top, x1, _ = line.box
         # Lines come in order down the frame: a block out of reach now stays out of reach.
-        open_blocks = [b for b in open_blocks if line.box.y0 - b[-1].box.y1 <= 2 * b[-1].height]
+        open_blocks = [b for b in open_blocks if top - (last := b[-1]).box.y1 <= 2 * last.height]
         target = None
         if not line.numbered:
             # Aligned or centred lines overlap along the frame: others need no closer look.
@@ -177,8 +180,8 @@ def _blocks(
                 (
                     b
                     for b in reversed(open_blocks)
-                    if b[-1].box.x1 >= line.box.x0
-                    and b[-1].box.x0 <= line.box.x1
+                    if b[-1].box.x1 >= x0
+                    and b[-1].box.x0 <= x1
                     and _continues(b, line, words, next_word)
                 ),
                 None,
