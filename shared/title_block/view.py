@@ -116,12 +116,12 @@ class View:
         """The ruled cell around a point: the nearest rule on each side that spans it, or
         None when the point is not boxed in (or the box is a drawing frame, not a field)."""
         x, y = point
-        across_x = [r.at for r in self.horizontal if r.start - 1 <= x <= r.end + 1]
-        across_y = [r.at for r in self.vertical if r.start - 1 <= y <= r.end + 1]
-        top = max((at for at in across_x if at < y), default=None)
-        bottom = min((at for at in across_x if at > y), default=None)
-        left = max((at for at in across_y if at < x), default=None)
-        right = min((at for at in across_y if at > x), default=None)
+        spanning_x = [r.at for r in self.horizontal if r.start - 1 <= x <= r.end + 1]
+        spanning_y = [r.at for r in self.vertical if r.start - 1 <= y <= r.end + 1]
+        top = max((at for at in spanning_x if at < y), default=None)
+        bottom = min((at for at in spanning_x if at > y), default=None)
+        left = max((at for at in spanning_y if at < x), default=None)
+        right = min((at for at in spanning_y if at > x), default=None)
         if top is None or bottom is None or left is None or right is None:
             return None
         ex0, ey0, ex1, ey1 = self.extent
