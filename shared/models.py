@@ -5,14 +5,11 @@ documents themselves: a page's words and objects are too big for NATS.
 """
 
 from collections.abc import Iterator
-from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
-from shared import pagetext
-
-BBox = tuple[float, float, float, float]
+from shared.pagetext import Box
 
 ExtractionStatus = Literal["ok", "degraded", "failed"]
 Rung = Literal["vision", "offline", "text_structuring", "fallback"]
@@ -36,94 +33,6 @@ PROBLEM_KIND_ORDER: tuple[str, ...] = (
     "unsupported",
     "judge_refuted",
 )
-
-
-WordOrigin = Literal["pdf", "annotation", "ocr"]
-
-
-class Word(BaseModel):
-    """One word of the page, as the page's text layer (or OCR) gives it."""
-
-    id: int = Field(-1, description="index in TextLayer.words: the text layer's own order")
-    text: str
-    bbox: BBox = Field(description="displayed page coordinates (rotation applied), PDF points")
-    size: float = Field(0.0, description="font size in points (OCR: the box height)")
-    dir: tuple[float, float] = Field(
-        (1.0, 0.0), description="unit vector the text runs along, displayed frame, y down"
-    )
-    origin: WordOrigin = Field(
-        "pdf",
-        description="pdf: the text layer; annotation: an annotation's text (CAD exports put "
-        "text drawn as outlines there); ocr: read from the page image",
-    )
-
-
-class TextLayer(BaseModel):
-    """``pages/{n}/text.json``: the page's own words, grouped once into lines and blocks
-    (``shared.pagetext.layout``). Every object cites these words; every stage reads them."""
-
-    page_number: int
-    width: float = Field(description="displayed page width in PDF points")
-    height: float = Field(description="displayed page height in PDF points")
-    rotation: int = Field(0, description="the page's /Rotate, already applied to every bbox")
-    words: list[Word] = []
-    lines: list[list[int]] = Field(
-        [], description="word ids per line, reading order (grouped from words when empty)"
-    )
-    blocks: list[list[int]] = Field([], description="line ids per block, reading order")
-    has_text_layer: bool
-    source: Literal["pdf", "ocr", "none"] = "pdf"
-    has_drawings: bool = Field(
-        False, description="vector drawings on a page without a text layer (not read otherwise)"
-    )
-    rules: list[BBox] = Field(
-        [],
-        description="the long horizontal and vertical lines of the page's drawing, displayed "
-        "coordinates (the walls of title-block cells), where the drawing was listed",
-    )
-
-    @model_validator(mode="after")
-    def _lay_out(self) -> "TextLayer":
-        for i, word in enumerate(self.words):
-            if word.id != i:
-                word.id = i
-        if self.words and not self.lines:
-            self.lines, self.blocks = pagetext.layout(self.words, ordered=self.source != "ocr")
-        return self
-
-    def __reduce__(self):
-        # Across processes (a page read in a bounded child) as JSON: thousands of words
-        # travel several times faster than as pickled models.
-        return (TextLayer.model_validate_json, (self.model_dump_json(),))
-
-    @cached_property
-    def line_texts(self) -> list[str]:
-        """Each line's words joined by spaces."""
-        return [pagetext.join_words(self.words, line) for line in self.lines]
-
-    @cached_property
-    def text(self) -> str:
-        """The page's text, one line per line of the model, in reading order."""
-        return "\n".join(self.line_texts)
-
-    @cached_property
-    def line_of_word(self) -> list[int]:
-        """Word id -> the id of its line."""
-        return _owners(self.lines, len(self.words))
-
-    @cached_property
-    def block_of_line(self) -> list[int]:
-        """Line id -> the id of its block."""
-        return _owners(self.blocks, len(self.lines))
-
-
-def _owners(groups: list[list[int]], size: int) -> list[int]:
-    """Member id -> the index of the group holding it (-1 for none)."""
-    owner = [-1] * size
-    for group_id, members in enumerate(groups):
-        for member in members:
-            owner[member] = group_id
-    return owner
 
 
 class Usage(BaseModel):
@@ -167,7 +76,7 @@ class ObjectVerification(BaseModel):
         "kept beside the normalised kind",
     )
     actual_text: str | None = None
-    evidence_bbox: BBox | None = None
+    evidence_bbox: Box | None = None
     problem: str | None = None
     reason: str | None = Field(
         None, description="why an uncertain verdict is not definite (OCR-only evidence, ...)"
@@ -195,13 +104,13 @@ class PageObject(BaseModel):
     review_uses: list[str] = []
     confidence: float | str | None = None
     page_number: int | None = None
-    bbox: BBox | None = None
+    bbox: Box | None = None
     evidence: list[int] = Field(
         [],
         description="ids of the page words (TextLayer.words) the object came from, in order; "
         "empty for a claim the page's text does not carry",
     )
-    evidence_bbox: BBox | None = Field(None, description="union of the evidence words' boxes")
+    evidence_bbox: Box | None = Field(None, description="union of the evidence words' boxes")
     grounding: Grounding | None = None
     rung: Rung | None = None
     verification: ObjectVerification | None = None
@@ -333,7 +242,7 @@ class EvidenceCrop(BaseModel):
 
     object_id: str
     key: str = Field(description="the JPEG, under jobs/{job_id}/")
-    bbox: BBox = Field(description="the evidence box, in PDF points")
+    bbox: Box = Field(description="the evidence box, in PDF points")
     page_width: float
     page_height: float
 

@@ -14,9 +14,9 @@ from shared.models import (
     ModelFailure,
     PageObject,
     SheetHeader,
-    TextLayer,
     merge_usage,
 )
+from shared.pagetext import TextLayer
 from shared.title_block import discipline_for, recover_sheet_identity
 
 

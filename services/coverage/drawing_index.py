@@ -8,10 +8,8 @@ rows end where the rhythm of the list breaks (a wide gap, a line that is no row)
 
 import re
 import statistics
-from dataclasses import dataclass
 
-from shared.models import TextLayer
-from shared.pagetext import fold_dashes, union_bbox
+from shared.pagetext import FramedLine, TextLayer, fold_dashes, frame_of, framed_line, rows
 from shared.title_block.tokens import is_labelled_value, is_sheet_id, printed_token
 
 _HEADING = re.compile(
@@ -27,57 +25,40 @@ MAX_COLUMN_GAP = 10
 # An index has at least this many rows whose number has a sheet-number shape.
 MIN_SHAPED_ROWS = 2
 
-Box = tuple[float, float, float, float]
-
-
-@dataclass(frozen=True)
-class _Line:
-    ids: list[int]
-    box: Box
-    text: str
-
 
 def read_drawing_index(layer: TextLayer) -> list[tuple[str, str | None]]:
     """The (sheet number, title) rows of every drawing index printed on the page, numbers and
     titles as printed, in the index's order."""
-    words = layer.words
+    words, upright = layer.words, frame_of(0)
     lines = [
-        _Line(ids, union_bbox(words[i].bbox for i in ids), text)
-        for ids, text in zip(layer.lines, layer.line_texts, strict=True)
+        framed_line(words, ids, upright, line_id)
+        for line_id, ids in enumerate(layer.lines)
         if ids and words[ids[0]].dir == (1.0, 0.0)
     ]
-    rows: list[tuple[str, str | None]] = []
+    found: list[tuple[str, str | None]] = []
     for heading in lines:
         if _HEADING.match(fold_dashes(heading.text).strip()):
-            rows += _rows_under(heading, lines, layer)
-    return rows
+            found += _rows_under(heading, lines, layer)
+    return found
 
 
 def _rows_under(
-    heading: _Line, lines: list[_Line], layer: TextLayer
+    heading: FramedLine, lines: list[FramedLine], layer: TextLayer
 ) -> list[tuple[str, str | None]]:
-    """The index rows below a heading: lines overlapping its column, grouped by baseline."""
-    hx0, hy0, hx1, hy1 = heading.box
-    height = hy1 - hy0
-    below = sorted(
-        (ln for ln in lines if ln.box[1] >= hy1 - 0.25 * height and ln is not heading),
-        key=lambda ln: (ln.box[1], ln.box[0]),
-    )
-    rows: list[list[_Line]] = []
-    for line in below:
-        if rows and abs(_mid(line) - _mid(rows[-1][0])) <= 0.5 * _height(rows[-1][0]):
-            rows[-1].append(line)
-        else:
-            rows.append([line])
+    """The index rows below a heading: lines overlapping its column, grouped by baseline
+    (in order of their tops, each within half its row's first line's height of it)."""
+    head = heading.box
+    height = head.height
+    below = [ln for ln in lines if ln.box.y0 >= head.y1 - 0.25 * height and ln is not heading]
     entries: list[list] = []  # [number, title parts, title x]
-    previous_top = hy1
+    previous_top = head.y1
     pitches: list[float] = []
-    for whole_row in rows:
-        row = _in_column(whole_row, hx0 - 2 * height, hx1 + 2 * height)
+    for whole_row in rows(below, lambda ln: ln.box, reach=_within_half_the_first, by_top=True):
+        row = _in_column(whole_row, head.x0 - 2 * height, head.x1 + 2 * height)
         if not row:
             continue  # another column of the sheet, beside the index
         first = row[0]
-        top = first.box[1]
+        top = first.box.y0
         if top - previous_top > _limit(pitches, height):
             break
         parsed = _parse(row, layer)
@@ -85,7 +66,7 @@ def _rows_under(
             number, title, title_x = parsed
             entries.append([number, [title] if title else [], title_x])
         elif (
-            entries and entries[-1][2] is not None and abs(first.box[0] - entries[-1][2]) <= height
+            entries and entries[-1][2] is not None and abs(first.box.x0 - entries[-1][2]) <= height
         ):
             entries[-1][1].append(" ".join(ln.text for ln in row))  # a wrapped title
         else:
@@ -97,22 +78,26 @@ def _rows_under(
     return [(number, " ".join(" ".join(parts).split()) or None) for number, parts, _ in entries]
 
 
-def _in_column(row: list[_Line], left: float, right: float) -> list[_Line]:
-    """The lines of a row that belong to the index: the first starting in the heading's
-    column, and those following it left to right without a wide gap."""
-    row = sorted(row, key=lambda ln: ln.box[0])
-    start = next((k for k, ln in enumerate(row) if left <= ln.box[0] <= right), None)
+def _within_half_the_first(row_height: float, _item_height: float) -> float:
+    """A list entry's reach: half the height of its row's first line."""
+    return 0.5 * row_height
+
+
+def _in_column(row: list[FramedLine], left: float, right: float) -> list[FramedLine]:
+    """The lines of a row (left to right) that belong to the index: the first starting in
+    the heading's column, and those following it without a wide gap."""
+    start = next((k for k, ln in enumerate(row) if left <= ln.box.x0 <= right), None)
     if start is None:
         return []
     chain = [row[start]]
     for line in row[start + 1 :]:
-        if line.box[0] - chain[-1].box[2] > MAX_COLUMN_GAP * _height(line):
+        if line.box.x0 - chain[-1].box.x1 > MAX_COLUMN_GAP * line.box.height:
             break
         chain.append(line)
     return chain
 
 
-def _parse(row: list[_Line], layer: TextLayer) -> tuple[str, str | None, float | None] | None:
+def _parse(row: list[FramedLine], layer: TextLayer) -> tuple[str, str | None, float | None] | None:
     """(number, title, where the title starts) of a row that opens with a sheet number."""
     words = layer.words
     first_ids = row[0].ids
@@ -123,17 +108,9 @@ def _parse(row: list[_Line], layer: TextLayer) -> tuple[str, str | None, float |
     if rest and _SEPARATOR.match(fold_dashes(rest[0].text)):
         rest = rest[1:]
     title_words = [w.text for w in rest] + [ln.text for ln in row[1:]]
-    starts = [w.bbox[0] for w in rest] + [ln.box[0] for ln in row[1:]]
+    starts = [w.bbox.x0 for w in rest] + [ln.box.x0 for ln in row[1:]]
     title = " ".join(title_words).strip() or None
     return number, title, starts[0] if starts else None
-
-
-def _mid(line: _Line) -> float:
-    return (line.box[1] + line.box[3]) / 2
-
-
-def _height(line: _Line) -> float:
-    return line.box[3] - line.box[1]
 
 
 def _limit(pitches: list[float], height: float) -> float:

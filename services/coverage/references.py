@@ -8,8 +8,7 @@ sheet number's shape: "SEE NOTE 3" or "SEE 1/2" name no sheet.
 import re
 from collections.abc import Iterator
 
-from shared.models import TextLayer
-from shared.pagetext import fold_dashes
+from shared.pagetext import TextLayer, fold_dashes
 from shared.title_block.tokens import is_route_name, is_sheet_id
 
 _TARGET = r"(?P<sheet>[A-Z]{1,4}-?\d[A-Z0-9]*(?:[-.][A-Z0-9]+)*)"

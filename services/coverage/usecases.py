@@ -22,7 +22,8 @@ from shared.broker import msg_id
 from shared.interfaces import Bucket, Publisher
 from shared.jobs import JobStore, record_progress
 from shared.messages import FallbackPage, PageCovered, PageExtracted, PageStructured, StructurePage
-from shared.models import CoveredPage, ExtractionResult, PageObject, SheetHeader, TextLayer
+from shared.models import CoveredPage, ExtractionResult, PageObject, SheetHeader
+from shared.pagetext import TextLayer
 from shared.settings import Settings
 from shared.storage import Keys
 

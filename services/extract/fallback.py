@@ -9,8 +9,8 @@ any line being left out.
 import math
 from itertools import chain
 
-from shared.models import PageObject, TextLayer
-from shared.pagetext import coverage_units, join_words, union_bbox
+from shared.models import PageObject
+from shared.pagetext import Box, TextLayer, coverage_units, join_words
 
 
 def _runs(layer: TextLayer, wanted: set[int]) -> list[list[int]]:
@@ -44,7 +44,7 @@ def fallback_stubs(
     stubs = []
     for i, group in enumerate(groups, start=1):
         evidence = [w for line_id in group for w in layer.lines[line_id]]
-        box = union_bbox(layer.words[w].bbox for w in evidence)
+        box = Box.union(layer.words[w].bbox for w in evidence)
         stubs.append(
             PageObject(
                 object_id=f"p{page}-f{i}",

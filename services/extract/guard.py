@@ -13,7 +13,7 @@ of the evidence:
 - no digits in the value → kept as is (nothing numeric to ground).
 
 A kept model-made object's ``source_text`` is aligned to the page's words
-(``shared.evidence.align``): the words found become its ``evidence`` (a misread cites the
+(``shared.pagetext.evidence.align``): the words found become its ``evidence`` (a misread cites the
 words the page really prints, for the oracle to compare), and an object that aligns to
 nothing is stamped ``grounding="vision_unverified"``, unless it was rescued (already a weaker
 claim). Objects built from the page's own words (rungs offline and fallback) cite them by
@@ -23,9 +23,16 @@ construction and are never aligned. Objects left without a grounding get ``sourc
 
 from typing import Any
 
-from shared.evidence import PageWords, align
-from shared.models import GuardCounts, PageObject, TextLayer
-from shared.pagetext import digit_runs, number_key, numbers_printed, plain_numbers
+from shared.models import GuardCounts, PageObject
+from shared.pagetext import (
+    PageWords,
+    TextLayer,
+    align,
+    digit_runs,
+    number_key,
+    numbers_printed,
+    plain_numbers,
+)
 
 
 def apply_grounding_guard(

@@ -24,7 +24,7 @@ import imagecodecs
 import numpy
 import pymupdf
 
-from shared.models import BBox, Word
+from shared.pagetext import Box, Word
 from shared.sources import PDF_LOCK, open_pdf
 
 # Measured on a scanned 36x24 in sheet at 2048 px, 2 busy cores: together these take a
@@ -87,7 +87,7 @@ class Raster:
     y0: float
 
 
-def render_area(pdf: bytes, page_number: int, area: BBox, dpi: float) -> Raster:
+def render_area(pdf: bytes, page_number: int, area: Box, dpi: float) -> Raster:
     """Render ``area`` (displayed page coordinates, points) of page ``page_number``
     (1-based) of ``pdf`` in gray at ``dpi``, lowered when the render would exceed
     ``RECOGNITION_MAX_PIXELS``. Takes ``PDF_LOCK`` (do not hold it). Run it where page
@@ -146,7 +146,7 @@ class OcrEngine:
         with self._lock:
             return self._recognise(raster, lines)
 
-    def ocr_clip(self, pdf: bytes, page_number: int, clip: BBox, dpi: float) -> list[Word]:
+    def ocr_clip(self, pdf: bytes, page_number: int, clip: Box, dpi: float) -> list[Word]:
         """OCR the part ``clip`` (displayed page coordinates, points) of page ``page_number``
         (1-based) of ``pdf``, rendered at ``dpi``: words in page coordinates. For a region
         worth a closer look than the whole page gets, such as a title block. Renders in this
@@ -206,13 +206,13 @@ class OcrEngine:
         return words
 
 
-def text_area(lines: list[numpy.ndarray]) -> BBox:
+def text_area(lines: list[numpy.ndarray]) -> Box:
     """The part of the page that holds ``lines`` (page points), with a small margin: the
     only part worth rendering at ``RECOGNITION_DPI``."""
     points = numpy.concatenate(lines)
     x0, y0 = points.min(axis=0) - _MARGIN_PT
     x1, y1 = points.max(axis=0) + _MARGIN_PT
-    return (float(x0), float(y0), float(x1), float(y1))
+    return Box(float(x0), float(y0), float(x1), float(y1))
 
 
 @dataclass(frozen=True)
@@ -294,5 +294,5 @@ def _word(text: str, line: _Line, start: float, end: float, direction, size: flo
     )
     x0, y0 = corners.min(axis=0)
     x1, y1 = corners.max(axis=0)
-    bbox = (round(float(x0), 2), round(float(y0), 2), round(float(x1), 2), round(float(y1), 2))
+    bbox = Box(round(float(x0), 2), round(float(y0), 2), round(float(x1), 2), round(float(y1), 2))
     return Word(text=text, bbox=bbox, size=size, dir=direction, origin="ocr")

@@ -13,9 +13,18 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from services.extract.tables import Cell, Table, cells_of, find_tables, is_header
-from shared.models import BBox, PageObject, SheetHeader, TextLayer
-from shared.pagetext import NOTE_NUMBER, join_words, union_bbox
+from shared.models import PageObject, SheetHeader
+from shared.pagetext import (
+    NOTE_NUMBER,
+    Box,
+    Cell,
+    Table,
+    TextLayer,
+    cells_of,
+    find_tables,
+    is_header,
+    join_words,
+)
 from shared.title_block import recover_sheet_identity
 
 # Title-block labels, longest first; the header field a label fills (None: kept as a field only).
@@ -61,18 +70,18 @@ class _Found:
 def _value_for(label: Cell, row: list[Cell], below: list[Cell], used: set[int]) -> Cell | None:
     """The value of a label without an inline value: the next cell to its right on its row,
     else the cell just below it (title blocks put values under small labels)."""
-    right = [c for c in row if c.frame[0] > label.frame[2] and c.line_id not in used]
+    right = [c for c in row if c.box.x0 > label.box.x1 and c.line_id not in used]
     if right:
-        first = min(right, key=lambda c: c.frame[0])
-        near = first.frame[0] - label.frame[2] <= VALUE_REACH_RIGHT * label.height
+        first = min(right, key=lambda c: c.box.x0)
+        near = first.box.x0 - label.box.x1 <= VALUE_REACH_RIGHT * label.height
         if near and not _LABEL.match(first.text):
             return first
-    for cell in sorted(below, key=lambda c: c.frame[1]):
+    for cell in sorted(below, key=lambda c: c.box.y0):
         if cell.line_id in used or _LABEL.match(cell.text):
             continue
-        under = cell.frame[1] >= label.frame[1] + 0.5 * label.height
-        near = cell.frame[1] - label.frame[3] <= VALUE_REACH_BELOW * label.height
-        overlaps = min(cell.frame[2], label.frame[2]) - max(cell.frame[0], label.frame[0]) > 0
+        under = cell.box.y0 >= label.box.y0 + 0.5 * label.height
+        near = cell.box.y0 - label.box.y1 <= VALUE_REACH_BELOW * label.height
+        overlaps = cell.box.overlap_x(label.box) > 0
         if under and near and overlaps:
             return cell
     return None
@@ -83,7 +92,7 @@ def _title_block_fields(
 ) -> list[_Found]:
     found: list[_Found] = []
     for cells in cells_by_direction.values():
-        by_top = sorted(cells, key=lambda c: c.frame[1])
+        by_top = sorted(cells, key=lambda c: c.box.y0)
         for cell in by_top:
             match = _LABEL.match(cell.text)
             if cell.line_id in used or not match:
@@ -94,13 +103,12 @@ def _title_block_fields(
                 row = [
                     c
                     for c in cells
-                    if abs((c.frame[1] + c.frame[3]) - (cell.frame[1] + cell.frame[3]))
-                    <= cell.height
+                    if abs((c.box.y0 + c.box.y1) - (cell.box.y0 + cell.box.y1)) <= cell.height
                 ]
                 below = [
                     c
                     for c in by_top
-                    if 0 <= c.frame[1] - cell.frame[1] <= (VALUE_REACH_BELOW + 1) * cell.height
+                    if 0 <= c.box.y0 - cell.box.y0 <= (VALUE_REACH_BELOW + 1) * cell.height
                 ]
                 value_cell = _value_for(cell, row, below, used | {cell.line_id})
                 if value_cell is None:
@@ -109,7 +117,7 @@ def _title_block_fields(
             used.update(p.line_id for p in parts)
             found.append(
                 _Found(
-                    [i for p in parts for i in p.word_ids],
+                    [i for p in parts for i in p.ids],
                     {
                         "object_type": "title_block_field",
                         "category": "title_block",
@@ -224,7 +232,7 @@ def extract_offline(layer: TextLayer) -> tuple[SheetHeader, list[PageObject]]:
 
     def position(item: _Found) -> tuple[float, float]:
         box = _box(layer, item.evidence)
-        return (round(box[1]), box[0])
+        return (round(box.y0), box.x0)
 
     found.sort(key=position)
     page = layer.page_number
@@ -248,5 +256,5 @@ def extract_offline(layer: TextLayer) -> tuple[SheetHeader, list[PageObject]]:
     return recover_sheet_identity(layer) or SheetHeader(), objects
 
 
-def _box(layer: TextLayer, ids: list[int]) -> BBox:
-    return union_bbox(layer.words[i].bbox for i in ids)
+def _box(layer: TextLayer, ids: list[int]) -> Box:
+    return Box.union(layer.words[i].bbox for i in ids)

@@ -48,17 +48,8 @@ from services.extract.vision import (
 from shared.bounded import OverLimit
 from shared.damage import page_damage
 from shared.interfaces import LLMError, ModelClient
-from shared.models import (
-    BBox,
-    ExtractionResult,
-    GuardCounts,
-    PageObject,
-    Rung,
-    SheetHeader,
-    TextLayer,
-    Usage,
-    Word,
-)
+from shared.models import ExtractionResult, GuardCounts, PageObject, Rung, SheetHeader, Usage
+from shared.pagetext import Box, TextLayer, Word
 from shared.settings import Settings
 from shared.sources import PDF_LOCK, open_pdf
 from shared.title_block import read_title_block
@@ -218,7 +209,7 @@ async def _ocr_words(pdf: bytes, page: _Page, settings: Settings, readers: Reade
 
 
 async def _text_area_raster(
-    pdf: bytes, page: _Page, area: BBox, settings: Settings, readers: PageReaders
+    pdf: bytes, page: _Page, area: Box, settings: Settings, readers: PageReaders
 ) -> Raster:
     """``area`` of the page at ``RECOGNITION_DPI``, or, when that render goes past the
     page's time or memory limits, the page image: its lines are then read at the page

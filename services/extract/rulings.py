@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 
 import pymupdf
 
-from shared.models import BBox
+from shared.pagetext import Box
 
 # A rule is at least this long (PDF points; a third of an inch) ...
 MIN_RULE = 24.0
@@ -24,7 +24,7 @@ MAX_RULES = 4000
 Point = tuple[float, float]
 
 
-def ruled_lines(paths: list[dict], matrix: pymupdf.Matrix, page: BBox) -> list[BBox]:
+def ruled_lines(paths: list[dict], matrix: pymupdf.Matrix, page: Box) -> list[Box]:
     """The long horizontal and vertical lines of ``paths`` (``page.get_cdrawings()``), in
     displayed coordinates (``matrix``: the page's rotation matrix), cut to the displayed
     ``page`` (CAD plots draw past the paper's edge), joined and rounded."""
@@ -37,11 +37,11 @@ def ruled_lines(paths: list[dict], matrix: pymupdf.Matrix, page: BBox) -> list[B
             horizontal.append(((y0 + y1) / 2, max(min(x0, x1), px0), min(max(x0, x1), px1)))
         elif abs(x1 - x0) <= SAME_LINE and px0 <= x0 <= px1:
             vertical.append(((x0 + x1) / 2, max(min(y0, y1), py0), min(max(y0, y1), py1)))
-    rules = [(x0, y, x1, y) for y, x0, x1 in _joined(horizontal)]
-    rules += [(x, y0, x, y1) for x, y0, y1 in _joined(vertical)]
-    rules.sort(key=lambda r: -((r[2] - r[0]) + (r[3] - r[1])))
+    rules = [Box(x0, y, x1, y) for y, x0, x1 in _joined(horizontal)]
+    rules += [Box(x, y0, x, y1) for x, y0, y1 in _joined(vertical)]
+    rules.sort(key=lambda r: -(r.width + r.height))
     return [
-        (round(x0, 2), round(y0, 2), round(x1, 2), round(y1, 2))
+        Box(round(x0, 2), round(y0, 2), round(x1, 2), round(y1, 2))
         for x0, y0, x1, y1 in rules[:MAX_RULES]
     ]
 
@@ -63,10 +63,10 @@ def _segments(paths: list[dict]) -> Iterator[tuple[Point, Point]]:
                 yield from _rect_edges(item[1], stroked)
             elif kind == "qu":
                 xs, ys = [p[0] for p in item[1]], [p[1] for p in item[1]]
-                yield from _rect_edges((min(xs), min(ys), max(xs), max(ys)), stroked)
+                yield from _rect_edges(Box(min(xs), min(ys), max(xs), max(ys)), stroked)
 
 
-def _rect_edges(rect: BBox, stroked: bool) -> Iterable[tuple[Point, Point]]:
+def _rect_edges(rect: Box, stroked: bool) -> Iterable[tuple[Point, Point]]:
     x0, y0, x1, y1 = rect
     if stroked:
         return [

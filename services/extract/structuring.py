@@ -3,7 +3,8 @@ misread), segmented into one object per note, row, tag and field. Replies are pa
 ``vision.parse_reply`` (same schema)."""
 
 from services.extract.vision import REPLY_SCHEMA
-from shared.models import SheetHeader, TextLayer
+from shared.models import SheetHeader
+from shared.pagetext import TextLayer
 
 TEXT_HEADING = "TEXT LAYER (segment ALL of it):"
 SHEET_HINT_HEADING = "SHEET HINT (what is already known of this sheet):"

@@ -8,8 +8,7 @@ what a person looking at the sheet sees, and crops cut from the displayed page h
 import pymupdf
 
 from services.extract.rulings import ruled_lines
-from shared.models import BBox, TextLayer, Word
-from shared.pagetext import alnum_count, normalize
+from shared.pagetext import Box, TextLayer, Word, alnum_count, laid_out, normalize
 
 # Annotation kinds whose text the page shows: a free-text box draws its contents.
 _DRAWN_TEXT_ANNOTS = frozenset({pymupdf.mupdf.PDF_ANNOT_FREE_TEXT})
@@ -35,7 +34,7 @@ def read_text_layer(
     # title block's cells?), and listing them costs seconds on a sheet of outlined text: a
     # text page is not asked.
     paths = [] if has_text_layer else page.get_cdrawings()
-    return TextLayer(
+    return laid_out(
         page_number=page_number,
         width=page.rect.width,
         height=page.rect.height,
@@ -44,13 +43,13 @@ def read_text_layer(
         has_text_layer=has_text_layer,
         source="pdf",
         has_drawings=bool(paths),
-        rules=ruled_lines(paths, matrix, tuple(page.rect)),
+        rules=ruled_lines(paths, matrix, Box(*page.rect)),
     )
 
 
-def _displayed(rect: pymupdf.Rect, matrix: pymupdf.Matrix) -> BBox:
+def _displayed(rect: pymupdf.Rect, matrix: pymupdf.Matrix) -> Box:
     r = rect * matrix
-    return (r.x0, r.y0, r.x1, r.y1)
+    return Box(r.x0, r.y0, r.x1, r.y1)
 
 
 def _layer_words(page: pymupdf.Page, display: pymupdf.DisplayList) -> list[dict]:
@@ -79,7 +78,7 @@ def _layer_words(page: pymupdf.Page, display: pymupdf.DisplayList) -> list[dict]
             {
                 "id": len(words),
                 "text": text,
-                "bbox": (x0, y0, x1, y1),
+                "bbox": Box(x0, y0, x1, y1),
                 "size": spans[0]["size"] if len(spans) == 1 else _span_size(spans, x0, y0, x1, y1),
                 "dir": direction,
             }
@@ -121,14 +120,9 @@ def _annotation_words(
     return words
 
 
-def _already_printed(contents: str, box: BBox, layer_words: list[dict]) -> bool:
+def _already_printed(contents: str, box: Box, layer_words: list[dict]) -> bool:
     """Whether most of the annotation's words are text-layer words inside its box."""
-    inside = {
-        normalize(w["text"])
-        for w in layer_words
-        if box[0] <= (w["bbox"][0] + w["bbox"][2]) / 2 <= box[2]
-        and box[1] <= (w["bbox"][1] + w["bbox"][3]) / 2 <= box[3]
-    }
+    inside = {normalize(w["text"]) for w in layer_words if box.contains(w["bbox"].centre)}
     tokens = [t for t in (normalize(t) for t in contents.split()) if t]
     return bool(tokens) and sum(t in inside for t in tokens) >= 0.5 * len(tokens)
 
@@ -139,7 +133,7 @@ def _draws_nothing(annot: pymupdf.Annot) -> bool:
     return appearance == "null" and not annot.colors.get("stroke") and not annot.colors.get("fill")
 
 
-def _spread(contents: str, box: BBox, first_id: int) -> list[dict]:
+def _spread(contents: str, box: Box, first_id: int) -> list[dict]:
     """An annotation's words, laid out over its box: its lines stacked across the box's
     short side, each line's words along the long side in proportion to their length."""
     lines = [line.split() for line in contents.replace("\t", " ").splitlines() if line.split()]
@@ -160,9 +154,9 @@ def _spread(contents: str, box: BBox, first_id: int) -> list[dict]:
             c0, c1 = row * pitch, (row + 1) * pitch
             # Vertical annotation text reads bottom to top, lines stacked left to right.
             bbox = (
-                (x0 + c0, y1 - end, x0 + c1, y1 - start)
+                Box(x0 + c0, y1 - end, x0 + c1, y1 - start)
                 if vertical
-                else (x0 + start, y0 + c0, x0 + end, y0 + c1)
+                else Box(x0 + start, y0 + c0, x0 + end, y0 + c1)
             )
             words.append(
                 {
@@ -184,19 +178,19 @@ def ocr_text_layer(
     height: float,
     rotation: int = 0,
     has_drawings: bool = False,
-    rules: list[BBox] | None = None,
+    rules: list[Box] | None = None,
 ) -> TextLayer:
     """A text layer built from OCR words on a page that has none of its own.
 
     ``has_text_layer`` stays False: the words are a reading of the image, not the page's
     own text. They are laid out like any other words and marked ``origin="ocr"``.
     """
-    return TextLayer(
+    return laid_out(
         page_number=page_number,
         width=width,
         height=height,
         rotation=rotation,
-        words=[w.model_copy(update={"origin": "ocr"}) for w in words],
+        words=[w.model_copy(update={"id": i, "origin": "ocr"}) for i, w in enumerate(words)],
         has_text_layer=False,
         source="ocr",
         has_drawings=has_drawings,

@@ -14,8 +14,7 @@ import pymupdf
 
 from services.extract.ocr import ENGINE_PARAMS, OcrEngine, page_raster
 from services.extract.render import encode_png
-from shared.models import BBox, TextLayer, Word
-from shared.pagetext import union_bbox
+from shared.pagetext import Box, TextLayer, Word
 from shared.sources import PDF_LOCK, open_pdf
 
 # The OCR engine's detector finds text from about 25 px high, and reads a tile as it is
@@ -33,24 +32,24 @@ OVERLAP_PT = 36.0
 
 @dataclass(frozen=True)
 class _Tile:
-    clip: BBox  # displayed page coordinates, points
-    core: BBox  # the part of the clip whose words this tile reports
+    clip: Box  # displayed page coordinates, points
+    core: Box  # the part of the clip whose words this tile reports
     png: bytes
 
 
-def title_block_regions(layer: TextLayer) -> list[BBox]:
+def title_block_regions(layer: TextLayer) -> list[Box]:
     """The regions of the displayed page where a title block sits: parts of the extent of
     the sheet's ruled lines (so a frame inside a larger page counts), or of the page (a
     scan, whose words so far may all lie elsewhere)."""
     if layer.rules:
-        x0, y0, x1, y1 = union_bbox(layer.rules)
+        x0, y0, x1, y1 = Box.union(layer.rules)
     else:
         x0, y0, x1, y1 = 0.0, 0.0, layer.width, layer.height
     w, h = x1 - x0, y1 - y0
-    return [(x0 + a * w, y0 + b * h, x0 + c * w, y0 + d * h) for a, b, c, d in REGIONS]
+    return [Box(x0 + a * w, y0 + b * h, x0 + c * w, y0 + d * h) for a, b, c, d in REGIONS]
 
 
-def render_tiles(pdf: bytes, page_number: int, regions: list[BBox]) -> list[_Tile]:
+def render_tiles(pdf: bytes, page_number: int, regions: list[Box]) -> list[_Tile]:
     """The regions rendered at ``TITLE_BLOCK_DPI`` in tiles of at most ``TILE_PX``."""
     step = TILE_PX * 72 / TITLE_BLOCK_DPI - OVERLAP_PT
     tiles: list[_Tile] = []
@@ -59,17 +58,17 @@ def render_tiles(pdf: bytes, page_number: int, regions: list[BBox]) -> list[_Til
         for rx0, ry0, rx1, ry1 in regions:
             for tx in _starts(rx0, rx1, step):
                 for ty in _starts(ry0, ry1, step):
-                    clip = (
+                    clip = Box(
                         tx,
                         ty,
                         min(tx + step + OVERLAP_PT, rx1),
                         min(ty + step + OVERLAP_PT, ry1),
                     )
-                    core = (
+                    core = Box(
                         tx if tx == rx0 else tx + OVERLAP_PT / 2,
                         ty if ty == ry0 else ty + OVERLAP_PT / 2,
-                        clip[2] if clip[2] == rx1 else clip[2] - OVERLAP_PT / 2,
-                        clip[3] if clip[3] == ry1 else clip[3] - OVERLAP_PT / 2,
+                        clip.x1 if clip.x1 == rx1 else clip.x1 - OVERLAP_PT / 2,
+                        clip.y1 if clip.y1 == ry1 else clip.y1 - OVERLAP_PT / 2,
                     )
                     pix = page.get_pixmap(clip=pymupdf.Rect(clip), dpi=TITLE_BLOCK_DPI)
                     tiles.append(_Tile(clip, core, encode_png(pix)))
@@ -84,7 +83,7 @@ def _starts(low: float, high: float, step: float) -> list[float]:
 
 
 def reread_title_block(
-    layer: TextLayer, tiles: list[_Tile], regions: list[BBox], ocr: OcrEngine
+    layer: TextLayer, tiles: list[_Tile], regions: list[Box], ocr: OcrEngine
 ) -> list[Word]:
     """The layer's words with those inside ``regions`` replaced by the tiles' closer reading
     by ``ocr`` (each word from the tile whose core holds its centre)."""
@@ -93,13 +92,16 @@ def reread_title_block(
     for tile in tiles:
         for word in ocr.ocr_raster(page_raster(tile.png, 1 / scale)):
             x0, y0, x1, y1 = word.bbox
-            bbox = (x0 + tile.clip[0], y0 + tile.clip[1], x1 + tile.clip[0], y1 + tile.clip[1])
+            dx, dy = tile.clip.x0, tile.clip.y0
+            bbox = Box(x0 + dx, y0 + dy, x1 + dx, y1 + dy)
             if _holds(tile.core, bbox):
                 closer.append(word.model_copy(update={"bbox": bbox}))
     kept = [w for w in layer.words if not any(_holds(r, w.bbox) for r in regions)]
     return kept + closer
 
 
-def _holds(box: BBox, bbox: BBox) -> bool:
-    cx, cy = (bbox[0] + bbox[2]) / 2, (bbox[1] + bbox[3]) / 2
-    return box[0] <= cx < box[2] and box[1] <= cy < box[3]
+def _holds(box: Box, bbox: Box) -> bool:
+    """Whether a box's centre lies in ``box``, its right and bottom edges excluded (a word
+    on the seam of two tiles belongs to one)."""
+    cx, cy = bbox.centre
+    return box.x0 <= cx < box.x1 and box.y0 <= cy < box.y1

@@ -23,7 +23,8 @@ from shared.messages import (
     PageStructured,
     StructurePage,
 )
-from shared.models import ExtractionResult, TextLayer
+from shared.models import ExtractionResult
+from shared.pagetext import TextLayer
 from shared.settings import Settings
 from shared.sources import SourceCache
 from shared.storage import Keys

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shared.llm import image_part
-from shared.models import PageObject, SheetHeader, TextLayer
+from shared.models import PageObject, SheetHeader
+from shared.pagetext import TextLayer
 
 REPLY_SCHEMA = """{
   "sheet": {"sheet_number": str|null, "sheet_title": str|null, "discipline": str|null,

@@ -13,7 +13,8 @@ from shared import subjects
 from shared.interfaces import Bucket, ObjectMissing, Publisher
 from shared.jobs import JobRecord, JobStore, now
 from shared.messages import PageFailed, PageVerified, ReportReady
-from shared.models import TextLayer, VerifiedPage
+from shared.models import VerifiedPage
+from shared.pagetext import TextLayer
 from shared.report import ReadySummary, Report
 from shared.settings import Settings
 from shared.sheet_set import SheetSet

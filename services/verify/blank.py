@@ -5,7 +5,8 @@ from dataclasses import dataclass
 
 import pymupdf
 
-from shared.models import PageObject, TextLayer
+from shared.models import PageObject
+from shared.pagetext import TextLayer
 from shared.sources import PDF_LOCK
 
 # A gray level at or above this is paper, not ink (scanner noise stays light).

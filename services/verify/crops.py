@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
-from shared.models import BBox, PageObject
+from shared.models import PageObject
+from shared.pagetext import Box
 from shared.storage import Keys
 
 log = logging.getLogger("sheetflow.verify")
@@ -44,7 +45,7 @@ class ImageChoice:
 
 def render_crop_jpeg(
     page: pymupdf.Page,
-    bbox: BBox,
+    bbox: Box,
     dpi: int,
     margin_pts: float,
     max_pixels: int | None = None,
@@ -69,11 +70,11 @@ def render_crop_jpeg(
 
 def choose_images(
     scope: Sequence[PageObject],
-    evidence: dict[str, BBox],
+    evidence: dict[str, Box],
     *,
     page_number: int,
     page_png: bytes | None,
-    render: Callable[[BBox], bytes] | None,
+    render: Callable[[Box], bytes] | None,
     hi_dpi: bool,
     max_images: int,
 ) -> ImageChoice:
@@ -112,7 +113,7 @@ def choose_images(
     return choice
 
 
-def render_evidence_jpeg(page: pymupdf.Page, bbox: BBox, margin_pts: float) -> bytes:
+def render_evidence_jpeg(page: pymupdf.Page, bbox: Box, margin_pts: float) -> bytes:
     """A small JPEG of the sheet around ``bbox`` (grown by ``margin_pts``, clipped to the
     page), with ``bbox`` itself outlined: what the report shows beside a problem."""
     x0, y0, x1, y1 = bbox

@@ -14,7 +14,8 @@ from typing import Any, Literal, cast
 from services.verify.crops import JudgeImage
 from shared.interfaces import LLMError, ModelClient
 from shared.llm import image_part
-from shared.models import ObjectVerification, PageObject, Usage, Word, merge_usage
+from shared.models import ObjectVerification, PageObject, Usage, merge_usage
+from shared.pagetext import Word
 
 STAGE = "verify"
 JudgeVerdictName = Literal["confirmed", "refuted", "uncertain"]

@@ -14,9 +14,17 @@ from collections.abc import Sequence
 
 from rapidfuzz.distance import Indel
 
-from shared.evidence import LETTER_MATCH, MIN_FUZZY_LETTERS, claim_tokens
-from shared.models import CoveredPage, ObjectVerification, PageObject, Word
-from shared.pagetext import digit_runs, normalize, number_key, plain_numbers, union_bbox
+from shared.models import CoveredPage, ObjectVerification, PageObject
+from shared.pagetext import (
+    Box,
+    Word,
+    claim_tokens,
+    digit_runs,
+    normalize,
+    number_key,
+    plain_numbers,
+)
+from shared.pagetext.evidence import LETTER_MATCH, MIN_FUZZY_LETTERS
 from shared.title_block import sheet_key
 
 OCR_ONLY = "supported only by words read from the page image by OCR, which can misread too"
@@ -86,7 +94,7 @@ def check_object(obj: PageObject, words: Sequence[Word]) -> ObjectVerification:
             ),
         )
     evidence = " ".join(w.text for w in cited)
-    bbox = union_bbox(w.bbox for w in cited)
+    bbox = Box.union(w.bbox for w in cited)
     if not _says_claim(claim, evidence):
         return ObjectVerification(
             verdict="refuted",

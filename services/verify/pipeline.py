@@ -28,20 +28,18 @@ from services.verify.judge import (
 )
 from services.verify.oracle import check_content, check_identity, check_object
 from services.verify.verdict import page_verdict
-from shared.evidence import PageWords, page_reading
 from shared.interfaces import ModelClient
 from shared.models import (
-    BBox,
     CoveredPage,
     EvidenceCrop,
     ModelFailure,
     ObjectVerification,
     PageObject,
-    TextLayer,
     Usage,
     VerifiedPage,
     merge_usage,
 )
+from shared.pagetext import Box, PageWords, TextLayer, page_reading
 from shared.settings import Settings
 from shared.sources import PDF_LOCK, open_pdf
 from shared.storage import Keys
@@ -67,7 +65,7 @@ class OracleFindings:
     """What the deterministic checks found on a page, before any model is asked."""
 
     objects: list[PageObject]  # copies of the covered objects, with the oracle's verification
-    evidence: dict[str, BBox]  # object_id -> where its claim sits (oracle match, else its bbox)
+    evidence: dict[str, Box]  # object_id -> where its claim sits (oracle match, else its bbox)
     spans: dict[str, tuple[int, int]]  # object_id -> (first, last + 1) of its cited word ids
     page_problems: list[tuple[str, str]]  # (kind, sentence)
     emptiness: Emptiness
@@ -88,7 +86,7 @@ def check_page(
     """
     # Shallow copies: verify only sets each copy's verification, never edits what it shares.
     objects = [o.model_copy() for o in covered.objects]
-    evidence: dict[str, BBox] = {}
+    evidence: dict[str, Box] = {}
     spans: dict[str, tuple[int, int]] = {}
     problems: list[tuple[str, str]] = []
     if text_layer.words:
@@ -115,13 +113,13 @@ def check_page(
 
 def _choose_images(
     scope: list[PageObject],
-    evidence: dict[str, BBox],
+    evidence: dict[str, Box],
     page_number: int,
     pdf: bytes | None,
     png: bytes | None,
     settings: Settings,
 ) -> ImageChoice:
-    def choose(render: Callable[[BBox], bytes] | None, located: dict[str, BBox]) -> ImageChoice:
+    def choose(render: Callable[[Box], bytes] | None, located: dict[str, Box]) -> ImageChoice:
         return choose_images(
             scope,
             located,
@@ -148,7 +146,7 @@ def _choose_images(
         page = doc[0 if doc.page_count == 1 else page_number - 1]
         on_page = {k: b for k, b in evidence.items() if not (pymupdf.Rect(b) & page.rect).is_empty}
 
-        def render(bbox: BBox) -> bytes:
+        def render(bbox: Box) -> bytes:
             return render_crop_jpeg(
                 page,
                 bbox,
@@ -162,7 +160,7 @@ def _choose_images(
 
 def _evidence_crops(
     objects: list[PageObject],
-    evidence: dict[str, BBox],
+    evidence: dict[str, Box],
     page_number: int,
     pdf: bytes | None,
     settings: Settings,

@@ -10,7 +10,8 @@ from shared.broker import msg_id
 from shared.interfaces import Bucket, ModelClient, ObjectMissing, Publisher
 from shared.jobs import JobStore, record_progress
 from shared.messages import PageCovered, PageVerified
-from shared.models import CoveredPage, TextLayer
+from shared.models import CoveredPage
+from shared.pagetext import TextLayer
 from shared.settings import Settings
 from shared.sources import SourceCache
 from shared.storage import Keys

@@ -5,7 +5,8 @@ check) all read the title block here, from the page-text model, so no two stages
 disagree about what a sheet's title block says.
 """
 
-from shared.models import SheetHeader, TextLayer
+from shared.models import SheetHeader
+from shared.pagetext import TextLayer
 from shared.title_block.reader import Reading, printed_alone, read_title_block
 from shared.title_block.tokens import designator, discipline_for, is_sheet_id, sheet_key
 

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from shared.models import TextLayer
+from shared.pagetext import Box, TextLayer
 from shared.title_block.labels import (
     STAGE_LABELS,
     Field,
@@ -34,7 +34,7 @@ from shared.title_block.tokens import (
     printed_token,
     sheet_key,
 )
-from shared.title_block.view import Box, Run, View, views
+from shared.title_block.view import Run, View, views
 
 # The largest-text rule wants a number this many times the sheet's ordinary text size.
 BIG_RATIO = 1.5
@@ -190,35 +190,35 @@ def _field(view: View, label: _Label, labels: list[_Label]) -> list[tuple[Run, f
     x0, y0, x1, y1 = label.box
     h = max(y1 - y0, 1.0)
     others = [o.box for o in labels if o.box != label.box]
-    cell = view.cell((x0 + x1) / 2, (y0 + y1) / 2)
-    same_row = [b for b in others if _overlap(b[1], b[3], y0, y1) > 0.5 * h]
+    cell = view.cell(label.box.centre)
+    same_row = [b for b in others if b.overlap_y(label.box) > 0.5 * h]
     # Labels beside this one on its row bound its column, ruled or not.
     right_limit = min(
-        (b[0] for b in same_row if b[0] >= x1), default=x1 + max(REACH_RIGHT * h, 144.0)
+        (b.x0 for b in same_row if b.x0 >= x1), default=x1 + max(REACH_RIGHT * h, 144.0)
     )
-    col0 = max(b[2] for b in same_row if b[2] <= x0) if any(b[2] <= x0 for b in same_row) else None
-    col1 = min((b[0] for b in same_row if b[0] >= x1), default=None)
+    col0 = max(b.x1 for b in same_row if b.x1 <= x0) if any(b.x1 <= x0 for b in same_row) else None
+    col1 = min((b.x0 for b in same_row if b.x0 >= x1), default=None)
     if cell:
-        right_limit = min(right_limit, cell[2])
-        col0, col1, bottom = max(col0 or cell[0], cell[0]), min(col1 or cell[2], cell[2]), cell[3]
+        right_limit = min(right_limit, cell.x1)
+        col0, col1, bottom = max(col0 or cell.x0, cell.x0), min(col1 or cell.x1, cell.x1), cell.y1
     else:
         # Unruled, a value starts under its label or to the right of its start.
         col0 = max(col0 or x0 - 0.5 * (x1 - x0), x0 - 0.5 * (x1 - x0))
         col1 = min(col1 or math.inf, x1 + max(REACH_BELOW * h, x1 - x0))
-        below = [b[1] for b in others if b[1] > y1 and _overlap(b[0], b[2], col0, col1) > 0]
+        below = [b.y0 for b in others if b.y0 > y1 and _overlap(b.x0, b.x1, col0, col1) > 0]
         bottom = min([*below, y1 + max(REACH_BELOW * h, 72.0)])
     found: list[tuple[Run, float]] = []
     for run in view.runs:
         if run is label.run:
             continue
         rx0, ry0, rx1, ry1 = run.box
-        if _overlap(ry0, ry1, y0, y1) >= 0.5 * min(h, run.height) and x1 - 1 <= rx0 < right_limit:
+        if _overlap(ry0, ry1, y0, y1) >= 0.5 * min(h, ry1 - ry0) and x1 - 1 <= rx0 < right_limit:
             found.append((run, rx0 - x1))
         elif ry0 >= (y0 + y1) / 2 and ry0 < bottom and _overlap(rx0, rx1, col0, col1) > 0:
             found.append((run, max(ry0 - y1, 0.0)))
     if cell and not found and (under := view.cell_below(cell)):
         # A label ruled off in a band of its own: its value fills the cell below.
-        found = [(r, r.box[1] - y1) for r in view.runs if _inside(r.box, under)]
+        found = [(r, r.box.y0 - y1) for r in view.runs if under.contains(r.box.centre)]
     return found
 
 
@@ -228,11 +228,7 @@ def _field_ids(view: View, label: _Label, labels: list[_Label]) -> set[int]:
     if label.rest:
         return set(label.rest)
     field = _field(view, label, labels)
-    beside = [
-        (run, d)
-        for run, d in field
-        if _overlap(run.box[1], run.box[3], label.box[1], label.box[3]) > 0
-    ]
+    beside = [(run, d) for run, d in field if run.box.overlap_y(label.box) > 0]
     if not field:
         return set()
     run, _ = min(beside or field, key=lambda rd: rd[1])
@@ -288,7 +284,7 @@ def _labelled(view: View, label: _Label, labels: list[_Label]) -> Iterator[_Numb
     shaped_rows = [
         run for run, _ in field if (f := _first_token(view, run.ids)) and is_sheet_id(f[0])
     ]
-    if len(shaped_rows) >= INDEX_ROWS and not view.cell(*_centre(label.box)):
+    if len(shaped_rows) >= INDEX_ROWS and not view.cell(label.box.centre):
         return  # the column header of a sheet index, not a title-block field
     for run, distance in field:
         first = _first_token(view, run.ids)
@@ -297,10 +293,6 @@ def _labelled(view: View, label: _Label, labels: list[_Label]) -> Iterator[_Numb
         token, ids = first
         score = (is_sheet_id(token), round(run.size, 1), -distance)
         yield _Number(token, ids, view.box_of(ids), run.size, run, evidence, score, label)
-
-
-def _centre(box: Box) -> tuple[float, float]:
-    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
 
 
 def _in_title_field(view: View, label: _Label, labels: list[_Label]) -> Iterator[_Number]:
@@ -390,12 +382,12 @@ def _labelled_title(
         return _clean_title(view, label.rest, number)
 
     def usable(run: Run) -> bool:
-        return run.aligned and not _is_label_run(run, labels) and _has_words(run)
+        return run.line_id >= 0 and not _is_label_run(run, labels) and _has_words(run)
 
     runs = [run for run, _ in _field(view, label, labels) if usable(run)]
-    cell = view.cell(*_centre(label.box))
+    cell = view.cell(label.box.centre)
     # Unruled, a title's last lines may run past the reach of its label.
-    pool = runs if cell else [r for r in view.aligned if r.box[1] >= label.box[1] and usable(r)]
+    pool = runs if cell else [r for r in view.aligned if r.box.y0 >= label.box.y0 and usable(r)]
     return _clean_title(view, _stack(runs, pool), number)
 
 
@@ -414,17 +406,17 @@ def _stamp_title(
     if stage is None:
         return None, ()
     value = number.box
-    reach = 3 * (value[3] - value[1])
+    reach = 3 * value.height
     below = [
         run
         for run in view.aligned
-        if value[3] <= run.box[1] <= value[3] + reach
-        and run.box[2] <= stage.box[0] + (value[3] - value[1])
+        if value.y1 <= run.box.y0 <= value.y1 + reach
+        and run.box.x1 <= stage.box.x0 + value.height
         and _has_words(run)
     ]
     if not below:
         return None, ()
-    nearest = max(below, key=lambda run: run.box[2])
+    nearest = max(below, key=lambda run: run.box.x1)
     return _clean_title(view, nearest.ids, number)
 
 
@@ -437,7 +429,7 @@ def _title_near(
 
     def usable(run: Run) -> bool:
         return (
-            run.aligned
+            run.line_id >= 0
             and run is not number.run
             and not _is_label_run(run, labels)
             and not excluded.intersection(run.ids)
@@ -452,25 +444,20 @@ def _title_near(
     ):
         return found  # "A101.01 – FLOOR PLAN": the title follows the number on its line
     x0, y0, x1, y1 = number.run.box
-    cell = view.cell(*_centre(number.box))
+    cell = view.cell(number.box.centre)
     if cell:
         for box in (cell, view.cell_above(cell)):
-            inside = [r for r in view.runs if box and _inside(r.box, box) and usable(r)]
+            inside = [r for r in view.runs if box and box.contains(r.box.centre) and usable(r)]
             if inside:
                 return _clean_title(view, _stack(inside, inside), number)
         return None, ()
     h, w = y1 - y0, x1 - x0
-    rows = [r for r in view.runs if _overlap(r.box[1], r.box[3], y0 - h, y1 + h) > 0 and usable(r)]
+    rows = [r for r in view.runs if _overlap(r.box.y0, r.box.y1, y0 - h, y1 + h) > 0 and usable(r)]
     # Above or below the number in its column; failing that, just left of it.
-    near = [r for r in rows if _overlap(r.box[0], r.box[2], x0, x1) > 0] or [
-        r for r in rows if x0 - w <= r.box[2] <= x0 and r.box[1] < y1
+    near = [r for r in rows if _overlap(r.box.x0, r.box.x1, x0, x1) > 0] or [
+        r for r in rows if x0 - w <= r.box.x1 <= x0 and r.box.y0 < y1
     ]
     return _clean_title(view, _stack(near, [r for r in view.runs if usable(r)]), number)
-
-
-def _inside(box: Box, outer: Box) -> bool:
-    cx, cy = _centre(box)
-    return outer[0] <= cx <= outer[2] and outer[1] <= cy <= outer[3]
 
 
 def _has_words(run: Run) -> bool:
@@ -494,7 +481,7 @@ def _stack(seeds: list[Run], pool: list[Run]) -> tuple[int, ...]:
                 stack.append(run)
                 rest.remove(run)
                 grown = True
-    stack.sort(key=lambda r: (r.box[1], r.box[0]))
+    stack.sort(key=lambda r: (r.box.y0, r.box.x0))
     return tuple(i for run in stack for i in run.ids)
 
 
@@ -502,11 +489,8 @@ def _stacked(a: Run, b: Run) -> bool:
     low, high = sorted((max(a.size, 1e-6), max(b.size, 1e-6)))
     if high / low > STACK_SIZE_RATIO:
         return False
-    gap = max(a.box[1] - b.box[3], b.box[1] - a.box[3])
-    return (
-        gap <= STACK_GAP * max(a.height, b.height)
-        and _overlap(a.box[0], a.box[2], b.box[0], b.box[2]) > 0
-    )
+    gap = max(a.box.y0 - b.box.y1, b.box.y0 - a.box.y1)
+    return gap <= STACK_GAP * max(a.box.height, b.box.height) and a.box.overlap_x(b.box) > 0
 
 
 def _clean_title(

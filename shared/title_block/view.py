@@ -13,11 +13,23 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
-from shared.models import TextLayer, Word
-from shared.pagetext import Frame, direction_key, frame_of, join_words, union_bbox
+from shared.pagetext import (
+    Box,
+    Frame,
+    FramedLine,
+    Point,
+    TextLayer,
+    Word,
+    direction_key,
+    frame_of,
+    framed_line,
+)
 
-Box = tuple[float, float, float, float]
+# A line of the page-text model in a view, or a single word of another direction (its
+# ``line_id`` -1): what the title block is read from.
+Run = FramedLine
 
 # Where a title block sits, as shares of the sheet's extent: its right strip or bottom band.
 ZONE_RIGHT = 0.65
@@ -32,19 +44,12 @@ THIN_BAND = 18.0
 MIN_VIEW_LINES = 3
 
 
-@dataclass(frozen=True)
-class Run:
-    """A line of the page-text model (or a single word of another direction) in a view."""
+class Rule(NamedTuple):
+    """A ruled line of the page in a view: where it stands across, from where to where."""
 
-    ids: tuple[int, ...]
-    text: str
-    box: Box
-    size: float
-    aligned: bool  # runs along the view's direction
-
-    @property
-    def height(self) -> float:
-        return self.box[3] - self.box[1]
+    at: float
+    start: float
+    end: float
 
 
 @dataclass
@@ -55,18 +60,19 @@ class View:
     words: list[Word]
     runs: list[Run]
     extent: Box
-    horizontal: list[tuple[float, float, float]]  # (y, x0, x1)
-    vertical: list[tuple[float, float, float]]  # (x, y0, y1)
+    horizontal: list[Rule]  # at y, from x0 to x1
+    vertical: list[Rule]  # at x, from y0 to y1
     typical_size: float
     run_of_word: dict[int, Run] = field(default_factory=dict)
 
     @cached_property
     def aligned(self) -> list[Run]:
-        return [r for r in self.runs if r.aligned]
+        """The runs along the view's direction: its lines."""
+        return [r for r in self.runs if r.line_id >= 0]
 
     def box_of(self, ids: tuple[int, ...]) -> Box:
         """The view box of some of the page's words."""
-        return union_bbox(_turned(self.frame, self.words[i].bbox) for i in ids)
+        return Box.union(self.words[i].bbox.in_frame(self.frame) for i in ids)
 
     def run_of(self, ids: tuple[int, ...]) -> Run:
         """The run the first of some words belongs to."""
@@ -76,7 +82,7 @@ class View:
         """Whether a box lies where a title block sits: the extent's right strip or bottom
         band, or beyond a ruled line that cuts such a strip off the drawing."""
         x0, y0, x1, y1 = self.extent
-        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        cx, cy = box.centre
         if cx >= x0 + ZONE_RIGHT * (x1 - x0) or cy >= y0 + ZONE_BOTTOM * (y1 - y0):
             return True
         strip_x, strip_y = self._strips
@@ -85,7 +91,7 @@ class View:
     def edge_score(self, box: Box) -> float:
         """How close to the extent's right or bottom edge a box sits (1.0 = on it)."""
         x0, y0, x1, y1 = self.extent
-        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        cx, cy = box.centre
         return max((cx - x0) / max(x1 - x0, 1.0), (cy - y0) / max(y1 - y0, 1.0))
 
     @cached_property
@@ -106,21 +112,16 @@ class View:
         ]
         return (min(walls_x) if walls_x else None, min(walls_y) if walls_y else None)
 
-    def cell(self, x: float, y: float) -> Box | None:
+    def cell(self, point: Point) -> Box | None:
         """The ruled cell around a point: the nearest rule on each side that spans it, or
         None when the point is not boxed in (or the box is a drawing frame, not a field)."""
-        top = max(
-            (r[0] for r in self.horizontal if r[0] < y and r[1] - 1 <= x <= r[2] + 1), default=None
-        )
-        bottom = min(
-            (r[0] for r in self.horizontal if r[0] > y and r[1] - 1 <= x <= r[2] + 1), default=None
-        )
-        left = max(
-            (r[0] for r in self.vertical if r[0] < x and r[1] - 1 <= y <= r[2] + 1), default=None
-        )
-        right = min(
-            (r[0] for r in self.vertical if r[0] > x and r[1] - 1 <= y <= r[2] + 1), default=None
-        )
+        x, y = point
+        spanning_x = [r.at for r in self.horizontal if r.start - 1 <= x <= r.end + 1]
+        spanning_y = [r.at for r in self.vertical if r.start - 1 <= y <= r.end + 1]
+        top = max((at for at in spanning_x if at < y), default=None)
+        bottom = min((at for at in spanning_x if at > y), default=None)
+        left = max((at for at in spanning_y if at < x), default=None)
+        right = min((at for at in spanning_y if at > x), default=None)
         if top is None or bottom is None or left is None or right is None:
             return None
         ex0, ey0, ex1, ey1 = self.extent
@@ -128,7 +129,7 @@ class View:
             ey1 - ey0
         ):
             return None
-        return left, top, right, bottom
+        return Box(left, top, right, bottom)
 
     def cell_above(self, cell: Box) -> Box | None:
         """The ruled cell above a cell, past the empty bands double walls make."""
@@ -139,12 +140,12 @@ class View:
         return self._next_cell(cell, 1)
 
     def _next_cell(self, cell: Box, step: int) -> Box | None:
-        x = (cell[0] + cell[2]) / 2
+        x = cell.centre.x
         for _ in range(3):
-            found = self.cell(x, cell[1] - 0.5 if step < 0 else cell[3] + 0.5)
+            found = self.cell(Point(x, cell.y0 - 0.5 if step < 0 else cell.y1 + 0.5))
             if found is None:
                 return None
-            thin = found[3] - found[1] <= max(2 * self.typical_size, THIN_BAND)
+            thin = found.height <= max(2 * self.typical_size, THIN_BAND)
             if not thin or self.holds_text(found):
                 return found
             cell = found
@@ -152,11 +153,7 @@ class View:
 
     def holds_text(self, box: Box) -> bool:
         """Whether any run's centre lies in a box."""
-        return any(
-            box[0] <= (r.box[0] + r.box[2]) / 2 <= box[2]
-            and box[1] <= (r.box[1] + r.box[3]) / 2 <= box[3]
-            for r in self.runs
-        )
+        return any(box.contains(r.box.centre) for r in self.runs)
 
 
 def views(layer: TextLayer) -> Iterator[View]:
@@ -175,25 +172,20 @@ def _view(layer: TextLayer, key: int) -> View:
     words = layer.words
     runs: list[Run] = []
     in_lines: set[int] = set()
-    for line in layer.lines:
+    for line_id, line in enumerate(layer.lines):
         if not line or direction_key(words[line[0]].dir) != key:
             continue
         in_lines.update(line)
-        box = _turned(frame, union_bbox(words[i].bbox for i in line))
-        size = statistics.median(words[i].size or _height(frame, words[i].bbox) for i in line)
-        runs.append(Run(tuple(line), join_words(words, line), box, size, True))
-    for word in words:
-        if word.id not in in_lines:
-            box = _turned(frame, word.bbox)
-            runs.append(Run((word.id,), word.text, box, word.size or box[3] - box[1], False))
+        runs.append(framed_line(words, line, frame, line_id))
+    runs += [framed_line(words, (w.id,), frame) for w in words if w.id not in in_lines]
     horizontal, vertical = _rules(layer, frame)
-    boxes = [r.box for r in runs] + [_turned(frame, r) for r in layer.rules]
-    sizes = [w.size for w in words if w.size] or [r.height for r in runs]
+    boxes = [r.box for r in runs] + [rule.in_frame(frame) for rule in layer.rules]
+    sizes = [w.size for w in words if w.size] or [r.box.height for r in runs]
     view = View(
         frame=frame,
         words=words,
         runs=runs,
-        extent=union_bbox(boxes),
+        extent=Box.union(boxes),
         horizontal=horizontal,
         vertical=vertical,
         typical_size=statistics.median(sizes),
@@ -202,24 +194,12 @@ def _view(layer: TextLayer, key: int) -> View:
     return view
 
 
-def _turned(frame: Frame, bbox: Box) -> Box:
-    """A displayed box in a view's frame (the upright frame needs no turning)."""
-    return bbox if frame.dx == 1.0 and frame.dy == 0.0 else frame.box(bbox)
-
-
-def _height(frame: Frame, bbox: Box) -> float:
-    box = _turned(frame, bbox)
-    return box[3] - box[1]
-
-
-def _rules(
-    layer: TextLayer, frame: Frame
-) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]]]:
+def _rules(layer: TextLayer, frame: Frame) -> tuple[list[Rule], list[Rule]]:
     horizontal, vertical = [], []
     for rule in layer.rules:
-        x0, y0, x1, y1 = _turned(frame, rule)
+        x0, y0, x1, y1 = rule.in_frame(frame)
         if x1 - x0 >= y1 - y0:
-            horizontal.append(((y0 + y1) / 2, x0, x1))
+            horizontal.append(Rule((y0 + y1) / 2, x0, x1))
         else:
-            vertical.append(((x0 + x1) / 2, y0, y1))
+            vertical.append(Rule((x0 + x1) / 2, y0, y1))
     return horizontal, vertical

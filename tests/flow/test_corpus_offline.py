@@ -2,7 +2,7 @@
 words they came from (stored with the page, so a client can highlight them), and the
 verifier never contradicts its own extraction."""
 
-from shared.models import TextLayer
+from shared.pagetext import TextLayer
 from shared.storage import Keys, ObjectStore
 from tests.support.corpus import manifest, needs_corpus, pdf_bytes
 from tests.support.stack import stack

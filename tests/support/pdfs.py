@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pymupdf
 
-from shared.models import TextLayer
+from shared.pagetext import TextLayer
 
 LETTER = (612, 792)
 ARCH_D = (36 * 72, 24 * 72)  # a 36 x 24 in drawing sheet, landscape

@@ -8,7 +8,8 @@ import pymupdf
 from services.coverage.drawing_index import read_drawing_index
 from services.coverage.references import references
 from services.report.reconcile import PageFacts
-from shared.models import SheetHeader, TextLayer
+from shared.models import SheetHeader
+from shared.pagetext import TextLayer
 
 W, H = 36 * 72, 24 * 72
 

@@ -5,14 +5,8 @@ import pytest
 from services.coverage.covered import covered_page
 from services.coverage.ladder import LadderPolicy, LadderState, ladder_key, next_rung
 from shared.messages import JobOptions
-from shared.models import (
-    Coverage,
-    ExtractionResult,
-    GuardCounts,
-    PageObject,
-    SheetHeader,
-    TextLayer,
-)
+from shared.models import Coverage, ExtractionResult, GuardCounts, PageObject, SheetHeader
+from shared.pagetext import TextLayer
 from shared.settings import Settings
 
 LOW = Coverage(total_lines=10, covered_lines=2, ratio=0.2)

@@ -19,7 +19,8 @@ from shared.messages import (
     PageStructured,
     StructurePage,
 )
-from shared.models import CoveredPage, ExtractionResult, PageObject, Rung, TextLayer
+from shared.models import CoveredPage, ExtractionResult, PageObject, Rung
+from shared.pagetext import TextLayer
 from shared.settings import Settings
 from shared.storage import Keys
 from tests.support.fakes import MemoryBucket, MemoryStateStore, RecordingPublisher

@@ -4,7 +4,8 @@ import pymupdf
 
 from services.extract.guard import apply_grounding_guard
 from services.extract.textlayer import read_text_layer
-from shared.models import GuardCounts, PageObject, TextLayer
+from shared.models import GuardCounts, PageObject
+from shared.pagetext import TextLayer
 from tests.support.pdfs import notes_pdf
 
 NOTE_3 = "3. PROVIDE (5) 2X6 STUD PACK AT EACH BEAM BEARING UNLESS NOTED OTHERWISE."

@@ -19,7 +19,7 @@ from services.extract.ocr import (
 )
 from services.extract.pipeline import Readers, extract_rung1
 from services.extract.render import encode_png, render_page, render_zoom
-from shared.models import Word
+from shared.pagetext import Word
 from shared.settings import Settings
 from tests.support.pdfs import add_scanned_page, make_pdf, scanned_pdf
 

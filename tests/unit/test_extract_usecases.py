@@ -28,7 +28,8 @@ from shared.messages import (
     PageStructured,
     StructurePage,
 )
-from shared.models import ExtractionResult, TextLayer
+from shared.models import ExtractionResult
+from shared.pagetext import TextLayer
 from shared.settings import Settings
 from shared.storage import Keys
 from tests.support.fakes import MemoryBucket, MemoryStateStore, RecordingPublisher

@@ -14,7 +14,7 @@ from services.extract.vision import (
     build_vision_messages,
     parse_reply,
 )
-from shared.models import TextLayer, Word
+from shared.pagetext import TextLayer, Word, laid_out
 
 REPLY = {
     "sheet": {"sheet_number": "A101", "sheet_title": "FIRST FLOOR PLAN"},
@@ -36,7 +36,7 @@ def _layer(text: str = "1. VERIFY ALL DIMENSIONS", has_text: bool = True) -> Tex
                 Word(text=word, bbox=(x, 100 + 20 * row, x + 6 * len(word), 110 + 20 * row))
             )
             x += 6 * len(word) + 4
-    return TextLayer(page_number=2, width=612, height=792, words=words, has_text_layer=has_text)
+    return laid_out(page_number=2, width=612, height=792, words=words, has_text_layer=has_text)
 
 
 def test_vision_message_carries_image_and_text_layer_block():

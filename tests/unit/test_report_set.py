@@ -12,7 +12,8 @@ from services.extract.textlayer import read_text_layer
 from services.report.assemble import JobInfo, build_report
 from services.report.html import render_report_html
 from services.report.reconcile import PageFacts, correction_requests, reconcile
-from shared.models import Coverage, PageVerdict, SheetHeader, TextLayer, VerifiedPage
+from shared.models import Coverage, PageVerdict, SheetHeader, VerifiedPage
+from shared.pagetext import TextLayer, laid_out
 from shared.report import ReadySummary
 from shared.title_block import printed_alone, recover_sheet_identity
 from tests.support.sets import INDEX, facts_of, indexed_set
@@ -96,7 +97,7 @@ def test_references_to_sheets_not_in_the_set(sheet_set):
 )
 def test_reference_forms(line, targets):
     """The printed forms of a reference, and what only looks like one."""
-    layer = TextLayer(
+    layer = laid_out(
         page_number=1,
         width=600,
         height=400,

@@ -3,7 +3,7 @@
 import pymupdf
 import pytest
 
-from shared.models import TextLayer, Word
+from shared.pagetext import TextLayer, Word, laid_out
 from shared.title_block import (
     discipline_for,
     is_sheet_id,
@@ -27,7 +27,7 @@ def text_layer(texts: list[Text], width: float = WIDTH, height: float = HEIGHT) 
     page = doc.new_page(width=width, height=height)
     for x, y, text, size in texts:
         page.insert_text((x, y), text, fontsize=size)
-    return TextLayer(
+    return laid_out(
         page_number=1,
         width=width,
         height=height,

@@ -12,8 +12,8 @@ import pytest
 from services.extract.pipeline import Readers, extract_rung1
 from services.extract.textlayer import read_text_layer
 from services.report.reconcile import correction_requests, reconcile
-from shared.models import SheetHeader, TextLayer
-from shared.pagetext import fold_dashes
+from shared.models import SheetHeader
+from shared.pagetext import TextLayer, fold_dashes
 from shared.settings import Settings
 from shared.title_block import printed_alone, recover_sheet_identity
 from tests.support.corpus import manifest, needs_corpus, pdf_bytes

@@ -4,7 +4,8 @@ the witnesses that contradict a page declared empty are named."""
 import pymupdf
 
 from services.verify.blank import ink_share, page_emptiness
-from shared.models import PageObject, TextLayer, Word
+from shared.models import PageObject
+from shared.pagetext import TextLayer, Word, laid_out
 
 
 def _png(text: str | None = None, alpha: bool = False) -> bytes:
@@ -17,7 +18,7 @@ def _png(text: str | None = None, alpha: bool = False) -> bytes:
 
 def _layer(has_text: bool = False, drawings: bool = False) -> TextLayer:
     words = [Word(text="NOTES", bbox=(10, 10, 60, 20))] if has_text else []
-    return TextLayer(
+    return laid_out(
         page_number=1,
         width=300,
         height=200,

@@ -16,9 +16,9 @@ from services.verify.judge import (
     select_scope,
     text_excerpt,
 )
-from shared.evidence import PageWords, page_reading
 from shared.llm import LLMClient
-from shared.models import ObjectVerification, PageObject, TextLayer, Word
+from shared.models import ObjectVerification, PageObject
+from shared.pagetext import PageWords, Word, laid_out, page_reading
 from shared.settings import Settings
 from tests.support.flows import model_settings
 from tests.support.model_server import ModelReply, ScriptedModelServer
@@ -188,7 +188,7 @@ def text_layer_of(*lines: str):
         for row, line in enumerate(lines)
         for i, token in enumerate(line.split())
     ]
-    layer = TextLayer(page_number=1, width=612, height=792, words=words, has_text_layer=True)
+    layer = laid_out(page_number=1, width=612, height=792, words=words, has_text_layer=True)
     page = PageWords(layer)
     return lambda reading: page_reading(reading, page)
 

@@ -9,7 +9,8 @@ from services.extract.guard import apply_grounding_guard
 from services.extract.textlayer import read_text_layer
 from services.verify.pipeline import verify_page
 from shared.llm import LLMClient
-from shared.models import Coverage, CoveredPage, PageObject, SheetHeader, TextLayer, Usage
+from shared.models import Coverage, CoveredPage, PageObject, SheetHeader, Usage
+from shared.pagetext import TextLayer
 from shared.settings import Settings
 from tests.support.flows import judge_objects, lenient_judge
 from tests.support.model_server import (

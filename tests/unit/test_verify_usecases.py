@@ -16,7 +16,8 @@ from shared import subjects
 from shared.interfaces import ModelClient
 from shared.llm import LLMClient
 from shared.messages import JobOptions, PageCovered
-from shared.models import Coverage, CoveredPage, PageObject, SheetHeader, TextLayer, VerifiedPage
+from shared.models import Coverage, CoveredPage, PageObject, SheetHeader, VerifiedPage
+from shared.pagetext import TextLayer
 from shared.settings import Settings
 from shared.storage import Keys
 from tests.support.fakes import MemoryBucket, MemoryStateStore, RecordingPublisher

@@ -2,30 +2,32 @@
 
 A cell is one line of the model (or a line and its wrapped continuation); a row is cells
 side by side; a table is rows whose cells line up in columns. Geometry is in each line's own
-text frame (``along``/``across``), so a schedule set sideways on a rotated sheet is a table
-too. Tolerances are relative to the text height so they hold for 6 pt notes and 24 pt titles.
+text frame (``FramedLine.box``: x along, y across), so a schedule set sideways on a rotated
+sheet is a table too. Tolerances are relative to the text height so they hold for 6 pt notes
+and 24 pt titles.
 """
 
 import bisect
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import pairwise
 from statistics import median
 
-from shared.models import BBox, TextLayer
-from shared.pagetext import (
-    NOTE_NUMBER,
-    direction_key,
-    frame_of,
-    next_meaningful,
-    reads_on,
-    union_bbox,
-)
+from shared.pagetext.geometry import direction_key, frame_of
+from shared.pagetext.layout import ALIGN_PTS, next_meaningful, reads_on
+from shared.pagetext.lines import FramedLine, framed_line
+from shared.pagetext.model import TextLayer
+from shared.pagetext.rows import rows
+
+# A cell of a table: one line of the model, in its frame.
+Cell = FramedLine
+# Whether the text layer reads one cell right after another.
+Follows = Callable[[Cell, Cell], bool]
 
 # Cells: left edges, centres or right edges within this many text heights (or ALIGN_PTS)
 # line up; OCR boxes jitter by a few pixels.
-ALIGN_PTS = 4.0
 ALIGN_HEIGHTS = 0.3
 # Cells of one row are within this share of each other's text height.
 HEIGHT_TOLERANCE = 0.35
@@ -51,64 +53,19 @@ MIN_TABLE_ROWS = 3
 MIN_TWO_ROW_COLUMNS = 3
 
 
-@dataclass(eq=False)
-class Cell:
-    """One line of the model, seen in its text frame."""
-
-    line_id: int
-    word_ids: list[int]
-    text: str
-    box: BBox  # displayed page coordinates
-    frame: tuple[float, float, float, float]  # (along0, across0, along1, across1)
-    height: float
-
-    @property
-    def words(self) -> int:
-        return len(self.word_ids)
-
-    @property
-    def numbered(self) -> bool:
-        return self.words > 1 and bool(NOTE_NUMBER.match(self.text.split()[0]))
-
-
 def cells_of(layer: TextLayer) -> dict[int, list[Cell]]:
     """Every line of the page as a cell, grouped by text direction."""
     groups: dict[int, list[Cell]] = {}
     for line_id, word_ids in enumerate(layer.lines):
         key = direction_key(layer.words[word_ids[0]].dir)
-        frame = frame_of(key)
-        boxes = [frame.box(layer.words[i].bbox) for i in word_ids]
-        box = (
-            min(b[0] for b in boxes),
-            min(b[1] for b in boxes),
-            max(b[2] for b in boxes),
-            max(b[3] for b in boxes),
-        )
-        groups.setdefault(key, []).append(
-            Cell(
-                line_id=line_id,
-                word_ids=list(word_ids),
-                text=layer.line_texts[line_id],
-                box=union_bbox(layer.words[i].bbox for i in word_ids),
-                frame=box,
-                height=median(b[3] - b[1] for b in boxes),
-            )
-        )
+        cell = framed_line(layer.words, word_ids, frame_of(key), line_id)
+        groups.setdefault(key, []).append(cell)
     return groups
 
 
 def physical_rows(cells: list[Cell]) -> list[list[Cell]]:
     """Cells grouped into rows (across the frame), each row along the frame."""
-    rows: list[list[Cell]] = []
-    centre = height = 0.0
-    for cell in sorted(cells, key=lambda c: ((c.frame[1] + c.frame[3]) / 2, c.frame[0])):
-        mid = (cell.frame[1] + cell.frame[3]) / 2
-        if rows and abs(mid - centre) <= 0.5 * min(cell.height, height):
-            rows[-1].append(cell)
-            continue
-        rows.append([cell])
-        centre, height = mid, cell.height
-    return [sorted(row, key=lambda c: c.frame[0]) for row in rows]
+    return rows(cells, lambda c: c.box, height=lambda c: c.height)
 
 
 def _similar_height(a: float, b: float) -> bool:
@@ -118,7 +75,7 @@ def _similar_height(a: float, b: float) -> bool:
 def _cell_like(cell: Cell) -> bool:
     """Short enough to be a table cell, and not a numbered note (notes set in columns align
     just like a table, but their lines are prose)."""
-    return not cell.numbered and cell.words <= MAX_CELL_WORDS
+    return not cell.numbered and len(cell.ids) <= MAX_CELL_WORDS
 
 
 @dataclass(eq=False)
@@ -135,15 +92,11 @@ class TableRow:
 
     @property
     def word_ids(self) -> list[int]:
-        return [i for c in self.cells for i in c.word_ids]
-
-    @property
-    def box(self) -> BBox:
-        return union_bbox(c.box for c in self.cells)
+        return [i for c in self.cells for i in c.ids]
 
     @property
     def bottom(self) -> float:
-        return max(c.frame[3] for c in self.cells)
+        return max(c.box.y1 for c in self.cells)
 
     def by_column(self) -> dict[int, list[Cell]]:
         """The row's cells by column, left to right."""
@@ -164,17 +117,17 @@ class Column:
         self.add(cell)
 
     def add(self, cell: Cell) -> None:
-        a0, _, a1, _ = cell.frame
-        bisect.insort(self.lefts, a0)
-        bisect.insort(self.centres, (a0 + a1) / 2)
-        bisect.insort(self.rights, a1)
+        box = cell.box
+        bisect.insort(self.lefts, box.x0)
+        bisect.insort(self.centres, (box.x0 + box.x1) / 2)
+        bisect.insort(self.rights, box.x1)
 
     def lines_up(self, cell: Cell, tolerance: float) -> bool:
-        a0, _, a1, _ = cell.frame
+        box = cell.box
         return (
-            _near(self.lefts, a0, tolerance)
-            or _near(self.centres, (a0 + a1) / 2, tolerance)
-            or _near(self.rights, a1, tolerance)
+            _near(self.lefts, box.x0, tolerance)
+            or _near(self.centres, (box.x0 + box.x1) / 2, tolerance)
+            or _near(self.rights, box.x1, tolerance)
         )
 
 
@@ -234,7 +187,7 @@ class Table:
             columns.append(by_index[i] if i in by_index else columns[-1])
         return TableRow(run, columns)
 
-    def continue_last_row(self, cell: Cell, follows) -> bool:
+    def continue_last_row(self, cell: Cell, follows: Follows) -> bool:
         """Add ``cell`` to the last row when it continues one of its cells (a wrapped line
         just below the cell, read right after it); True when it did."""
         column = self.column_of(cell)
@@ -245,8 +198,8 @@ class Table:
         if not above:
             return False
         prev = above[-1]
-        below = cell.frame[1] >= prev.frame[1] + 0.5 * prev.height
-        near = cell.frame[1] - prev.frame[3] <= WRAP_GAP * max(prev.height, cell.height)
+        below = cell.box.y0 >= prev.box.y0 + 0.5 * prev.height
+        near = cell.box.y0 - prev.box.y1 <= WRAP_GAP * max(prev.height, cell.height)
         if not (below and near and follows(prev, cell)):
             return False
         last.cells.append(cell)
@@ -258,7 +211,7 @@ class Table:
     def accepted(self) -> bool:
         """MIN_TABLE_ROWS rows or more, two columns each used by two rows or more, short
         cells; or a header of MIN_TWO_ROW_COLUMNS columns over one row of values."""
-        words = [c.words for row in self.rows for c in row.cells]
+        words = [len(c.ids) for row in self.rows for c in row.cells]
         if median(words) > MAX_MEDIAN_CELL_WORDS:
             return False
         if len(self.rows) == 2:
@@ -298,7 +251,7 @@ def _runs(cells: list[Cell]) -> list[list[Cell]]:
             continue
         if run:
             prev = run[-1]
-            near = cell.frame[0] - prev.frame[2] <= MAX_CELL_GAP * min(prev.height, cell.height)
+            near = cell.box.x0 - prev.box.x1 <= MAX_CELL_GAP * min(prev.height, cell.height)
             if not (near and _similar_height(prev.height, cell.height)):
                 if len(run) >= 2:
                     runs.append(run)
@@ -315,7 +268,7 @@ def _split_at_gutters(run: list[Cell]) -> list[list[Cell]]:
     entries of both."""
     if len(run) < 2 * 2:
         return [run]
-    gaps = [b.frame[0] - a.frame[2] for a, b in pairwise(run)]
+    gaps = [b.box.x0 - a.box.x1 for a, b in pairwise(run)]
     typical = median(gaps)
     height = median(c.height for c in run)
     parts, start = [], 0
@@ -341,16 +294,15 @@ def find_tables(
     follows = _follows(layer)
     tables: list[Table] = []
     for region in (cells or cells_of(layer)).values():
-        rows = physical_rows([c for c in region if c.line_id not in skip])
-        tables += _tables_of(rows, follows)
+        tables += _tables_of(physical_rows([c for c in region if c.line_id not in skip]), follows)
     return tables
 
 
-def _tables_of(rows: list[list[Cell]], follows) -> list[Table]:
+def _tables_of(cell_rows: list[list[Cell]], follows: Follows) -> list[Table]:
     done: list[Table] = []
     open_tables: list[Table] = []
-    for row in rows:
-        top = min(c.frame[1] for c in row)
+    for row in cell_rows:
+        top = min(c.box.y0 for c in row)
         for table in [t for t in open_tables if top - t.bottom > TABLE_ROW_GAP * t.height]:
             open_tables.remove(table)
             done.append(table)
@@ -367,7 +319,7 @@ def _tables_of(rows: list[list[Cell]], follows) -> list[Table]:
     return [t for t in done + open_tables if t.accepted]
 
 
-def _follows(layer: TextLayer):
+def _follows(layer: TextLayer) -> Follows:
     """Whether the text layer reads one cell right after another (OCR words have no order
     of the page's own: any may follow)."""
     following = next_meaningful(layer.words)
@@ -376,8 +328,6 @@ def _follows(layer: TextLayer):
     def follows(before: Cell, after: Cell) -> bool:
         if layer.source == "ocr":
             return True
-        return reads_on(
-            following, [words[i] for i in before.word_ids], [words[i] for i in after.word_ids]
-        )
+        return reads_on(following, words, before.ids, after.ids)
 
     return follows

@@ -7,8 +7,7 @@ import pymupdf
 import pytest
 
 from services.extract.textlayer import read_text_layer
-from shared.evidence import PageWords, align, page_reading
-from shared.models import TextLayer, Word
+from shared.pagetext import PageWords, Word, align, laid_out, page_reading
 from tests.support.pdfs import text_layer_of
 
 NOTES = [
@@ -106,7 +105,7 @@ def test_a_dense_page_aligns_every_claim_it_carries():
         for i, t in enumerate(tokens)
     ]
     page = PageWords(
-        TextLayer(page_number=1, width=612, height=792, words=words, has_text_layer=True)
+        laid_out(page_number=1, width=612, height=792, words=words, has_text_layer=True)
     )
     for _ in range(200):
         start = rng.randrange(0, 2980)

@@ -19,8 +19,9 @@ from functools import cached_property
 
 from rapidfuzz.distance import Indel
 
-from shared.models import BBox, TextLayer
-from shared.pagetext import digit_runs, mask_digits, squash, union_bbox
+from shared.pagetext.geometry import Box
+from shared.pagetext.model import TextLayer
+from shared.pagetext.normalize import digit_runs, mask_digits, squash
 
 # Letters-only similarity at or above which a window is the claim's place on the page.
 LETTER_MATCH = 0.85
@@ -41,7 +42,7 @@ class Alignment:
 
     ids: list[int]  # the page's words at that place (TextLayer word ids), in reading order
     text: str  # those words, joined by spaces
-    bbox: BBox  # union of their boxes
+    bbox: Box  # union of their boxes
     score: float  # letters-only similarity, 0..1
     digits_agree: bool  # the claim's digit-runs are the words' digit-runs, in order
 
@@ -81,7 +82,7 @@ class PageWords:
         reading = [w for line in layer.lines for w in line]
         rows = sorted(
             range(len(layer.lines)),
-            key=lambda i: (round(layer.words[layer.lines[i][0]].bbox[1]), _left(layer, i)),
+            key=lambda i: (round(layer.words[layer.lines[i][0]].bbox.y0), _left(layer, i)),
         )
         visual = [w for i in rows for w in layer.lines[i]]
         squashed = [squash(w.text) for w in layer.words]
@@ -94,7 +95,7 @@ class PageWords:
 
 
 def _left(layer: TextLayer, line: int) -> float:
-    return layer.words[layer.lines[line][0]].bbox[0]
+    return layer.words[layer.lines[line][0]].bbox.x0
 
 
 @dataclass(frozen=True)
@@ -203,7 +204,7 @@ def align(text: str, page: PageWords) -> Alignment | None:
     return Alignment(
         ids=ids,
         text=" ".join(words[i].text for i in ids),
-        bbox=union_bbox(words[i].bbox for i in ids),
+        bbox=Box.union(words[i].bbox for i in ids),
         score=round(letter_sim, 4),
         digits_agree=digit_runs(" ".join(order.tokens[a:b])) == claim.digits,
     )
