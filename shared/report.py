@@ -24,7 +24,7 @@ from shared.models import (
     SheetHeader,
     Usage,
 )
-from shared.sheet_set import SetSummary, SheetSet
+from shared.sheet.sheet_set import SetSummary, SheetSet
 
 ReportStatus = Literal["complete", "partial", "canceled"]
 

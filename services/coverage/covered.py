@@ -3,10 +3,8 @@ from the title block when the extraction left it out."""
 
 from functools import reduce
 
-from services.coverage.drawing_index import read_drawing_index
 from services.coverage.ladder import LadderState
 from services.coverage.merge import merge_header, merge_objects
-from services.coverage.references import references
 from shared.models import (
     CoveredPage,
     ExtractionResult,
@@ -17,7 +15,9 @@ from shared.models import (
     merge_usage,
 )
 from shared.pagetext import TextLayer
-from shared.title_block import discipline_for, recover_sheet_identity
+from shared.sheet import discipline_for, recover_sheet_identity
+from shared.sheet.index import read_drawing_index
+from shared.sheet.references import references
 
 
 def merge_results(results: list[ExtractionResult]) -> tuple[list[PageObject], SheetHeader]:

@@ -5,7 +5,7 @@ Every object is made of whole units of the model, never of two neighbouring ones
 title-block field (its label line and the value line beside or under it), a table row, or a
 block (a note with its wrapped lines, a label, a tag). It cites the ids of its words as
 ``evidence`` and its ``source_text`` is exactly those words, so the verifier reads the same
-words the extractor did. The sheet header comes from ``shared.title_block``, the one reader of
+words the extractor did. The sheet header comes from ``shared.sheet``, the one reader of
 the title block that every stage uses.
 """
 
@@ -25,7 +25,7 @@ from shared.pagetext import (
     is_header,
     join_words,
 )
-from shared.title_block import recover_sheet_identity
+from shared.sheet import recover_sheet_identity
 
 # Title-block labels, longest first; the header field a label fills (None: kept as a field only).
 TITLE_LABELS: list[str] = [

@@ -51,8 +51,8 @@ from shared.interfaces import LLMError, ModelClient
 from shared.models import ExtractionResult, GuardCounts, PageObject, Rung, SheetHeader, Usage
 from shared.pagetext import Box, TextLayer, Word
 from shared.settings import Settings
+from shared.sheet import read_title_block
 from shared.sources import PDF_LOCK, open_pdf
-from shared.title_block import read_title_block
 
 
 class PageUnreadable(Exception):

@@ -32,8 +32,8 @@ from shared.report import (
     StageTiming,
     VerificationSummary,
 )
-from shared.sheet_set import SheetSet
-from shared.title_block import discipline_for
+from shared.sheet import discipline_for
+from shared.sheet.sheet_set import SheetSet
 
 NO_OUTCOME_REASON = "no outcome recorded"
 
@@ -75,7 +75,7 @@ def build_report(
     delivery): a verified outcome beats a failed one for the same page, and a
     page with no outcome appears failed with reason ``"no outcome recorded"``.
     Outcomes for page numbers outside 1..page_count are ignored. ``sheet_set`` is the
-    set's reconciliation (``services.report.reconcile``): stored under ``set``, counted
+    set's reconciliation (``shared.sheet.reconcile``): stored under ``set``, counted
     in ``summary.set``, and its corrections applied to the pages' sheet identities.
     """
     sheet_set = sheet_set or SheetSet()

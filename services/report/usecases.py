@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
 from services.report.html import render_report_html
-from services.report.reconcile import correction_requests, page_facts, reconcile
 from services.report.store import TerminalPages
 from shared import subjects
 from shared.interfaces import Bucket, ObjectMissing, Publisher
@@ -17,9 +16,10 @@ from shared.models import VerifiedPage
 from shared.pagetext import TextLayer
 from shared.report import ReadySummary, Report
 from shared.settings import Settings
-from shared.sheet_set import SheetSet
+from shared.sheet import Reading, printed_alone
+from shared.sheet.reconcile import correction_requests, page_facts, reconcile
+from shared.sheet.sheet_set import SheetSet
 from shared.storage import Keys
-from shared.title_block import Reading, printed_alone
 
 log = logging.getLogger("sheetflow.report")
 

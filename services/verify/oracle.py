@@ -25,7 +25,7 @@ from shared.pagetext import (
     plain_numbers,
 )
 from shared.pagetext.evidence import LETTER_MATCH, MIN_FUZZY_LETTERS
-from shared.title_block import sheet_key
+from shared.sheet import sheet_key
 
 OCR_ONLY = "supported only by words read from the page image by OCR, which can misread too"
 
@@ -133,7 +133,7 @@ def check_object(obj: PageObject, words: Sequence[Word]) -> ObjectVerification:
 def check_identity(extracted_sheet_number: str | None, title_block_value: str | None) -> str | None:
     """A problem sentence when the extracted sheet number disagrees with the title block.
 
-    "A-101", "A‐101" and "A101" are the same sheet (``shared.title_block.sheet_key``);
+    "A-101", "A‐101" and "A101" are the same sheet (``shared.sheet.sheet_key``);
     nothing to compare → no problem.
     """
     if not extracted_sheet_number or not title_block_value:

@@ -41,9 +41,9 @@ from shared.models import (
 )
 from shared.pagetext import Box, PageWords, TextLayer, page_reading
 from shared.settings import Settings
+from shared.sheet import title_block_sheet_number
 from shared.sources import PDF_LOCK, open_pdf
 from shared.storage import Keys
-from shared.title_block import title_block_sheet_number
 
 log = logging.getLogger("sheetflow.verify")
 
@@ -339,7 +339,7 @@ async def verify_page(
     ink contradicts, over the claim that it is empty (without a judge, such a page is
     ``content_missing``, or unjudged with the reason when only ink speaks). A blank
     page is skipped. ``title_block`` reads the title block's sheet number (default:
-    ``shared.title_block``). Nothing extracted is rewritten.
+    ``shared.sheet``). Nothing extracted is rewritten.
     """
     started = time.perf_counter()
     findings = await asyncio.to_thread(check_page, covered, text_layer, png, title_block)

@@ -5,11 +5,11 @@ the index vouches for, and references to sheets in and out of the set."""
 
 import pymupdf
 
-from services.coverage.drawing_index import read_drawing_index
-from services.coverage.references import references
-from services.report.reconcile import PageFacts
 from shared.models import SheetHeader
 from shared.pagetext import TextLayer
+from shared.sheet.index import read_drawing_index
+from shared.sheet.reconcile import PageFacts
+from shared.sheet.references import references
 
 W, H = 36 * 72, 24 * 72
 

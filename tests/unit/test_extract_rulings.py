@@ -4,7 +4,7 @@ import pymupdf
 
 from services.extract.rulings import ruled_lines
 from services.extract.textlayer import read_text_layer
-from shared.title_block import read_title_block
+from shared.sheet import read_title_block
 
 W, H = 36 * 72, 24 * 72
 

@@ -9,7 +9,7 @@ from services.extract.pipeline import _read_page, extract_rung1
 from services.extract.textlayer import ocr_text_layer
 from services.extract.title_ocr import title_block_regions
 from shared.settings import Settings
-from shared.title_block import read_title_block
+from shared.sheet import read_title_block
 
 W, H = 36 * 72, 24 * 72
 SETTINGS = Settings(_env_file=None)

@@ -6,16 +6,16 @@ from datetime import UTC, datetime
 
 import pytest
 
-from services.coverage.drawing_index import read_drawing_index
-from services.coverage.references import references
 from services.extract.textlayer import read_text_layer
 from services.report.assemble import JobInfo, build_report
 from services.report.html import render_report_html
-from services.report.reconcile import PageFacts, correction_requests, reconcile
 from shared.models import Coverage, PageVerdict, SheetHeader, VerifiedPage
 from shared.pagetext import TextLayer, laid_out
 from shared.report import ReadySummary
-from shared.title_block import printed_alone, recover_sheet_identity
+from shared.sheet import printed_alone, recover_sheet_identity
+from shared.sheet.index import read_drawing_index
+from shared.sheet.reconcile import PageFacts, correction_requests, reconcile
+from shared.sheet.references import references
 from tests.support.sets import INDEX, facts_of, indexed_set
 
 

@@ -4,7 +4,7 @@ import pymupdf
 import pytest
 
 from shared.pagetext import TextLayer, Word, laid_out
-from shared.title_block import (
+from shared.sheet import (
     discipline_for,
     is_sheet_id,
     recover_sheet_identity,
@@ -12,7 +12,7 @@ from shared.title_block import (
     title_block_sheet_number,
     title_block_sheet_title,
 )
-from shared.title_block.tokens import is_labelled_value, is_route_name
+from shared.sheet.tokens import is_labelled_value, is_route_name
 
 # A 36 x 24 in sheet, its title block in the right strip.
 WIDTH, HEIGHT = 2592, 1728

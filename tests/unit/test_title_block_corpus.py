@@ -11,11 +11,11 @@ import pytest
 
 from services.extract.pipeline import Readers, extract_rung1
 from services.extract.textlayer import read_text_layer
-from services.report.reconcile import correction_requests, reconcile
 from shared.models import SheetHeader
 from shared.pagetext import TextLayer, fold_dashes
 from shared.settings import Settings
-from shared.title_block import printed_alone, recover_sheet_identity
+from shared.sheet import printed_alone, recover_sheet_identity
+from shared.sheet.reconcile import correction_requests, reconcile
 from tests.support.corpus import manifest, needs_corpus, pdf_bytes
 from tests.support.sets import facts_of
 

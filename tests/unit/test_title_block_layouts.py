@@ -7,7 +7,7 @@ import pymupdf
 import pytest
 
 from services.extract.textlayer import read_text_layer
-from shared.title_block import Reading, read_title_block, sheet_key
+from shared.sheet import Reading, read_title_block, sheet_key
 
 W, H = 2592, 1728  # 36 x 24 in
 

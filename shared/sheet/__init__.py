@@ -7,8 +7,8 @@ disagree about what a sheet's title block says.
 
 from shared.models import SheetHeader
 from shared.pagetext import TextLayer
-from shared.title_block.reader import Reading, printed_alone, read_title_block
-from shared.title_block.tokens import designator, discipline_for, is_sheet_id, sheet_key
+from shared.sheet.reader import Reading, printed_alone, read_title_block
+from shared.sheet.tokens import designator, discipline_for, is_sheet_id, sheet_key
 
 __all__ = [
     "Reading",

@@ -4,7 +4,7 @@ duplicate numbers, and references to sheets the set does not hold.
 Pure functions. The report service takes each page's facts from its verified page (coverage
 read the drawing index and references it prints: ``page_facts``), asks the pages the index
 could correct whether they print an indexed number (``correction_requests`` →
-``shared.title_block.printed_alone``, from their text layers), and hands both to
+``shared.sheet.printed_alone``, from their text layers), and hands both to
 ``reconcile``. A page's identity is corrected only where the page itself prints the
 indexed number; every correction names its source.
 """
@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from shared.models import VerifiedPage
 from shared.pagetext import squash
-from shared.sheet_set import (
+from shared.sheet import Reading, designator, sheet_key
+from shared.sheet.sheet_set import (
     Correction,
     DuplicateNumber,
     ExtraSheet,
@@ -23,7 +24,6 @@ from shared.sheet_set import (
     SheetSet,
     TitleMismatch,
 )
-from shared.title_block import Reading, designator, sheet_key
 
 
 @dataclass(frozen=True)

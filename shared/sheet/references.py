@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 
 from shared.pagetext import TextLayer, fold_dashes
-from shared.title_block.tokens import is_route_name, is_sheet_id
+from shared.sheet.tokens import is_route_name, is_sheet_id
 
 _TARGET = r"(?P<sheet>[A-Z]{1,4}-?\d[A-Z0-9]*(?:[-.][A-Z0-9]+)*)"
 _FORMS = [

@@ -10,7 +10,7 @@ import re
 import statistics
 
 from shared.pagetext import FramedLine, TextLayer, fold_dashes, frame_of, framed_line, rows
-from shared.title_block.tokens import is_labelled_value, is_sheet_id, printed_token
+from shared.sheet.tokens import is_labelled_value, is_sheet_id, printed_token
 
 _HEADING = re.compile(
     r"^(?:(?:SHEET|DRAWING|DWG)S?\s+(?:INDEX|LIST|SCHEDULE)|(?:INDEX|LIST|SCHEDULE)\s+OF\s+"

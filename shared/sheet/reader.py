@@ -19,14 +19,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from shared.pagetext import Box, TextLayer
-from shared.title_block.labels import (
+from shared.sheet.labels import (
     STAGE_LABELS,
     Field,
     label_key,
     match_label,
     may_start_label,
 )
-from shared.title_block.tokens import (
+from shared.sheet.tokens import (
     cut_glued_title,
     is_labelled_value,
     is_route_name,
@@ -34,7 +34,7 @@ from shared.title_block.tokens import (
     printed_token,
     sheet_key,
 )
-from shared.title_block.view import Run, View, views
+from shared.sheet.view import Run, View, views
 
 # The largest-text rule wants a number this many times the sheet's ordinary text size.
 BIG_RATIO = 1.5
