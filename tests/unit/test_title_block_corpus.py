@@ -33,9 +33,19 @@ NUMBERS_RIGHT = 0.80
 TITLES_RIGHT = 0.52
 
 SETTINGS = Settings(_env_file=None)
+# Each page's words, kept as they are read: a test that runs out of time leaves the pages it
+# read to the next one.
+_LAYERS: dict[tuple[str, int], TextLayer] = {}
 
 
 def _layer(entry: dict, page_number: int, readers: Readers) -> TextLayer:
+    key = (entry["file"], page_number)
+    if key not in _LAYERS:
+        _LAYERS[key] = _read_layer(entry, page_number, readers)
+    return _LAYERS[key]
+
+
+def _read_layer(entry: dict, page_number: int, readers: Readers) -> TextLayer:
     """The page's words as extract reads them: its text layer, or OCR words standing in."""
     if entry["text_layer_usable"] is False:
         pdf = pdf_bytes(entry["file"])
