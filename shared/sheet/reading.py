@@ -1,0 +1,92 @@
+"""A page's ``SheetReading``: everything the page says about its own identity, read once (in
+extract) and stored with the page, so that no later stage reads the title block again.
+
+It keeps the chosen number and title with their word ids, every candidate the reader
+considered (so the set step can decide across the set, and a reviewer can see why one won),
+the title block's other fields, the title-block region, the drawing-index rows and the
+cross-references the page prints, and the file's own hints for the page (its page label and
+the bookmarks that point at it).
+"""
+
+from pydantic import BaseModel, Field
+
+from shared.pagetext import Box, TextLayer
+from shared.sheet.index import read_drawing_index
+from shared.sheet.reader import read_title_block
+from shared.sheet.references import references
+
+# The title block's fields beyond number and title, by the names report.json uses.
+FIELD_NAMES = ("revision", "issue_date", "project_number", "project_name", "scale")
+
+
+class FieldReading(BaseModel):
+    """One value the title block prints, as printed, with the words it came from."""
+
+    text: str
+    word_ids: list[int] = []
+
+
+class Candidate(BaseModel):
+    """A text the reader considered for the sheet number, and why it won or lost."""
+
+    text: str = Field(description="as printed")
+    word_ids: list[int] = []
+    box: Box | None = Field(None, description="in the displayed page's frame, PDF points")
+    size: float = Field(0.0, description="font size in points")
+    field: str | None = Field(None, description="the field of the label it belongs to, if any")
+    label: str | None = Field(None, description="that label as printed")
+    evidence: int = Field(0, description="strength of what vouches for it (higher wins)")
+    score: float = 0.0
+    chosen: bool = False
+    why: str = Field("", description="why it won or lost")
+
+
+class SheetReading(BaseModel):
+    """``extracted.json``'s ``reading``: the page's identity as its own text states it."""
+
+    number: FieldReading | None = None
+    title: FieldReading | None = None
+    evidence: int = Field(0, description="how the chosen number was found (higher is stronger)")
+    fields: dict[str, FieldReading] = Field(
+        default={}, description="revision, issue_date, project_number, project_name, scale"
+    )
+    candidates: list[Candidate] = []
+    region: Box | None = Field(None, description="the title block, where one was found")
+    index_rows: list[tuple[str, str | None]] = Field(
+        default=[], description="the drawing index the page prints: (sheet number, title) rows"
+    )
+    references: list[tuple[str, str]] = Field(
+        default=[], description="cross-references the page prints: (sheet number, as printed)"
+    )
+    page_label: str | None = Field(None, description="the file's page label for this page")
+    bookmarks: list[str] = Field(
+        default=[], description="titles of the file's bookmarks that point at this page"
+    )
+
+    @property
+    def sheet_number(self) -> str | None:
+        return self.number.text if self.number else None
+
+    @property
+    def sheet_title(self) -> str | None:
+        return self.title.text if self.title else None
+
+
+def read_sheet(
+    layer: TextLayer, page_label: str | None = None, bookmarks: list[str] | None = None
+) -> SheetReading:
+    """The page's ``SheetReading`` from its words (text layer, or OCR words on a scan)."""
+    found = read_title_block(layer)
+    return SheetReading(
+        number=FieldReading(text=found.number, word_ids=list(found.number_words))
+        if found.number
+        else None,
+        title=FieldReading(text=found.title, word_ids=list(found.title_words))
+        if found.title
+        else None,
+        evidence=found.evidence,
+        index_rows=read_drawing_index(layer),
+        references=list(references(layer)),
+        page_label=page_label,
+        bookmarks=bookmarks or [],
+    )
