@@ -55,6 +55,7 @@ from services.extract.app import create_app as create_extract_app
 from services.verify.app import create_app as create_verify_app
 from shared.settings import Settings
 from shared.storage import Keys, ObjectStore
+from sheetflow.cli.events import nats_options
 from sheetflow.runtime import (
     SERVICES,
     ManagedProcess,
@@ -147,7 +148,7 @@ async def tap(settings: Settings) -> AsyncIterator[Traffic]:
         f"$JS.ACK.{stream}.>": counting("acks"),
         f"$JS.API.CONSUMER.MSG.NEXT.{stream}.>": counting("pulls"),
     }
-    nc = await nats.connect(settings.nats_servers)
+    nc = await nats.connect(settings.nats_servers, **nats_options(settings))
     try:
         for subject, callback in watched.items():
             await nc.subscribe(subject, cb=callback)
@@ -189,7 +190,7 @@ async def stored(settings: Settings, job_id: str) -> tuple[int, int, int]:
 
 
 async def stream_state(settings: Settings) -> int:
-    async with await nats.connect(settings.nats_servers) as nc:
+    async with await nats.connect(settings.nats_servers, **nats_options(settings)) as nc:
         info = await nc.jetstream().stream_info(settings.stream_name)
         return info.state.bytes
 

@@ -24,6 +24,7 @@ import psutil
 
 from shared.report import Report
 from shared.settings import Settings
+from sheetflow.cli.events import nats_options
 from sheetflow.runtime import (
     EmbeddedServers,
     ManagedProcess,
@@ -212,7 +213,7 @@ class Watcher:
 @contextlib.asynccontextmanager
 async def watch(settings: Settings) -> AsyncIterator[Watcher]:
     watcher = Watcher()
-    nc = await nats.connect(settings.nats_servers)
+    nc = await nats.connect(settings.nats_servers, **nats_options(settings))
     try:
         await nc.subscribe(settings.subject("page.extracted"), cb=watcher._on_extracted)
         await nc.subscribe(settings.subject("report.ready"), cb=watcher._on_report)

@@ -4,19 +4,40 @@
 import contextlib
 import os
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import psutil
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, field_validator
 
 FILE_NAME = "endpoints.json"
 
 
 class Endpoints(BaseModel):
+    """Where things listen, never a secret: anyone may read the file. Credentials stay in
+    the environment, or in the owner-only ``auth/`` directory of an embedded server."""
+
     pid: int  # the `sheetflow up` process: the file is stale once it is gone
     api: str
     nats_url: str
     s3_endpoint: str
     namespace: str
+    # The NATS is the embedded one: its credentials are in the data dir's auth/ directory.
+    nats_embedded: bool = False
+
+    @field_validator("nats_url", "api")
+    @classmethod
+    def _no_credentials(cls, url: str) -> str:
+        return without_credentials(url)
+
+
+def without_credentials(urls: str) -> str:
+    """``urls`` (one, or comma-separated) without any user name or password in them."""
+    return ",".join(_bare(url.strip()) for url in urls.split(",")) if urls else urls
+
+
+def _bare(url: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[-1]))
 
 
 def endpoints_path(data_dir: Path) -> Path:

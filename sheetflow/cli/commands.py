@@ -53,12 +53,18 @@ from sheetflow.cli.present import (
     user_errors,
     write_document,
 )
-from sheetflow.endpoints import Endpoints, read_endpoints, remove_endpoints, write_endpoints
+from sheetflow.endpoints import (
+    Endpoints,
+    read_endpoints,
+    remove_endpoints,
+    write_endpoints,
+)
 from sheetflow.runtime import (
-    S3_AUTH_DIR,
+    AUTH_DIR,
     SERVICES,
     ManagedProcess,
     Supervisor,
+    embedded_nats_login,
     free_port,
     supervised_stack,
 )
@@ -200,20 +206,21 @@ def up(
                         READY_TIMEOUT_S,
                         instance_pid=lambda: ingest_pid(supervisor.processes),
                     )
-                serve(live, supervisor)
+                serve(live, supervisor, nats_embedded=not settings.nats_url)
         except KeyboardInterrupt:
             stderr.print("stopped")
 
 
-def serve(live: Settings, supervisor: Supervisor) -> None:
+def serve(live: Settings, supervisor: Supervisor, *, nats_embedded: bool) -> None:
     """Say ready, and tell `events`/`submit` where this instance listens while it runs."""
     data_dir = live.data_dir.resolve()
     endpoints = Endpoints(
         pid=os.getpid(),
         api=api_url(live),
-        nats_url=live.nats_url or "",
+        nats_url=live.nats_url or "",  # never its credentials (Endpoints strips them)
         s3_endpoint=live.s3_endpoint or "",
         namespace=live.namespace,
+        nats_embedded=nats_embedded,
     )
     write_endpoints(data_dir, endpoints)
     try:
@@ -230,12 +237,9 @@ def print_endpoints(
 ) -> None:
     data_dir = live.data_dir.resolve()
     api = api_url(live)
-    nats_note = "" if configured.nats_url else f" (embedded, data in {data_dir / 'nats'})"
-    s3_note = (
-        ""
-        if configured.s3_endpoint
-        else f" (embedded, data in {data_dir / 's3'}, keys in {data_dir / S3_AUTH_DIR})"
-    )
+    keys = f"credentials in {data_dir / AUTH_DIR}"
+    nats_note = "" if configured.nats_url else f" (embedded, data in {data_dir / 'nats'}, {keys})"
+    s3_note = "" if configured.s3_endpoint else f" (embedded, data in {data_dir / 's3'}, {keys})"
     rows = [
         ("NATS", f"{redact_url(live.nats_url or '')}{nats_note}"),
         ("S3", f"{live.s3_endpoint} bucket {live.s3_bucket}{s3_note}"),
@@ -284,7 +288,7 @@ def run(
             raise CliError(f"{exc}\nservice logs: {workdir / 'logs'}") from None
         finally:
             # The run's NATS/S3 stores only served this job; its report is in out_dir now.
-            for store in ("nats", "s3", S3_AUTH_DIR):
+            for store in ("nats", "s3", AUTH_DIR):
                 shutil.rmtree(workdir / store, ignore_errors=True)
         if code == EXIT_OK and not keep_logs:
             remove_finished_runs(runs)
@@ -389,6 +393,9 @@ def events(
                 settings, "NATS to listen to: pass --nats URL or set SHEETFLOW_NATS_URL"
             )
             url, namespace = found.nats_url, found.namespace
+            if found.nats_embedded:
+                login = embedded_nats_login(settings.data_dir.resolve())
+                settings = settings.model_copy(update=login)
             stderr.print(f"following the `sheetflow up` (pid {found.pid}) at {redact_url(url)}")
         subjects = [full_subject(namespace, s) for s in subject or []]
         subjects = subjects or [f"{namespace}.>"]

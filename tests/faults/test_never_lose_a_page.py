@@ -8,6 +8,7 @@ import nats
 import pytest
 
 from shared.storage import ObjectStore
+from sheetflow.cli.events import nats_options
 from tests.faults.conftest import (
     assert_every_page_once,
     echo_page,
@@ -152,7 +153,7 @@ def comparable(report: dict) -> dict:
 
 async def duplicate_every_stage_message(settings, stop: asyncio.Event, seen: list[str]) -> None:
     """Republish every stage message once more, without its de-duplication id."""
-    nc = await nats.connect(settings.nats_url)
+    nc = await nats.connect(settings.nats_url, **nats_options(settings))
     js = nc.jetstream()
 
     async def twice(msg) -> None:
@@ -190,7 +191,7 @@ async def test_every_stage_message_twice_gives_identical_report(settings):
 async def test_malformed_message_is_terminated_not_redelivered(settings):
     """Garbage on page.extract is terminated once (no endless redelivery) and the worker serves on."""
     with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
-        nc = await nats.connect(settings.nats_url)
+        nc = await nats.connect(settings.nats_url, **nats_options(settings))
         js = nc.jetstream()
         await js.publish(settings.subject("page.extract"), b'{"job_id": 7, "nonsense": true}')
         job_id = await asyncio.to_thread(lambda: s.submit(small_set(2)))

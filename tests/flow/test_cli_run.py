@@ -163,7 +163,7 @@ async def test_events_prints_each_event_as_a_json_line(settings):
     task = asyncio.create_task(
         events.print_events(settings.nats_url, [subject], options, write=lines.append)
     )
-    nc = await nats.connect(settings.nats_url)
+    nc = await nats.connect(settings.nats_url, **options)
     try:
         deadline = time.monotonic() + 10
         while not lines and time.monotonic() < deadline:

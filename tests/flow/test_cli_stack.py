@@ -12,9 +12,11 @@ import nats
 import psutil
 import pytest
 
+from shared.settings import Settings
 from sheetflow.cli import events
+from sheetflow.cli.events import nats_options
 from sheetflow.endpoints import read_endpoints
-from sheetflow.runtime import find_binary, free_port, start_nats
+from sheetflow.runtime import embedded_nats_login, find_binary, free_port, start_nats
 from tests.flow.test_cli_run import clean_env, start_up, wait_api_ready
 from tests.support.pdfs import add_notes_page, make_pdf
 
@@ -73,7 +75,8 @@ def test_up_tells_events_where_it_listens(tmp_path):
             stderr=subprocess.PIPE,
             text=True,
         )
-        line = asyncio.run(publish_until_printed(found.nats_url, events))
+        login = nats_options(Settings(_env_file=None, **embedded_nats_login(data_dir.resolve())))
+        line = asyncio.run(publish_until_printed(found.nats_url, login, events))
         assert json.loads(line)["data"] == {"job_id": "j_1"}
     finally:
         if events:
@@ -87,9 +90,9 @@ def test_up_tells_events_where_it_listens(tmp_path):
     assert [name for name, text in logs.items() if "\x1b[" in text] == [], "ANSI codes in logs"
 
 
-async def publish_until_printed(url: str, events: subprocess.Popen) -> str:
+async def publish_until_printed(url: str, login: dict, events: subprocess.Popen) -> str:
     """Publish a report.ready event until the `events` process prints a line; that line."""
-    nc = await nats.connect(url)
+    nc = await nats.connect(url, **login)
     loop = asyncio.get_running_loop()
     reading = loop.run_in_executor(None, events.stdout.readline)
     try:

@@ -7,7 +7,7 @@ from minio import Minio
 from minio.error import S3Error
 
 from shared.storage import ObjectStore
-from sheetflow.runtime import S3_AUTH_DIR, EmbeddedServers
+from sheetflow.runtime import AUTH_DIR, EmbeddedServers
 
 
 async def test_embedded_s3_refuses_anonymous_and_wrong_keys(servers: EmbeddedServers, settings):
@@ -29,7 +29,7 @@ async def test_embedded_s3_refuses_anonymous_and_wrong_keys(servers: EmbeddedSer
     except S3Error as exc:
         assert exc.code in ("SignatureDoesNotMatch", "InvalidAccessKeyId", "AccessDenied")
 
-    keys = servers.settings.data_dir.resolve() / S3_AUTH_DIR / "credentials.env"
+    keys = servers.settings.data_dir.resolve() / AUTH_DIR / "credentials.env"
     assert stat.S_IMODE(keys.stat().st_mode) == 0o600
     text = keys.read_text()
     assert f"SHEETFLOW_S3_SECRET_KEY={settings.s3_secret_key.get_secret_value()}" in text

@@ -12,6 +12,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from sheetflow.cli.events import nats_options
 from tests.support.flows import (
     JUDGE_MODEL,
     MISREAD,
@@ -72,7 +73,7 @@ async def test_report_names_every_outcome_and_announces_itself(settings):
         )
         with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
             subject, validator = report_ready_validator(httpx.get(f"{s.api}/asyncapi.json").json())
-            nc = await nats.connect(settings.nats_url)
+            nc = await nats.connect(settings.nats_url, **nats_options(settings))
             try:
                 events = await nc.subscribe(subject)
                 job_id = s.submit(pdf, name="small-set.pdf")

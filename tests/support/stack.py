@@ -14,6 +14,7 @@ import nats
 from nats.aio.client import Client as NATS
 
 from shared.settings import Settings
+from sheetflow.cli.events import nats_options
 from sheetflow.runtime import (
     ManagedProcess,
     free_port,
@@ -143,7 +144,7 @@ def ingest_alone(session: Settings, data_dir: Path, prefix: str, **update: Any) 
 
 @contextlib.asynccontextmanager
 async def nats_client(settings: Settings) -> AsyncIterator[NATS]:
-    nc = await nats.connect(settings.nats_servers)
+    nc = await nats.connect(settings.nats_servers, **nats_options(settings))
     try:
         yield nc
     finally:
