@@ -7,7 +7,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import psutil
-from pydantic import BaseModel, ValidationError, field_validator
+from pydantic import BaseModel, ValidationError, field_serializer
 
 FILE_NAME = "endpoints.json"
 
@@ -24,9 +24,8 @@ class Endpoints(BaseModel):
     # The NATS is the embedded one: its credentials are in the data dir's auth/ directory.
     nats_embedded: bool = False
 
-    @field_validator("nats_url", "api")
-    @classmethod
-    def _no_credentials(cls, url: str) -> str:
+    @field_serializer("nats_url", "api")
+    def _no_credentials(self, url: str) -> str:
         return without_credentials(url)
 
 

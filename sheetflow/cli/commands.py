@@ -217,7 +217,7 @@ def serve(live: Settings, supervisor: Supervisor, *, nats_embedded: bool) -> Non
     endpoints = Endpoints(
         pid=os.getpid(),
         api=api_url(live),
-        nats_url=live.nats_url or "",  # never its credentials (Endpoints strips them)
+        nats_url=live.nats_url or "",  # written without its credentials
         s3_endpoint=live.s3_endpoint or "",
         namespace=live.namespace,
         nats_embedded=nats_embedded,

@@ -12,10 +12,15 @@ import psutil
 import pytest
 
 from shared.settings import Settings
-from sheetflow.runtime import find_binary, free_port, settings_env
+from sheetflow.runtime import AUTH_DIR, find_binary, free_port, settings_env
 from tests.faults.conftest import echo_page, with_model
 from tests.faults.test_never_lose_a_page import assert_every_page_once, small_set, wait_for
-from tests.flow.test_cli_run import assert_no_leftovers, wait_api_ready, watch_descendants
+from tests.flow.test_cli_run import (
+    assert_no_leftovers,
+    clean_env,
+    wait_api_ready,
+    watch_descendants,
+)
 from tests.support.model_server import ModelReply, request_text
 
 pytestmark = pytest.mark.slow
@@ -114,3 +119,74 @@ def test_up_restarts_a_killed_worker_and_nats_and_stops_on_a_crash_loop(tmp_path
     assert "report exited unexpectedly (code -9): 3 crash(es) within 60 s" in text
     assert "report.log" in text and "Traceback" not in text
     assert_no_leftovers(seen, str(data_dir))
+
+
+def page_readers_started(up: subprocess.Popen) -> bool:
+    """Whether ingest and extract each run their bounded page readers (the forkserver's
+    children), so that a kill finds every kind of process `up` makes."""
+    readers = set()
+    with contextlib.suppress(psutil.Error):
+        for child in psutil.Process(up.pid).children():
+            with contextlib.suppress(psutil.Error):
+                service = " ".join(child.cmdline()).rsplit("services.", 1)[-1]
+                grandchildren = child.children(recursive=True)
+                if any(g.parent().pid != child.pid for g in grandchildren):
+                    readers.add(service)
+    return {"ingest", "extract"} <= readers
+
+
+def alive(processes: dict[int, float]) -> list[str]:
+    """The processes (pid → create time) still running."""
+    left = []
+    for pid, created in processes.items():
+        with contextlib.suppress(psutil.Error):
+            proc = psutil.Process(pid)
+            if proc.create_time() == created and proc.status() != psutil.STATUS_ZOMBIE:
+                left.append(f"{pid} {' '.join(proc.cmdline())[:100]}")
+    return left
+
+
+def test_kill_9_of_up_ends_everything_it_started_and_up_starts_again(tmp_path: Path):
+    """`kill -9` of `sheetflow up` ends every process it started (NATS, SeaweedFS, the
+    services and their page readers) within 10 s; a new `up` on the same data dir starts
+    and finishes a job. While it ran, endpoints.json held no secret."""
+    data_dir, port = tmp_path / "data", free_port()
+    api = f"http://127.0.0.1:{port}"
+    env = clean_env(data_dir, SHEETFLOW_API_PORT=str(port))
+    argv = [find_binary("sheetflow"), "up"]
+    first = subprocess.Popen(argv, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL)
+    try:
+        wait_api_ready(first, api)
+        wait_for(lambda: page_readers_started(first), 60, "the page readers")
+        started = {
+            p.pid: p.create_time() for p in psutil.Process(first.pid).children(recursive=True)
+        }
+        endpoints = (data_dir / "endpoints.json").read_text()
+        credentials = (data_dir / AUTH_DIR / "credentials.env").read_text().splitlines()
+        for name, value in (line.split("=", 1) for line in credentials):
+            if name.endswith(("_SECRET_KEY", "_PASSWORD")):
+                assert value not in endpoints, f"{name} in endpoints.json"
+        first.kill()
+        first.wait(10)
+        deadline = time.monotonic() + 10
+        while alive(started) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not alive(started), f"left running after kill -9 of up: {alive(started)}"
+    finally:
+        if first.poll() is None:
+            first.kill()
+
+    second = subprocess.Popen(argv, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL)
+    try:
+        wait_api_ready(second, api)
+        r = httpx.post(
+            f"{api}/v1/jobs",
+            files={"file": ("set.pdf", small_set(2), "application/pdf")},
+            timeout=60,
+        )
+        assert r.status_code == 202, r.text
+        report = report_when_done(api, r.json()["job_id"], timeout=120)
+        assert_every_page_once(report, 2)
+    finally:
+        second.terminate()
+        second.wait(120)

@@ -56,6 +56,18 @@ def test_endpoints_of_a_running_up_are_found_and_a_stale_file_is_ignored(tmp_pat
     assert (tmp_path / "endpoints.json").exists()
 
 
+def test_endpoints_never_hold_a_password(tmp_path):
+    """`up` against a NATS whose URLs carry a user and password writes the addresses only:
+    anyone may read the file."""
+    urls = "nats://svc:pw-4242@10.0.0.1:4222, nats://svc:pw-4242@10.0.0.2:4222"
+    write_endpoints(tmp_path, endpoints(os.getpid()).model_copy(update={"nats_url": urls}))
+    text = (tmp_path / "endpoints.json").read_text()
+    assert "pw-4242" not in text and "svc" not in text
+    found = read_endpoints(tmp_path)
+    assert found is not None
+    assert found.nats_url == "nats://10.0.0.1:4222,nats://10.0.0.2:4222"
+
+
 def test_events_and_submit_without_an_address_say_no_up_is_running(tmp_path, monkeypatch):
     """With no --nats/--api, no configured URL and no running `up`, both commands say so."""
     monkeypatch.chdir(tmp_path)
