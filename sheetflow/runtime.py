@@ -125,12 +125,13 @@ def _child_setup(parent: int) -> Callable[[], None]:
     """What a child runs between fork and exec: it is SIGKILLed when the launcher dies, even
     by SIGKILL (Linux's parent-death signal: SIGKILL, as `weed` ignores SIGTERM and a service
     may wait on servers that are gone), and what it creates (stores, unix sockets) is
-    owner-only."""
+    owner-only. The signal comes when the *thread* that spawned the child ends: spawn from
+    the launcher's main thread."""
+    libc = ctypes.CDLL(None, use_errno=True)  # loaded before the fork, not in the child
 
     def setup() -> None:
         os.umask(0o077)
-        with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL(None, use_errno=True)
+        with contextlib.suppress(OSError, AttributeError):  # not Linux: no such signal
             libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != parent:  # the launcher died before the signal was armed
             os._exit(1)
