@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+import psutil
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -209,6 +210,7 @@ def launch_nats(
     data_dir = data_dir.resolve()
     port = port or free_port()
     store = _owner_only(data_dir / "nats")
+    _refuse_if_in_use(store, "-sd", "NATS")
     argv = [
         find_binary("nats-server"),
         "-a",
@@ -249,6 +251,21 @@ def _owner_only(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     path.chmod(0o700)
     return path
+
+
+def _refuse_if_in_use(store: Path, flag: str, what: str) -> None:
+    """RuntimeStartError naming the live process whose command line gives ``store`` after
+    ``flag`` (another launcher's server on this data dir), rather than the server's own
+    complaint about a lock it cannot take."""
+    wanted = (f"{flag}={store}", f"{flag} {store}")
+    for proc in psutil.process_iter(["pid", "cmdline"]):
+        cmdline = " ".join(proc.info["cmdline"] or [])
+        if any(cmdline.endswith(w) or f"{w} " in cmdline for w in wanted):
+            raise RuntimeStartError(
+                f"{what} data in {store} is in use by process {proc.info['pid']} "
+                f"({cmdline[:80]}…): another `sheetflow up` on this data dir? Stop it, or set "
+                "SHEETFLOW_DATA_DIR to another directory"
+            )
 
 
 def auth_dir(data_dir: Path) -> Path:
@@ -456,6 +473,7 @@ def launch_s3(
     access, secret = embedded_s3_credentials(data_dir)
     minio = shutil.which("minio")
     if minio:
+        _refuse_if_in_use(store, "server", "S3")
         port = port or free_port()
         argv = [minio, "server", str(store), "--address", f"127.0.0.1:{port}", "--quiet"]
         argv += extra_args or []
@@ -489,6 +507,7 @@ def launch_s3(
             "-master.telemetry=false",
         ]
         argv += extra_args or []
+        _refuse_if_in_use(store, "-dir", "S3")
         sockets = _weed_sockets((port, master, volume, filer))
         # Its ports are free, so sockets by their names are a killed server's: weed would
         # fail to listen on them.

@@ -18,7 +18,13 @@ from minio.error import S3Error
 
 from shared.settings import Settings
 from shared.storage import ObjectStore
-from sheetflow.runtime import AUTH_DIR, EmbeddedServers
+from sheetflow.runtime import (
+    AUTH_DIR,
+    EmbeddedServers,
+    RuntimeStartError,
+    launch_nats,
+    launch_s3,
+)
 
 KEY, BODY = "jobs/j_x/source.pdf", b"%PDF-1.7 drawings only the keys may read"
 # An HTTP/2 client preface and an empty SETTINGS frame: what a gRPC client opens with.
@@ -236,3 +242,16 @@ async def test_no_port_of_the_embedded_stack_serves_without_credentials(
         if any(secret in path.read_text(errors="replace") for secret in secrets)
     ]
     assert not leaks, f"secrets in files others can read: {leaks}"
+
+
+def test_a_second_server_on_the_same_data_dir_is_refused_with_the_holder_named(
+    servers: EmbeddedServers,
+):
+    """Starting NATS or S3 on a data dir whose servers still run says which process holds
+    it, instead of the server's own complaint about a lock."""
+    data_dir = servers.settings.data_dir.resolve()
+    pids = {str(p.pid) for p in servers.processes}
+    for launch in (launch_nats, launch_s3):
+        with pytest.raises(RuntimeStartError, match="is in use by process") as refused:
+            launch(data_dir)
+        assert any(pid in str(refused.value) for pid in pids)
