@@ -21,9 +21,11 @@ from tests.flow.test_cli_run import (
     wait_api_ready,
     watch_descendants,
 )
+from tests.flow.test_embedded_servers import world_readable_files
 from tests.support.model_server import ModelReply, request_text
 
 pytestmark = pytest.mark.slow
+SECRETS = ("SHEETFLOW_S3_SECRET_KEY", "SHEETFLOW_NATS_PASSWORD")
 
 
 def child_running(up: subprocess.Popen, marker: str) -> psutil.Process | None:
@@ -149,7 +151,8 @@ def alive(processes: dict[int, float]) -> list[str]:
 def test_kill_9_of_up_ends_everything_it_started_and_up_starts_again(tmp_path: Path):
     """`kill -9` of `sheetflow up` ends every process it started (NATS, SeaweedFS, the
     services and their page readers) within 10 s; a new `up` on the same data dir starts
-    and finishes a job. While it ran, endpoints.json held no secret."""
+    and finishes a job. While it ran, no file others can read (endpoints.json, the logs)
+    held a secret."""
     data_dir, port = tmp_path / "data", free_port()
     api = f"http://127.0.0.1:{port}"
     env = clean_env(data_dir, SHEETFLOW_API_PORT=str(port))
@@ -161,11 +164,12 @@ def test_kill_9_of_up_ends_everything_it_started_and_up_starts_again(tmp_path: P
         started = {
             p.pid: p.create_time() for p in psutil.Process(first.pid).children(recursive=True)
         }
-        endpoints = (data_dir / "endpoints.json").read_text()
         credentials = (data_dir / AUTH_DIR / "credentials.env").read_text().splitlines()
-        for name, value in (line.split("=", 1) for line in credentials):
-            if name.endswith(("_SECRET_KEY", "_PASSWORD")):
-                assert value not in endpoints, f"{name} in endpoints.json"
+        secrets = [v for n, v in (line.split("=", 1) for line in credentials) if n in SECRETS]
+        for path in world_readable_files(data_dir):
+            text = path.read_text(errors="replace")
+            assert not any(secret in text for secret in secrets), f"a secret in {path}"
+        assert (data_dir / "endpoints.json") in world_readable_files(data_dir)
         first.kill()
         first.wait(10)
         deadline = time.monotonic() + 10
