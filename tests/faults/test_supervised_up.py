@@ -12,7 +12,8 @@ import psutil
 import pytest
 
 from shared.settings import Settings
-from sheetflow.runtime import AUTH_DIR, find_binary, free_port, settings_env
+from sheetflow.credentials import AUTH_DIR
+from sheetflow.runtime import find_binary, free_port, settings_env
 from tests.faults.conftest import echo_page, with_model
 from tests.faults.test_never_lose_a_page import assert_every_page_once, small_set, wait_for
 from tests.flow.test_cli_run import (

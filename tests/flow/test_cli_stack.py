@@ -15,8 +15,9 @@ import pytest
 from shared.settings import Settings
 from sheetflow.cli import events
 from sheetflow.cli.events import nats_options
+from sheetflow.credentials import embedded_nats_login
 from sheetflow.endpoints import read_endpoints
-from sheetflow.runtime import embedded_nats_login, find_binary, free_port, start_nats
+from sheetflow.runtime import find_binary, free_port, start_nats
 from tests.flow.test_cli_run import clean_env, start_up, wait_api_ready
 from tests.support.pdfs import add_notes_page, make_pdf
 

@@ -18,8 +18,8 @@ from minio.error import S3Error
 
 from shared.settings import Settings
 from shared.storage import ObjectStore
+from sheetflow.credentials import AUTH_DIR
 from sheetflow.runtime import (
-    AUTH_DIR,
     EmbeddedServers,
     RuntimeStartError,
     launch_nats,
