@@ -31,7 +31,7 @@ def auth_dir(data_dir: Path) -> Path:
     return owner_only_dir(data_dir / AUTH_DIR)
 
 
-def _writeowner_only_dir(path: Path, data: bytes) -> None:
+def _write_owner_only(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path``, owner-only from the first byte (replacing what was there)."""
     scratch = path.with_name(f".{path.name}.tmp")
     with contextlib.suppress(FileNotFoundError):
@@ -76,7 +76,7 @@ def embedded_credentials(data_dir: Path) -> dict[str, str]:
         "SHEETFLOW_NATS_USER": "sheetflow",
         "SHEETFLOW_NATS_PASSWORD": secrets.token_urlsafe(32),
     }
-    _writeowner_only_dir(path, "".join(f"{k}={v}\n" for k, v in values.items()).encode())
+    _write_owner_only(path, "".join(f"{k}={v}\n" for k, v in values.items()).encode())
     return values
 
 
@@ -104,7 +104,7 @@ def nats_config(data_dir: Path) -> Path:
     user, password = values["SHEETFLOW_NATS_USER"], values["SHEETFLOW_NATS_PASSWORD"]
     path = auth_dir(data_dir) / "nats.conf"
     text = f'authorization {{\n  user: "{user}"\n  password: "{password}"\n}}\n'
-    _writeowner_only_dir(path, text.encode())
+    _write_owner_only(path, text.encode())
     return path
 
 
@@ -116,8 +116,31 @@ def weed_identities(data_dir: Path, access: str, secret: str) -> Path:
         "credentials": [{"accessKey": access, "secretKey": secret}],
         "actions": ["Admin", "Read", "Write", "List", "Tagging"],
     }
-    _writeowner_only_dir(path, json.dumps({"identities": [identity]}).encode())
+    _write_owner_only(path, json.dumps({"identities": [identity]}).encode())
     return path
+
+
+def _certificate(
+    subject: str,
+    key: ec.EllipticCurvePrivateKey,
+    issuer: str,
+    signer: ec.EllipticCurvePrivateKey,
+    *extensions: tuple[x509.ExtensionType, bool],
+) -> x509.Certificate:
+    """A certificate of ``key`` for ``subject``, valid ten years, signed by ``signer``."""
+    now = datetime.datetime.now(datetime.UTC)
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+        .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, issuer)]))
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=3650))
+    )
+    for extension, critical in extensions:
+        builder = builder.add_extension(extension, critical=critical)
+    return builder.sign(signer, hashes.SHA256())
 
 
 def _weed_certificate(directory: Path) -> tuple[Path, Path, Path]:
@@ -127,49 +150,26 @@ def _weed_certificate(directory: Path) -> tuple[Path, Path, Path]:
     ca_path, cert_path, key_path = (directory / n for n in ("ca.crt", "node.crt", "node.key"))
     if ca_path.exists() and cert_path.exists() and key_path.exists():
         return ca_path, cert_path, key_path
-    now = datetime.datetime.now(datetime.UTC)
     ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
-    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "sheetflow embedded S3 CA")])
-    ca = (
-        x509.CertificateBuilder()
-        .subject_name(ca_name)
-        .issuer_name(ca_name)
-        .public_key(ca_key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(days=1))
-        .not_valid_after(now + datetime.timedelta(days=3650))
-        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-        .sign(ca_key, hashes.SHA256())
+    ca_name = "sheetflow embedded S3 CA"
+    ca = _certificate(
+        ca_name, ca_key, ca_name, ca_key, (x509.BasicConstraints(ca=True, path_length=0), True)
     )
-    node = (
-        x509.CertificateBuilder()
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "sheetflow")]))
-        .issuer_name(ca_name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(days=1))
-        .not_valid_after(now + datetime.timedelta(days=3650))
-        .add_extension(
-            x509.SubjectAlternativeName(
-                [x509.IPAddress(ipaddress.IPv4Address("127.0.0.1")), x509.DNSName("localhost")]
-            ),
-            critical=False,
-        )
-        .add_extension(
-            x509.ExtendedKeyUsage(
-                [ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]
-            ),
-            critical=False,
-        )
-        .sign(ca_key, hashes.SHA256())
+    loopback = [x509.IPAddress(ipaddress.IPv4Address("127.0.0.1")), x509.DNSName("localhost")]
+    usage = [ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]
+    node = _certificate(
+        "sheetflow",
+        key,
+        ca_name,
+        ca_key,
+        (x509.SubjectAlternativeName(loopback), False),
+        (x509.ExtendedKeyUsage(usage), False),
     )
     pem = serialization.Encoding.PEM
-    key_pem = key.private_bytes(
-        pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    )
-    _writeowner_only_dir(key_path, key_pem)
-    _writeowner_only_dir(cert_path, node.public_bytes(pem))
-    _writeowner_only_dir(ca_path, ca.public_bytes(pem))
+    plain = serialization.NoEncryption()
+    _write_owner_only(key_path, key.private_bytes(pem, serialization.PrivateFormat.PKCS8, plain))
+    _write_owner_only(cert_path, node.public_bytes(pem))
+    _write_owner_only(ca_path, ca.public_bytes(pem))
     return ca_path, cert_path, key_path
 
 
@@ -180,17 +180,18 @@ def weed_security(data_dir: Path) -> Path:
     the volume and filer servers also demand a JWT signed with a generated key for each read
     and write (the filer's unix socket speaks plain HTTP)."""
     directory = owner_only_dir(auth_dir(data_dir) / "weed")
-    ca, cert, key = _weed_certificate(directory)
-    tls = f'cert = "{cert}"\nkey = "{key}"\n'
+    # TOML's basic strings are JSON's: json.dumps quotes a path whatever it holds.
+    ca, cert, key = (json.dumps(str(path)) for path in _weed_certificate(directory))
+    tls = f"cert = {cert}\nkey = {key}\n"
     jwt = ("jwt.signing", "jwt.signing.read", "jwt.filer_signing", "jwt.filer_signing.read")
     sections = [
         *(f'[{name}]\nkey = "{secrets.token_urlsafe(32)}"\n' for name in jwt),
         "[access]\nui = false\n",
         "[filer.expose_directory_metadata]\nenabled = false\n",
-        f'[grpc]\nca = "{ca}"\n',
+        f"[grpc]\nca = {ca}\n",
         *(f"[grpc.{part}]\n{tls}" for part in ("master", "volume", "filer", "s3", "client")),
-        f'[https.client]\nenabled = true\n{tls}ca = "{ca}"\n',
-        *(f'[https.{part}]\n{tls}ca = "{ca}"\n' for part in ("master", "volume", "filer")),
+        f"[https.client]\nenabled = true\n{tls}ca = {ca}\n",
+        *(f"[https.{part}]\n{tls}ca = {ca}\n" for part in ("master", "volume", "filer")),
     ]
-    _writeowner_only_dir(directory / "security.toml", "\n".join(sections).encode())
+    _write_owner_only(directory / "security.toml", "\n".join(sections).encode())
     return directory
