@@ -6,6 +6,7 @@ import asyncio
 import logging
 import re
 import secrets
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -86,36 +87,49 @@ def new_job_id() -> str:
     return f"j_{secrets.token_hex(16)}"
 
 
-async def _rollback(io: Collaborators, job_id: str, stored: asyncio.Task) -> None:
+async def _rollback(io: Collaborators, job_id: str, stored: asyncio.Task | None) -> None:
     """Remove what a refused upload left, in the background: the client has its 503 already.
 
-    A stalled S3 may still complete the source's upload after the client was answered, so
-    the upload is waited for (never cancelled: its thread would write on regardless) before
-    the job's keys are deleted; every step gives up after ``CLEANUP_PATIENCE_S``."""
-    await asyncio.wait([stored], timeout=CLEANUP_PATIENCE_S)
-    if stored.done() and not stored.cancelled():
+    The job is canceled first (a page already queued is skipped, not worked on), then its
+    stored keys and its record are removed, and last its intake marker, so that report's
+    supervision finishes the removal if this process stops half-way. A stalled S3 may still
+    complete the source's upload after the client was answered, so the upload is waited for
+    (never cancelled: its thread would write on regardless); every step gives up after
+    ``CLEANUP_PATIENCE_S``."""
+    if stored is not None:
+        await asyncio.wait([stored], timeout=CLEANUP_PATIENCE_S)
+    if stored is not None and stored.done() and not stored.cancelled():
         stored.exception()  # its failure is why we are here: retrieved, not logged again
     deadline = asyncio.get_running_loop().time() + CLEANUP_PATIENCE_S
+    steps = (
+        ("cancel", lambda: io.jobs.update_job(job_id, canceled=True)),
+        ("remove the stored source of", lambda: io.bucket.delete_prefix(Keys.job(job_id))),
+        ("remove the record of", lambda: io.jobs.delete_job(job_id)),
+        ("clear the intake of", lambda: io.jobs.intake_finished(job_id)),
+    )
+    for what, step in steps:
+        if not await _patiently(step, deadline):
+            log.warning("could not %s refused job %s; report's supervision will", what, job_id)
+            return
+
+
+async def _patiently(step: Callable[[], Awaitable[object]], deadline: float) -> bool:
+    """Run ``step`` until it succeeds, backing off, each try bounded; False past ``deadline``."""
+    loop = asyncio.get_running_loop()
     delay = 1.0
     while True:
         try:
             async with asyncio.timeout(CLEANUP_STEP_S):
-                await io.bucket.delete_prefix(Keys.job(job_id))
-            break
+                await step()
+            return True
         except Exception:
-            if asyncio.get_running_loop().time() + delay > deadline:
-                log.warning("could not remove the stored source of refused job %s", job_id)
-                break
+            if loop.time() + delay > deadline:
+                return False
             await asyncio.sleep(delay)
             delay = min(delay * 2, 30.0)
-    try:
-        async with asyncio.timeout(CLEANUP_STEP_S):
-            await io.jobs.update_job(job_id, canceled=True, status="canceled")
-    except Exception:
-        log.warning("could not mark refused job %s canceled", job_id)
 
 
-def _roll_back_later(io: Collaborators, job_id: str, stored: asyncio.Task) -> None:
+def _roll_back_later(io: Collaborators, job_id: str, stored: asyncio.Task | None) -> None:
     task = asyncio.create_task(_rollback(io, job_id, stored))
     io.rollbacks.add(task)
     task.add_done_callback(io.rollbacks.discard)
@@ -180,12 +194,17 @@ async def accept_job(
         status="running",
         created_at=now(),
     )
-    stored = asyncio.create_task(_store_upload(io, job, source, original))
+    stored: asyncio.Task | None = None
     try:
         async with asyncio.timeout(io.settings.intake_timeout_s):
+            # Marked under way before anything is kept: should this process stop before every
+            # page is announced, report's supervision finishes the job as failed.
+            await io.jobs.intake_started(job_id)
+            stored = asyncio.create_task(_store_upload(io, job, source, original))
             await asyncio.shield(stored)
             await io.jobs.create_job(job)
             await _fan_out(io, job)
+            await io.jobs.intake_finished(job_id)
     except BaseException as exc:  # a cancelled request leaves the same leftovers
         _roll_back_later(io, job_id, stored)
         if isinstance(exc, Exception):

@@ -2,6 +2,7 @@
 bootstrap: a job accepted is stored, recorded and fanned out page by page; its status counts
 what the page states say; what a route refuses is a refusal of the right kind."""
 
+import asyncio
 from datetime import timedelta
 from pathlib import Path
 
@@ -210,3 +211,44 @@ async def test_readiness_names_each_server_and_this_process(nats, s3):
     found = await readiness(collaborators(Servers(nats=nats, s3=s3)))
     assert (found.nats, found.s3, found.ready) == (nats, s3, nats and s3)
     assert found.instance == "ingest@test:1"
+
+
+class FailsAfter(RecordingPublisher):
+    """A publisher that stops answering after ``ok`` publications, as NATS frozen
+    mid-announcement does."""
+
+    def __init__(self, ok: int) -> None:
+        super().__init__()
+        self.ok = ok
+
+    async def publish(self, subject, event, *, dedup_id: str) -> None:  # type: ignore[no-untyped-def]
+        if len(self.attempts) >= self.ok:
+            raise ConnectionError("NATS is gone")
+        await super().publish(subject, event, dedup_id=dedup_id)
+
+
+async def test_an_accepted_intake_leaves_no_marker_and_a_refused_one_leaves_nothing(tmp_path):
+    """An intake is marked under way until its pages are announced; one refused half-way
+    (503) has its source, its record and its marker removed: nothing was kept."""
+    io = collaborators()
+    source = tmp_path / "set.pdf"
+    source.write_bytes(b"%PDF-1.7 a drawing set")
+    job = await accept_job(io, source, file_name="a.pdf", page_count=3, options=JobOptions())
+    assert await io.jobs.intakes() == [] and await io.jobs.get_job(job.job_id)
+
+    refusing = bootstrap(
+        bucket=MemoryBucket(),
+        state=MemoryStateStore(),
+        publisher=FailsAfter(ok=2),
+        settings=Settings(_env_file=None),
+        inspector=InProcessInspector(),
+        servers=Servers(),
+        worker_id="ingest@test:1",
+    )
+    with pytest.raises(Refusal) as refused:
+        await accept_job(refusing, source, file_name="a.pdf", page_count=3, options=JobOptions())
+    assert refused.value.kind is RefusalKind.UNAVAILABLE
+    await asyncio.gather(*refusing.rollbacks)
+    assert isinstance(refusing.bucket, MemoryBucket) and refusing.bucket.objects == {}
+    assert isinstance(refusing.jobs.state, MemoryStateStore)
+    assert refusing.jobs.state.documents == {}
