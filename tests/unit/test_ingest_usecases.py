@@ -5,8 +5,10 @@ what the page states say; what a route refuses is a refusal of the right kind.""
 import asyncio
 from datetime import timedelta
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
+from pydantic import BaseModel
 
 from services.ingest.bootstrap import bootstrap
 from services.ingest.refusals import Refusal, RefusalKind
@@ -28,6 +30,7 @@ from shared.jobs import now
 from shared.messages import ExtractPage, JobAccepted, JobOptions
 from shared.settings import Settings
 from shared.storage import Keys
+from shared.subjects import Subject
 from tests.support.fakes import MemoryBucket, MemoryStateStore, RecordingPublisher
 from tests.support.pdfs import add_notes_page, make_pdf
 
@@ -213,6 +216,9 @@ async def test_readiness_names_each_server_and_this_process(nats, s3):
     assert found.instance == "ingest@test:1"
 
 
+E = TypeVar("E", bound=BaseModel)
+
+
 class FailsAfter(RecordingPublisher):
     """A publisher that stops answering after ``ok`` publications, as NATS frozen
     mid-announcement does."""
@@ -221,7 +227,7 @@ class FailsAfter(RecordingPublisher):
         super().__init__()
         self.ok = ok
 
-    async def publish(self, subject, event, *, dedup_id: str) -> None:  # type: ignore[no-untyped-def]
+    async def publish(self, subject: Subject[E], event: E, *, dedup_id: str) -> None:
         if len(self.attempts) >= self.ok:
             raise ConnectionError("NATS is gone")
         await super().publish(subject, event, dedup_id=dedup_id)
