@@ -5,10 +5,11 @@ most the limit, never the API's event loop, its thread pool or the lock page wor
 import functools
 from pathlib import Path
 
-from services.ingest.refusals import Refusal, RefusalKind, unavailable
+from services.ingest.refusals import Refusal, RefusalKind, disk_full, unavailable
 from services.ingest.source import PreparedSource, check_and_prepare
 from services.ingest.validation import AcceptedPdf
 from shared.bounded import BoundedPool, ChildDied, OverLimit, PoolBusy
+from shared.full_disk import is_disk_full
 from shared.settings import Settings
 
 
@@ -56,6 +57,10 @@ class Inspectors:
                 "unreadable_pdf",
                 f"The PDF reader died on this PDF ({exc}); it may be malformed.",
             ) from exc
+        except OSError as exc:  # the stripped copy is written beside the upload
+            if is_disk_full(exc):
+                raise disk_full("that receives uploads (the API's temporary directory)") from exc
+            raise
 
     async def warm(self) -> None:
         """Start the inspectors' forkserver and one child now, not on the first upload."""

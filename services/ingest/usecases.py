@@ -13,13 +13,14 @@ from typing import Protocol
 
 from pydantic import ValidationError
 
-from services.ingest.refusals import Refusal, RefusalKind, not_found, unavailable
+from services.ingest.refusals import Refusal, RefusalKind, disk_full, not_found, unavailable
 from services.ingest.responses import JobCanceling, JobStatusBody
 from services.ingest.source import PreparedSource
 from services.ingest.upload import ReceivedUpload
 from services.ingest.validation import AcceptedPdf, safe_file_name
 from shared import subjects
 from shared.broker import msg_id
+from shared.full_disk import is_disk_full
 from shared.interfaces import Bucket, ObjectMissing, Publisher
 from shared.jobs import JobRecord, JobStore, now
 from shared.messages import ExtractPage, JobAccepted, JobOptions
@@ -38,6 +39,9 @@ CLEANUP_STEP_S = 60.0
 # How long a route waits on the job store (NATS) before it answers 503.
 JOB_READ_TIMEOUT_S = 5.0
 STATUS_READ_TIMEOUT_S = 10.0
+# Readiness: each server's round trip is given this long, and its answer kept this long.
+READY_TIMEOUT_S = 2.0
+READY_CACHE_S = 1.0
 JOB_ID_RE = re.compile(r"^j_[0-9a-f]{32}$")
 
 
@@ -48,11 +52,22 @@ class Inspector(Protocol):
 
 
 class Servers(Protocol):
-    """Whether NATS and S3 answer (``shared.service.Connections``)."""
+    """Whether NATS and S3 answer a round trip in time (``shared.service.Connections``)."""
 
-    def nats_connected(self) -> bool: ...
+    async def nats_answers(self, timeout_s: float) -> bool: ...
 
-    async def s3_answers(self) -> bool: ...
+    async def s3_answers(self, timeout_s: float) -> bool: ...
+
+
+@dataclass
+class LastCheck:
+    """The servers' last answers to readiness, kept for ``READY_CACHE_S`` so a burst of probes
+    costs one round trip to each; the lock makes concurrent probes share it."""
+
+    nats: bool = False
+    s3: bool = False
+    at: float = float("-inf")
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 @dataclass(frozen=True)
@@ -70,6 +85,7 @@ class Collaborators:
     servers: Servers
     worker_id: str
     rollbacks: set[asyncio.Task] = field(default_factory=set)
+    last_check: LastCheck = field(default_factory=LastCheck)
 
 
 @dataclass(frozen=True)
@@ -207,6 +223,9 @@ async def accept_job(
             await io.jobs.intake_finished(job_id)
     except BaseException as exc:  # a cancelled request leaves the same leftovers
         _roll_back_later(io, job_id, stored)
+        if isinstance(exc, Exception) and is_disk_full(exc):
+            log.warning("upload not accepted, a disk is full: %s: %s", type(exc).__name__, exc)
+            raise disk_full("that holds sheetflow's data (S3 or NATS JetStream)") from exc
         if isinstance(exc, Exception):
             # The client gets the outcome; the log keeps the cause for whoever runs the stack.
             log.warning(
@@ -329,7 +348,15 @@ async def page_image(io: Collaborators, job_id: str, page_number: int) -> bytes:
 
 
 async def readiness(io: Collaborators) -> Readiness:
-    """Whether NATS and S3 answer, naming this process (a launcher tells its own ingest from
-    another one on the same port by it)."""
-    nats, s3 = io.servers.nats_connected(), await io.servers.s3_answers()
-    return Readiness(nats=nats, s3=s3, instance=io.worker_id)
+    """Whether NATS and S3 answer a round trip within ``READY_TIMEOUT_S``, asked at most once
+    per ``READY_CACHE_S``, naming this process (a launcher tells its own ingest from another
+    one on the same port by it)."""
+    check = io.last_check
+    async with check.lock:
+        loop = asyncio.get_running_loop()
+        if loop.time() - check.at >= READY_CACHE_S:
+            check.nats, check.s3 = await asyncio.gather(
+                io.servers.nats_answers(READY_TIMEOUT_S), io.servers.s3_answers(READY_TIMEOUT_S)
+            )
+            check.at = loop.time()
+        return Readiness(nats=check.nats, s3=check.s3, instance=io.worker_id)

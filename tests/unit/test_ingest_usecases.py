@@ -15,6 +15,7 @@ from services.ingest.refusals import Refusal, RefusalKind
 from services.ingest.source import PreparedSource, check_and_prepare
 from services.ingest.upload import ReceivedUpload
 from services.ingest.usecases import (
+    READY_CACHE_S,
     Collaborators,
     accept_job,
     accept_upload,
@@ -46,10 +47,10 @@ class Servers:
     def __init__(self, *, nats: bool = True, s3: bool = True) -> None:
         self.nats, self.s3 = nats, s3
 
-    def nats_connected(self) -> bool:
+    async def nats_answers(self, timeout_s: float) -> bool:
         return self.nats
 
-    async def s3_answers(self) -> bool:
+    async def s3_answers(self, timeout_s: float) -> bool:
         return self.s3
 
 
@@ -214,6 +215,28 @@ async def test_readiness_names_each_server_and_this_process(nats, s3):
     found = await readiness(collaborators(Servers(nats=nats, s3=s3)))
     assert (found.nats, found.s3, found.ready) == (nats, s3, nats and s3)
     assert found.instance == "ingest@test:1"
+
+
+class CountingServers(Servers):
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = 0
+
+    async def nats_answers(self, timeout_s: float) -> bool:
+        self.asked += 1
+        await asyncio.sleep(0.05)
+        return self.nats
+
+
+async def test_a_burst_of_readiness_probes_costs_one_round_trip():
+    """Probes at once, or within the cache's life, share one answer; a later one asks again."""
+    servers = CountingServers()
+    io = collaborators(servers)
+    await asyncio.gather(*(readiness(io) for _ in range(10)))
+    assert servers.asked == 1
+    io.last_check.at -= READY_CACHE_S
+    servers.nats = False
+    assert not (await readiness(io)).ready and servers.asked == 2
 
 
 E = TypeVar("E", bound=BaseModel)
