@@ -186,7 +186,7 @@ class Slots:
         except BaseException:
             if granted.done() and not granted.cancelled():
                 self.release()  # granted as it was given up: pass the slot on
-            else:
+            elif entry in self._waiting:  # a release may have dropped it already
                 self._waiting.remove(entry)
                 heapq.heapify(self._waiting)
             raise

@@ -69,3 +69,16 @@ async def test_slots_go_to_the_lowest_priority_first_and_a_given_up_wait_passes_
     await asyncio.gather(*waiters)
     assert order == ["small", "tie", "big"]
     await asyncio.wait_for(slots.acquire(), 1)  # the slot came back
+
+
+async def test_a_waiter_cancelled_while_the_slot_is_released_loses_nothing():
+    """Given up in the same turn as a release drops it: no error, and the slot stays free."""
+    slots = Slots(1)
+    await slots.acquire()
+    waiter = asyncio.create_task(slots.acquire())
+    await asyncio.sleep(0)
+    waiter.cancel()
+    slots.release()
+    with pytest.raises(asyncio.CancelledError):
+        await waiter
+    await asyncio.wait_for(slots.acquire(), 1)
