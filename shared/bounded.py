@@ -12,6 +12,8 @@ modules preloaded, so starting one costs milliseconds, and they are reused betwe
 import asyncio
 import contextlib
 import ctypes
+import heapq
+import itertools
 import multiprocessing
 import resource
 import signal
@@ -163,6 +165,41 @@ class BoundedChild:
         return value
 
 
+class Slots:
+    """``size`` slots handed to waiters lowest ``priority`` first, in arrival order among
+    equals (a semaphore that lets the cheapest work go first)."""
+
+    def __init__(self, size: int) -> None:
+        self._free = size
+        self._waiting: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._arrivals = itertools.count()
+
+    async def acquire(self, priority: float = 0.0) -> None:
+        if self._free and not self._waiting:
+            self._free -= 1
+            return
+        granted = asyncio.get_running_loop().create_future()
+        entry = (priority, next(self._arrivals), granted)
+        heapq.heappush(self._waiting, entry)
+        try:
+            await granted
+        except BaseException:
+            if granted.done() and not granted.cancelled():
+                self.release()  # granted as it was given up: pass the slot on
+            elif entry in self._waiting:  # a release may have dropped it already
+                self._waiting.remove(entry)
+                heapq.heapify(self._waiting)
+            raise
+
+    def release(self) -> None:
+        while self._waiting:
+            _, _, granted = heapq.heappop(self._waiting)
+            if not granted.done():
+                granted.set_result(None)
+                return
+        self._free += 1
+
+
 class BoundedPool:
     """Children started on demand and kept for reuse: at most ``size`` at once, or as many
     as there are callers at once when ``size`` is None."""
@@ -173,7 +210,7 @@ class BoundedPool:
         _preloaded.update(preload)
         _MP.set_forkserver_preload([__name__, *sorted(_preloaded)])
         self._idle: list[BoundedChild] = []
-        self._slots = asyncio.Semaphore(size) if size else None
+        self._slots = Slots(size) if size else None
 
     @contextlib.asynccontextmanager
     async def child(
@@ -181,12 +218,14 @@ class BoundedPool:
         *,
         prefer: Callable[[BoundedChild], bool] = lambda child: False,
         wait_s: float | None = None,
+        priority: float = 0.0,
     ) -> AsyncIterator[BoundedChild]:
         """An idle child (one ``prefer`` likes, if any) or a new one; PoolBusy when a sized
-        pool has none free within ``wait_s``."""
+        pool has none free within ``wait_s``. Waiters for a sized pool are served lowest
+        ``priority`` first."""
         if self._slots:
             try:
-                await asyncio.wait_for(self._slots.acquire(), wait_s)
+                await asyncio.wait_for(self._slots.acquire(priority), wait_s)
             except TimeoutError:
                 raise PoolBusy() from None
         try:

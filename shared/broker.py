@@ -32,6 +32,7 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from pydantic import BaseModel, ValidationError
 
 from shared import subjects
+from shared.full_disk import DISK_FULL, is_disk_full
 from shared.interfaces import Publisher
 from shared.messages import PageFailed
 from shared.settings import Settings
@@ -213,8 +214,10 @@ def is_outage(exc: BaseException) -> bool:
 
 
 def describe(exc: BaseException) -> str:
+    """The error as a page's reason and the logs say it; a full disk is named first."""
     text = str(exc).strip() or "no detail"
-    return f"{type(exc).__name__}: {text}"[:500]
+    said = f"{type(exc).__name__}: {text}"
+    return (f"{DISK_FULL} ({said})" if is_disk_full(exc) else said)[:500]
 
 
 async def run_page_stage(

@@ -1,71 +1,77 @@
-"""A damaged page: one whose objects the file names but does not hold.
+"""A damaged page: one MuPDF cannot load, or whose content names objects the file does not
+hold.
 
 A truncated or broken file is repaired by MuPDF as it opens it, and a page whose objects
 were lost comes out of the repair as an empty page. Empty is not blank: such a page is
 named as damaged (ingest counts them, extract fails them with the reason), so a blank page
 is only ever one the file itself says is empty.
 
-A page's ``/Contents`` may be one stream, an array of streams, or a reference to such an
-array (Adobe PDF Library and MicroStation write the last): all are resolved to the streams
-they name before anything is called missing.
+Damage is decided by what MuPDF resolves, never by the shape of ``/Contents``: one stream,
+an array of streams, a reference to such an array (Adobe PDF Library, MicroStation), objects
+inside object streams are all followed to the streams they name, as MuPDF's own reader
+follows them. Callers look for it only where it can matter: in a file MuPDF had to repair, and on a
+page that reads empty (no text, nothing drawn). A page that shows something in a file MuPDF
+read as written is read as it is.
 """
 
-import re
 import zlib
 
 import pymupdf
 
 DAMAGED = "the page could not be read: damaged file"
-_REF = re.compile(r"(\d+)\s+\d+\s+R")
+_mupdf = pymupdf.mupdf
 
 
 def page_damage(doc: pymupdf.Document, index: int) -> str | None:
     """Why page ``index`` (0-based) of ``doc`` is damaged, as a sentence starting with
-    :data:`DAMAGED`, or None when the file holds every object the page names.
+    :data:`DAMAGED`, or None when MuPDF loads it and the file holds every content stream it
+    names.
 
-    Checked: the page object itself and each of its content streams. In a file MuPDF had
-    to repair, content streams are also inflated to their end: a cut-off one is damage.
+    In a file MuPDF had to repair, content streams are also inflated to their end: a cut-off
+    one is damage.
     """
     try:
-        xref = doc.page_xref(index)
-        if not 0 < xref < doc.xref_length() or doc.xref_get_key(xref, "Type")[1] != "/Page":
+        pdf = _mupdf.pdf_document_from_fz_document(doc.this)
+        if not _mupdf.pdf_is_dict(_mupdf.pdf_lookup_page_obj(pdf, index)):
             return f"{DAMAGED} (its page object is missing)"
-        kind, value = doc.xref_get_key(xref, "Contents")
-        refs = _content_refs(doc, kind, value)
+        doc.load_page(index)
+        held, missing = content_streams(doc, index)
     except Exception:  # MuPDF raises plain RuntimeErrors on a broken page tree
-        return f"{DAMAGED} (its page object is missing)"
-    missing = [r for r in refs if not _holds_stream(doc, r)]
+        return f"{DAMAGED} (MuPDF cannot load the page)"
     if missing:
-        return f"{DAMAGED} ({len(missing)} of its {len(refs)} content streams are missing)"
-    if doc.is_repaired and any(_cut_short(doc, r) for r in refs):
+        total = len(held) + missing
+        return f"{DAMAGED} ({missing} of its {total} content streams are missing)"
+    if doc.is_repaired and any(_cut_short(doc, xref) for xref in held):
         return f"{DAMAGED} (its drawing instructions are cut short)"
     return None
 
 
 def damaged_pages(doc: pymupdf.Document) -> list[int]:
-    """The 1-based numbers of ``doc``'s damaged pages (only a repaired file has any)."""
+    """The 1-based numbers of ``doc``'s damaged pages, in a file MuPDF had to repair (one read
+    as written has its pages checked as extract reads them)."""
     if not doc.is_repaired:
         return []
     return [i + 1 for i in range(doc.page_count) if page_damage(doc, i)]
 
 
-def _content_refs(doc: pymupdf.Document, kind: str, value: str) -> list[int]:
-    """The object numbers of the streams a page's ``/Contents`` names: the stream itself,
-    the members of an array, or the members of an array the entry refers to."""
-    if kind == "array":
-        return [int(r) for r in _REF.findall(value)]
-    if kind != "xref":
-        return []
-    target = int(value.split()[0])
-    if _holds_stream(doc, target):
-        return [target]
-    if 0 < target < doc.xref_length() and doc.xref_object(target).lstrip().startswith("["):
-        return [int(r) for r in _REF.findall(doc.xref_object(target))]
-    return [target]
-
-
-def _holds_stream(doc: pymupdf.Document, xref: int) -> bool:
-    return 0 < xref < doc.xref_length() and doc.xref_is_stream(xref)
+def content_streams(doc: pymupdf.Document, index: int) -> tuple[list[int], int]:
+    """The object numbers of the content streams page ``index``'s ``/Contents`` names, as
+    MuPDF reads it (one stream, or an array of streams, either of them behind a reference),
+    and how many parts of it are no stream the file holds (a reference to an object it
+    lacks, or to anything but a stream). No ``/Contents`` at all is an empty page, not a
+    damaged one."""
+    pdf = _mupdf.pdf_document_from_fz_document(doc.this)
+    contents = _mupdf.pdf_dict_get(
+        _mupdf.pdf_lookup_page_obj(pdf, index), _mupdf.PDF_ENUM_NAME_Contents
+    )
+    if _mupdf.pdf_is_array(contents):
+        parts = [_mupdf.pdf_array_get(contents, i) for i in range(_mupdf.pdf_array_len(contents))]
+    elif _mupdf.pdf_is_null(contents) and not _mupdf.pdf_is_indirect(contents):
+        parts = []
+    else:
+        parts = [contents]
+    held = [_mupdf.pdf_to_num(p) for p in parts if _mupdf.pdf_is_stream(p)]
+    return held, len(parts) - len(held)
 
 
 def _cut_short(doc: pymupdf.Document, xref: int) -> bool:

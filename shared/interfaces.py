@@ -67,6 +67,10 @@ class StateStore(Protocol):
         """Every document whose key starts with ``prefix`` (which ends in a dot), by key."""
         ...
 
+    async def delete(self, key: str) -> None:
+        """Remove the key's document (nothing happens when it holds none)."""
+        ...
+
 
 class Publisher(Protocol):
     """Publishes events and commands on the stream, under the deployment's namespace."""

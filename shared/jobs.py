@@ -4,7 +4,9 @@ Keys (one writer per key family, so no two services race on a key):
 ``job.{id}`` the job record (ingest creates, report finishes, ingest cancels);
 ``page.{id}.{n}`` the furthest stage a page reached (every stage);
 ``ladder.{id}.{n}`` the coverage ladder of a page (coverage, ``services.coverage.store``);
-``terminal.{id}`` page → verified|failed (report, ``services.report.store``).
+``terminal.{id}`` page → verified|failed (report, ``services.report.store``);
+``intake.{id}`` an intake under way: from just before the job's source is stored until every
+page is announced (ingest writes and clears it; report's supervision clears one abandoned).
 """
 
 import asyncio
@@ -60,6 +62,13 @@ class JobRecord(BaseModel):
     announced: bool = Field(False, description="report.ready was published")
 
 
+class IntakeMarker(BaseModel):
+    """An intake under way: ``intake.{id}``, cleared once every page is announced."""
+
+    job_id: str
+    started_at: datetime
+
+
 class PageState(BaseModel):
     stage: PageStage
     updated_at: datetime
@@ -107,6 +116,9 @@ class KvStateStore:
         finally:
             await watcher.stop()
         return found
+
+    async def delete(self, key: str) -> None:
+        await self.kv.delete(key)
 
 
 def _encode(value: Document) -> bytes:
@@ -158,9 +170,26 @@ class JobStore:
 
         return await compare_and_set(self.state, f"job.{job_id}", change, what=f"job {job_id}")
 
+    async def delete_job(self, job_id: str) -> None:
+        await self.state.delete(f"job.{job_id}")
+
     async def is_canceled(self, job_id: str) -> bool:
+        """Canceled, or gone: the record of an upload refused after its pages were queued is
+        removed, and its pages are not worked on."""
         job = await self.get_job(job_id)
-        return bool(job and job.canceled)
+        return job is None or job.canceled
+
+    # intakes under way
+    async def intake_started(self, job_id: str) -> None:
+        await self.state.put(f"intake.{job_id}", IntakeMarker(job_id=job_id, started_at=now()))
+
+    async def intake_finished(self, job_id: str) -> None:
+        await self.state.delete(f"intake.{job_id}")
+
+    async def intakes(self) -> list[IntakeMarker]:
+        """Every intake under way, or abandoned by an ingest that stopped mid-way."""
+        found = await self.state.scan("intake.")
+        return [IntakeMarker.model_validate(doc) for doc in found.values()]
 
     # pages
     async def mark_page(self, job_id: str, page_number: int, stage: PageStage) -> None:

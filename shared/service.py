@@ -64,11 +64,21 @@ class Connections:
     publisher: NatsPublisher
     worker_id: str
 
-    def nats_connected(self) -> bool:
-        return self.broker.connection is not None and self.broker.connection.is_connected
+    async def nats_answers(self, timeout_s: float) -> bool:
+        """Whether NATS and its JetStream answer a round trip within ``timeout_s`` (a frozen
+        server keeps the connection open, so being connected says nothing); never raises."""
+        connection = self.broker.connection
+        if connection is None or not connection.is_connected:
+            return False
+        try:
+            js = connection.jetstream(timeout=timeout_s)
+            await asyncio.wait_for(js.account_info(), timeout_s)
+        except Exception:
+            return False
+        return True
 
-    async def s3_answers(self) -> bool:
-        return await self.bucket.ping()
+    async def s3_answers(self, timeout_s: float) -> bool:
+        return await self.bucket.ping(timeout_s)
 
 
 async def ensure_stream(broker: NatsBroker, settings: Settings) -> None:

@@ -79,6 +79,15 @@ class Settings(BaseSettings):
     inspect_max_mb: int = Field(
         1024, ge=64, description="memory an upload's inspection may allocate, MB"
     )
+    inspect_quick_s: float = Field(
+        1.0,
+        ge=0,
+        description="seconds of a first look at a small upload by inspectors of its own (0: "
+        "none); one that needs longer gets the full inspection",
+    )
+    inspect_quick_workers: int = Field(
+        2, ge=1, description="small uploads given a first look at once"
+    )
 
     retention_days: float = Field(
         30.0, description="events and job state older than this are dropped from NATS"

@@ -161,11 +161,12 @@ class ObjectStore:
                 if exc.code not in ("BucketAlreadyOwnedByYou", "BucketAlreadyExists"):
                     raise
 
-    async def ping(self) -> bool:
-        """True when the server answers (used by /readyz); never raises."""
+    async def ping(self, timeout_s: float = 3.0) -> bool:
+        """True when the server answers within ``timeout_s`` (used by /readyz); never
+        raises."""
         try:
             await asyncio.wait_for(
-                self._call(self._client.bucket_exists, self.bucket, retry=False), timeout=3.0
+                self._call(self._client.bucket_exists, self.bucket, retry=False), timeout_s
             )
             return True
         except Exception:

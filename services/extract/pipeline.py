@@ -46,7 +46,7 @@ from services.extract.vision import (
     parse_reply,
 )
 from shared.bounded import OverLimit
-from shared.damage import page_damage
+from shared.damage import DAMAGED, page_damage
 from shared.interfaces import LLMError, ModelClient
 from shared.models import ExtractionResult, GuardCounts, PageObject, Rung, SheetHeader, Usage
 from shared.pagetext import Box, TextLayer, Word
@@ -143,9 +143,13 @@ def _load_page(
             f"page {page_number} does not exist: the PDF has {doc.page_count} pages"
         )
     try:
-        # A page the file lost (truncated, damaged) is failed, never taken for a blank one.
-        refusal = page_damage(doc, page_number - 1)
         page = doc.load_page(page_number - 1)
+    except Exception:  # MuPDF raises plain RuntimeErrors on a broken page tree
+        raise PageUnreadable(page_damage(doc, page_number - 1) or DAMAGED) from None
+    try:
+        # A page the file lost (truncated, damaged) is failed, never taken for a blank one:
+        # in a repaired file every page is checked, elsewhere a page that reads empty.
+        refusal = page_damage(doc, page_number - 1) if doc.is_repaired else None
         refusal = refusal or check_page_size(page, settings.page_max_side_in)
         refusal = refusal or check_page_content(page, settings.page_max_content_mb * 1024 * 1024)
         if refusal:
@@ -155,9 +159,13 @@ def _load_page(
         # read from the one display list.
         display = page.get_displaylist()
         text_layer = read_text_layer(page, page_number, settings.text_layer_min_chars, display)
+        pixmap = render_page(display, max_px, max_pixels)
+        reads_empty = not text_layer.words and pixmap.is_unicolor
+        if reads_empty and not doc.is_repaired and (refusal := page_damage(doc, page_number - 1)):
+            raise PageUnreadable(refusal)
         if not settings.text_layer_enabled:
             text_layer = _without_text(text_layer)
-        return render_page(display, max_px, max_pixels), {
+        return pixmap, {
             "text_layer": text_layer,
             "thumbnail": render_thumbnail_jpeg(display),
             "zoom": render_zoom(page, max_px, max_pixels),

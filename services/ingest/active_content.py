@@ -42,14 +42,15 @@ def has_active_content(doc: pymupdf.Document) -> bool:
     (One pass over the objects' text; a False is certain.)"""
     if doc.embfile_count():
         return True
-    return any(any(s in _text(doc, xref) for s in SUSPECT_TEXT) for xref in _xrefs(doc))
+    return any(any(s in text for s in SUSPECT_TEXT) for text in _texts(doc).values())
 
 
 def strip_active_content(doc: pymupdf.Document) -> dict[str, int]:
     """Remove, in place, every script and launch action, embedded and attached file from
     ``doc``; how many of each kind were removed (empty when nothing was)."""
     removed: Counter[str] = Counter()
-    running = {xref for xref in _xrefs(doc) if _runs_something(doc, xref)}
+    present = list(_texts(doc))
+    running = {xref for xref in present if _runs_something(doc, xref)}
     reached: set[int] = set()
     catalog = doc.pdf_catalog()
     removed["document_javascript"] = _count_name_tree(
@@ -57,7 +58,7 @@ def strip_active_content(doc: pymupdf.Document) -> dict[str, int]:
     )
     removed["embedded_files"] = doc.embfile_count()
     _drop_entries(doc, catalog, "Names", NAME_TREES, ["JavaScript", "EmbeddedFiles"])
-    for xref in _xrefs(doc):
+    for xref in present:
         for key, kind in ACTION_KEYS.items():
             if _is_running_value(doc, xref, key, running, reached):
                 doc.xref_set_key(xref, key, "null")
@@ -68,25 +69,29 @@ def strip_active_content(doc: pymupdf.Document) -> dict[str, int]:
             ]
             _drop_entries(doc, xref, "AA", AA_TRIGGERS, triggers)
             removed["additional_actions"] += len(triggers)
-    removed["attached_files"] = _delete_attachments(doc)
+    removed["attached_files"] = _detach_files(doc, present)
     for xref in running - reached:  # referenced from somewhere unusual, or by nothing
         doc.update_object(xref, "<<>>")
         removed["other_scripts"] += 1
-    for xref in _xrefs(doc):  # file contents still referenced (e.g. a PDF 2.0 /AF) are emptied
+    for xref in present:  # file contents still referenced (e.g. a PDF 2.0 /AF) are emptied
         if _key(doc, xref, "Type")[1] == "/EmbeddedFile" and doc.xref_is_stream(xref):
             doc.update_stream(xref, b"")
     return {kind: count for kind, count in removed.items() if count}
 
 
-def _xrefs(doc: pymupdf.Document) -> range:
-    return range(1, doc.xref_length())
-
-
-def _text(doc: pymupdf.Document, xref: int) -> str:
-    try:
-        return doc.xref_object(xref, compressed=True)
-    except Exception:  # a broken object: see _key
-        return ""
+def _texts(doc: pymupdf.Document) -> dict[int, str]:
+    """The text of every object the file holds, read once. A file may declare far more
+    objects than it has (a hostile one, hundreds of thousands): only those present are
+    looked at again."""
+    texts = {}
+    for xref in range(1, doc.xref_length()):
+        try:
+            text = doc.xref_object(xref, compressed=True)
+        except Exception:  # declared but missing or broken: it holds nothing to strip
+            continue
+        if text != "null":
+            texts[xref] = text
+    return texts
 
 
 def _key(doc: pymupdf.Document, xref: int, key: str) -> tuple[str, str]:
@@ -160,14 +165,16 @@ def _drop_entries(
         doc.xref_set_key(xref, key, rewritten)
 
 
-def _delete_attachments(doc: pymupdf.Document) -> int:
-    """Delete every file-attachment annotation; how many there were."""
-    if not any("/FileAttachment" in _text(doc, xref) for xref in _xrefs(doc)):
-        return 0
-    deleted = 0
-    for number in range(doc.page_count):
-        page = doc.load_page(number)
-        for annot in list(page.annots(types=[pymupdf.mupdf.PDF_ANNOT_FILE_ATTACHMENT])):
-            page.delete_annot(annot)
-            deleted += 1
-    return deleted
+def _detach_files(doc: pymupdf.Document, present: list[int]) -> int:
+    """Take the file out of every file-attachment annotation; how many held one. The
+    annotation itself stays: its icon is part of what the page shows."""
+    detached = 0
+    for xref in present:
+        if (
+            _key(doc, xref, "Subtype")[1] == "/FileAttachment"
+            and _key(doc, xref, "FS")[0] != "null"
+        ):
+            pdf = pymupdf.mupdf.pdf_document_from_fz_document(doc.this)
+            pymupdf.mupdf.pdf_dict_dels(pymupdf.mupdf.pdf_load_object(pdf, xref), "FS")
+            detached += 1
+    return detached

@@ -29,6 +29,7 @@ STATUS: dict[RefusalKind, int] = {
     RefusalKind.NOT_FOUND: 404,
     RefusalKind.CONFLICT: 409,
     RefusalKind.UNAVAILABLE: 503,
+    RefusalKind.NO_SPACE: 507,
 }
 
 

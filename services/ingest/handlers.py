@@ -150,6 +150,7 @@ UPLOAD_BODY = {
     responses={
         400: {"description": "Malformed upload"},
         413: {"description": "Upload too large"},
+        507: {"description": "A disk that must hold the upload is full; nothing was kept"},
         415: {"description": "Not a PDF"},
         422: {
             "description": "Encrypted, corrupt (no page readable), empty, too many pages, or "

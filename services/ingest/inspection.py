@@ -1,39 +1,82 @@
-"""Uploads are inspected in a bounded pool of child processes of their own (``shared.bounded``),
+"""Uploads are inspected in bounded pools of child processes of their own (``shared.bounded``),
 with a real time and memory limit: a PDF built to exhaust its reader costs one child for at
-most the limit, never the API's event loop, its thread pool or the lock page work uses."""
+most the limit, never the API's event loop, its thread pool or the lock page work uses.
 
+Two lanes, so that such PDFs hold up no valid upload: a small upload gets a first look in a
+lane of its own, bounded to ``SHEETFLOW_INSPECT_QUICK_S`` (a drawing set is inspected in a
+fraction of that), smallest upload first; one that needs longer, or waits that long for a
+first look, gets the full inspection in the main lane, whose children run at a lower CPU
+priority, so that the first looks keep their share of the machine while it is busy."""
+
+import asyncio
 import functools
+import os
 from pathlib import Path
 
-from services.ingest.refusals import Refusal, RefusalKind, unavailable
+from services.ingest.refusals import Refusal, RefusalKind, disk_full, unavailable
 from services.ingest.source import PreparedSource, check_and_prepare
 from services.ingest.validation import AcceptedPdf
 from shared.bounded import BoundedPool, ChildDied, OverLimit, PoolBusy
+from shared.full_disk import is_disk_full
 from shared.settings import Settings
+
+# Uploads up to this size get a first look; a larger one cannot be inspected in its time.
+QUICK_MAX_BYTES = 25 * 1024 * 1024
+# The main lane's CPU priority (nice): below the first looks and the API itself.
+MAIN_LANE_NICE = 10
+
+
+def inspect_in_background(
+    path: Path, *, max_pages: int, refuse_active_content: bool
+) -> tuple[AcceptedPdf, PreparedSource]:
+    """``check_and_prepare`` at the main lane's lower CPU priority."""
+    os.setpriority(os.PRIO_PROCESS, 0, max(os.getpriority(os.PRIO_PROCESS, 0), MAIN_LANE_NICE))
+    return check_and_prepare(path, max_pages=max_pages, refuse_active_content=refuse_active_content)
 
 
 class Inspectors:
-    """At most ``SHEETFLOW_INSPECT_WORKERS`` uploads inspected at once, each in a child held
-    to the inspection's time and memory limits."""
+    """At most ``SHEETFLOW_INSPECT_QUICK_WORKERS`` first looks and ``SHEETFLOW_INSPECT_WORKERS``
+    full inspections at once, each in a child held to the inspection's time and memory
+    limits."""
 
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
-        self._pool = BoundedPool(preload=["services.ingest.source"], size=settings.inspect_workers)
+        preload = ["services.ingest.inspection"]
+        self._quick = BoundedPool(preload=preload, size=settings.inspect_quick_workers)
+        self._pool = BoundedPool(preload=preload, size=settings.inspect_workers)
 
     async def inspect(self, path: Path) -> tuple[AcceptedPdf, PreparedSource]:
-        """``check_and_prepare`` in a child (the checks, then the source with its active
-        content stripped): its verdict, or a Refusal when the PDF is over a limit or kills its
-        reader, or when no inspector frees up within the time limit."""
+        """The checks, then the source with its active content stripped: its verdict, or a
+        Refusal when the PDF is over a limit or kills its reader, or when no inspector frees
+        up within the time limit."""
         settings = self._settings
-        inspect = functools.partial(
-            check_and_prepare,
-            max_pages=settings.max_pages,
-            refuse_active_content=settings.active_content == "refuse",
-        )
+        max_pages, refuse = settings.max_pages, settings.active_content == "refuse"
+        size = await asyncio.to_thread(os.path.getsize, path)
         try:
+            if settings.inspect_quick_s > 0 and size <= QUICK_MAX_BYTES:
+                try:
+                    # Smallest first: a first look frees its inspector within its limit, so
+                    # the smallest upload waiting gets one within that limit too.
+                    quick = self._quick.child(wait_s=settings.inspect_quick_s, priority=size)
+                    async with quick as child:
+                        return await child.run(
+                            functools.partial(
+                                check_and_prepare, max_pages=max_pages, refuse_active_content=refuse
+                            ),
+                            path,
+                            timeout_s=settings.inspect_quick_s,
+                            max_mb=settings.inspect_max_mb,
+                        )
+                except PoolBusy:
+                    pass  # every first look is taken: the full inspection it is
+                except OverLimit as exc:
+                    if exc.kind != "time":
+                        raise
             async with self._pool.child(wait_s=settings.inspect_timeout_s) as child:
                 return await child.run(
-                    inspect,
+                    functools.partial(
+                        inspect_in_background, max_pages=max_pages, refuse_active_content=refuse
+                    ),
                     path,
                     timeout_s=settings.inspect_timeout_s,
                     max_mb=settings.inspect_max_mb,
@@ -56,10 +99,17 @@ class Inspectors:
                 "unreadable_pdf",
                 f"The PDF reader died on this PDF ({exc}); it may be malformed.",
             ) from exc
+        except OSError as exc:  # the stripped copy is written beside the upload
+            if is_disk_full(exc):
+                raise disk_full("that receives uploads (the API's temporary directory)") from exc
+            raise
 
     async def warm(self) -> None:
-        """Start the inspectors' forkserver and one child now, not on the first upload."""
+        """Start the inspectors' forkserver and one child of each lane now, not on the first
+        upload."""
+        await self._quick.warm()
         await self._pool.warm()
 
     def close(self) -> None:
+        self._quick.close()
         self._pool.close()

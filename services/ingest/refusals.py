@@ -19,6 +19,7 @@ class RefusalKind(StrEnum):
     NOT_FOUND = "not_found"  # no such job, page or report (yet)
     CONFLICT = "conflict"  # the job is past what was asked (already finished)
     UNAVAILABLE = "unavailable"  # NATS, S3 or every inspector cannot serve it now
+    NO_SPACE = "no_space"  # a disk that must hold the upload is full
 
 
 @dataclass
@@ -39,3 +40,13 @@ def unavailable(detail: str, *, retry_after_s: float = RETRY_AFTER_S) -> Refusal
 
 def not_found(detail: str, error: str = "not_found") -> Refusal:
     return Refusal(RefusalKind.NOT_FOUND, error, detail)
+
+
+def disk_full(where: str) -> Refusal:
+    """A refusal naming a full disk: retrying will not help until space is freed."""
+    return Refusal(
+        RefusalKind.NO_SPACE,
+        "disk_full",
+        f"The disk {where} is full; nothing was kept. Free space there, then retry.",
+        RETRY_AFTER_S,
+    )

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, BinaryIO
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.requests import Request
 
-from services.ingest.refusals import Refusal, RefusalKind
+from services.ingest.refusals import Refusal, RefusalKind, disk_full
+from shared.full_disk import is_disk_full
 
 if TYPE_CHECKING:
     from python_multipart.multipart import MultipartCallbacks
@@ -87,6 +88,8 @@ async def _parse(request: Request, parser: MultipartParser, parts: "_Parts") -> 
     except Refusal:
         raise
     except Exception as exc:
+        if is_disk_full(exc):
+            raise disk_full("that receives uploads (the API's temporary directory)") from exc
         raise malformed("bad_request", f"The multipart body could not be parsed: {exc}.") from exc
 
 

@@ -6,19 +6,21 @@ import asyncio
 import logging
 import re
 import secrets
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from pydantic import ValidationError
 
-from services.ingest.refusals import Refusal, RefusalKind, not_found, unavailable
+from services.ingest.refusals import Refusal, RefusalKind, disk_full, not_found, unavailable
 from services.ingest.responses import JobCanceling, JobStatusBody
 from services.ingest.source import PreparedSource
 from services.ingest.upload import ReceivedUpload
 from services.ingest.validation import AcceptedPdf, safe_file_name
 from shared import subjects
 from shared.broker import msg_id
+from shared.full_disk import is_disk_full
 from shared.interfaces import Bucket, ObjectMissing, Publisher
 from shared.jobs import JobRecord, JobStore, now
 from shared.messages import ExtractPage, JobAccepted, JobOptions
@@ -37,6 +39,9 @@ CLEANUP_STEP_S = 60.0
 # How long a route waits on the job store (NATS) before it answers 503.
 JOB_READ_TIMEOUT_S = 5.0
 STATUS_READ_TIMEOUT_S = 10.0
+# Readiness: each server's round trip is given this long, and its answer kept this long.
+READY_TIMEOUT_S = 2.0
+READY_CACHE_S = 1.0
 JOB_ID_RE = re.compile(r"^j_[0-9a-f]{32}$")
 
 
@@ -47,11 +52,22 @@ class Inspector(Protocol):
 
 
 class Servers(Protocol):
-    """Whether NATS and S3 answer (``shared.service.Connections``)."""
+    """Whether NATS and S3 answer a round trip in time (``shared.service.Connections``)."""
 
-    def nats_connected(self) -> bool: ...
+    async def nats_answers(self, timeout_s: float) -> bool: ...
 
-    async def s3_answers(self) -> bool: ...
+    async def s3_answers(self, timeout_s: float) -> bool: ...
+
+
+@dataclass
+class LastCheck:
+    """The servers' last answers to readiness, kept for ``READY_CACHE_S`` so a burst of probes
+    costs one round trip to each; the lock makes concurrent probes share it."""
+
+    nats: bool = False
+    s3: bool = False
+    at: float = float("-inf")
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 @dataclass(frozen=True)
@@ -69,6 +85,7 @@ class Collaborators:
     servers: Servers
     worker_id: str
     rollbacks: set[asyncio.Task] = field(default_factory=set)
+    last_check: LastCheck = field(default_factory=LastCheck)
 
 
 @dataclass(frozen=True)
@@ -86,36 +103,49 @@ def new_job_id() -> str:
     return f"j_{secrets.token_hex(16)}"
 
 
-async def _rollback(io: Collaborators, job_id: str, stored: asyncio.Task) -> None:
+async def _rollback(io: Collaborators, job_id: str, stored: asyncio.Task | None) -> None:
     """Remove what a refused upload left, in the background: the client has its 503 already.
 
-    A stalled S3 may still complete the source's upload after the client was answered, so
-    the upload is waited for (never cancelled: its thread would write on regardless) before
-    the job's keys are deleted; every step gives up after ``CLEANUP_PATIENCE_S``."""
-    await asyncio.wait([stored], timeout=CLEANUP_PATIENCE_S)
-    if stored.done() and not stored.cancelled():
+    The job is canceled first (a page already queued is skipped, not worked on), then its
+    stored keys and its record are removed, and last its intake marker, so that report's
+    supervision finishes the removal if this process stops half-way. A stalled S3 may still
+    complete the source's upload after the client was answered, so the upload is waited for
+    (never cancelled: its thread would write on regardless); every step gives up after
+    ``CLEANUP_PATIENCE_S``."""
+    if stored is not None:
+        await asyncio.wait([stored], timeout=CLEANUP_PATIENCE_S)
+    if stored is not None and stored.done() and not stored.cancelled():
         stored.exception()  # its failure is why we are here: retrieved, not logged again
     deadline = asyncio.get_running_loop().time() + CLEANUP_PATIENCE_S
+    steps = (
+        ("cancel", lambda: io.jobs.update_job(job_id, canceled=True)),
+        ("remove the stored source of", lambda: io.bucket.delete_prefix(Keys.job(job_id))),
+        ("remove the record of", lambda: io.jobs.delete_job(job_id)),
+        ("clear the intake of", lambda: io.jobs.intake_finished(job_id)),
+    )
+    for what, step in steps:
+        if not await _patiently(step, deadline):
+            log.warning("could not %s refused job %s; report's supervision will", what, job_id)
+            return
+
+
+async def _patiently(step: Callable[[], Awaitable[object]], deadline: float) -> bool:
+    """Run ``step`` until it succeeds, backing off, each try bounded; False past ``deadline``."""
+    loop = asyncio.get_running_loop()
     delay = 1.0
     while True:
         try:
             async with asyncio.timeout(CLEANUP_STEP_S):
-                await io.bucket.delete_prefix(Keys.job(job_id))
-            break
+                await step()
+            return True
         except Exception:
-            if asyncio.get_running_loop().time() + delay > deadline:
-                log.warning("could not remove the stored source of refused job %s", job_id)
-                break
+            if loop.time() + delay > deadline:
+                return False
             await asyncio.sleep(delay)
             delay = min(delay * 2, 30.0)
-    try:
-        async with asyncio.timeout(CLEANUP_STEP_S):
-            await io.jobs.update_job(job_id, canceled=True, status="canceled")
-    except Exception:
-        log.warning("could not mark refused job %s canceled", job_id)
 
 
-def _roll_back_later(io: Collaborators, job_id: str, stored: asyncio.Task) -> None:
+def _roll_back_later(io: Collaborators, job_id: str, stored: asyncio.Task | None) -> None:
     task = asyncio.create_task(_rollback(io, job_id, stored))
     io.rollbacks.add(task)
     task.add_done_callback(io.rollbacks.discard)
@@ -180,14 +210,22 @@ async def accept_job(
         status="running",
         created_at=now(),
     )
-    stored = asyncio.create_task(_store_upload(io, job, source, original))
+    stored: asyncio.Task | None = None
     try:
         async with asyncio.timeout(io.settings.intake_timeout_s):
+            # Marked under way before anything is kept: should this process stop before every
+            # page is announced, report's supervision finishes the job as failed.
+            await io.jobs.intake_started(job_id)
+            stored = asyncio.create_task(_store_upload(io, job, source, original))
             await asyncio.shield(stored)
             await io.jobs.create_job(job)
             await _fan_out(io, job)
+            await io.jobs.intake_finished(job_id)
     except BaseException as exc:  # a cancelled request leaves the same leftovers
         _roll_back_later(io, job_id, stored)
+        if isinstance(exc, Exception) and is_disk_full(exc):
+            log.warning("upload not accepted, a disk is full: %s: %s", type(exc).__name__, exc)
+            raise disk_full("that holds sheetflow's data (S3 or NATS JetStream)") from exc
         if isinstance(exc, Exception):
             # The client gets the outcome; the log keeps the cause for whoever runs the stack.
             log.warning(
@@ -310,7 +348,15 @@ async def page_image(io: Collaborators, job_id: str, page_number: int) -> bytes:
 
 
 async def readiness(io: Collaborators) -> Readiness:
-    """Whether NATS and S3 answer, naming this process (a launcher tells its own ingest from
-    another one on the same port by it)."""
-    nats, s3 = io.servers.nats_connected(), await io.servers.s3_answers()
-    return Readiness(nats=nats, s3=s3, instance=io.worker_id)
+    """Whether NATS and S3 answer a round trip within ``READY_TIMEOUT_S``, asked at most once
+    per ``READY_CACHE_S``, naming this process (a launcher tells its own ingest from another
+    one on the same port by it)."""
+    check = io.last_check
+    async with check.lock:
+        loop = asyncio.get_running_loop()
+        if loop.time() - check.at >= READY_CACHE_S:
+            check.nats, check.s3 = await asyncio.gather(
+                io.servers.nats_answers(READY_TIMEOUT_S), io.servers.s3_answers(READY_TIMEOUT_S)
+            )
+            check.at = loop.time()
+        return Readiness(nats=check.nats, s3=check.s3, instance=io.worker_id)

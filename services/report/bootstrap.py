@@ -1,11 +1,12 @@
 """Report's composition root: what its use cases work with, built once when the service
 starts. Unit tests call ``bootstrap`` with fakes; the service runs ``started``."""
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
 from services.report.store import TerminalPages
-from services.report.usecases import Collaborators
+from services.report.usecases import Collaborators, supervise
 from shared.interfaces import Bucket, Publisher, StateStore
 from shared.jobs import JobStore
 from shared.service import Connections
@@ -27,9 +28,15 @@ def bootstrap(
 
 @contextlib.asynccontextmanager
 async def started(connections: Connections) -> AsyncIterator[Collaborators]:
-    yield bootstrap(
+    """The collaborators, with the supervision of abandoned intakes running beside them."""
+    io = bootstrap(
         bucket=connections.bucket,
         state=connections.state,
         publisher=connections.publisher,
         settings=connections.settings,
     )
+    supervising = asyncio.create_task(supervise(io))
+    try:
+        yield io
+    finally:
+        supervising.cancel()

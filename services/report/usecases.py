@@ -4,11 +4,13 @@ write its report and announce it, once."""
 import asyncio
 import logging
 from dataclasses import dataclass
+from datetime import timedelta
 
 from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
 from services.report.html import render_report_html
 from services.report.store import TerminalPages
 from shared import subjects
+from shared.broker import msg_id
 from shared.interfaces import Bucket, ObjectMissing, Publisher
 from shared.jobs import JobRecord, JobStore, now
 from shared.messages import PageFailed, PageVerified, ReportReady
@@ -23,6 +25,16 @@ from shared.storage import Keys
 
 log = logging.getLogger("sheetflow.report")
 
+# How often abandoned intakes are looked for, and how long past the intake's own limit an
+# intake must be before it is taken for abandoned (clocks of two hosts may differ).
+SUPERVISE_EVERY_S = 10.0
+INTAKE_GRACE_S = 10.0
+# Pages failed at once when an abandoned intake is finished.
+FAIL_BATCH = 64
+INTAKE_ABANDONED = (
+    "the upload's intake did not finish (the ingest service stopped before every page was "
+    "queued); upload the file again"
+)
 # Pages whose words are read at once while the set is reconciled (each page's words are
 # let go once its facts are taken).
 SET_READ_CONCURRENCY = 8
@@ -48,6 +60,8 @@ async def on_verified(io: Collaborators, event: PageVerified) -> None:
 
 
 async def on_failed(io: Collaborators, event: PageFailed) -> None:
+    if await io.jobs.get_job(event.job_id) is None:
+        return  # a refused upload's page: its job was removed, nothing of it is kept
     failed = FailedPage(
         page_number=event.page_number,
         stage=event.stage,
@@ -66,7 +80,8 @@ async def maybe_finish(io: Collaborators, job_id: str, terminal: dict[int, str])
     """Once every page is terminal: write the report (once) and announce it (once)."""
     job = await io.jobs.get_job(job_id)
     if job is None:
-        raise RuntimeError(f"job {job_id} has no record in the job store")
+        log.info("page of job %s, whose record was removed (a refused upload)", job_id)
+        return
     if job.announced or not all(n in terminal for n in range(1, job.page_count + 1)):
         return
     async with io.finishing.setdefault(job_id, asyncio.Lock()):
@@ -196,3 +211,50 @@ async def announce(io: Collaborators, job: JobRecord) -> None:
     )
     await io.publisher.publish(subjects.REPORT_READY, ready, dedup_id=job.job_id)
     await io.jobs.update_job(job.job_id, announced=True)
+
+
+async def supervise_intakes(io: Collaborators) -> None:
+    """Finish every intake an ingest abandoned (stopped, or gave up, before every page was
+    announced), once it is older than any intake may take: a job with a record has each page
+    failed with the reason (its report follows as for any failed page; a page already
+    announced and read stays read); a refused upload's leftovers are removed."""
+    abandoned_after = timedelta(seconds=io.settings.intake_timeout_s + INTAKE_GRACE_S)
+    for intake in await io.jobs.intakes():
+        if now() - intake.started_at < abandoned_after:
+            continue
+        job = await io.jobs.get_job(intake.job_id)
+        if job is None or job.canceled:  # never recorded, or refused: nothing is kept
+            await io.bucket.delete_prefix(Keys.job(intake.job_id))
+            await io.jobs.delete_job(intake.job_id)
+        elif not job.finished_at:
+            log.warning("intake of job %s was abandoned; its pages fail", job.job_id)
+            await _fail_every_page(io, job)
+        await io.jobs.intake_finished(intake.job_id)
+
+
+async def _fail_every_page(io: Collaborators, job: JobRecord) -> None:
+    for start in range(1, job.page_count + 1, FAIL_BATCH):
+        numbers = range(start, min(start + FAIL_BATCH, job.page_count + 1))
+        await asyncio.gather(
+            *(
+                io.publisher.publish(
+                    subjects.PAGE_FAILED,
+                    PageFailed(
+                        job_id=job.job_id, page_number=n, stage="intake", reason=INTAKE_ABANDONED
+                    ),
+                    dedup_id=msg_id(job.job_id, n, "intake"),
+                )
+                for n in numbers
+            )
+        )
+
+
+async def supervise(io: Collaborators, every_s: float = SUPERVISE_EVERY_S) -> None:
+    """:func:`supervise_intakes` every ``every_s`` seconds, for as long as the service runs;
+    a round NATS or S3 cannot serve is tried again at the next."""
+    while True:
+        try:
+            await supervise_intakes(io)
+        except Exception as exc:
+            log.warning("intake supervision could not finish a round: %s", exc)
+        await asyncio.sleep(every_s)

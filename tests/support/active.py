@@ -56,14 +56,16 @@ def acted_set() -> bytes:
 
 def active_content_left(pdf: bytes) -> list[str]:
     """Every trace of active content in ``pdf``: objects that are script or launch actions,
-    script code, embedded or attached files, a JavaScript name tree. Empty when clean."""
+    script code, embedded or attached files (an attachment's icon may stay, without its
+    file), a JavaScript name tree. Empty when clean."""
     found = []
     with pymupdf.open(stream=pdf, filetype="pdf") as doc:
         if doc.embfile_count():
             found.append("embedded files")
         for xref in range(1, doc.xref_length()):
             source = doc.xref_object(xref, compressed=True)
-            if re.search(r"/(JavaScript|Launch|JS|FileAttachment)\b", source):
+            attached = "/FileAttachment" in source and "/FS" in source
+            if attached or re.search(r"/(JavaScript|Launch|JS)\b", source):
                 found.append(f"object {xref}: {source[:80]}")
             data = (doc.xref_stream(xref) or b"") if doc.xref_is_stream(xref) else b""
             if SCRIPT.encode() in data:

@@ -86,6 +86,9 @@ class MemoryStateStore:
             if key.startswith(prefix)
         }
 
+    async def delete(self, key: str) -> None:
+        self.documents.pop(key, None)
+
 
 @dataclass(frozen=True)
 class Published:

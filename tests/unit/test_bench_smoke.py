@@ -7,6 +7,7 @@ import pymupdf
 import pytest
 
 from bench import (
+    bombs,
     capacity,
     corpus,
     ingest,
@@ -26,7 +27,7 @@ from shared.report import PageReport, Report
 
 
 @pytest.mark.parametrize(
-    "script", [overhead, scaling, ingest, peers, memory, load, capacity, startup]
+    "script", [overhead, scaling, ingest, peers, memory, load, capacity, startup, bombs]
 )
 def test_every_script_takes_pages(script):
     """Each bench script accepts ``--pages`` for a smaller run."""

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from shared.bounded import BoundedPool, ChildDied, OverLimit, PoolBusy
+from shared.bounded import BoundedPool, ChildDied, OverLimit, PoolBusy, Slots
 
 pytestmark = pytest.mark.slow  # the first test starts a forkserver
 
@@ -44,3 +44,41 @@ async def test_overdue_work_is_cut_off_and_a_full_pool_says_busy(pool):
     await asyncio.gather(*busy)
     async with pool.child(wait_s=5) as child:
         assert await child.run(abs, -3, timeout_s=30, max_mb=256) == 3
+
+
+async def test_slots_go_to_the_lowest_priority_first_and_a_given_up_wait_passes_on():
+    """Waiters are served cheapest first (arrival order among equals); one that stops
+    waiting neither holds a slot nor loses one."""
+    slots = Slots(1)
+    await slots.acquire()
+    order: list[str] = []
+
+    async def wait(name: str, priority: float) -> None:
+        await slots.acquire(priority)
+        order.append(name)
+        slots.release()
+
+    waiters = [
+        asyncio.create_task(wait(n, p)) for n, p in (("big", 9e6), ("small", 2e5), ("tie", 2e5))
+    ]
+    impatient = asyncio.create_task(asyncio.wait_for(slots.acquire(0), 0.01))
+    await asyncio.sleep(0.05)
+    with pytest.raises(TimeoutError):
+        await impatient
+    slots.release()
+    await asyncio.gather(*waiters)
+    assert order == ["small", "tie", "big"]
+    await asyncio.wait_for(slots.acquire(), 1)  # the slot came back
+
+
+async def test_a_waiter_cancelled_while_the_slot_is_released_loses_nothing():
+    """Given up in the same turn as a release drops it: no error, and the slot stays free."""
+    slots = Slots(1)
+    await slots.acquire()
+    waiter = asyncio.create_task(slots.acquire())
+    await asyncio.sleep(0)
+    waiter.cancel()
+    slots.release()
+    with pytest.raises(asyncio.CancelledError):
+        await waiter
+    await asyncio.wait_for(slots.acquire(), 1)

@@ -9,6 +9,7 @@ import pytest
 from services.extract.pipeline import PageUnreadable, extract_rung1
 from shared.damage import DAMAGED, damaged_pages, page_damage
 from shared.settings import Settings
+from tests.support.corpus import manifest, needs_corpus, pdf_bytes
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "drawing-set.pdf"
 
@@ -92,3 +93,95 @@ def test_contents_behind_a_reference_to_an_array_is_not_damage():
         array = int(doc.xref_get_key(doc.page_xref(0), "Contents")[1].split()[0])
         doc.update_object(array, f"[{doc.xref_length() + 5} 0 R]")
         assert "content streams are missing" in (page_damage(doc, 0) or "")
+
+
+def _page_with_contents(contents: str) -> bytes:
+    """A one-page file whose page's ``/Contents`` is ``contents``, where ``{text}`` stands
+    for a stream that writes a line of text: the file is written whole (MuPDF reads it as
+    written, with no repair), only the page's entry names what it names."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "SHEET NO. C-101")
+    text = page.get_contents()[0]
+    wrapper = doc.get_new_xref()
+    doc.update_object(wrapper, contents.format(text=f"{text} 0 R", missing="9999 0 R"))
+    doc.xref_set_key(doc.page_xref(0), "Contents", f"{wrapper} 0 R")
+    return doc.tobytes(garbage=0, use_objstms=1)
+
+
+def test_an_array_behind_a_reference_in_an_object_stream_is_held():
+    """An array of streams behind a reference, kept in an object stream: its streams are
+    followed as MuPDF follows them, and the page is not damaged."""
+    with pymupdf.open(stream=_page_with_contents("[{text}]")) as doc:
+        assert not doc.is_repaired and "C-101" in doc[0].get_text()
+        assert page_damage(doc, 0) is None
+
+
+def test_what_mupdf_does_not_read_as_a_stream_is_missing():
+    """An array inside the array is no stream to MuPDF (the page reads empty): it is named
+    missing, as a reference to an object the file does not hold is."""
+    with pymupdf.open(stream=_page_with_contents("[[{text}]]")) as doc:
+        assert doc[0].get_text() == ""
+        assert "1 of its 1 content streams are missing" in (page_damage(doc, 0) or "")
+
+
+def test_a_reference_to_an_object_the_file_does_not_hold_is_damage():
+    """A content stream the file does not hold is missing, however it is named."""
+    with pymupdf.open(stream=_page_with_contents("[{text} {missing}]")) as doc:
+        assert page_damage(doc, 0) == f"{DAMAGED} (1 of its 2 content streams are missing)"
+    with pymupdf.open(stream=_page_with_contents("[{missing}]")) as doc:
+        assert "1 of its 1 content streams are missing" in (page_damage(doc, 0) or "")
+
+
+async def test_extract_checks_a_file_read_as_written_only_where_a_page_reads_empty(readers):
+    """A page that shows its text is read, though one of its streams is missing; a page that
+    reads empty because its only stream is missing is failed as damaged, not taken for a
+    blank one."""
+    settings = Settings(_env_file=None)
+    shown = _page_with_contents("[{text} {missing}]")
+    out = await extract_rung1(shown, 1, settings, None, readers=readers, worker_id="t", job_id="j")
+    assert "C-101" in " ".join(w.text for w in out.text_layer.words)
+    lost = _page_with_contents("[{missing}]")
+    with pytest.raises(PageUnreadable) as refused:
+        await extract_rung1(lost, 1, settings, None, readers=readers, worker_id="t", job_id="j")
+    assert refused.value.reason.startswith(DAMAGED)
+
+
+def test_an_empty_page_the_file_says_is_empty_is_not_damaged():
+    """A page with no /Contents, or an empty array, is blank by the file's own word."""
+    doc = pymupdf.open()
+    doc.new_page()
+    with pymupdf.open(stream=doc.tobytes()) as blank:
+        assert page_damage(blank, 0) is None
+    with pymupdf.open(stream=_page_with_contents("[]")) as empty:
+        assert page_damage(empty, 0) is None
+
+
+def _contents_behind_references(pdf: bytes) -> bool:
+    """Whether every page's /Contents is a reference to an array of streams."""
+    with pymupdf.open(stream=pdf) as doc:
+        keys = [doc.xref_get_key(doc.page_xref(i), "Contents") for i in range(doc.page_count)]
+        return all(
+            kind == "xref" and not doc.xref_is_stream(int(value.split()[0])) for kind, value in keys
+        )
+
+
+@pytest.mark.slow
+@needs_corpus
+async def test_every_page_of_the_real_sets_written_with_contents_behind_references_is_read(
+    readers,
+):
+    """The corpus's sets whose pages each hold a reference to an array of content streams
+    (MicroStation, Adobe PDF Library output): extract reads every page, none is damaged."""
+    settings = Settings(_env_file=None)
+    sets = [pdf_bytes(e["file"]) for e in manifest()]
+    sets = [pdf for pdf in sets if _contents_behind_references(pdf)]
+    assert sets, "the corpus holds such a set"
+    for pdf in sets:
+        with pymupdf.open(stream=pdf) as doc:
+            pages = doc.page_count
+        for number in range(1, pages + 1):
+            out = await extract_rung1(
+                pdf, number, settings, None, readers=readers, worker_id="t", job_id="j"
+            )
+            assert out.result.status != "failed" and out.text_layer.words

@@ -10,6 +10,7 @@ from services.ingest.active_content import has_active_content, strip_active_cont
 from services.ingest.app import STATUS
 from services.ingest.refusals import Refusal
 from services.ingest.source import prepare_source
+from services.ingest.validation import inspect_pdf
 from tests.support.active import acted_set, active_content_left, scripted_set
 from tests.support.pdfs import add_notes_page, make_pdf
 
@@ -105,3 +106,16 @@ def test_a_truncated_file_with_readable_pages_is_accepted_and_named_repaired(tmp
     lost = source.intake.damaged_pages
     assert lost and len(lost) < full.page_count
     assert source.path == upload  # a damaged file is stored as received, for extract to judge
+
+
+def test_a_pdf_without_its_header_is_read_and_other_content_is_not_a_pdf(tmp_path):
+    """A file MuPDF reads as a PDF with a page is accepted though its header is missing
+    (writers that drop it exist); HTML or plain text without a header is not a PDF."""
+    pdf = make_pdf(add_notes_page)
+    headless = pdf[pdf.index(b"\n") + 1 :]
+    assert b"%PDF-" not in headless[:1024]
+    assert inspect_pdf(write(tmp_path, headless), max_pages=10).page_count == 1
+    for other in (b"<html><body>GENERAL NOTES</body></html>", b"GENERAL NOTES\n" * 50):
+        with pytest.raises(Refusal) as refused:
+            inspect_pdf(write(tmp_path, other, "other.pdf"), max_pages=10)
+        assert refused.value.error == "not_a_pdf"

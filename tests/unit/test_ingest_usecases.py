@@ -2,16 +2,20 @@
 bootstrap: a job accepted is stored, recorded and fanned out page by page; its status counts
 what the page states say; what a route refuses is a refusal of the right kind."""
 
+import asyncio
 from datetime import timedelta
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
+from pydantic import BaseModel
 
 from services.ingest.bootstrap import bootstrap
 from services.ingest.refusals import Refusal, RefusalKind
 from services.ingest.source import PreparedSource, check_and_prepare
 from services.ingest.upload import ReceivedUpload
 from services.ingest.usecases import (
+    READY_CACHE_S,
     Collaborators,
     accept_job,
     accept_upload,
@@ -27,6 +31,7 @@ from shared.jobs import now
 from shared.messages import ExtractPage, JobAccepted, JobOptions
 from shared.settings import Settings
 from shared.storage import Keys
+from shared.subjects import Subject
 from tests.support.fakes import MemoryBucket, MemoryStateStore, RecordingPublisher
 from tests.support.pdfs import add_notes_page, make_pdf
 
@@ -42,10 +47,10 @@ class Servers:
     def __init__(self, *, nats: bool = True, s3: bool = True) -> None:
         self.nats, self.s3 = nats, s3
 
-    def nats_connected(self) -> bool:
+    async def nats_answers(self, timeout_s: float) -> bool:
         return self.nats
 
-    async def s3_answers(self) -> bool:
+    async def s3_answers(self, timeout_s: float) -> bool:
         return self.s3
 
 
@@ -210,3 +215,69 @@ async def test_readiness_names_each_server_and_this_process(nats, s3):
     found = await readiness(collaborators(Servers(nats=nats, s3=s3)))
     assert (found.nats, found.s3, found.ready) == (nats, s3, nats and s3)
     assert found.instance == "ingest@test:1"
+
+
+class CountingServers(Servers):
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = 0
+
+    async def nats_answers(self, timeout_s: float) -> bool:
+        self.asked += 1
+        await asyncio.sleep(0.05)
+        return self.nats
+
+
+async def test_a_burst_of_readiness_probes_costs_one_round_trip():
+    """Probes at once, or within the cache's life, share one answer; a later one asks again."""
+    servers = CountingServers()
+    io = collaborators(servers)
+    await asyncio.gather(*(readiness(io) for _ in range(10)))
+    assert servers.asked == 1
+    io.last_check.at -= READY_CACHE_S
+    servers.nats = False
+    assert not (await readiness(io)).ready and servers.asked == 2
+
+
+E = TypeVar("E", bound=BaseModel)
+
+
+class FailsAfter(RecordingPublisher):
+    """A publisher that stops answering after ``ok`` publications, as NATS frozen
+    mid-announcement does."""
+
+    def __init__(self, ok: int) -> None:
+        super().__init__()
+        self.ok = ok
+
+    async def publish(self, subject: Subject[E], event: E, *, dedup_id: str) -> None:
+        if len(self.attempts) >= self.ok:
+            raise ConnectionError("NATS is gone")
+        await super().publish(subject, event, dedup_id=dedup_id)
+
+
+async def test_an_accepted_intake_leaves_no_marker_and_a_refused_one_leaves_nothing(tmp_path):
+    """An intake is marked under way until its pages are announced; one refused half-way
+    (503) has its source, its record and its marker removed: nothing was kept."""
+    io = collaborators()
+    source = tmp_path / "set.pdf"
+    source.write_bytes(b"%PDF-1.7 a drawing set")
+    job = await accept_job(io, source, file_name="a.pdf", page_count=3, options=JobOptions())
+    assert await io.jobs.intakes() == [] and await io.jobs.get_job(job.job_id)
+
+    refusing = bootstrap(
+        bucket=MemoryBucket(),
+        state=MemoryStateStore(),
+        publisher=FailsAfter(ok=2),
+        settings=Settings(_env_file=None),
+        inspector=InProcessInspector(),
+        servers=Servers(),
+        worker_id="ingest@test:1",
+    )
+    with pytest.raises(Refusal) as refused:
+        await accept_job(refusing, source, file_name="a.pdf", page_count=3, options=JobOptions())
+    assert refused.value.kind is RefusalKind.UNAVAILABLE
+    await asyncio.gather(*refusing.rollbacks)
+    assert isinstance(refusing.bucket, MemoryBucket) and refusing.bucket.objects == {}
+    assert isinstance(refusing.jobs.state, MemoryStateStore)
+    assert refusing.jobs.state.documents == {}

@@ -4,7 +4,7 @@ once, whatever is redelivered or crashes in between."""
 
 import asyncio
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 import pytest
@@ -12,9 +12,16 @@ from pydantic import BaseModel
 
 from services.report.bootstrap import bootstrap
 from services.report.store import TerminalPages
-from services.report.usecases import Collaborators, maybe_finish, on_failed, on_verified
+from services.report.usecases import (
+    INTAKE_GRACE_S,
+    Collaborators,
+    maybe_finish,
+    on_failed,
+    on_verified,
+    supervise_intakes,
+)
 from shared import subjects
-from shared.jobs import JobRecord, JobStore
+from shared.jobs import IntakeMarker, JobRecord, JobStore, now
 from shared.messages import PageFailed, PageVerified, ReportReady
 from shared.models import Coverage, PageVerdict, VerifiedPage
 from shared.report import Report
@@ -203,10 +210,55 @@ async def test_a_canceled_page_is_skipped_and_the_report_says_canceled():
     assert rig.announcements()[0].status == "canceled"
 
 
-async def test_a_page_of_an_unknown_job_is_retried():
-    """A terminal page whose job has no record raises (the delivery is retried) and writes
-    no report."""
+async def test_an_abandoned_intake_ends_with_every_page_failed_by_name():
+    """An intake older than any intake may take: every page of its job is failed with the
+    reason, once, and the report follows; a fresh intake is left to its ingest."""
     rig = Rig()
-    with pytest.raises(RuntimeError, match="no record"):
-        await on_verified(rig.io(), await rig.verified(1))
+    await rig.job(pages=3)
+    io = rig.io()
+    old = now() - timedelta(seconds=io.settings.intake_timeout_s + INTAKE_GRACE_S + 1)
+    await rig.state.put(f"intake.{JOB}", IntakeMarker(job_id=JOB, started_at=old))
+    fresh = "j_0123456789abcdef0123456789abcdef"
+    await io.jobs.intake_started(fresh)
+    await supervise_intakes(io)
+    await supervise_intakes(io)  # a second round finds nothing more to do
+    failed = rig.publisher.on(subjects.PAGE_FAILED)
+    assert [(e.page_number, e.stage) for e in failed] == [
+        (1, "intake"),
+        (2, "intake"),
+        (3, "intake"),
+    ]
+    assert all("intake did not finish" in e.reason for e in failed)
+    assert [i.job_id for i in await io.jobs.intakes()] == [fresh]
+    for event in failed:
+        await on_failed(io, event)
+    report = await rig.bucket.get_model(REPORT_KEY, Report)
+    assert [p.page_number for p in report.pages] == [1, 2, 3]
+    assert len(rig.publisher.on(subjects.REPORT_READY)) == 1
+
+
+async def test_an_abandoned_intake_without_a_record_or_refused_keeps_nothing():
+    """A source stored before the ingest stopped, with no record, or a refused upload whose
+    removal stopped half-way: its keys, record and marker are removed."""
+    rig = Rig()
+    io = rig.io()
+    old = now() - timedelta(seconds=io.settings.intake_timeout_s + INTAKE_GRACE_S + 1)
+    await rig.bucket.put_bytes(Keys.source(JOB), b"%PDF-1.7", "application/pdf")
+    await rig.state.put(f"intake.{JOB}", IntakeMarker(job_id=JOB, started_at=old))
+    await supervise_intakes(io)
+    assert rig.bucket.objects == {} and rig.state.documents == {}
+    await rig.job(pages=2)
+    await io.jobs.update_job(JOB, canceled=True)
+    await rig.state.put(f"intake.{JOB}", IntakeMarker(job_id=JOB, started_at=old))
+    await supervise_intakes(io)
+    assert rig.state.documents == {} and rig.publisher.on(subjects.PAGE_FAILED) == []
+
+
+async def test_a_page_of_a_removed_job_is_dropped():
+    """A page of a refused upload (its record removed) ends nowhere: no report, no failed
+    page written."""
+    rig = Rig()
+    await on_failed(rig.io(), PageFailed(job_id=JOB, page_number=1, stage="canceled", reason="x"))
+    assert rig.bucket.objects == {} and rig.state.documents == {}
+    await on_verified(rig.io(), await rig.verified(1))
     assert REPORT_KEY not in rig.bucket.objects

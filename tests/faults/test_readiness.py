@@ -1,0 +1,89 @@
+"""Honest readiness: with NATS frozen (SIGSTOP, its connections left open) ``/readyz`` is 503
+naming NATS, and an upload caught by the freeze after its job record was written is
+refused with "nothing was kept" and leaves no record, marker or object once NATS is back."""
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Callable, Iterator
+
+import httpx
+import pymupdf
+import pytest
+
+from shared.settings import Settings
+from shared.storage import ObjectStore
+from sheetflow.runtime import ManagedProcess
+from tests.faults.test_intake_lifecycle import first_kv_key, kv_keys
+from tests.support.stack import stack
+
+pytestmark = pytest.mark.slow
+
+PAGES = 400
+INTAKE_TIMEOUT_S = 3.0
+
+
+def light_set() -> bytes:
+    doc = pymupdf.open()
+    for n in range(PAGES):
+        doc.new_page(width=612, height=792).insert_text((72, 72), f"SHEET A-{n + 1:03d}")
+    return doc.tobytes()
+
+
+@contextlib.contextmanager
+def frozen(proc: ManagedProcess) -> Iterator[None]:
+    """The server's whole process group stopped, as a hung host would leave it."""
+    os.killpg(proc.pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.killpg(proc.pid, signal.SIGCONT)
+
+
+def readyz(api: str) -> httpx.Response:
+    return httpx.get(f"{api}/readyz", timeout=10)
+
+
+async def test_readyz_fails_while_nats_is_frozen_and_a_refused_upload_keeps_nothing(
+    own_servers,
+):
+    """Ready before; 503 naming NATS on every probe while it is frozen; ready again after.
+    The upload frozen mid-announcement is a 503 saying nothing was kept, and nothing is."""
+    servers, settings = own_servers
+    settings = settings.model_copy(update={"intake_timeout_s": INTAKE_TIMEOUT_S})
+    with stack(settings, "ingest") as s:
+        assert readyz(s.api).status_code == 200
+        upload = asyncio.create_task(asyncio.to_thread(s.upload, light_set()))
+        await asyncio.wait_for(first_kv_key("job")(settings), timeout=60)
+        assert servers.nats is not None
+        with frozen(servers.nats):
+            refused = await upload
+            probes = []
+            deadline = time.monotonic() + 6
+            while time.monotonic() < deadline:
+                probes.append(await asyncio.to_thread(readyz, s.api))
+        assert refused.status_code == 503, refused.text
+        assert "nothing was kept" in refused.json()["detail"]
+        assert probes and all(p.status_code == 503 for p in probes), [p.text for p in probes]
+        assert all(p.json()["nats"] is False and p.json()["s3"] is True for p in probes)
+        await wait_empty(settings, 60, s.logs)
+        assert readyz(s.api).status_code == 200
+
+
+async def wait_empty(settings: Settings, timeout: float, logs: Callable[[], str]) -> None:
+    """Until the job store holds no job or intake and the bucket no job's object."""
+    store = ObjectStore(settings)
+    deadline = time.monotonic() + timeout
+    while True:
+        left = {
+            **await kv_keys(settings, "job"),
+            **await kv_keys(settings, "intake"),
+            **{k: {} for k in await store.list_keys("jobs/")},
+        }
+        if not left:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"left behind: {sorted(left)}\n{logs()}")
+        await asyncio.sleep(1.0)
