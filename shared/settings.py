@@ -136,6 +136,9 @@ class Settings(BaseSettings):
         8192, description="completion token limit of extraction calls (the judge is not capped)"
     )
     llm_concurrency: int = Field(8, ge=1, description="in-flight model calls per process")
+    vision_max_tiles: int = Field(
+        6, ge=0, description="tiles per page at most for the vision pass of a large sheet"
+    )
 
     # Coverage
     extract_coverage_floor: float = Field(0.6, ge=0.0, le=1.0)

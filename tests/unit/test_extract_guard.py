@@ -99,4 +99,6 @@ def test_each_object_is_counted_once_vision_unverified_apart():
     ]
     kept, counts = apply_grounding_guard(objects, _layer())
     assert [o.grounding for o in kept] == ["source_text", "vision_unverified"]
-    assert counts == GuardCounts(kept=1, rescued=0, dropped=1, vision_unverified=1)
+    assert counts == GuardCounts(
+        kept=1, rescued=0, dropped=1, vision_unverified=1, placed_by_alignment=2
+    )
