@@ -451,7 +451,9 @@ async def _vision_ask(
     render is over the page's limits."""
     units = await asyncio.to_thread(page_units, text_layer)
     limit = settings.text_layer_max_chars
-    plan = plan_tiles(text_layer, page.zoom, settings.page_image_max_px, settings.vision_max_tiles)
+    inked = page.has_images or text_layer.has_drawings
+    max_px, max_tiles = settings.page_image_max_px, settings.vision_max_tiles
+    plan = plan_tiles(text_layer, page.zoom, max_px, max_tiles, inked=inked)
     tiles = None
     if plan.clips:
         with contextlib.suppress(OverLimit):

@@ -33,6 +33,9 @@ DEFAULT_TEXT_PT = 6.75
 OVERLAP = 0.1
 # The whole sheet, small: its long side in pixels.
 OVERVIEW_PX = 1024
+# Tiles are worth their calls only when they show the text at least this much larger than
+# the page image does.
+MIN_GAIN = 1.25
 
 
 @dataclass(frozen=True)
@@ -54,10 +57,12 @@ class Tiles:
 
 def small_text_pt(layer: TextLayer) -> float:
     """The height, in points, of the page's small text: the ``SMALL_TEXT_SHARE`` quantile of
-    its words' heights (across their direction), or ``DEFAULT_TEXT_PT`` without words."""
+    the heights (across their direction) of the words its lines show, or
+    ``DEFAULT_TEXT_PT`` without words."""
+    shown = (layer.words[i] for line in layer.lines for i in line)
     heights = sorted(
         w.bbox.width if abs(w.dir[0]) < abs(w.dir[1]) else w.bbox.height
-        for w in layer.words
+        for w in shown
         if alnum_count(w.text) >= 2
     )
     heights = [h for h in heights if h > 0]
@@ -66,13 +71,18 @@ def small_text_pt(layer: TextLayer) -> float:
     return heights[int(SMALL_TEXT_SHARE * (len(heights) - 1))]
 
 
-def plan_tiles(layer: TextLayer, page_zoom: float, tile_px: int, max_tiles: int) -> TilePlan:
+def plan_tiles(
+    layer: TextLayer, page_zoom: float, tile_px: int, max_tiles: int, *, inked: bool = True
+) -> TilePlan:
     """The tiles of the page: none (an empty plan) when its small text renders legibly in the
-    page image at ``page_zoom`` or ``max_tiles`` is below 2; else a grid of overlapping
-    tiles, each at most ``tile_px`` on its long side, covering the page, at the zoom that
-    makes the small text ``LEGIBLE_PX`` high, or the largest zoom ``max_tiles`` allows."""
+    page image at ``page_zoom``, when tiles would not show it ``MIN_GAIN`` times larger,
+    when ``max_tiles`` is below 2, or on a page with neither words nor ink (``inked``:
+    images or drawings); else a grid of overlapping tiles, each at most ``tile_px`` square,
+    covering the page, at the zoom that makes the small text ``LEGIBLE_PX`` high, or the
+    largest zoom ``max_tiles`` allows."""
     text_pt = small_text_pt(layer)
-    if max_tiles < 2 or text_pt * page_zoom >= LEGIBLE_PX:
+    blank = not layer.lines and not inked
+    if blank or max_tiles < 2 or text_pt * page_zoom * MIN_GAIN > LEGIBLE_PX:
         return TilePlan([], page_zoom)
     width, height = layer.width, layer.height
     zoom = LEGIBLE_PX / text_pt
@@ -82,7 +92,7 @@ def plan_tiles(layer: TextLayer, page_zoom: float, tile_px: int, max_tiles: int)
         if columns * rows <= max_tiles or zoom <= page_zoom:
             break
         zoom *= 0.9  # fewer, larger tiles: the text in them as large as the bound allows
-    if columns * rows < 2:
+    if columns * rows < 2 or zoom < MIN_GAIN * page_zoom:
         return TilePlan([], page_zoom)
     clips = [
         Box(x, y, min(x + side, width), min(y + side, height))

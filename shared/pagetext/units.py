@@ -257,8 +257,9 @@ def carried_by(claim: str, layer: TextLayer, ids: Sequence[int]) -> list[int] | 
     them the claim is printed as word for word; None when they do not carry it (the claim
     is then aligned on the whole page)."""
     tokens = claim_tokens(claim)
-    words = [(i, squash(layer.words[i].text)) for i in ids]
-    words = [(i, t) for i, t in words if t]
+    # (position among ids, token) of the cited words that carry letters or digits; words of
+    # punctuation alone ("-", "=") are kept in the evidence but never compared.
+    words = [(n, t) for n, t in enumerate(squash(layer.words[i].text) for i in ids) if t]
     if not tokens or not words:
         return None
     cited = [t for _, t in words]
@@ -266,11 +267,11 @@ def carried_by(claim: str, layer: TextLayer, ids: Sequence[int]) -> list[int] | 
     if len(letters) >= MIN_FUZZY_LETTERS:
         theirs = "".join(ch for t in cited for ch in t if ch.isalpha())
         if Indel.normalized_similarity(letters, theirs) >= LETTER_MATCH:
-            return [i for i, _ in words]
+            return list(ids)
     elif cited == tokens:
-        return [i for i, _ in words]
+        return list(ids)
     n = len(tokens)
     for start in range(len(cited) - n + 1):
         if cited[start : start + n] == tokens:
-            return [i for i, _ in words[start : start + n]]
+            return list(ids[words[start][0] : words[start + n - 1][0] + 1])
     return None
