@@ -47,6 +47,7 @@ from services.extract.tiles import (
 )
 from services.extract.title_ocr import render_tiles, reread_title_block, title_block_regions
 from services.extract.vision import (
+    REPLY_JSON_SCHEMA,
     ParsedReply,
     ReplyUnparseable,
     build_compact_retry_messages,
@@ -282,13 +283,16 @@ async def _ask_model(
     reply, or None with the reason it failed; usage covers every answered call."""
     usage = Usage()
     try:
-        reply = await llm.chat(model=model, messages=messages, max_tokens=settings.llm_max_tokens)
+        max_tokens, schema = settings.llm_max_tokens, REPLY_JSON_SCHEMA
+        reply = await llm.chat(model=model, messages=messages, max_tokens=max_tokens, schema=schema)
         usage = usage.add(reply.usage)
         try:
             return parse_reply(reply.content, reply.finish_reason, id_prefix), None, usage
         except ReplyUnparseable:
             retry = build_compact_retry_messages(messages)
-            reply = await llm.chat(model=model, messages=retry, max_tokens=settings.llm_max_tokens)
+            reply = await llm.chat(
+                model=model, messages=retry, max_tokens=max_tokens, schema=schema
+            )
             usage = usage.add(reply.usage)
             return parse_reply(reply.content, reply.finish_reason, id_prefix), None, usage
     except ReplyUnparseable as exc:

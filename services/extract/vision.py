@@ -23,6 +23,51 @@ REPLY_SCHEMA = """{
   "unresolved_items": [str]
 }"""
 
+_TEXT = {"type": ["string", "null"]}
+# REPLY_SCHEMA as a JSON schema, for servers that hold replies to one (structured output).
+# Loose where models differ (attributes, extra fields): the parser is tolerant anyway.
+REPLY_JSON_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "sheet": {
+            "type": "object",
+            "properties": dict.fromkeys(
+                ("sheet_number", "sheet_title", "discipline", "drawing_type", "level", "scale"),
+                _TEXT,
+            ),
+        },
+        "objects": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "object_id": {"type": "string"},
+                    "object_type": {"type": "string"},
+                    **dict.fromkeys(
+                        (
+                            "category",
+                            "tag",
+                            "name",
+                            "description",
+                            "location_key",
+                            "source_text",
+                            "graphical_basis",
+                        ),
+                        _TEXT,
+                    ),
+                    "ids": {"type": "array", "items": {"type": "string"}},
+                    "attributes": {"type": "object"},
+                    "review_uses": {"type": "array", "items": {"type": "string"}},
+                    "confidence": {"type": "string", "enum": ["high", "medium", "low"]},
+                },
+                "required": ["object_type", "source_text", "ids"],
+            },
+        },
+        "unresolved_items": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["sheet", "objects"],
+}
+
 SYSTEM_PROMPT = f"""You extract structured data from one sheet of a construction drawing set.
 
 You get the sheet as an image and, when the PDF has one, its TEXT LAYER.
