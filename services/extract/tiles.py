@@ -87,7 +87,8 @@ def plan_tiles(
     width, height = layer.width, layer.height
     zoom = LEGIBLE_PX / text_pt
     while True:
-        side = tile_px / zoom  # a tile's side, points
+        # A tile's side, points (MuPDF may round the image up a pixel on each side).
+        side = (tile_px - 2) / zoom
         columns, rows = _count(width, side), _count(height, side)
         if columns * rows <= max_tiles or zoom <= page_zoom:
             break
