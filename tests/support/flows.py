@@ -88,7 +88,7 @@ def reply(objects: list[dict], sheet: dict | None = None, **kw: Any) -> ModelRep
 def line_objects(request: dict) -> list[dict]:
     """One object per line of the request's text layer, ``source_text`` verbatim and the
     line's id in ``ids``: what a faithful model returns."""
-    objects = []
+    objects: list[dict] = []
     for line in text_block(request).splitlines():
         unit, _, text = line.strip().partition(" ")
         if not re.fullmatch(r"L\d+", unit) or not text.strip():
