@@ -344,7 +344,11 @@ async def _model_result(
     usage = Usage(tiles=ask.tiles)
     for _, _, call_usage in answers:
         usage = usage.add(call_usage)
-    replies = [parsed for parsed, _, _ in answers if parsed is not None]
+    replies = [
+        (prefix, parsed)
+        for (parsed, _, _), prefix in zip(answers, prefixes, strict=True)
+        if parsed is not None
+    ]
     failures = [reason for parsed, reason, _ in answers if parsed is None]
     reason = failures[0] if failures else None
     result = ExtractionResult(
@@ -380,21 +384,30 @@ async def _model_result(
     return result
 
 
-def _merge_replies(replies: list[ParsedReply]) -> ParsedReply:
-    """Replies of one page's tiles as one: the first value of each header field, every
-    object (ids are unique by their tile's prefix), every unresolved item."""
+def _merge_replies(replies: list[tuple[str, ParsedReply]]) -> ParsedReply:
+    """Replies of one page's tiles (each with its tile's id prefix) as one: the first value
+    of each header field, every object (its id made unique by its tile's prefix, as its
+    citations), every unresolved item."""
     if len(replies) == 1:
-        return replies[0]
+        return replies[0][1]
     header: dict[str, Any] = {}
-    for reply in replies:
+    objects: list[PageObject] = []
+    cited: dict[str, list[str]] = {}
+    for prefix, reply in replies:
         for name, value in reply.sheet.model_dump(exclude_none=True).items():
             header.setdefault(name, value)
+        for obj in reply.objects:
+            own = obj.object_id
+            unique = own if own.startswith(prefix) else f"{prefix}{own}"
+            objects.append(obj.model_copy(update={"object_id": unique}))
+            if own in reply.cited:
+                cited[unique] = reply.cited[own]
     return ParsedReply(
         sheet=SheetHeader(**header),
-        objects=[o for r in replies for o in r.objects],
-        unresolved_items=[i for r in replies for i in r.unresolved_items],
-        truncated=any(r.truncated for r in replies),
-        cited={k: v for r in replies for k, v in r.cited.items()},
+        objects=objects,
+        unresolved_items=[i for _, r in replies for i in r.unresolved_items],
+        truncated=any(r.truncated for _, r in replies),
+        cited=cited,
     )
 
 

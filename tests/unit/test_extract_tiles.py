@@ -127,11 +127,17 @@ def _png_size(data_url: str) -> tuple[int, int]:
 
 
 def copy_each_line(request: dict) -> ModelReply:
-    """A scripted model that returns each TEXT LAYER line as one object citing its id."""
+    """A scripted model that returns each TEXT LAYER line as one object citing its id, its
+    object ids counted from o1 in every reply (as models do)."""
     block = request_text(request).split(TEXT_LAYER_HEADING, 1)[1]
     objects = [
-        {"object_type": "text", "source_text": m.group(2), "ids": [m.group(1)]}
-        for m in re.finditer(r"^(L\d+) (.*)$", block, re.MULTILINE)
+        {
+            "object_id": f"o{n}",
+            "object_type": "text",
+            "source_text": m.group(2),
+            "ids": [m.group(1)],
+        }
+        for n, m in enumerate(re.finditer(r"^(L\d+) (.*)$", block, re.MULTILINE), start=1)
     ]
     return ModelReply(content=json.dumps({"sheet": {}, "objects": objects}))
 
@@ -139,7 +145,8 @@ def copy_each_line(request: dict) -> ModelReply:
 async def test_an_e_size_sheet_goes_to_the_vision_pass_in_legible_tiles(server, readers):
     """One call per tile, each with the tile (at most the page image's side) and the whole
     sheet small, and the units in that tile only; the tiles are counted in the usage, and
-    objects seen by two overlapping tiles are one object placed by its ids."""
+    objects seen by two overlapping tiles are one object placed by its ids (object ids the
+    tiles' replies share are told apart)."""
     server.requests.clear()
     server.responder = copy_each_line
     settings = model_settings(
