@@ -97,8 +97,9 @@ def after_blocks(layer: TextLayer, zoom: float, settings: Settings) -> list[str]
     """The TEXT LAYER blocks now: the page's units, or each tile's units on a page the
     vision pass reads in tiles (its image at ``zoom``), capped by whole units."""
     units = page_units(layer)
-    plan = plan_tiles(layer, zoom, settings.page_image_max_px, settings.vision_max_tiles)
     limit = settings.text_layer_max_chars
+    max_px, max_tiles = settings.page_image_max_px, settings.vision_max_tiles
+    plan = plan_tiles(layer, zoom, max_px, max_tiles, units=units.units, max_chars=limit)
     if not plan.clips:
         return [units.render(limit)]
     return [units.render(limit, units_in(units.units, clip)) for clip in plan.clips]

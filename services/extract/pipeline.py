@@ -464,13 +464,16 @@ async def _vision_ask(
     pdf: bytes, page: _Page, text_layer: TextLayer, settings: Settings, readers: Readers, model: str
 ) -> _Ask:
     """The vision call for the page, or one call per tile when its small text would not be
-    legible in the page image (``services.extract.tiles``); the whole page when the tiles'
-    render is over the page's limits."""
+    legible in the page image or its reading is too long for one prompt
+    (``services.extract.tiles``); the whole page when the tiles' render is over the page's
+    limits."""
     units = await asyncio.to_thread(page_units, text_layer)
     limit = settings.text_layer_max_chars
     inked = page.has_images or text_layer.has_drawings
     max_px, max_tiles = settings.page_image_max_px, settings.vision_max_tiles
-    plan = plan_tiles(text_layer, page.zoom, max_px, max_tiles, inked=inked)
+    plan = plan_tiles(
+        text_layer, page.zoom, max_px, max_tiles, inked=inked, units=units.units, max_chars=limit
+    )
     tiles = None
     if plan.clips:
         with contextlib.suppress(OverLimit):

@@ -5,11 +5,13 @@ The page image is rendered with its long side at ``page_image_max_px``: on an E-
 the page's small text would render below ``LEGIBLE_PX``, the vision pass gets the sheet as
 overlapping tiles rendered so that text is legible (each no larger than the page image),
 plus the whole sheet small for its layout; each tile comes with the units that lie in it.
+A page whose reading is too long for one prompt is tiled too, so each tile's units fit.
 The number of tiles is bounded (``SHEETFLOW_VISION_MAX_TILES``): past the bound the tiles
 grow, and the text in them is as large as the bound allows.
 """
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import pymupdf
@@ -36,6 +38,8 @@ OVERVIEW_PX = 1024
 # Tiles are worth their calls only when they show the text at least this much larger than
 # the page image does.
 MIN_GAIN = 1.25
+# Each larger grid tried zooms in this much more.
+ZOOM_STEP = 1.1
 
 
 @dataclass(frozen=True)
@@ -72,35 +76,62 @@ def small_text_pt(layer: TextLayer) -> float:
 
 
 def plan_tiles(
-    layer: TextLayer, page_zoom: float, tile_px: int, max_tiles: int, *, inked: bool = True
+    layer: TextLayer,
+    page_zoom: float,
+    tile_px: int,
+    max_tiles: int,
+    *,
+    inked: bool = True,
+    units: Sequence[Unit] = (),
+    max_chars: int | None = None,
 ) -> TilePlan:
-    """The tiles of the page: none (an empty plan) when its small text renders legibly in the
-    page image at ``page_zoom``, when tiles would not show it ``MIN_GAIN`` times larger,
-    when ``max_tiles`` is below 2, or on a page with neither words nor ink (``inked``:
-    images or drawings); else a grid of overlapping tiles, each at most ``tile_px`` square,
-    covering the page, at the zoom that makes the small text ``LEGIBLE_PX`` high, or the
-    largest zoom ``max_tiles`` allows."""
+    """The tiles of the page, a grid of overlapping tiles covering it, each at most
+    ``tile_px`` square: the fewest that show its small text ``LEGIBLE_PX`` high and whose
+    own ``units`` each fit in ``max_chars`` (a reading too long for one prompt is read in
+    parts, as a person reads a dense sheet region by region), or the most ``max_tiles``
+    allows. None (an empty plan) when the page image shows the text legibly and its reading
+    fits, when tiles would not show the text ``MIN_GAIN`` times larger, when ``max_tiles``
+    is below 2, or on a page with neither words nor ink (``inked``: images or drawings)."""
     text_pt = small_text_pt(layer)
-    blank = not layer.lines and not inked
-    if blank or max_tiles < 2 or text_pt * page_zoom * MIN_GAIN > LEGIBLE_PX:
+    legible = text_pt * page_zoom * MIN_GAIN > LEGIBLE_PX
+    fits = max_chars is None or _chars(units) <= max_chars
+    if (not layer.lines and not inked) or max_tiles < 2 or (legible and fits):
         return TilePlan([], page_zoom)
-    width, height = layer.width, layer.height
-    zoom = LEGIBLE_PX / text_pt
+    wanted = 0.0 if legible else LEGIBLE_PX / text_pt
+    best: TilePlan | None = None
+    zoom = MIN_GAIN * page_zoom
     while True:
-        # A tile's side, points (MuPDF may round the image up a pixel on each side).
-        side = (tile_px - 2) / zoom
-        columns, rows = _count(width, side), _count(height, side)
-        if columns * rows <= max_tiles or zoom <= page_zoom:
+        plan = _grid(layer.width, layer.height, tile_px, zoom)
+        if len(plan.clips) > max_tiles:
+            break  # the bound: the last grid within it is as good as it gets
+        best = plan
+        if zoom >= wanted and (
+            max_chars is None or all(_chars(units_in(units, c)) <= max_chars for c in plan.clips)
+        ):
             break
-        zoom *= 0.9  # fewer, larger tiles: the text in them as large as the bound allows
-    if columns * rows < 2 or zoom < MIN_GAIN * page_zoom:
+        step = zoom * ZOOM_STEP  # more, smaller tiles
+        zoom = wanted if zoom < wanted < step else step
+    if best is None or len(best.clips) < 2:
         return TilePlan([], page_zoom)
+    return best
+
+
+def _grid(width: float, height: float, tile_px: int, zoom: float) -> TilePlan:
+    """Overlapping tiles covering a page of ``width`` x ``height`` points at ``zoom``."""
+    # A tile's side, points (MuPDF may round the image up a pixel on each side).
+    side = (tile_px - 2) / zoom
+    columns, rows = _count(width, side), _count(height, side)
     clips = [
         Box(x, y, min(x + side, width), min(y + side, height))
         for y in _starts(height, side, rows)
         for x in _starts(width, side, columns)
     ]
     return TilePlan(clips, zoom)
+
+
+def _chars(units: Iterable[Unit]) -> int:
+    """The length of the units' reading."""
+    return sum(len(u.line) + 1 for u in units)
 
 
 def _count(extent: float, side: float) -> int:
@@ -133,7 +164,7 @@ def render_page_tiles(pdf: bytes, page_number: int, plan: TilePlan) -> Tiles:
     return Tiles([encode_png(p) for p in pixmaps], encode_png(overview))
 
 
-def units_in(units: list[Unit], clip: Box) -> list[Unit]:
+def units_in(units: Iterable[Unit], clip: Box) -> list[Unit]:
     """The units whose centre lies in ``clip``."""
     return [u for u in units if clip.contains(u.box.centre)]
 

@@ -20,6 +20,7 @@ from services.extract.tiles import (
     OVERLAP,
     plan_tiles,
     small_text_pt,
+    units_in,
 )
 from services.extract.vision import TEXT_LAYER_HEADING
 from shared.llm import LLMClient
@@ -176,3 +177,24 @@ async def test_an_e_size_sheet_goes_to_the_vision_pass_in_legible_tiles(server, 
     shown = sum(len(re.findall(r"^L\d+ ", request_text(r), re.MULTILINE)) for r in server.requests)
     assert shown > len(result.objects), "the tiles overlap"
     assert result.guard.placed_by_ids == shown and result.guard.placed_by_alignment == 0
+
+
+def test_a_reading_too_long_for_one_prompt_is_read_in_tiles_that_each_fit():
+    """Legible text, but more of it than one prompt holds: the page is tiled so that each
+    tile's units fit in the cap (every unit still in some tile); without the cap, one
+    image."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=17 * 72, height=11 * 72)
+        for i in range(12):
+            for j in range(30):
+                page.insert_text((30 + 100 * i, 30 + 25 * j), f"NOTE {i}-{j} HERE", fontsize=9)
+        layer = read_text_layer(page, 1, 20)
+    units = page_units(layer).units
+    zoom = page_zoom(layer)
+    assert small_text_pt(layer) * zoom * MIN_GAIN > LEGIBLE_PX, "the text is legible"
+    assert plan_tiles(layer, zoom, TILE_PX, 6, units=units).clips == []
+    plan = plan_tiles(layer, zoom, TILE_PX, 12, units=units, max_chars=3000)
+    assert 2 <= len(plan.clips) <= 12
+    for clip in plan.clips:
+        assert sum(len(u.line) + 1 for u in units_in(units, clip)) <= 3000
+    assert all(any(u in units_in(units, c) for c in plan.clips) for u in units)
