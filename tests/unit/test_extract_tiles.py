@@ -198,3 +198,34 @@ def test_a_reading_too_long_for_one_prompt_is_read_in_tiles_that_each_fit():
     for clip in plan.clips:
         assert sum(len(u.line) + 1 for u in units_in(units, clip)) <= 3000
     assert all(any(u in units_in(units, c) for c in plan.clips) for u in units)
+
+
+async def test_a_tile_whose_call_fails_leaves_the_page_degraded_with_the_others_objects(
+    server, readers
+):
+    """One tile's call fails for good: the page keeps the other tiles' objects and is
+    degraded, naming how many tiles failed."""
+    server.requests.clear()
+
+    top_left = re.compile(r"the part from 0–\d+% of its width and 0–\d+% of its height")
+
+    def top_left_fails(request: dict) -> ModelReply:
+        if top_left.search(request_text(request)):
+            return ModelReply(status=400, content="context length exceeded")
+        return copy_each_line(request)
+
+    server.responder = top_left_fails
+    settings = model_settings(
+        Settings(_env_file=None), server, llm_extract_model="vision", vision_max_tiles=4
+    )
+    client = LLMClient(settings)
+    try:
+        out = await extract_rung1(
+            e_size_pdf(), 1, settings, client, readers=readers, worker_id="w", job_id="j"
+        )
+    finally:
+        await client.aclose()
+    result = out.result
+    assert result.status == "degraded" and result.rung == "vision"
+    assert re.search(r"1 of \d tiles failed", result.reason or "")
+    assert result.objects and result.model_failure is None
