@@ -193,7 +193,7 @@ def _shown(layer: TextLayer, blocks: list[str], with_ids: bool) -> set[int]:
         named = [
             m.group(1) for b in blocks for line in b.splitlines() if (m := _ID_LINE.match(line))
         ]
-        return set(units.words_of(named)[0])
+        return set(units.words_of(named))
     kept, used = set(), 0
     for line, text in zip(layer.lines, layer.line_texts, strict=True):
         used += len(text) + 1

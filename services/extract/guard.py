@@ -127,7 +127,7 @@ def _by_citation(
     or cites what does not carry it."""
     if not names or units is None:
         return None
-    words, _ = units.words_of(names)
+    words = units.words_of(names)
     source = obj.source_text or ""
     if not words:
         return None

@@ -69,7 +69,6 @@ class TitleField:
     label: str
     value: str
     word_ids: tuple[int, ...]
-    line_ids: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -103,18 +102,14 @@ class PageUnits:
         match = _UNIT_ID.match(str(cited).strip())
         return self.by_id.get(f"{ID_PREFIX}{int(match.group(1))}") if match else None
 
-    def words_of(self, cited: Iterable[object]) -> tuple[list[int], int]:
-        """The word ids of the cited units, in reading order, each once, and how many of the
-        cited ids name no unit."""
+    def words_of(self, cited: Iterable[object]) -> list[int]:
+        """The word ids of the cited units, in reading order, each once (ids naming no unit
+        name no words)."""
+        named = {unit.id: unit for name in cited if (unit := self.unit(name)) is not None}
         ids: list[int] = []
-        unknown = 0
-        for name in cited:
-            unit = self.unit(name)
-            if unit is None:
-                unknown += 1
-                continue
+        for unit in sorted(named.values(), key=lambda u: int(u.id[len(ID_PREFIX) :])):
             ids += [i for i in unit.word_ids if i not in ids]
-        return ids, unknown
+        return ids
 
     def render(self, max_chars: int, units: Sequence[Unit] | None = None) -> str:
         """``units`` (default: all), one ``L17 text`` line each, in reading order, cut before
@@ -245,7 +240,6 @@ def title_block_fields(
                     label=match.group("label"),
                     value=value,
                     word_ids=tuple(i for p in parts for i in p.ids),
-                    line_ids=tuple(p.line_id for p in parts),
                 )
             )
     return found

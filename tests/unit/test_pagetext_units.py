@@ -89,5 +89,6 @@ def test_cited_ids_are_read_as_models_write_them():
     l3 = units.by_id["L3"]
     assert all(units.unit(name) is l3 for name in ("L3", "l3", "[L3]", 3, " L3 "))
     assert units.unit("L99") is None and units.unit("X3") is None
-    words, unknown = units.words_of(["L3", "L99", "L3"])
-    assert words == list(l3.word_ids) and unknown == 1
+    assert units.words_of(["L3", "L99", "L3"]) == list(l3.word_ids)
+    l2 = units.by_id["L2"]
+    assert units.words_of(["L3", "L2"]) == [*l2.word_ids, *l3.word_ids], "reading order"
