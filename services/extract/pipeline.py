@@ -471,8 +471,10 @@ async def _vision_ask(
     limit = settings.text_layer_max_chars
     inked = page.has_images or text_layer.has_drawings
     max_px, max_tiles = settings.page_image_max_px, settings.vision_max_tiles
+    # Only a text layer's units reach the prompt (OCR words of a scan do not).
+    shown = units.units if text_layer.has_text_layer else []
     plan = plan_tiles(
-        text_layer, page.zoom, max_px, max_tiles, inked=inked, units=units.units, max_chars=limit
+        text_layer, page.zoom, max_px, max_tiles, inked=inked, units=shown, max_chars=limit
     )
     tiles = None
     if plan.clips:
