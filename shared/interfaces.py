@@ -103,6 +103,8 @@ class ModelClient(Protocol):
         messages: list[dict],
         max_tokens: int | None = None,
         json_mode: bool = True,
+        schema: dict[str, Any] | None = None,
     ) -> ChatResult:
-        """One chat completion; raises :class:`LLMError` when it cannot be had."""
+        """One chat completion; raises :class:`LLMError` when it cannot be had. With a
+        ``schema``, the reply is asked in that JSON schema where the server supports it."""
         ...

@@ -4,6 +4,13 @@ One ``POST {base}/chat/completions`` per call, with bounded retries (exponential
 with jitter, or the server's own small ``Retry-After``) on 429, 5xx, timeouts, connection
 errors and malformed replies; a per-process limit on calls in flight; and a clean fallback
 for servers that reject ``response_format``. Errors never carry the API key.
+
+A call that gives its reply's JSON schema asks for it (``response_format`` of type
+``json_schema``) where the server supports structured output: the start-up model check
+asks the server once (``check_model_server``) and hands the answer to the services
+(``SHEETFLOW_LLM_STRUCTURED_OUTPUT``); a client left to find out (``auto``) asks on its first
+such call and remembers a refusal. Replies are parsed tolerantly either way: a server may
+accept the schema and ignore it.
 """
 
 import asyncio
@@ -32,7 +39,15 @@ RETRYABLE_STATUS = {408, 409, 425, 429}
 # A Retry-After longer than this is not honoured as-is: the exponential backoff applies.
 RETRY_AFTER_MAX_S = 30.0
 # Words in a 400/422 body that say the server does not support JSON mode.
-JSON_MODE_HINTS = ("response_format", "json_object", "json mode", "json_mode")
+JSON_MODE_HINTS = ("response_format", "json_object", "json_schema", "json mode", "json_mode")
+# The schema the start-up check asks for: any server that supports structured output can
+# answer it in a few tokens.
+PROBE_SCHEMA = {
+    "type": "object",
+    "properties": {"ok": {"type": "boolean"}},
+    "required": ["ok"],
+}
+PROBE_MAX_TOKENS = 16
 
 
 class _Retryable(Exception):
@@ -49,6 +64,12 @@ def image_part(data: bytes, mime: str = "image/png") -> dict:
     """An image content part carrying ``data`` as a base64 data URL."""
     encoded = base64.b64encode(data).decode("ascii")
     return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{encoded}"}}
+
+
+def schema_format(schema: dict[str, Any], name: str = "reply") -> dict[str, Any]:
+    """The ``response_format`` asking for a reply in ``schema`` (OpenAI's structured output;
+    not strict, so servers that check schemas strictly accept a loose one)."""
+    return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": False}}
 
 
 def _retry_after(response: httpx.Response) -> float | None:
@@ -68,6 +89,10 @@ class LLMClient:
         self._owns_http = http is None
         self._semaphore = asyncio.Semaphore(settings.llm_concurrency)
         self._json_mode_supported = True
+        # Whether the server takes a json_schema response_format: None until known.
+        self._structured: bool | None = {"on": True, "off": False}.get(
+            settings.llm_structured_output
+        )
         key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else ""
         self._key = key
         self._headers = {"Authorization": f"Bearer {key}"} if key else {}
@@ -82,8 +107,11 @@ class LLMClient:
         messages: list[dict],
         max_tokens: int | None = None,
         json_mode: bool = True,
+        schema: dict[str, Any] | None = None,
     ) -> ChatResult:
-        """One chat completion; raises :class:`LLMError` when it cannot be had."""
+        """One chat completion; raises :class:`LLMError` when it cannot be had. With a
+        ``schema``, the reply is asked in it where the server supports structured output,
+        else in JSON mode (``json_mode``), else as it comes."""
         base_url = self._settings.llm_base_url
         if not base_url:
             raise LLMError("no model server is configured (SHEETFLOW_LLM_BASE_URL is unset)")
@@ -91,6 +119,18 @@ class LLMClient:
         payload: dict[str, Any] = {"model": model, "messages": messages}
         if max_tokens:
             payload["max_tokens"] = max_tokens
+        if schema is not None and self._structured is not False:
+            try:
+                answer = await self._with_retries(
+                    url, {**payload, "response_format": schema_format(schema)}
+                )
+            except _JsonModeRejected:
+                # Remembered for this client, like JSON mode below.
+                self._structured = False
+                log.info("model server rejected a json_schema response_format; not asked again")
+            else:
+                self._structured = True
+                return answer
         if json_mode and self._json_mode_supported:
             try:
                 json_payload = {**payload, "response_format": {"type": "json_object"}}
@@ -234,13 +274,17 @@ def model_settings_warnings(settings: Settings) -> list[str]:
 
 def check_model_server(
     settings: Settings, *, timeout: float = 10.0, transport: httpx.BaseTransport | None = None
-) -> None:
+) -> bool | None:
     """Raise :class:`LLMError` naming the URL and the model unless the configured server
     answers and knows every configured model: its model list (``GET /models``) is asked
-    first; a server without one is asked for a one-token completion per model instead."""
+    first; a server without one is asked for a one-token completion per model instead.
+
+    Returns whether the server takes a ``json_schema`` response_format (asked once, with the
+    first configured model, when ``settings.llm_structured_output`` is ``auto``); None when
+    that was not asked or the answer says neither."""
     models = configured_models(settings)
     if not (settings.llm_base_url and models):
-        return
+        return None
     base = settings.llm_base_url.rstrip("/")
     key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else ""
     headers = {"Authorization": f"Bearer {key}"} if key else {}
@@ -264,20 +308,43 @@ def check_model_server(
                         f"the model server at {base} does not know model {', '.join(missing)} "
                         f"(it offers: {shown})"
                     )
-                return
-            for model in models:  # no model list here: one tiny completion per model
-                payload = {"model": model, "messages": [{"role": "user", "content": "ok"}]}
-                answer = http.post(f"{base}/chat/completions", json={**payload, "max_tokens": 1})
-                if answer.status_code != 200:
-                    raise LLMError(
-                        f"the model server at {base} cannot run model {model} (HTTP "
-                        f"{answer.status_code}: {redact(answer.text[:200])})"
-                    )
+            else:
+                for model in models:  # no model list here: one tiny completion per model
+                    payload = {"model": model, "messages": [{"role": "user", "content": "ok"}]}
+                    url = f"{base}/chat/completions"
+                    answer = http.post(url, json={**payload, "max_tokens": 1})
+                    if answer.status_code != 200:
+                        raise LLMError(
+                            f"the model server at {base} cannot run model {model} (HTTP "
+                            f"{answer.status_code}: {redact(answer.text[:200])})"
+                        )
+            if settings.llm_structured_output != "auto":
+                return None
+            return _takes_schema(http, base, models[0])
         except httpx.HTTPError as exc:
             raise LLMError(
                 f"the model server at {base} does not answer ({type(exc).__name__}); "
                 f"model {', '.join(models)} cannot be used"
             ) from None
+
+
+def _takes_schema(http: httpx.Client, base: str, model: str) -> bool | None:
+    """Whether the server answers a completion asked in a JSON schema (True), refuses it for
+    its ``response_format`` (False), or says neither (None: the services find out)."""
+    payload = {
+        "model": model,
+        "messages": [{"role": "user", "content": 'Reply {"ok": true}'}],
+        "max_tokens": PROBE_MAX_TOKENS,
+        "response_format": schema_format(PROBE_SCHEMA, "probe"),
+    }
+    answer = http.post(f"{base}/chat/completions", json=payload)
+    if answer.status_code == 200:
+        return True
+    if answer.status_code in (400, 422) and any(
+        hint in answer.text.lower() for hint in JSON_MODE_HINTS
+    ):
+        return False
+    return None
 
 
 def _model_ids(response: httpx.Response) -> set[str] | None:

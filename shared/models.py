@@ -39,12 +39,16 @@ class Usage(BaseModel):
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    tiles: int = Field(
+        0, description="page tiles sent to the vision pass (large sheets read at a legible size)"
+    )
 
     def add(self, other: "Usage") -> "Usage":
         return Usage(
             calls=self.calls + other.calls,
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
+            tiles=self.tiles + other.tiles,
         )
 
 
@@ -145,6 +149,18 @@ class GuardCounts(BaseModel):
     dropped: int = Field(0, description="value's digits nowhere on the page: removed")
     vision_unverified: int = Field(
         0, description="kept, but its source_text is not on the page (a model's reading)"
+    )
+    # Where a model-made object's evidence came from (counted apart from the four above).
+    placed_by_ids: int = Field(
+        0, description="model-made objects whose evidence is the words of the lines they cite"
+    )
+    placed_by_alignment: int = Field(
+        0, description="model-made objects placed by aligning their source_text to the page"
+    )
+    citations_refused: int = Field(
+        0,
+        description="model-made objects whose cited line ids named no line, or whose words "
+        "did not carry the claim (then placed by alignment)",
     )
 
     def add(self, other: "GuardCounts") -> "GuardCounts":

@@ -145,6 +145,14 @@ class Settings(BaseSettings):
         8192, description="completion token limit of extraction calls (the judge is not capped)"
     )
     llm_concurrency: int = Field(8, ge=1, description="in-flight model calls per process")
+    llm_structured_output: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="ask for replies in their JSON schema (response_format json_schema); auto: "
+        "as the start-up check finds the server",
+    )
+    vision_max_tiles: int = Field(
+        6, ge=0, description="tiles per page at most for the vision pass of a large sheet"
+    )
 
     # Coverage
     extract_coverage_floor: float = Field(0.6, ge=0.0, le=1.0)

@@ -15,7 +15,6 @@ from typing import Any
 
 from shared.models import PageObject, SheetHeader
 from shared.pagetext import (
-    NOTE_NUMBER,
     Box,
     Cell,
     Table,
@@ -25,38 +24,14 @@ from shared.pagetext import (
     is_header,
     join_words,
 )
+from shared.pagetext.units import free_runs, starts_note, title_block_fields
 from shared.sheet import recover_sheet_identity
 
-# Title-block labels, longest first; the header field a label fills (None: kept as a field only).
-TITLE_LABELS: list[str] = [
-    r"SHEET\s+NUMBER",
-    r"SHEET\s+NO\.?",
-    r"DRAWING\s+NUMBER",
-    r"DRAWING\s+NO\.?",
-    r"DWG\.?\s+NO\.?",
-    r"SHEET\s+TITLE",
-    r"DRAWING\s+TITLE",
-    r"SCALE",
-    r"PROJECT\s+(?:NO\.?|NUMBER)",
-    r"PROJECT\s+NAME",
-    r"JOB\s+NO\.?",
-    r"(?:ISSUE\s+)?DATE",
-    r"(?:DRAWN|CHECKED|DESIGNED|APPROVED)\s+BY",
-    r"REVISION",
-]
-# "LABEL" alone, or "LABEL: value" (a colon is required for an inline value, so a note
-# that merely starts with "DATE" or "SCALE" is not mistaken for a field).
-_LABEL = re.compile(
-    r"^(?P<label>" + "|".join(TITLE_LABELS) + r")\s*(?::\s*(?P<value>.+))?$", re.IGNORECASE
-)
 DIMENSION = re.compile(r"^\d+'\s*(?:-\s*\d+(?:\s+\d+/\d+)?\")?$|^\d+(?:\s+\d+/\d+)?\"$")
 ROOM_TAG = re.compile(r"^(?P<name>[A-Z][A-Z&'/. -]*[A-Z.])\s+(?P<number>\d{2,4}[A-Z]?)$")
 DOOR_WINDOW_TAG = re.compile(r"^(?P<kind>D|DR|W|WIN)-?\d{1,3}[A-Z]?$")
 DETAIL_REF = re.compile(r"\b\d{1,3}/[A-Z]{1,3}-?\d[\w.]*")
 CALLOUT_START = re.compile(r"^(?:SEE|REFER\s+TO|TYP\.?|SIM\.?)\b", re.IGNORECASE)
-# A value sits at most this many label heights right of its label, or below it.
-VALUE_REACH_RIGHT = 15
-VALUE_REACH_BELOW = 3
 
 
 @dataclass
@@ -67,67 +42,20 @@ class _Found:
     fields: dict
 
 
-def _value_for(label: Cell, row: list[Cell], below: list[Cell], used: set[int]) -> Cell | None:
-    """The value of a label without an inline value: the next cell to its right on its row,
-    else the cell just below it (title blocks put values under small labels)."""
-    right = [c for c in row if c.box.x0 > label.box.x1 and c.line_id not in used]
-    if right:
-        first = min(right, key=lambda c: c.box.x0)
-        near = first.box.x0 - label.box.x1 <= VALUE_REACH_RIGHT * label.height
-        if near and not _LABEL.match(first.text):
-            return first
-    for cell in sorted(below, key=lambda c: c.box.y0):
-        if cell.line_id in used or _LABEL.match(cell.text):
-            continue
-        under = cell.box.y0 >= label.box.y0 + 0.5 * label.height
-        near = cell.box.y0 - label.box.y1 <= VALUE_REACH_BELOW * label.height
-        overlaps = cell.box.overlap_x(label.box) > 0
-        if under and near and overlaps:
-            return cell
-    return None
-
-
-def _title_block_fields(
-    layer: TextLayer, cells_by_direction: dict[int, list[Cell]], used: set[int]
-) -> list[_Found]:
-    found: list[_Found] = []
-    for cells in cells_by_direction.values():
-        by_top = sorted(cells, key=lambda c: c.box.y0)
-        for cell in by_top:
-            match = _LABEL.match(cell.text)
-            if cell.line_id in used or not match:
-                continue
-            if match.group("value"):
-                value, parts = match.group("value"), [cell]
-            else:
-                row = [
-                    c
-                    for c in cells
-                    if abs((c.box.y0 + c.box.y1) - (cell.box.y0 + cell.box.y1)) <= cell.height
-                ]
-                below = [
-                    c
-                    for c in by_top
-                    if 0 <= c.box.y0 - cell.box.y0 <= (VALUE_REACH_BELOW + 1) * cell.height
-                ]
-                value_cell = _value_for(cell, row, below, used | {cell.line_id})
-                if value_cell is None:
-                    continue
-                value, parts = value_cell.text, [cell, value_cell]
-            used.update(p.line_id for p in parts)
-            found.append(
-                _Found(
-                    [i for p in parts for i in p.ids],
-                    {
-                        "object_type": "title_block_field",
-                        "category": "title_block",
-                        "name": match.group("label"),
-                        "attributes": {"label": match.group("label"), "value": value},
-                        "confidence": "high",
-                    },
-                )
-            )
-    return found
+def _title_block_fields(cells_by_direction: dict[int, list[Cell]], used: set[int]) -> list[_Found]:
+    return [
+        _Found(
+            list(f.word_ids),
+            {
+                "object_type": "title_block_field",
+                "category": "title_block",
+                "name": f.label,
+                "attributes": {"label": f.label, "value": f.value},
+                "confidence": "high",
+            },
+        )
+        for f in title_block_fields(cells_by_direction, used)
+    ]
 
 
 def _schedule_rows(table: Table) -> list[_Found]:
@@ -198,24 +126,11 @@ def is_noise(text: str) -> bool:
 def _blocks(layer: TextLayer, used: set[int]) -> list[_Found]:
     """Objects of the blocks left over, each cut where a used line interrupts it."""
     found: list[_Found] = []
-    for block in layer.blocks:
-        run: list[int] = []
-        for line_id in [*block, None]:
-            if line_id is not None and line_id not in used:
-                run.append(line_id)
-                continue
-            if run:
-                evidence = [w for i in run for w in layer.lines[i]]
-                text = join_words(layer.words, evidence)
-                numbered = len(layer.lines[run[0]]) > 1 and _starts_note(layer, run[0])
-                if fields := _classify(text, numbered):
-                    found.append(_Found(evidence, fields))
-                run = []
+    for run in free_runs(layer, used):
+        evidence = [w for i in run for w in layer.lines[i]]
+        if fields := _classify(join_words(layer.words, evidence), starts_note(layer, run[0])):
+            found.append(_Found(evidence, fields))
     return found
-
-
-def _starts_note(layer: TextLayer, line_id: int) -> bool:
-    return bool(NOTE_NUMBER.match(layer.words[layer.lines[line_id][0]].text))
 
 
 def extract_offline(layer: TextLayer) -> tuple[SheetHeader, list[PageObject]]:
@@ -224,7 +139,7 @@ def extract_offline(layer: TextLayer) -> tuple[SheetHeader, list[PageObject]]:
     callouts and remaining text, in reading order, each citing its words."""
     used: set[int] = set()
     cells = cells_of(layer)
-    found = _title_block_fields(layer, cells, used)
+    found = _title_block_fields(cells, used)
     for table in find_tables(layer, cells, skip=used):
         found += _schedule_rows(table)
         used.update(c.line_id for row in table.rows for c in row.cells)

@@ -9,6 +9,7 @@ pages and in-progress acks.
 """
 
 import asyncio
+import contextlib
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -37,8 +38,16 @@ from services.extract.render import (
 )
 from services.extract.structuring import build_structuring_messages
 from services.extract.textlayer import ocr_text_layer, read_text_layer
+from services.extract.tiles import (
+    describe,
+    merge_tile_objects,
+    plan_tiles,
+    render_page_tiles,
+    units_in,
+)
 from services.extract.title_ocr import render_tiles, reread_title_block, title_block_regions
 from services.extract.vision import (
+    REPLY_JSON_SCHEMA,
     ParsedReply,
     ReplyUnparseable,
     build_compact_retry_messages,
@@ -50,6 +59,7 @@ from shared.damage import DAMAGED, page_damage
 from shared.interfaces import LLMError, ModelClient
 from shared.models import ExtractionResult, GuardCounts, PageObject, Rung, SheetHeader, Usage
 from shared.pagetext import Box, TextLayer, Word
+from shared.pagetext.units import PageUnits, page_units
 from shared.settings import Settings
 from shared.sheet import read_title_block
 from shared.sources import PDF_LOCK, open_pdf
@@ -281,13 +291,16 @@ async def _ask_model(
     reply, or None with the reason it failed; usage covers every answered call."""
     usage = Usage()
     try:
-        reply = await llm.chat(model=model, messages=messages, max_tokens=settings.llm_max_tokens)
+        max_tokens, schema = settings.llm_max_tokens, REPLY_JSON_SCHEMA
+        reply = await llm.chat(model=model, messages=messages, max_tokens=max_tokens, schema=schema)
         usage = usage.add(reply.usage)
         try:
             return parse_reply(reply.content, reply.finish_reason, id_prefix), None, usage
         except ReplyUnparseable:
             retry = build_compact_retry_messages(messages)
-            reply = await llm.chat(model=model, messages=retry, max_tokens=settings.llm_max_tokens)
+            reply = await llm.chat(
+                model=model, messages=retry, max_tokens=max_tokens, schema=schema
+            )
             usage = usage.add(reply.usage)
             return parse_reply(reply.content, reply.finish_reason, id_prefix), None, usage
     except ReplyUnparseable as exc:
@@ -301,47 +314,109 @@ def _stamp(objects: list[PageObject], page_number: int, rung: Rung) -> list[Page
     return [o.model_copy(update={"page_number": page_number, "rung": rung}) for o in objects]
 
 
+@dataclass(frozen=True)
+class _Ask:
+    """What a model result is asked with: one message list per call (one call per tile of a
+    tiled page), and the page's units its replies cite."""
+
+    model: str
+    calls: list[list[dict]]
+    units: PageUnits
+    rung: Rung
+    stage: str
+    id_prefix: str
+    tiles: int = 0
+
+
 async def _model_result(
     text_layer: TextLayer,
     settings: Settings,
     llm: ModelClient,
+    ask: _Ask,
     *,
-    model: str,
-    messages: list[dict],
-    rung: Rung,
-    stage: str,
-    id_prefix: str,
     job_id: str,
     worker_id: str | None,
     started: float,
 ) -> ExtractionResult:
-    parsed, reason, usage = await _ask_model(llm, model, messages, settings, id_prefix)
+    prefixes = (
+        [ask.id_prefix]
+        if len(ask.calls) == 1
+        else [f"{ask.id_prefix}{n}-" for n in range(1, len(ask.calls) + 1)]
+    )
+    answers = await asyncio.gather(
+        *(
+            _ask_model(llm, ask.model, messages, settings, prefix)
+            for messages, prefix in zip(ask.calls, prefixes, strict=True)
+        )
+    )
+    usage = Usage(tiles=ask.tiles)
+    for _, _, call_usage in answers:
+        usage = usage.add(call_usage)
+    replies = [
+        (prefix, parsed)
+        for (parsed, _, _), prefix in zip(answers, prefixes, strict=True)
+        if parsed is not None
+    ]
+    failures = [reason for parsed, reason, _ in answers if parsed is None]
+    reason = failures[0] if failures else None
     result = ExtractionResult(
         job_id=job_id,
         page_number=text_layer.page_number,
-        rung=rung,
+        rung=ask.rung,
         status="failed",
         reason=reason,
         model_failure=reason,
         has_text_layer=text_layer.has_text_layer,
-        usage={stage: usage} if usage.calls else {},
+        usage={ask.stage: usage} if usage.calls else {},
         worker_id=worker_id,
     )
-    if parsed is not None:
-        objects = _stamp(parsed.objects, text_layer.page_number, rung)
-        kept, counts = await asyncio.to_thread(apply_grounding_guard, objects, text_layer)
-        result.status = "degraded" if parsed.truncated else "ok"
+    if replies:
+        parsed = _merge_replies(replies)
+        objects = _stamp(parsed.objects, text_layer.page_number, ask.rung)
+        kept, counts = await asyncio.to_thread(
+            apply_grounding_guard, objects, text_layer, parsed.cited, ask.units
+        )
+        problems = []
         if parsed.truncated:
-            result.reason = "the model's reply was cut off at the token limit"
-        else:
-            result.reason = None
+            problems.append("the model's reply was cut off at the token limit")
+        if failures:
+            problems.append(f"{len(failures)} of {len(ask.calls)} tiles failed: {failures[0]}")
+        result.status = "degraded" if problems else "ok"
+        result.reason = "; ".join(problems) or None
         result.model_failure = None
         result.sheet = parsed.sheet
-        result.objects = kept
+        result.objects = merge_tile_objects(kept) if len(replies) > 1 else kept
         result.unresolved_items = parsed.unresolved_items
         result.guard = counts
     result.elapsed_ms = _elapsed_ms(started)
     return result
+
+
+def _merge_replies(replies: list[tuple[str, ParsedReply]]) -> ParsedReply:
+    """Replies of one page's tiles (each with its tile's id prefix) as one: the first value
+    of each header field, every object (its id made unique by its tile's prefix, as its
+    citations), every unresolved item."""
+    if len(replies) == 1:
+        return replies[0][1]
+    header: dict[str, Any] = {}
+    objects: list[PageObject] = []
+    cited: dict[str, list[str]] = {}
+    for prefix, reply in replies:
+        for name, value in reply.sheet.model_dump(exclude_none=True).items():
+            header.setdefault(name, value)
+        for obj in reply.objects:
+            own = obj.object_id
+            unique = own if own.startswith(prefix) else f"{prefix}{own}"
+            objects.append(obj.model_copy(update={"object_id": unique}))
+            if own in reply.cited:
+                cited[unique] = reply.cited[own]
+    return ParsedReply(
+        sheet=SheetHeader(**header),
+        objects=objects,
+        unresolved_items=[i for _, r in replies for i in r.unresolved_items],
+        truncated=any(r.truncated for _, r in replies),
+        cited=cited,
+    )
 
 
 async def extract_rung1(
@@ -371,19 +446,9 @@ async def extract_rung1(
     text_layer = await _closer_title_block(pdf, text_layer, settings, readers)
     model = settings.llm_extract_model if settings.model_configured else None
     if llm is not None and model and use_vision:
-        messages = build_vision_messages(page.png, text_layer, settings.text_layer_max_chars)
+        ask = await _vision_ask(pdf, page, text_layer, settings, readers, model)
         result = await _model_result(
-            text_layer,
-            settings,
-            llm,
-            model=model,
-            messages=messages,
-            rung="vision",
-            stage="extract",
-            id_prefix=f"p{page_number}-v",
-            job_id=job_id,
-            worker_id=worker_id,
-            started=started,
+            text_layer, settings, llm, ask, job_id=job_id, worker_id=worker_id, started=started
         )
         if result.status != "failed":
             return Rung1Output(
@@ -401,6 +466,51 @@ async def extract_rung1(
     out = await _offline_rung1(page, text_layer, job_id=job_id, worker_id=worker_id)
     out.result.elapsed_ms = _elapsed_ms(started)
     return out
+
+
+async def _vision_ask(
+    pdf: bytes, page: _Page, text_layer: TextLayer, settings: Settings, readers: Readers, model: str
+) -> _Ask:
+    """The vision call for the page, or one call per tile when its small text would not be
+    legible in the page image or its reading is too long for one prompt
+    (``services.extract.tiles``); the whole page when the tiles' render is over the page's
+    limits."""
+    units = await asyncio.to_thread(page_units, text_layer)
+    limit = settings.text_layer_max_chars
+    inked = page.has_images or text_layer.has_drawings
+    max_px, max_tiles = settings.page_image_max_px, settings.vision_max_tiles
+    # Only a text layer's units reach the prompt (OCR words of a scan do not).
+    shown = units.units if text_layer.has_text_layer else []
+    plan = plan_tiles(
+        text_layer, page.zoom, max_px, max_tiles, inked=inked, units=shown, max_chars=limit
+    )
+    tiles = None
+    if plan.clips:
+        with contextlib.suppress(OverLimit):
+            tiles = await readers.pages.read(
+                render_page_tiles,
+                pdf,
+                text_layer.page_number,
+                plan,
+                timeout_s=settings.page_render_timeout_s,
+                max_mb=settings.page_render_max_mb,
+            )
+    prefix = f"p{text_layer.page_number}-v"
+    if tiles is None:
+        calls = [build_vision_messages(page.png, text_layer, limit, units)]
+        return _Ask(model, calls, units, "vision", "extract", prefix)
+    calls = [
+        build_vision_messages(
+            image,
+            text_layer,
+            limit,
+            PageUnits(units_in(units.units, clip)),
+            overview=tiles.overview,
+            tile=describe(clip, text_layer),
+        )
+        for clip, image in zip(plan.clips, tiles.images, strict=True)
+    ]
+    return _Ask(model, calls, units, "vision", "extract", prefix, tiles=len(calls))
 
 
 async def _offline_rung1(
@@ -451,18 +561,13 @@ async def structure_text(
             has_text_layer=text_layer.has_text_layer,
             worker_id=worker_id,
         )
+    units = await asyncio.to_thread(page_units, text_layer)
+    messages = build_structuring_messages(text_layer, settings.text_layer_max_chars, sheet, units)
+    ask = _Ask(
+        model, [messages], units, "text_structuring", "structure", f"p{text_layer.page_number}-s"
+    )
     return await _model_result(
-        text_layer,
-        settings,
-        llm,
-        model=model,
-        messages=build_structuring_messages(text_layer, settings.text_layer_max_chars, sheet),
-        rung="text_structuring",
-        stage="structure",
-        id_prefix=f"p{text_layer.page_number}-s",
-        job_id=job_id,
-        worker_id=worker_id,
-        started=started,
+        text_layer, settings, llm, ask, job_id=job_id, worker_id=worker_id, started=started
     )
 
 

@@ -5,6 +5,7 @@ misread), segmented into one object per note, row, tag and field. Replies are pa
 from services.extract.vision import REPLY_SCHEMA
 from shared.models import SheetHeader
 from shared.pagetext import TextLayer
+from shared.pagetext.units import PageUnits, page_units
 
 TEXT_HEADING = "TEXT LAYER (segment ALL of it):"
 SHEET_HINT_HEADING = "SHEET HINT (what is already known of this sheet):"
@@ -15,9 +16,13 @@ structured objects. There is no image: the text below is everything you have.
 Cover the ENTIRE input: every line of the text belongs to an object or, when it cannot be
 segmented, to "unresolved_items". Omitting a note, a row or a field is a failure.
 
-Segment EVERY note, schedule row, callout, tag, legend entry and title-block field into its
-own object: one object per numbered note (with its wrapped lines), one per schedule/table
-row, one per title-block field (label and value together). Never summarise several into one.
+Each line of the text starts with its id (L17) and is one unit of the sheet as read: a
+title-block field as "LABEL: value", a table row with its cells separated by " | " (the
+header row first), a numbered note whole, or a label or block. Segment EVERY note, schedule
+row, callout, tag, legend entry and title-block field into its own object: one object per
+numbered note, one per schedule/table row, one per title-block field. Never summarise
+several into one. "ids" lists the ids of the lines an object comes from (usually one): the
+object's text is then taken from those lines.
 
 Never invent, complete or correct text. "source_text" is copied VERBATIM from the text
 layer — the exact characters, typos and abbreviations included, never paraphrased,
@@ -45,12 +50,16 @@ def _sheet_hint(sheet: SheetHeader | None) -> str | None:
 
 
 def build_structuring_messages(
-    text_layer: TextLayer, max_chars: int, sheet: SheetHeader | None = None
+    text_layer: TextLayer,
+    max_chars: int,
+    sheet: SheetHeader | None = None,
+    units: PageUnits | None = None,
 ) -> list[dict]:
     """System prompt plus one user message holding the ``SHEET HINT`` when something is
-    known of the sheet (``sheet``), then the page's text (capped at ``max_chars``) after
-    the line ``TEXT LAYER (segment ALL of it):``."""
-    text = text_layer.text[:max_chars]
+    known of the sheet (``sheet``), then the page's units (``units``, default read from
+    ``text_layer``), one ``L17 text`` line each, capped at ``max_chars`` by whole units,
+    after the line ``TEXT LAYER (segment ALL of it):``."""
+    text = (units if units is not None else page_units(text_layer)).render(max_chars)
     prompt = f"Sheet {text_layer.page_number} of the drawing set.\n\n"
     if hint := _sheet_hint(sheet):
         prompt += f"{SHEET_HINT_HEADING}\n{hint}\n\n"

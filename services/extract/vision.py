@@ -10,16 +10,63 @@ from typing import Any
 from shared.llm import image_part
 from shared.models import PageObject, SheetHeader
 from shared.pagetext import TextLayer
+from shared.pagetext.units import PageUnits, page_units
 
 REPLY_SCHEMA = """{
   "sheet": {"sheet_number": str|null, "sheet_title": str|null, "discipline": str|null,
             "drawing_type": str|null, "level": str|null, "scale": str|null},
   "objects": [{"object_id": str, "object_type": str, "category": str|null, "tag": str|null,
                "name": str|null, "description": str|null, "attributes": {str: any},
-               "location_key": str|null, "source_text": str|null, "graphical_basis": str|null,
-               "review_uses": [str], "confidence": "high"|"medium"|"low"}],
+               "location_key": str|null, "source_text": str|null, "ids": [str],
+               "graphical_basis": str|null, "review_uses": [str],
+               "confidence": "high"|"medium"|"low"}],
   "unresolved_items": [str]
 }"""
+
+_TEXT = {"type": ["string", "null"]}
+# REPLY_SCHEMA as a JSON schema, for servers that hold replies to one (structured output).
+# Loose where models differ (attributes, extra fields): the parser is tolerant anyway.
+REPLY_JSON_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "sheet": {
+            "type": "object",
+            "properties": dict.fromkeys(
+                ("sheet_number", "sheet_title", "discipline", "drawing_type", "level", "scale"),
+                _TEXT,
+            ),
+        },
+        "objects": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "object_id": {"type": "string"},
+                    "object_type": {"type": "string"},
+                    **dict.fromkeys(
+                        (
+                            "category",
+                            "tag",
+                            "name",
+                            "description",
+                            "location_key",
+                            "source_text",
+                            "graphical_basis",
+                        ),
+                        _TEXT,
+                    ),
+                    "ids": {"type": "array", "items": {"type": "string"}},
+                    "attributes": {"type": "object"},
+                    "review_uses": {"type": "array", "items": {"type": "string"}},
+                    "confidence": {"type": "string", "enum": ["high", "medium", "low"]},
+                },
+                "required": ["object_type", "source_text", "ids"],
+            },
+        },
+        "unresolved_items": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["sheet", "objects"],
+}
 
 SYSTEM_PROMPT = f"""You extract structured data from one sheet of a construction drawing set.
 
@@ -36,6 +83,9 @@ You get the sheet as an image and, when the PDF has one, its TEXT LAYER.
 - "source_text" is the exact text on the sheet that the object comes from, copied
   verbatim from the text layer when there is one; null only for purely graphical objects,
   which then say what they are based on in "graphical_basis".
+- Each TEXT LAYER line starts with its id (L17): a title-block field as "LABEL: value", a
+  table row with its cells separated by " | " (the header row first), a note whole. "ids"
+  lists the ids of the lines an object's text comes from (usually one); [] when none.
 - object_type is one of: general_note, schedule_row, title_block_field, tag, dimension,
   callout, legend_entry, symbol, text.
 
@@ -64,18 +114,38 @@ class ParsedReply:
     objects: list[PageObject]
     unresolved_items: list[Any] = field(default_factory=list)
     truncated: bool = False
+    # object_id -> the unit ids ("L17") the reply cites for it, as given
+    cited: dict[str, list[str]] = field(default_factory=dict)
 
 
-def build_vision_messages(png: bytes, text_layer: TextLayer, max_chars: int) -> list[dict]:
+def build_vision_messages(
+    png: bytes,
+    text_layer: TextLayer,
+    max_chars: int,
+    units: PageUnits | None = None,
+    *,
+    overview: bytes | None = None,
+    tile: str | None = None,
+) -> list[dict]:
     """System prompt plus one user message: the page image as a data URL and, when the page
-    has a text layer, the TEXT LAYER block (text capped at ``max_chars``)."""
+    has a text layer, the TEXT LAYER block: the page's units (``units``, default all of
+    them) one ``L17 text`` line each, capped at ``max_chars`` by whole units. A tile of a
+    large sheet (``tile`` saying which part) comes with its own units and the whole page
+    small (``overview``) for its layout."""
     prompt = f"Extract sheet {text_layer.page_number} of the drawing set."
+    if tile:
+        prompt += (
+            f" The first image is {tile} of the sheet, at a legible resolution; the second is "
+            "the whole sheet, small, for where that part sits. Extract what the first image "
+            "and its TEXT LAYER lines show."
+        )
     if text_layer.has_text_layer:
-        prompt += f"\n\n{TEXT_LAYER_HEADING}\n{text_layer.text[:max_chars]}"
-    return [
-        {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": [{"type": "text", "text": prompt}, image_part(png)]},
-    ]
+        reading = units if units is not None else page_units(text_layer)
+        prompt += f"\n\n{TEXT_LAYER_HEADING}\n{reading.render(max_chars)}"
+    content: list[dict] = [{"type": "text", "text": prompt}, image_part(png)]
+    if overview is not None:
+        content.append(image_part(overview))
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": content}]
 
 
 def build_compact_retry_messages(messages: list[dict]) -> list[dict]:
@@ -152,7 +222,8 @@ def _clean_object(raw: dict, object_id: str) -> PageObject:
     confidence = raw.get("confidence")
     if not isinstance(confidence, (int, float, str)) or isinstance(confidence, bool):
         confidence = None
-    ours = {"grounding", "rung", "bbox", "page_number", "verification", "object_id"}
+    ours = {"grounding", "rung", "bbox", "page_number", "verification", "object_id", "ids"}
+    ours |= {"evidence", "evidence_bbox"}
     known = {
         "object_type",
         "category",
@@ -221,7 +292,21 @@ def parse_reply(content: str, finish_reason: str | None, id_prefix: str = "v") -
         if "sheet" not in data:
             raise ReplyUnparseable("the reply's JSON has neither 'objects' nor 'sheet'")
         raw_objects = []
+    objects, cited = _objects(raw_objects, id_prefix)
+    unresolved = data.get("unresolved_items")
+    return ParsedReply(
+        sheet=_sheet(data.get("sheet")),
+        objects=objects,
+        unresolved_items=unresolved if isinstance(unresolved, list) else [],
+        truncated=truncated,
+        cited=cited,
+    )
+
+
+def _objects(raw_objects: list, id_prefix: str) -> tuple[list[PageObject], dict[str, list[str]]]:
+    """The reply's objects, each with a unique id, and the unit ids each cites."""
     objects: list[PageObject] = []
+    cited: dict[str, list[str]] = {}
     seen: set[str] = set()
     for raw in raw_objects:
         if not isinstance(raw, dict):
@@ -233,10 +318,15 @@ def parse_reply(content: str, finish_reason: str | None, id_prefix: str = "v") -
                 object_id += "x"
         seen.add(object_id)
         objects.append(_clean_object(raw, object_id))
-    unresolved = data.get("unresolved_items")
-    return ParsedReply(
-        sheet=_sheet(data.get("sheet")),
-        objects=objects,
-        unresolved_items=unresolved if isinstance(unresolved, list) else [],
-        truncated=truncated,
-    )
+        if ids := _cited_ids(raw.get("ids")):
+            cited[object_id] = ids
+    return objects, cited
+
+
+def _cited_ids(value: Any) -> list[str]:
+    """The unit ids an object cites: a list (or one id, or a comma-separated string)."""
+    if isinstance(value, str):
+        value = value.replace(",", " ").split()
+    elif not isinstance(value, list):
+        value = [value] if isinstance(value, int) else []
+    return [str(v).strip() for v in value if isinstance(v, (str, int)) and str(v).strip()]

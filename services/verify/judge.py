@@ -7,6 +7,7 @@ unjudged, never a pass — and it cannot overturn the text oracle's refutation.
 
 import json
 import re
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
@@ -15,13 +16,15 @@ from services.verify.crops import JudgeImage
 from shared.interfaces import LLMError, ModelClient
 from shared.llm import image_part
 from shared.models import ObjectVerification, PageObject, Usage, merge_usage
-from shared.pagetext import Word
+from shared.pagetext.units import PageUnits, cut_note
 
 STAGE = "verify"
 JudgeVerdictName = Literal["confirmed", "refuted", "uncertain"]
 JUDGE_VERDICTS: frozenset[str] = frozenset({"confirmed", "refuted", "uncertain"})
-# Words of context kept around each located claim when the page text is cut down.
-EXCERPT_CONTEXT_WORDS = 40
+# Units (lines of the page's reading) of context kept around each located claim when the
+# page text is cut down, and room kept for the line saying what was left out.
+EXCERPT_CONTEXT_UNITS = 3
+CUT_NOTE_ROOM = 60
 EXCERPT_GAP = "\n[…]\n"
 NO_TEXT_LAYER = "(this page has no text layer: judge from the images alone)"
 CUT_OFF = "the judge's reply was cut off at the token limit"
@@ -59,7 +62,8 @@ uncertain: you cannot tell from what you are shown.
 - Answer with JSON only."""
 
 JUDGE_USER_PROMPT = """\
-PAGE TEXT (deterministic, from the PDF; cite it as actual_text):
+PAGE TEXT (deterministic, from the PDF; one line per field, table row, note or label, after \
+its id; cite the words as actual_text):
 {text_layer}
 
 OBJECTS TO CHECK (one JSON object per line):
@@ -150,35 +154,48 @@ def select_scope(objects: Sequence[PageObject], max_objects: int) -> list[PageOb
     return sorted(objects, key=_priority)[:max_objects]
 
 
-def text_excerpt(
-    text: str, words: Sequence[Word], spans: Sequence[tuple[int, int]], max_chars: int
-) -> str:
-    """The page text for the judge, at most ``max_chars``.
+def text_excerpt(units: PageUnits, claims: Sequence[Sequence[int]], max_chars: int) -> str:
+    """The page text for the judge, at most ``max_chars``: the page's units (the reading the
+    extraction models get, one ``L17 text`` line each).
 
-    The whole text when it fits; otherwise the words around each located claim
-    (``spans`` of word indices), or the page's start when none is located.
+    The whole reading when it fits; otherwise the units holding the words of located claims
+    (``claims``: each claim's word ids) with ``EXCERPT_CONTEXT_UNITS`` units either side, or
+    the page's first units when none is located; whole units only, and a last line saying
+    how many were left out.
     """
-    if len(text) <= max_chars:
-        return text
+    everything = units.render(sys.maxsize)
+    if len(everything) <= max_chars:
+        return everything
+    unit_of = {w: n for n, unit in enumerate(units.units) for w in unit.word_ids}
+    located = sorted({unit_of[w] for ids in claims for w in ids if w in unit_of})
+    if not located:
+        return units.render(max_chars)
     ranges: list[list[int]] = []
-    for start, end in sorted(spans):
-        lo = max(0, start - EXCERPT_CONTEXT_WORDS)
-        hi = min(len(words), end + EXCERPT_CONTEXT_WORDS)
+    for n in located:
+        lo, hi = (
+            max(0, n - EXCERPT_CONTEXT_UNITS),
+            min(len(units.units), n + EXCERPT_CONTEXT_UNITS + 1),
+        )
         if ranges and lo <= ranges[-1][1]:
             ranges[-1][1] = max(ranges[-1][1], hi)  # overlapping context: one piece
         else:
             ranges.append([lo, hi])
     pieces: list[str] = []
     used = 0
+    shown: set[int] = set()
     for lo, hi in ranges:
-        piece = " ".join(w.text for w in words[lo:hi])
-        if used + len(piece) + len(EXCERPT_GAP) > max_chars:
+        piece = "\n".join(u.line for u in units.units[lo:hi])
+        if used + len(piece) + len(EXCERPT_GAP) + CUT_NOTE_ROOM > max_chars:
             break
         pieces.append(piece)
         used += len(piece) + len(EXCERPT_GAP)
+        shown.update(range(lo, hi))
     if not pieces:
-        return text[:max_chars]
-    return EXCERPT_GAP.join(pieces)
+        return units.render(max_chars)
+    excerpt = EXCERPT_GAP.join(pieces)
+    if left := [u for n, u in enumerate(units.units) if n not in shown]:
+        excerpt += "\n" + cut_note(len(left), sum(len(u.line) + 1 for u in left))
+    return excerpt
 
 
 def _object_line(obj: PageObject) -> str:

@@ -40,6 +40,7 @@ from shared.models import (
     merge_usage,
 )
 from shared.pagetext import Box, PageWords, TextLayer, page_reading
+from shared.pagetext.units import page_units
 from shared.settings import Settings
 from shared.sheet import title_block_sheet_number
 from shared.sources import PDF_LOCK, open_pdf
@@ -231,10 +232,10 @@ class _Judgement:
     model_failure: str | None = None  # the judge call itself failed (the server, not the reply)
 
 
-def _excerpt(text_layer: TextLayer, spans: list[tuple[int, int]], settings: Settings) -> str:
+def _excerpt(text_layer: TextLayer, claims: list[list[int]], settings: Settings) -> str:
     if not text_layer.has_text_layer:
         return ""
-    return text_excerpt(text_layer.text, text_layer.words, spans, settings.verify_text_max_chars)
+    return text_excerpt(page_units(text_layer), claims, settings.verify_text_max_chars)
 
 
 async def _judge_objects(
@@ -251,12 +252,12 @@ async def _judge_objects(
     choice = await asyncio.to_thread(
         _choose_images, scope, findings.evidence, covered.page_number, pdf, png, settings
     )
-    spans = [findings.spans[o.object_id] for o in scope if o.object_id in findings.spans]
+    located = [o.evidence for o in scope if o.object_id in findings.spans]
     outcome = await judge_page(
         llm,
         settings.llm_verify_model or "",
         scope,
-        _excerpt(text_layer, spans, settings),
+        await asyncio.to_thread(_excerpt, text_layer, located, settings),
         choice.images,
     )
     return _Judgement(

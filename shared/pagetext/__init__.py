@@ -1,8 +1,8 @@
 """The page's text, modelled once: words (``model``), their geometry (``geometry``), one
 normaliser and one digit-run function (``normalize``), one rule that groups words into lines
 and lines into blocks (``layout``, on one rows rule, ``rows``, and one framed line,
-``lines``), the tables those lines form (``tables``) and where a claim sits among the words
-(``evidence``).
+``lines``), the tables those lines form (``tables``), where a claim sits among the words
+(``evidence``) and the page as models read it, units with ids (``units``).
 
 Extract reads a page into words and lays them out (``laid_out``); the groups are stored with
 the words in ``text.json``. Coverage counts the same lines the fallback rung emits, verify
@@ -14,7 +14,8 @@ points). A word's ``dir`` is the unit vector its text runs along; lines are grou
 frame of that direction, so vertical and diagonal text forms lines as horizontal text does.
 
 Each module imports only modules listed before it here: geometry, model, normalize, lines,
-rows, layout, tables, evidence; none imports a module of ``shared`` outside the package.
+rows, layout, tables, evidence, units; none imports a module of ``shared`` outside the
+package.
 """
 
 from shared.pagetext.evidence import Alignment, PageWords, align, claim_tokens, page_reading

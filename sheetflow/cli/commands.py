@@ -138,15 +138,20 @@ def accepted_pdf(path: Path, settings: Settings) -> Path:
     return path
 
 
-def check_model(settings: Settings) -> None:
+def check_model(settings: Settings) -> Settings:
     """Say on the console when the model settings half-work; stop with the reason when the
-    configured model server does not answer or does not know a configured model."""
+    configured model server does not answer or does not know a configured model. Returns
+    the settings with what the server said of structured output, for the services started
+    with them (they then need not find out)."""
     for warning in model_settings_warnings(settings):
         stderr.print(f"[yellow]warning:[/] {escape(warning)}")
     try:
-        check_model_server(settings)
+        structured = check_model_server(settings)
     except LLMError as exc:
         raise CliError(str(exc)) from None
+    if structured is None:
+        return settings
+    return settings.model_copy(update={"llm_structured_output": "on" if structured else "off"})
 
 
 def available_services() -> tuple[str, ...]:
@@ -185,7 +190,7 @@ def up(
     with user_errors():
         settings = load_settings()
         ensure_port_free(settings)
-        check_model(settings)
+        settings = check_model(settings)
         services = available_services()
         try:
             with (
@@ -273,7 +278,7 @@ def run(
     with user_errors():
         settings = load_settings()
         pdf = accepted_pdf(file, settings)
-        check_model(settings)
+        settings = check_model(settings)
         runs = settings.data_dir.resolve() / "runs"
         workdir = runs / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
         updates: dict[str, Any] = {"data_dir": workdir}
@@ -457,7 +462,8 @@ def worker(
                 "SHEETFLOW_S3_ENDPOINT (`sheetflow up` prints both)"
             )
         if name in ("extract", "verify"):  # the services that call a model
-            check_model(settings)
+            checked = check_model(settings)
+            os.environ["SHEETFLOW_LLM_STRUCTURED_OUTPUT"] = checked.llm_structured_output
     argv = [sys.executable, "-m", f"services.{name}"]
     if concurrency is not None:
         argv += ["--concurrency", str(concurrency)]

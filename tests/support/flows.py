@@ -86,13 +86,23 @@ def reply(objects: list[dict], sheet: dict | None = None, **kw: Any) -> ModelRep
 
 
 def line_objects(request: dict) -> list[dict]:
-    """One object per line of the request's text layer, ``source_text`` verbatim: what a
-    faithful model returns."""
-    lines = [line.strip() for line in text_block(request).splitlines() if line.strip()]
-    return [
-        {"object_id": f"o{i}", "object_type": "text", "source_text": line, "confidence": "high"}
-        for i, line in enumerate(lines, start=1)
-    ]
+    """One object per line of the request's text layer, ``source_text`` verbatim and the
+    line's id in ``ids``: what a faithful model returns."""
+    objects: list[dict] = []
+    for line in text_block(request).splitlines():
+        unit, _, text = line.strip().partition(" ")
+        if not re.fullmatch(r"L\d+", unit) or not text.strip():
+            continue  # the cap's note of what it left out, or no line at all
+        objects.append(
+            {
+                "object_id": f"o{len(objects) + 1}",
+                "object_type": "text",
+                "source_text": text.strip(),
+                "ids": [unit],
+                "confidence": "high",
+            }
+        )
+    return objects
 
 
 def summary_object() -> dict:

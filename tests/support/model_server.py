@@ -7,15 +7,24 @@
 
 Each request is answered on its own thread, so a reply held with ``delay_s`` never
 blocks the others. The responder can be swapped at any time (``server.responder = ...``).
+
+``response_format`` says how the server treats a request's ``response_format``, as common
+OpenAI-compatible servers do: ``ignore`` it (the responder's content goes out as it is),
+``reject`` it (HTTP 400 naming it), or ``honour`` it (a reply asked in a JSON schema is the
+responder's JSON alone, whatever prose or fences the responder put around it, as constrained
+decoding makes it).
 """
 
 import json
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
+
+ResponseFormat = Literal["ignore", "reject", "honour"]
+REJECTED_RESPONSE_FORMAT = "Unsupported parameter: 'response_format' is not supported by this model"
 
 EMPTY_REPLY = json.dumps({"sheet": {}, "objects": [], "unresolved_items": []})
 
@@ -89,6 +98,20 @@ def completion_body(request: dict, reply: ModelReply) -> dict[str, Any]:
     }
 
 
+def _json_alone(content: str) -> str:
+    """The first JSON object in ``content``, alone (the content as it is without one)."""
+    decoder = json.JSONDecoder()
+    start = content.find("{")
+    while start >= 0:
+        try:
+            value, _ = decoder.raw_decode(content, start)
+        except ValueError:
+            start = content.find("{", start + 1)
+            continue
+        return json.dumps(value)
+    return content
+
+
 class ScriptedModelServer:
     """An OpenAI-compatible ``POST /v1/chat/completions`` answered by ``responder``."""
 
@@ -96,8 +119,10 @@ class ScriptedModelServer:
         self,
         responder: Callable[[dict], ModelReply] | None = None,
         models: list[str] | None = None,
+        response_format: ResponseFormat = "ignore",
     ):
         self.responder: Callable[[dict], ModelReply] = responder or (lambda _req: ModelReply())
+        self.response_format: ResponseFormat = response_format
         # ``GET /v1/models`` lists these; None: the server has no model list (404), as some
         # OpenAI-compatible proxies do not.
         self.models = models
@@ -135,11 +160,18 @@ class ScriptedModelServer:
         self.stop()
 
     def _answer(self, request: dict) -> tuple[int, bytes, dict[str, str]]:
+        asked = request.get("response_format")
         try:
-            reply = self.responder(request)
+            if asked is not None and self.response_format == "reject":
+                reply = ModelReply(status=400, content=REJECTED_RESPONSE_FORMAT)
+            else:
+                reply = self.responder(request)
         except Exception as exc:  # a broken responder shows up in the test, not as a hang
             error = {"error": {"message": f"responder failed: {exc!r}"}}
             reply = ModelReply(status=500, body=error)
+        schema_asked = isinstance(asked, dict) and asked.get("type") == "json_schema"
+        if schema_asked and self.response_format == "honour" and reply.content:
+            reply = replace(reply, content=_json_alone(reply.content))
         if reply.delay_s:
             time.sleep(reply.delay_s)
         if reply.body is not None:

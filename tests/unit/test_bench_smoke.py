@@ -13,6 +13,7 @@ from bench import (
     ingest,
     load,
     memory,
+    model_reading,
     ocr,
     overhead,
     peers,
@@ -23,6 +24,7 @@ from bench import (
 from services.extract.textlayer import read_text_layer
 from services.extract.vision import build_vision_messages, parse_reply
 from shared.models import ObjectVerification, PageObject, PageVerdict, SheetHeader
+from shared.pagetext.units import page_units
 from shared.report import PageReport, Report
 
 
@@ -64,13 +66,15 @@ def test_synthetic_set_is_cached(tmp_path):
 
 
 def test_scripted_vision_reply_echoes_the_text_layer():
-    """The scaling bench's model reply has one object per text-layer line, so coverage passes."""
+    """The scaling bench's model reply has one object per line of the page reading, citing
+    its id, so coverage passes."""
     with synthetic.make_set(1) as doc:
         layer = read_text_layer(doc[0], 1, 20)
     request = {"messages": build_vision_messages(b"png", layer, 12000)}
     parsed = parse_reply(scaling.responder(0.0)(request).content, "stop")
-    lines = [line.strip() for line in layer.text.splitlines() if line.strip()]
-    assert [o.source_text for o in parsed.objects] == lines
+    units = page_units(layer).units
+    assert [o.source_text for o in parsed.objects] == [u.text for u in units]
+    assert list(parsed.cited.values()) == [[u.id] for u in units]
 
 
 def test_scripted_vision_reply_without_text_layer_is_empty():
@@ -181,3 +185,15 @@ def test_ocr_bench_takes_rounds_and_files():
     """bench.ocr runs each variant ``--rounds`` times, on the manifest files chosen."""
     args = ocr.parse_args(["--rounds", "1", "--files", "nvce"])
     assert args.rounds == 1 and args.files == ["nvce"]
+
+
+def test_the_copy_model_returns_every_row_and_note_of_the_examples_whole():
+    """bench.model_reading on the example set: a model copying each TEXT LAYER line as one
+    object returns every schedule row and numbered note whole from the page reading, and
+    few of them from the old line-per-cell text."""
+    settings = model_reading.Settings(_env_file=None)
+    pages = model_reading.read_layers(model_reading.EXAMPLES, settings)
+    tallies = model_reading.measure(pages, settings)
+    before, after = tallies["before"], tallies["after"]
+    assert after.wanted >= 20 and after.share("copy") == 1.0
+    assert before.share("copy") < 0.5 and after.share("segment") > before.share("segment")

@@ -6,6 +6,7 @@ from services.extract.guard import apply_grounding_guard
 from services.extract.textlayer import read_text_layer
 from shared.models import GuardCounts, PageObject
 from shared.pagetext import TextLayer
+from shared.pagetext.units import page_units
 from tests.support.pdfs import notes_pdf
 
 NOTE_3 = "3. PROVIDE (5) 2X6 STUD PACK AT EACH BEAM BEARING UNLESS NOTED OTHERWISE."
@@ -99,4 +100,60 @@ def test_each_object_is_counted_once_vision_unverified_apart():
     ]
     kept, counts = apply_grounding_guard(objects, _layer())
     assert [o.grounding for o in kept] == ["source_text", "vision_unverified"]
-    assert counts == GuardCounts(kept=1, rescued=0, dropped=1, vision_unverified=1)
+    assert counts == GuardCounts(
+        kept=1, rescued=0, dropped=1, vision_unverified=1, placed_by_alignment=2
+    )
+
+
+# --- claims placed by the ids they cite --------------------------------------------------
+
+
+def _cited(source_text: str, ids: list[str], rung: str = "vision"):
+    """The one object kept (and the counts) when it cites ``ids``."""
+    layer = _layer()
+    [obj], counts = apply_grounding_guard(
+        [_obj(source_text, rung=rung)], layer, {"o1": ids}, page_units(layer)
+    )
+    return obj, counts
+
+
+def _unit_words(unit_id: str) -> list[int]:
+    return list(page_units(_layer()).by_id[unit_id].word_ids)
+
+
+def test_a_claim_citing_the_line_it_comes_from_takes_that_line_s_words():
+    """Cited ids whose words carry the claim are its evidence, exactly: counted by ids."""
+    obj, counts = _cited(NOTE_3, ["L4"])
+    assert obj.evidence == _unit_words("L4") and obj.grounding == "source_text"
+    assert obj.evidence_bbox == page_units(_layer()).by_id["L4"].box
+    assert counts.placed_by_ids == 1 and counts.placed_by_alignment == 0
+
+
+def test_a_part_of_a_cited_line_takes_just_its_words():
+    """A claim printed word for word inside the cited line cites those words only."""
+    obj, counts = _cited("DO NOT SCALE", ["L5"])
+    assert [_layer().words[i].text for i in obj.evidence] == ["DO", "NOT", "SCALE"]
+    assert counts.placed_by_ids == 1
+
+
+def test_a_misread_number_in_the_cited_line_keeps_the_line_for_the_oracle():
+    """Letters place the claim; the digits the page prints differ, for the oracle to see."""
+    obj, counts = _cited(NOTE_3.replace("(5)", "(2)"), ["L4"])
+    assert obj.evidence == _unit_words("L4") and counts.placed_by_ids == 1
+
+
+def test_ids_that_do_not_exist_or_do_not_carry_the_claim_fall_back_to_alignment():
+    """An unknown id, or a line that says something else: placed by alignment (to the right
+    words), and counted as a refused citation."""
+    for ids in (["L99"], ["L2"]):
+        obj, counts = _cited(NOTE_3, ids)
+        assert obj.evidence == _unit_words("L4")
+        assert counts.citations_refused == 1 and counts.placed_by_alignment == 1
+        assert counts.placed_by_ids == 0
+
+
+def test_a_text_structuring_object_is_its_cited_words_by_construction():
+    """Rung 2 (no image): an object placed by its ids takes the cited words as its
+    source_text, whatever the model copied."""
+    obj, counts = _cited("4. DO NOT SCALE DRAWING", ["L5"], "text_structuring")
+    assert obj.source_text == "4. DO NOT SCALE DRAWINGS." and counts.placed_by_ids == 1

@@ -201,7 +201,7 @@ async def test_structure_text_sends_text_only_to_the_structure_model(server, mod
     result = await structure_text(out.text_layer, settings, client, job_id="j")
     request = server.requests[0]
     assert request["model"] == "text-model" and not request_has_image(request)
-    assert "TEXT LAYER (segment ALL of it):\nGENERAL NOTES" in request_text(request)
+    assert "TEXT LAYER (segment ALL of it):\nL1 GENERAL NOTES" in request_text(request)
     assert (result.rung, result.status) == ("text_structuring", "ok")
     assert result.usage["structure"].calls == 1 and result.guard.dropped == 1
     assert all(o.rung == "text_structuring" for o in result.objects)

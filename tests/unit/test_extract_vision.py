@@ -40,11 +40,13 @@ def _layer(text: str = "1. VERIFY ALL DIMENSIONS", has_text: bool = True) -> Tex
 
 
 def test_vision_message_carries_image_and_text_layer_block():
-    """The user message has the PNG as a data URL and the exact TEXT LAYER block, capped."""
-    messages = build_vision_messages(b"PNGDATA", _layer("X" * 50), max_chars=10)
+    """The user message has the PNG as a data URL and the TEXT LAYER block: one line per
+    unit with its id, capped by whole units, saying what the cap left out."""
+    messages = build_vision_messages(b"PNGDATA", _layer("FIRST NOTE\n\nSECOND NOTE"), 20)
     parts = messages[1]["content"]
     text = next(p["text"] for p in parts if p["type"] == "text")
-    assert text.endswith(f"{TEXT_LAYER_HEADING}\n" + "X" * 10)
+    block = text.split(f"{TEXT_LAYER_HEADING}\n")[1]
+    assert block == "L1 FIRST NOTE\n[… 1 more unit (15 characters) left out]"
     url = next(p["image_url"]["url"] for p in parts if p["type"] == "image_url")
     assert url == "data:image/png;base64," + base64.b64encode(b"PNGDATA").decode()
     assert "one object per note" in messages[0]["content"].lower()
@@ -69,9 +71,11 @@ def test_vision_message_without_text_layer_has_no_block():
 
 def test_structuring_message_has_no_image_and_the_segment_all_line():
     """Rung 2 sends text only, after the line "TEXT LAYER (segment ALL of it):"."""
-    messages = build_structuring_messages(_layer("NOTE ONE\nNOTE TWO"), max_chars=100)
+    messages = build_structuring_messages(_layer("NOTE ONE\n\nNOTE TWO"), max_chars=100)
     assert "image_url" not in json.dumps(messages)
-    assert messages[1]["content"].endswith("TEXT LAYER (segment ALL of it):\nNOTE ONE\nNOTE TWO")
+    assert messages[1]["content"].endswith(
+        "TEXT LAYER (segment ALL of it):\nL1 NOTE ONE\nL2 NOTE TWO"
+    )
     assert "VERBATIM" in messages[0]["content"]
 
 

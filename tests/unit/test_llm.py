@@ -9,7 +9,12 @@ import pymupdf
 import pytest
 
 from services.extract.textlayer import read_text_layer
-from services.extract.vision import TEXT_LAYER_HEADING, build_vision_messages
+from services.extract.vision import (
+    REPLY_JSON_SCHEMA,
+    TEXT_LAYER_HEADING,
+    build_vision_messages,
+    parse_reply,
+)
 from shared.interfaces import LLMError
 from shared.llm import LLMClient
 from shared.settings import Settings
@@ -69,7 +74,7 @@ async def test_request_carries_model_key_image_and_text_layer(server, settings):
     assert request["_headers"]["authorization"] == f"Bearer {KEY}"
     assert request["response_format"] == {"type": "json_object"}
     assert request_images(request)[0].startswith("data:image/png;base64,")
-    assert f"{TEXT_LAYER_HEADING}\nGENERAL NOTES" in request_text(request)
+    assert f"{TEXT_LAYER_HEADING}\nL1 GENERAL NOTES" in request_text(request)
 
 
 async def test_usage_is_recorded(server, settings):
@@ -167,3 +172,91 @@ async def test_concurrency_is_bounded_per_client(server, settings):
     await asyncio.gather(*(client.chat(model="m", messages=messages) for _ in range(6)))
     await client.aclose()
     assert len(server.requests) == 6 and state["max"] == 2
+
+
+# --- structured output: the four ways OpenAI-compatible servers answer ---------------------
+
+REPLY = {
+    "sheet": {"sheet_number": "A101"},
+    "objects": [
+        {"object_type": "general_note", "source_text": "1. VERIFY", "ids": ["L3"]},
+        {"object_type": "general_note", "source_text": "2. DO NOT SCALE", "ids": ["L4"]},
+    ],
+}
+CHATTY = "Sure! Here is the JSON:\n```json\n" + json.dumps(REPLY, indent=2) + "\n```\nDone."
+
+
+def _formats(server) -> list[str | None]:
+    return [(r.get("response_format") or {}).get("type") for r in server.requests]
+
+
+async def _two_schema_calls(settings: Settings):
+    client = LLMClient(settings)
+    try:
+        messages = [{"role": "user", "content": "extract"}]
+        return [
+            await client.chat(model="m", messages=messages, schema=REPLY_JSON_SCHEMA)
+            for _ in range(2)
+        ]
+    finally:
+        await client.aclose()
+
+
+async def test_a_server_that_honours_the_schema_gets_it_and_answers_json_alone(server, settings):
+    """Asked in the reply's JSON schema, such a server answers the JSON alone."""
+    server.response_format = "honour"
+    server.responder = lambda req: ModelReply(content=CHATTY)
+    try:
+        first, second = await _two_schema_calls(settings)
+    finally:
+        server.response_format = "ignore"
+    assert json.loads(first.content) == REPLY and json.loads(second.content) == REPLY
+    assert _formats(server) == ["json_schema", "json_schema"]
+    sent = server.requests[0]["response_format"]["json_schema"]
+    assert sent["schema"] == REPLY_JSON_SCHEMA
+    parsed = parse_reply(first.content, first.finish_reason)
+    assert parsed.cited == {"v1": ["L3"], "v2": ["L4"]}
+
+
+async def test_a_server_that_ignores_the_schema_is_parsed_tolerantly(server, settings):
+    """Accepted and ignored (prose and a fence around the JSON): the tolerant parser still
+    reads every object and its cited ids, and the schema is still asked for."""
+    server.responder = lambda req: ModelReply(content=CHATTY)
+    _, second = await _two_schema_calls(settings)
+    assert _formats(server) == ["json_schema", "json_schema"]
+    parsed = parse_reply(second.content, second.finish_reason)
+    assert [o.source_text for o in parsed.objects] == ["1. VERIFY", "2. DO NOT SCALE"]
+    assert parsed.cited == {"v1": ["L3"], "v2": ["L4"]}
+
+
+async def test_a_server_that_rejects_response_format_is_asked_without_it_from_then_on(
+    server, settings
+):
+    """A 400 naming response_format: the schema, then JSON mode, are dropped for this
+    client, and the call still answers; the next call asks without either."""
+    server.response_format = "reject"
+    server.responder = lambda req: ModelReply(content=json.dumps(REPLY))
+    try:
+        first, second = await _two_schema_calls(settings)
+    finally:
+        server.response_format = "ignore"
+    assert _formats(server) == ["json_schema", "json_object", None, None]
+    assert len(parse_reply(first.content, first.finish_reason).objects) == 2
+    assert second.content == first.content
+
+
+async def test_a_reply_cut_at_the_token_limit_keeps_the_objects_that_closed(server, settings):
+    """finish_reason "length": the objects that closed before the cut are kept, with their
+    cited ids, and the reply is marked truncated."""
+    cut = json.dumps(REPLY)[:-30]
+    server.responder = lambda req: ModelReply(content=cut, finish_reason="length")
+    first, _ = await _two_schema_calls(settings)
+    parsed = parse_reply(first.content, first.finish_reason)
+    assert parsed.truncated and [o.source_text for o in parsed.objects] == ["1. VERIFY"]
+    assert parsed.cited == {"v1": ["L3"]}
+
+
+async def test_structured_output_off_asks_json_mode_as_before(server, settings):
+    """``llm_structured_output=off`` (the start-up check found no support): JSON mode only."""
+    await _two_schema_calls(settings.model_copy(update={"llm_structured_output": "off"}))
+    assert _formats(server) == ["json_object", "json_object"]

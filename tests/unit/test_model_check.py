@@ -57,11 +57,37 @@ def test_a_model_the_server_does_not_list_is_named():
 def test_a_server_without_a_model_list_is_asked_for_one_token():
     """No GET /models: one tiny completion per model decides, and a refusal is named."""
     with ScriptedModelServer() as server:
-        check_model_server(with_model(server.base_url))
+        check_model_server(with_model(server.base_url, llm_structured_output="off"))
         assert [r["max_tokens"] for r in server.requests] == [1]
         server.responder = lambda req: ModelReply(status=404, content="model not found")
         with pytest.raises(LLMError, match=r"cannot run model vision-x .*HTTP 404"):
             check_model_server(with_model(server.base_url))
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "found"), [("honour", True), ("ignore", True), ("reject", False)]
+)
+def test_the_start_up_check_finds_whether_the_server_takes_a_reply_schema(behaviour, found):
+    """Asked once at start with a tiny schema: a server that takes ``response_format``
+    (honoured or ignored) says yes, one that refuses it with a 400 says no; the services
+    started with the checked settings are told (``llm_structured_output`` on/off)."""
+    with ScriptedModelServer(models=["vision-x"], response_format=behaviour) as server:
+        settings = with_model(server.base_url)
+        assert check_model_server(settings) is found
+        checked = commands.check_model(settings)
+        probes = [r["response_format"]["type"] for r in server.requests]
+    assert probes == ["json_schema", "json_schema"]
+    assert checked.llm_structured_output == ("on" if found else "off")
+
+
+def test_a_known_answer_is_not_asked_again():
+    """``llm_structured_output`` set (on or off): the check asks the server nothing more."""
+    with ScriptedModelServer(models=["vision-x"]) as server:
+        for value in ("on", "off"):
+            settings = with_model(server.base_url, llm_structured_output=value)
+            assert check_model_server(settings) is None
+            assert commands.check_model(settings).llm_structured_output == value
+        assert server.requests == []
 
 
 def test_a_refused_key_is_named_without_showing_it():

@@ -304,10 +304,14 @@ def test_failed_structuring_attempt_is_counted_apart():
 
 
 def test_guard_counts_are_kept_per_page_and_summed():
-    """The guard's four counts, vision_unverified among them, appear per page and in total."""
+    """The guard's four counts, vision_unverified among them, and how model-made claims were
+    placed (by their cited ids, by alignment), appear per page and in total."""
     pages = [
         verified(1, guard=GuardCounts(kept=4, rescued=1, vision_unverified=2, dropped=1)),
-        verified(2, guard=GuardCounts(kept=3, vision_unverified=1)),
+        verified(
+            2,
+            guard=GuardCounts(kept=3, vision_unverified=1, placed_by_ids=3, placed_by_alignment=1),
+        ),
     ]
     report = build_report(job(2), pages, finished_at=FINISHED)
     assert report["pages"][0]["guard"]["vision_unverified"] == 2
@@ -316,6 +320,9 @@ def test_guard_counts_are_kept_per_page_and_summed():
         "rescued": 1,
         "dropped": 1,
         "vision_unverified": 3,
+        "placed_by_ids": 3,
+        "placed_by_alignment": 1,
+        "citations_refused": 0,
     }
 
 
@@ -336,7 +343,7 @@ def test_usage_and_timings_aggregate_over_pages():
         verified(
             2,
             usage={
-                "extract": Usage(calls=2, prompt_tokens=50, completion_tokens=5),
+                "extract": Usage(calls=2, prompt_tokens=50, completion_tokens=5, tiles=2),
                 "verify": Usage(calls=1, prompt_tokens=7, completion_tokens=3),
             },
             timings={"extract": 300.0, "verify": 30.0},
@@ -346,8 +353,8 @@ def test_usage_and_timings_aggregate_over_pages():
     ]
     summary = build_report(job(4), pages, finished_at=FINISHED)["summary"]
     assert summary["usage"] == {
-        "extract": {"calls": 3, "prompt_tokens": 150, "completion_tokens": 15},
-        "verify": {"calls": 1, "prompt_tokens": 7, "completion_tokens": 3},
+        "extract": {"calls": 3, "prompt_tokens": 150, "completion_tokens": 15, "tiles": 2},
+        "verify": {"calls": 1, "prompt_tokens": 7, "completion_tokens": 3, "tiles": 0},
     }
     assert summary["timings"]["extract"]["p50_ms"] == 200.0
     assert summary["timings"]["extract"]["max_ms"] == 300.0

@@ -18,7 +18,8 @@ from services.verify.judge import (
 )
 from shared.llm import LLMClient
 from shared.models import ObjectVerification, PageObject
-from shared.pagetext import PageWords, Word, laid_out, page_reading
+from shared.pagetext import PageWords, TextLayer, Word, laid_out, page_reading
+from shared.pagetext.units import page_units
 from shared.settings import Settings
 from tests.support.flows import model_settings
 from tests.support.model_server import ModelReply, ScriptedModelServer
@@ -332,19 +333,36 @@ async def test_failed_call_is_unjudged_and_zero_images_never_call(server, llm):
     assert not outcome.judged and outcome.skipped == "no_images" and server.requests == []
 
 
-def test_long_page_text_is_cut_around_the_evidence():
-    """Text over the cap keeps the words around located claims; short text is kept whole."""
-    words = [Word(text=f"w{i}", bbox=(0, 0, 1, 1)) for i in range(2000)]
-    text = " ".join(w.text for w in words)
-    assert text_excerpt("short", words, [], 100) == "short"
-    excerpt = text_excerpt(text, words, [(1500, 1503)], 1000)
-    assert len(excerpt) <= 1000 and "w1500 w1501 w1502" in excerpt and "w0 " not in excerpt
-    assert text_excerpt(text, words, [], 50) == text[:50]
+def _notes_layer(count: int) -> TextLayer:
+    """A page of ``count`` numbered notes, one line each, 20 pt apart."""
+    words = []
+    for n in range(count):
+        y = 20.0 * n
+        for k, text in enumerate((f"{n + 1}.", "NOTE", f"W{n}", "HERE")):
+            words.append(Word(text=text, bbox=(40.0 * k, y, 40.0 * k + 30, y + 10)))
+    return laid_out(page_number=1, width=200, height=20.0 * count, words=words, has_text_layer=True)
+
+
+def test_long_page_text_is_cut_around_the_evidence_by_whole_units():
+    """The reading over the cap keeps the units around located claims, whole, and says how
+    much was left out; a reading that fits is kept whole, ids and all."""
+    units = page_units(_notes_layer(300))
+    assert text_excerpt(page_units(_notes_layer(2)), [], 1000) == (
+        "L1 1. NOTE W0 HERE\nL2 2. NOTE W1 HERE"
+    )
+    claim = list(units.units[200].word_ids)
+    excerpt = text_excerpt(units, [claim], 1000)
+    lines = excerpt.splitlines()
+    assert len(excerpt) <= 1000 and "L201 201. NOTE W200 HERE" in lines
+    assert "L198 198. NOTE W197 HERE" in lines and "L1 1. NOTE W0 HERE" not in lines
+    assert lines[-1].startswith("[… 293 more units") and lines[-1].endswith("left out]")
+    start = text_excerpt(units, [], 100).splitlines()
+    assert start[0] == "L1 1. NOTE W0 HERE" and start[-1].startswith("[… ")
 
 
 def test_overlapping_evidence_context_is_not_repeated():
     """Two claims close together share one piece of context."""
-    words = [Word(text=f"w{i}", bbox=(0, 0, 1, 1)) for i in range(2000)]
-    text = " ".join(w.text for w in words)
-    excerpt = text_excerpt(text, words, [(1500, 1502), (1510, 1512)], 2000)
-    assert excerpt.count("w1505 ") == 1 and "[…]" not in excerpt
+    units = page_units(_notes_layer(300))
+    claims = [list(units.units[n].word_ids) for n in (150, 153)]
+    excerpt = text_excerpt(units, claims, 2000)
+    assert excerpt.count("L152 ") == 1 and "[…]" not in excerpt
