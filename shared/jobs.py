@@ -58,6 +58,7 @@ class JobRecord(BaseModel):
     report_key: str | None = None
     canceled: bool = False
     announced: bool = Field(False, description="report.ready was published")
+    submitted_by: str | None = Field(None, description="the name of the token that uploaded it")
 
 
 class PageState(BaseModel):

@@ -6,10 +6,25 @@ Documented in ``.env.example``; a test checks the two agree.
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PLACEHOLDER_SECRETS = {"changeme", "change-me", "sheetflow-dev-secret", "set-me"}
+
+# What a token may do, each role everything the one before it may: read jobs and reports;
+# also upload; also correct; also manage webhooks and cancel others' jobs.
+Role = Literal["reader", "submitter", "reviewer", "admin"]
+# The name the single SHEETFLOW_API_TOKEN goes by (an admin), in logs and records.
+LEGACY_TOKEN_NAME = "default"
+
+
+class ApiToken(BaseModel):
+    """One API token: its name (written to access logs and correction records; the value
+    never is) and its role."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.@-]{1,64}$", examples=["ci-uploader"])
+    role: Role
+    token: SecretStr
 
 
 class Settings(BaseSettings):
@@ -57,7 +72,14 @@ class Settings(BaseSettings):
     # Ingest API
     api_host: str = "127.0.0.1"
     api_port: int = 8080
-    api_token: SecretStr | None = None
+    api_token: SecretStr | None = Field(
+        None, description="one token with the admin role (named 'default'), as before roles"
+    )
+    api_tokens: list[ApiToken] = Field(
+        [],
+        description='JSON list of {"name", "role", "token"} (role: reader|submitter|'
+        "reviewer|admin)",
+    )
     public_url: str | None = Field(
         None, pattern=r"^https?://[^/?#]+", description="base URL put into status/report links"
     )
@@ -157,7 +179,31 @@ class Settings(BaseSettings):
                 raise ValueError("SHEETFLOW_S3_SECRET_KEY holds a placeholder; set a real secret")
             if self.api_token and self.api_token.get_secret_value() in PLACEHOLDER_SECRETS:
                 raise ValueError("SHEETFLOW_API_TOKEN holds a placeholder; set a real token")
+            for token in self.api_tokens:
+                if token.token.get_secret_value() in PLACEHOLDER_SECRETS:
+                    raise ValueError(f"API token {token.name!r} holds a placeholder")
         return self
+
+    @model_validator(mode="after")
+    def _tokens_are_told_apart(self) -> "Settings":
+        # A name must say who acted, and a value must say which name it is.
+        names = [t.name for t in self.tokens]
+        if len(set(names)) != len(names):
+            raise ValueError(f"API token names must differ: {sorted(names)}")
+        values = [t.token.get_secret_value() for t in self.tokens]
+        if len(set(values)) != len(values) or "" in values:
+            raise ValueError("every API token needs a value of its own")
+        return self
+
+    @property
+    def tokens(self) -> list[ApiToken]:
+        """Every API token, the single SHEETFLOW_API_TOKEN among them as an admin."""
+        legacy = (
+            [ApiToken(name=LEGACY_TOKEN_NAME, role="admin", token=self.api_token)]
+            if self.api_token
+            else []
+        )
+        return legacy + self.api_tokens
 
     @property
     def stream_name(self) -> str:

@@ -1,18 +1,19 @@
 """HTTP handlers of the ingest API; each translates HTTP into one use case call."""
 
-import secrets
 import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter, Depends, Request, Response, Security
 from fastapi.responses import HTMLResponse, JSONResponse
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer, SecurityScopes
 
 from services.ingest import usecases
+from services.ingest.accesslog import record_caller
 from services.ingest.bootstrap import Running
 from services.ingest.refusals import Refusal, RefusalKind, unavailable
 from services.ingest.responses import JobCanceling, JobCreated, JobStatusBody
+from services.ingest.roles import Caller, identify
 from services.ingest.upload import receive_upload
 from services.ingest.usecases import Collaborators
 from shared.asyncapi import asyncapi_document
@@ -27,6 +28,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     }
     for code, err, text in (
         (401, "unauthorized", "A bearer token is required."),
+        (403, "forbidden", "The token's role does not allow this request."),
         (404, "not_found", "No such job."),
         (503, "unavailable", "NATS or S3 is not reachable."),
     )
@@ -59,32 +61,50 @@ def refuse_query_token(request: Request) -> None:
 
 
 # Declares the bearer token in OpenAPI (docs get an "Authorize" button); the check is ours.
+# Each route names the least role it takes as the requirement's scope (OpenAPI 3.1 lets a
+# bearer requirement list role names), so /docs shows who may call it.
 bearer = HTTPBearer(
-    auto_error=False, description="SHEETFLOW_API_TOKEN, when the deployment sets one"
+    auto_error=False,
+    description="A token from SHEETFLOW_API_TOKENS (or SHEETFLOW_API_TOKEN, an admin), when "
+    "the deployment sets any. Roles: reader < submitter < reviewer < admin; each route's "
+    "security requirement names the least role it takes.",
 )
 
 
-def require_token(
+def authorize(
+    required: SecurityScopes,
     settings: Annotated[Settings, Depends(get_settings)],
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)] = None,
-) -> None:
-    if not settings.api_token:
-        return
-    expected = settings.api_token.get_secret_value().encode()
-    given = credentials.credentials.encode() if credentials else b""
-    if not secrets.compare_digest(given, expected):
+) -> Caller:
+    """The caller the bearer token names, if its role is at least the route's."""
+    caller = identify(settings, credentials.credentials if credentials else None)
+    if caller is None:
         raise Refusal(
             RefusalKind.UNAUTHORIZED, "unauthorized", "Send 'Authorization: Bearer <token>'."
         )
+    record_caller(caller.name)
+    needed = required.scopes[0] if required.scopes else "admin"
+    if not caller.may(needed):  # type: ignore[arg-type]
+        raise Refusal(
+            RefusalKind.FORBIDDEN,
+            "forbidden",
+            f"The token {caller.name!r} has the role {caller.role}; this takes {needed}.",
+        )
+    return caller
 
 
+Reader = Annotated[Caller, Security(authorize, scopes=["reader"])]
+Submitter = Annotated[Caller, Security(authorize, scopes=["submitter"])]
+Reviewer = Annotated[Caller, Security(authorize, scopes=["reviewer"])]
+Admin = Annotated[Caller, Security(authorize, scopes=["admin"])]
+# Routes take their caller first: the role is checked before anything else is resolved.
 IoDep = Annotated[Collaborators, Depends(get_collaborators)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 router = APIRouter()
 v1 = APIRouter(
     prefix="/v1",
-    dependencies=[Depends(refuse_query_token), Depends(require_token)],
+    dependencies=[Depends(refuse_query_token)],
     responses=ERROR_RESPONSES,
 )
 
@@ -157,14 +177,16 @@ UPLOAD_BODY = {
         },
     },
 )
-async def create_job(request: Request, io: IoDep, settings: SettingsDep) -> JobCreated:
+async def create_job(
+    caller: Submitter, request: Request, io: IoDep, settings: SettingsDep
+) -> JobCreated:
     """Upload a PDF (multipart field `file`, optional JSON field `options`); its pages are
     queued."""
     with tempfile.TemporaryDirectory(prefix="sheetflow-upload-") as tmp:
         upload = await receive_upload(
             request, Path(tmp) / "source.pdf", max_bytes=settings.max_upload_mb * 1024 * 1024
         )
-        job = await usecases.accept_upload(io, upload)
+        job = await usecases.accept_upload(io, upload, submitted_by=caller.name)
     base = _base_url(request, settings)
     return JobCreated(
         job_id=job.job_id,
@@ -174,7 +196,7 @@ async def create_job(request: Request, io: IoDep, settings: SettingsDep) -> JobC
 
 
 @v1.get("/jobs/{job_id}")
-async def get_job(job_id: str, io: IoDep) -> JobStatusBody:
+async def get_job(_: Reader, job_id: str, io: IoDep) -> JobStatusBody:
     """The job with per-stage page counts (queued, extracted, covered, verified, failed,
     skipped)."""
     return await usecases.job_status(io, job_id)
@@ -182,19 +204,19 @@ async def get_job(job_id: str, io: IoDep) -> JobStatusBody:
 
 # The stored report.json is sent as written; the model documents its shape in OpenAPI.
 @v1.get("/jobs/{job_id}/report", response_model=Report)
-async def get_report(job_id: str, io: IoDep) -> Response:
+async def get_report(_: Reader, job_id: str, io: IoDep) -> Response:
     """The job's report.json (404 with a JSON body until it exists)."""
     return Response(await usecases.report(io, job_id, "json"), media_type="application/json")
 
 
 @v1.get("/jobs/{job_id}/report.html", response_class=HTMLResponse)
-async def get_report_html(job_id: str, io: IoDep) -> Response:
+async def get_report_html(_: Reader, job_id: str, io: IoDep) -> Response:
     """The job's report as a page a person can read."""
     return HTMLResponse(await usecases.report(io, job_id, "html"))
 
 
 @v1.get("/jobs/{job_id}/pages/{page_number}/image.png")
-async def get_page_image(job_id: str, page_number: int, io: IoDep) -> Response:
+async def get_page_image(_: Reader, job_id: str, page_number: int, io: IoDep) -> Response:
     """A page's rendered image."""
     return Response(await usecases.page_image(io, job_id, page_number), media_type="image/png")
 
@@ -202,9 +224,10 @@ async def get_page_image(job_id: str, page_number: int, io: IoDep) -> Response:
 @v1.delete(
     "/jobs/{job_id}", status_code=202, responses={409: {"description": "Job already finished"}}
 )
-async def cancel_job(job_id: str, io: IoDep) -> JobCanceling:
-    """Cancel a job: pages not yet extracted are skipped and the job ends `canceled`."""
-    return await usecases.cancel_job(io, job_id)
+async def cancel_job(caller: Submitter, job_id: str, io: IoDep) -> JobCanceling:
+    """Cancel a job: pages not yet extracted are skipped and the job ends `canceled`. A
+    submitter or reviewer cancels the jobs its token submitted; an admin any job."""
+    return await usecases.cancel_job(io, job_id, caller)
 
 
 router.include_router(v1)

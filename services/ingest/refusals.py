@@ -16,6 +16,7 @@ class RefusalKind(StrEnum):
     MALFORMED = "malformed"  # the request itself is not what the API takes
     INVALID = "invalid"  # a well-formed request or PDF this deployment will not process
     UNAUTHORIZED = "unauthorized"  # no valid token, or a token where it must not be
+    FORBIDDEN = "forbidden"  # a valid token whose role does not allow the request
     NOT_FOUND = "not_found"  # no such job, page or report (yet)
     CONFLICT = "conflict"  # the job is past what was asked (already finished)
     UNAVAILABLE = "unavailable"  # NATS, S3 or every inspector cannot serve it now

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from services.ingest.refusals import Refusal, RefusalKind, not_found, unavailable
 from services.ingest.responses import JobCanceling, JobStatusBody
+from services.ingest.roles import Caller
 from services.ingest.source import PreparedSource
 from services.ingest.upload import ReceivedUpload
 from services.ingest.validation import AcceptedPdf, safe_file_name
@@ -130,7 +131,9 @@ async def _store_upload(
         await io.bucket.put_file(job.intake.original_key, str(original))
 
 
-async def accept_upload(io: Collaborators, upload: ReceivedUpload) -> JobRecord:
+async def accept_upload(
+    io: Collaborators, upload: ReceivedUpload, *, submitted_by: str | None = None
+) -> JobRecord:
     """The job for a received upload: its options read, the file inspected and its source
     (active content stripped) stored, the job recorded and its pages announced."""
     try:
@@ -150,6 +153,7 @@ async def accept_upload(io: Collaborators, upload: ReceivedUpload) -> JobRecord:
         options=options,
         intake=source.intake,
         original=upload.path if io.settings.keep_original_upload else None,
+        submitted_by=submitted_by,
     )
 
 
@@ -162,6 +166,7 @@ async def accept_job(
     options: JobOptions,
     intake: IntakeReport | None = None,
     original: Path | None = None,
+    submitted_by: str | None = None,
 ) -> JobRecord:
     """Store ``source`` and record the job; ``original`` (the upload as received) is kept
     too when active content was stripped from it. When NATS or S3 does not answer, what was
@@ -179,6 +184,7 @@ async def accept_job(
         intake=intake,
         status="running",
         created_at=now(),
+        submitted_by=submitted_by,
     )
     stored = asyncio.create_task(_store_upload(io, job, source, original))
     try:
@@ -274,9 +280,16 @@ async def job_status(io: Collaborators, job_id: str) -> JobStatusBody:
     return JobStatusBody.model_validate(body)
 
 
-async def cancel_job(io: Collaborators, job_id: str) -> JobCanceling:
-    """Cancel a job: pages not yet extracted are skipped and the job ends ``canceled``."""
+async def cancel_job(io: Collaborators, job_id: str, caller: Caller) -> JobCanceling:
+    """Cancel a job: pages not yet extracted are skipped and the job ends ``canceled``. Only
+    an admin cancels a job another token submitted."""
     job = await find_job(io, job_id)
+    if job.submitted_by != caller.name and not caller.may("admin"):
+        raise Refusal(
+            RefusalKind.FORBIDDEN,
+            "forbidden",
+            "Only an admin token cancels a job another token submitted.",
+        )
     if job.status in ("complete", "partial") or job.finished_at:
         raise Refusal(
             RefusalKind.CONFLICT, "already_finished", f"The job already finished ({job.status})."

@@ -40,6 +40,15 @@ def secret(value: Any) -> str | None:
     return value.get_secret_value() if value is not None else None
 
 
+def own_token(settings: Settings) -> str | None:
+    """The token the CLI uses on a stack it started: the first configured one that may
+    upload (the single SHEETFLOW_API_TOKEN comes first); None when the API takes none."""
+    for token in settings.tokens:
+        if token.role != "reader":
+            return token.token.get_secret_value()
+    return None
+
+
 def api_client(
     api: str, token: str | None, *, transport: httpx.BaseTransport | None = None
 ) -> httpx.Client:

@@ -35,7 +35,7 @@ from sheetflow.cli.client import (
     POLL_S,
     api_client,
     api_url,
-    secret,
+    own_token,
     submit_file,
     wait_and_report,
     wait_ready,
@@ -193,7 +193,7 @@ def up(
                 ) as (live, supervisor),
             ):
                 print_endpoints(settings, live, services, extract_workers)
-                with api_client(api_url(live), secret(live.api_token)) as client:
+                with api_client(api_url(live), own_token(live)) as client:
                     wait_ready(
                         client,
                         supervisor.check,
@@ -313,7 +313,7 @@ def run_job(
                 )
             )
             check = supervisor.check
-            client = stack.enter_context(api_client(api_url(live), secret(live.api_token)))
+            client = stack.enter_context(api_client(api_url(live), own_token(live)))
             wait_ready(
                 client,
                 check,
