@@ -14,6 +14,7 @@ from services.ingest.bootstrap import Running
 from services.ingest.refusals import Refusal, RefusalKind, unavailable
 from services.ingest.responses import JobCanceling, JobCreated, JobStatusBody
 from services.ingest.roles import Caller, identify
+from services.ingest.sheetlog import SheetLog, to_csv
 from services.ingest.upload import receive_upload
 from services.ingest.usecases import Collaborators
 from shared.asyncapi import asyncapi_document
@@ -213,6 +214,28 @@ async def get_report(_: Reader, job_id: str, io: IoDep) -> Response:
 async def get_report_html(_: Reader, job_id: str, io: IoDep) -> Response:
     """The job's report as a page a person can read."""
     return HTMLResponse(await usecases.report(io, job_id, "html"))
+
+
+@v1.get("/jobs/{job_id}/sheets.json")
+async def get_sheets(_: Reader, job_id: str, io: IoDep) -> SheetLog:
+    """The sheet log: one row per page (number, title, discipline, revision, date, where the
+    number came from, coverage, verdict, problems, what a person corrected)."""
+    return await usecases.sheets(io, job_id)
+
+
+@v1.get(
+    "/jobs/{job_id}/sheets.csv",
+    response_class=Response,
+    responses={200: {"content": {"text/csv": {}}, "description": "the sheet log as CSV"}},
+)
+async def get_sheets_csv(_: Reader, job_id: str, io: IoDep) -> Response:
+    """The sheet log as a CSV file a spreadsheet opens (UTF-8 with a byte-order mark)."""
+    log = await usecases.sheets(io, job_id)
+    return Response(
+        to_csv(log),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{job_id}-sheets.csv"'},
+    )
 
 
 @v1.get("/jobs/{job_id}/pages/{page_number}/image.png")

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from services.ingest.refusals import Refusal, RefusalKind, not_found, unavailable
 from services.ingest.responses import JobCanceling, JobStatusBody
 from services.ingest.roles import Caller
+from services.ingest.sheetlog import SheetLog, sheet_log
 from services.ingest.source import PreparedSource
 from services.ingest.upload import ReceivedUpload
 from services.ingest.validation import AcceptedPdf, safe_file_name
@@ -24,6 +25,7 @@ from shared.interfaces import Bucket, ObjectMissing, Publisher
 from shared.jobs import JobRecord, JobStore, now
 from shared.messages import ExtractPage, JobAccepted, JobOptions
 from shared.models import IntakeReport
+from shared.report import Report
 from shared.settings import Settings
 from shared.storage import Keys
 
@@ -309,6 +311,11 @@ async def report(io: Collaborators, job_id: str, ext: str) -> bytes:
         raise not_found("The report is not ready yet.", "report_not_ready") from exc
     except Exception as exc:
         raise unavailable("S3 is not reachable; retry shortly.") from exc
+
+
+async def sheets(io: Collaborators, job_id: str) -> SheetLog:
+    """The finished job's sheet log: one row per page of its report."""
+    return sheet_log(Report.model_validate_json(await report(io, job_id, "json")))
 
 
 async def page_image(io: Collaborators, job_id: str, page_number: int) -> bytes:

@@ -162,10 +162,16 @@ def follow_job(
 
 
 def fetch_reports(client: httpx.Client, job_id: str, out_dir: Path) -> dict[str, Any]:
-    """Write ``report.json`` and ``report.html`` into ``out_dir``; the parsed report."""
+    """Write ``report.json``, ``report.html`` and the sheet log ``sheets.csv`` into
+    ``out_dir``; the parsed report."""
     deadline = time.monotonic() + REPORT_TIMEOUT_S
     files: dict[str, bytes] = {}
-    for name, path in (("report.json", "report"), ("report.html", "report.html")):
+    served = (
+        ("report.json", "report"),
+        ("report.html", "report.html"),
+        ("sheets.csv", "sheets.csv"),
+    )
+    for name, path in served:
         while name not in files:
             if time.monotonic() > deadline:
                 raise CliError(f"job {job_id}: {name} not served in {REPORT_TIMEOUT_S:.0f}s")

@@ -71,7 +71,7 @@ app = typer.Typer(
 )
 
 READY_TIMEOUT_S = 180.0
-OUT_HELP = "where report.json and report.html go (default ./sheetflow-out/JOB_ID)"
+OUT_HELP = "where report.json, report.html and sheets.csv go (default ./sheetflow-out/JOB_ID)"
 
 
 @contextlib.contextmanager

@@ -21,6 +21,8 @@ ROUTES = {
     ("get", "/v1/jobs/{job_id}/report"): "reader",
     ("get", "/v1/jobs/{job_id}/report.html"): "reader",
     ("get", "/v1/jobs/{job_id}/pages/{page_number}/image.png"): "reader",
+    ("get", "/v1/jobs/{job_id}/sheets.json"): "reader",
+    ("get", "/v1/jobs/{job_id}/sheets.csv"): "reader",
     ("post", "/v1/jobs"): "submitter",
     ("delete", "/v1/jobs/{job_id}"): "submitter",
 }
