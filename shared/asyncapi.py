@@ -23,6 +23,7 @@ EVENTS: dict[Subject, str] = {
     subjects.PAGE_VERIFIED: "a page was checked against its text layer",
     subjects.PAGE_FAILED: "a page exhausted its deliveries; named in the report",
     subjects.REPORT_READY: "a job's report is written",
+    subjects.WEBHOOK_DELIVER: "command: attempt one webhook delivery (the webhooks service's own)",
 }
 
 

@@ -137,3 +137,12 @@ class ReportReady(BaseModel):
     summary: ReadySummary
     report_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/report.json"])
     html_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/report.html"])
+
+
+class DeliverWebhook(BaseModel):
+    """Command: attempt one webhook delivery (its body and log are kept in the bucket, under
+    its subscription). ``round`` counts replays: a replay starts a new round of attempts."""
+
+    subscription_id: str = Field(examples=["wh_5d41402abc4b2a76"])
+    delivery_id: str = Field(examples=["20260529T090000-9e107d9d372bb682"])
+    round: int = Field(1, ge=1)

@@ -3,10 +3,12 @@
 Documented in ``.env.example``; a test checks the two agree.
 """
 
+import ipaddress
+import json
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr, model_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PLACEHOLDER_SECRETS = {"changeme", "change-me", "sheetflow-dev-secret", "set-me"}
@@ -25,6 +27,15 @@ class ApiToken(BaseModel):
     name: str = Field(pattern=r"^[A-Za-z0-9_.@-]{1,64}$", examples=["ci-uploader"])
     role: Role
     token: SecretStr
+
+
+class WebhookTarget(BaseModel):
+    """A webhook subscription the deployment fixes (the API manages others)."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,48}$", examples=["erp"])
+    url: str = Field(pattern=r"^https?://[^/?#]+", examples=["https://erp.example.com/hooks"])
+    events: list[str] = Field(min_length=1, examples=[["report.ready", "sheet.corrected"]])
+    secret: SecretStr
 
 
 class Settings(BaseSettings):
@@ -102,6 +113,31 @@ class Settings(BaseSettings):
         1024, ge=64, description="memory an upload's inspection may allocate, MB"
     )
 
+    # Webhooks
+    webhooks: list[WebhookTarget] = Field(
+        [], description='JSON list of {"name", "url", "events", "secret"}, beside the API\'s'
+    )
+    webhook_allow_networks: list[str] = Field(
+        [],
+        description="networks (CIDR) a webhook may target beyond public addresses, e.g. "
+        '["10.0.0.0/8"]; private, loopback and link-local ones are refused otherwise',
+    )
+    webhook_timeout_s: float = Field(
+        10.0, gt=0, description="seconds a webhook target has to answer a delivery"
+    )
+    webhook_retry_for_s: float = Field(
+        86400.0, gt=0, description="how long a delivery is retried before it is marked failed"
+    )
+    webhook_backoff_s: float = Field(
+        5.0, gt=0, description="wait before a delivery's second attempt, doubling after"
+    )
+    webhook_backoff_max_s: float = Field(
+        3600.0, gt=0, description="the longest wait between two attempts of a delivery"
+    )
+    webhook_max_response_bytes: int = Field(
+        4096, ge=0, description="bytes of a target's answer read (the rest is never read)"
+    )
+
     retention_days: float = Field(
         30.0, description="events and job state older than this are dropped from NATS"
     )
@@ -172,6 +208,13 @@ class Settings(BaseSettings):
     verify_max_images: int = 6
     verify_max_objects: int = 40
 
+    @field_validator("webhook_allow_networks")
+    @classmethod
+    def _networks(cls, networks: list[str]) -> list[str]:
+        for network in networks:
+            ipaddress.ip_network(network, strict=False)  # a ValueError names the bad one
+        return networks
+
     @model_validator(mode="after")
     def _refuse_placeholders_in_production(self) -> "Settings":
         if self.environment == "production":
@@ -228,6 +271,24 @@ class Settings(BaseSettings):
 
     def subject(self, name: str) -> str:
         return f"{self.namespace}.{name}"
+
+
+def revealed_json(value: list[Any]) -> str:
+    """A list setting as its environment variable holds it: JSON, secrets in clear (for a
+    child process's environment, never for a log)."""
+
+    def plain(item: Any) -> Any:
+        if isinstance(item, BaseModel):
+            return plain(item.model_dump())
+        if isinstance(item, dict):
+            return {k: plain(v) for k, v in item.items()}
+        if isinstance(item, SecretStr):
+            return item.get_secret_value()
+        if isinstance(item, list):
+            return [plain(i) for i in item]
+        return item
+
+    return json.dumps(plain(value))
 
 
 def nats_server_list(urls: str) -> list[str]:

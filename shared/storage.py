@@ -113,6 +113,21 @@ class Keys:
     def report(job_id: str, ext: str = "json") -> str:
         return f"jobs/{job_id}/report.{ext}"
 
+    # Webhooks: subscriptions made over the API, and every delivery's body and log.
+    WEBHOOKS = "webhooks/subscriptions/"
+
+    @staticmethod
+    def webhook(subscription_id: str) -> str:
+        return f"{Keys.WEBHOOKS}{subscription_id}.json"
+
+    @staticmethod
+    def deliveries(subscription_id: str) -> str:
+        return f"webhooks/deliveries/{subscription_id}/"
+
+    @staticmethod
+    def delivery(subscription_id: str, delivery_id: str) -> str:
+        return f"{Keys.deliveries(subscription_id)}{delivery_id}.json"
+
 
 class ObjectStore:
     """The bucket every stage shares. Calls run in threads: the SDK is blocking."""

@@ -15,6 +15,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel
 
 from shared.messages import (
+    DeliverWebhook,
     ExtractPage,
     FallbackPage,
     JobAccepted,
@@ -56,3 +57,4 @@ PAGE_COVERED = Subject("page.covered", PageCovered)
 PAGE_VERIFIED = Subject("page.verified", PageVerified)
 PAGE_FAILED = Subject("page.failed", PageFailed)
 REPORT_READY = Subject("report.ready", ReportReady)
+WEBHOOK_DELIVER = Subject("webhook.deliver", DeliverWebhook)

@@ -25,11 +25,11 @@ import httpx
 from pydantic import SecretStr
 
 from shared.bounded import die_with_parent
-from shared.settings import Settings
+from shared.settings import Settings, revealed_json
 
 log = logging.getLogger("sheetflow.runtime")
 
-SERVICES = ("ingest", "extract", "coverage", "verify", "report")
+SERVICES = ("ingest", "extract", "coverage", "verify", "report", "webhooks")
 # How long a stopping weed server is given before SIGKILL: it never exits on SIGTERM.
 WEED_STOP_GRACE_S = 0.5
 S3_AUTH_DIR = "s3-auth"  # under the data dir: the embedded S3 server's generated keys
@@ -373,6 +373,8 @@ def settings_env(settings: Settings) -> dict[str, str]:
         secret = getattr(settings, name)
         if hasattr(secret, "get_secret_value"):
             value = secret.get_secret_value()
+        if isinstance(value, list):  # tokens, webhooks: JSON, their secrets in clear
+            value = revealed_json(secret)
         env[key] = str(value).lower() if isinstance(value, bool) else str(value)
     return env
 

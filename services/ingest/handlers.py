@@ -4,11 +4,11 @@ import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request, Response, Security
+from fastapi import APIRouter, Depends, Query, Request, Response, Security
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer, SecurityScopes
 
-from services.ingest import usecases
+from services.ingest import usecases, webhooks
 from services.ingest.accesslog import record_caller
 from services.ingest.bootstrap import Running
 from services.ingest.refusals import Refusal, RefusalKind, unavailable
@@ -17,6 +17,7 @@ from services.ingest.roles import Caller, identify
 from services.ingest.sheetlog import SheetLog, to_csv
 from services.ingest.upload import receive_upload
 from services.ingest.usecases import Collaborators
+from services.ingest.webhooks import DeliveryView, NewWebhook, Replaying, WebhookView
 from shared.asyncapi import asyncapi_document
 from shared.report import Report
 from shared.settings import Settings
@@ -251,6 +252,45 @@ async def cancel_job(caller: Submitter, job_id: str, io: IoDep) -> JobCanceling:
     """Cancel a job: pages not yet extracted are skipped and the job ends `canceled`. A
     submitter or reviewer cancels the jobs its token submitted; an admin any job."""
     return await usecases.cancel_job(io, job_id, caller)
+
+
+@v1.post(
+    "/webhooks",
+    status_code=201,
+    responses={422: {"description": "Unknown event, or a target the deployment refuses"}},
+)
+async def create_webhook(caller: Admin, new: NewWebhook, io: IoDep) -> WebhookView:
+    """Subscribe a URL to events; deliveries are signed with the secret (made here and shown
+    once when none is given)."""
+    return await webhooks.create_webhook(io, caller, new)
+
+
+@v1.get("/webhooks")
+async def list_webhooks(_: Admin, io: IoDep) -> list[WebhookView]:
+    """Every subscription, those from the settings first; secrets are never shown."""
+    return await webhooks.list_webhooks(io)
+
+
+@v1.delete("/webhooks/{webhook_id}", status_code=204)
+async def delete_webhook(_: Admin, webhook_id: str, io: IoDep) -> Response:
+    """Remove a subscription made over the API."""
+    await webhooks.delete_webhook(io, webhook_id)
+    return Response(status_code=204)
+
+
+@v1.get("/webhooks/{webhook_id}/deliveries")
+async def get_deliveries(
+    _: Admin, webhook_id: str, io: IoDep, limit: Annotated[int, Query(ge=1, le=500)] = 50
+) -> list[DeliveryView]:
+    """The subscription's delivery log, newest first: state, and each attempt's status code,
+    latency and error."""
+    return await webhooks.delivery_log(io, webhook_id, limit)
+
+
+@v1.post("/webhooks/{webhook_id}/deliveries/{delivery_id}/replay", status_code=202)
+async def replay_delivery(_: Admin, webhook_id: str, delivery_id: str, io: IoDep) -> Replaying:
+    """Send a delivery again (a new round of attempts, the same idempotency key)."""
+    return await webhooks.replay(io, webhook_id, delivery_id)
 
 
 router.include_router(v1)

@@ -13,6 +13,7 @@ from services.ingest.accesslog import CallerContext, DropQueryStrings, log_confi
 from services.ingest.app import create_app
 from services.ingest.roles import ROLES, identify
 from shared.settings import ApiToken, Settings
+from sheetflow.runtime import settings_env
 
 JOB = "/v1/jobs/j_" + "0" * 32
 # Every /v1 operation and the least role it takes.
@@ -25,6 +26,11 @@ ROUTES = {
     ("get", "/v1/jobs/{job_id}/sheets.csv"): "reader",
     ("post", "/v1/jobs"): "submitter",
     ("delete", "/v1/jobs/{job_id}"): "submitter",
+    ("post", "/v1/webhooks"): "admin",
+    ("get", "/v1/webhooks"): "admin",
+    ("delete", "/v1/webhooks/{webhook_id}"): "admin",
+    ("get", "/v1/webhooks/{webhook_id}/deliveries"): "admin",
+    ("post", "/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/replay"): "admin",
 }
 TOKENS = [
     ApiToken(name=f"{role}-bot", role=role, token=SecretStr(f"tok-{role}-9x")) for role in ROLES
@@ -43,9 +49,13 @@ def api(**more) -> TestClient:
 
 def request(client: TestClient, method: str, path: str, token: str | None):
     url = path.replace("{job_id}", JOB.rsplit("/", 1)[1]).replace("{page_number}", "1")
+    url = url.replace("{webhook_id}", "wh_1").replace("{delivery_id}", "d1")
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    if method == "post":
+    if (method, path) == ("post", "/v1/jobs"):
         return client.post(url, headers=headers, files={"file": ("a.pdf", b"%PDF-1.7")})
+    if method == "post":
+        body = {"url": "https://example.com/h", "events": ["report.ready"]}
+        return client.post(url, headers=headers, json=body)
     return client.request(method.upper(), url, headers=headers)
 
 
@@ -161,3 +171,14 @@ def test_access_lines_name_the_token_never_its_value():
     assert [r.token_name for r in records] == ["reviewer-bot", "-"]  # type: ignore[attr-defined]
     for record in records:
         assert "tok-reviewer-9x" not in record.getMessage() and "?x=1" not in record.getMessage()
+
+
+def test_tokens_reach_a_child_service_as_they_were_set(monkeypatch):
+    """`sheetflow up` hands the tokens to each service in its environment, values intact."""
+    for key, value in settings_env(settings(api_tokens=TOKENS)).items():
+        if key.startswith("SHEETFLOW_"):
+            monkeypatch.setenv(key, value)
+    child = Settings(_env_file=None)
+    assert [(t.name, t.role, t.token.get_secret_value()) for t in child.api_tokens] == [
+        (t.name, t.role, t.token.get_secret_value()) for t in TOKENS
+    ]

@@ -1,0 +1,27 @@
+"""Webhooks' composition root: the bucket, the publisher and one HTTP client (redirects never
+followed, no proxy settings from the environment), built when the service starts and closed
+when it stops."""
+
+import contextlib
+from collections.abc import AsyncIterator
+
+import httpx
+
+from services.webhooks.usecases import USER_AGENT, Collaborators
+from shared.service import Connections
+
+
+@contextlib.asynccontextmanager
+async def started(connections: Connections) -> AsyncIterator[Collaborators]:
+    async with httpx.AsyncClient(
+        follow_redirects=False,
+        trust_env=False,
+        timeout=connections.settings.webhook_timeout_s,
+        headers={"User-Agent": USER_AGENT},
+    ) as client:
+        yield Collaborators(
+            bucket=connections.bucket,
+            publisher=connections.publisher,
+            settings=connections.settings,
+            client=client,
+        )
