@@ -21,7 +21,11 @@ from shared.settings import Settings
 from shared.storage import Keys
 
 # The events a webhook may ask for, by subject name (relative to the namespace).
-EVENTS: tuple[str, ...] = (str(subjects.REPORT_READY),)
+EVENTS: tuple[str, ...] = (
+    str(subjects.REPORT_READY),
+    str(subjects.SHEET_CORRECTED),
+    str(subjects.PROBLEM_REVIEWED),
+)
 SETTINGS_PREFIX = "settings-"
 
 DeliveryState = Literal["pending", "delivered", "failed"]

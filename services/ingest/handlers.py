@@ -8,9 +8,10 @@ from fastapi import APIRouter, Depends, Query, Request, Response, Security
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer, SecurityScopes
 
-from services.ingest import usecases, webhooks
+from services.ingest import corrections, usecases, webhooks
 from services.ingest.accesslog import record_caller
 from services.ingest.bootstrap import Running
+from services.ingest.corrections import ProblemDecision, SheetFix
 from services.ingest.refusals import Refusal, RefusalKind, unavailable
 from services.ingest.responses import JobCanceling, JobCreated, JobStatusBody
 from services.ingest.roles import Caller, identify
@@ -20,6 +21,7 @@ from services.ingest.usecases import Collaborators
 from services.ingest.webhooks import DeliveryView, NewWebhook, Replaying, WebhookView
 from shared.asyncapi import asyncapi_document
 from shared.report import Report
+from shared.review import ProblemReview, ReviewRecord, SheetCorrection
 from shared.settings import Settings
 
 QUERY_TOKEN_NAMES = {"token", "access_token", "api_key", "apikey"}
@@ -252,6 +254,43 @@ async def cancel_job(caller: Submitter, job_id: str, io: IoDep) -> JobCanceling:
     """Cancel a job: pages not yet extracted are skipped and the job ends `canceled`. A
     submitter or reviewer cancels the jobs its token submitted; an admin any job."""
     return await usecases.cancel_job(io, job_id, caller)
+
+
+@v1.post(
+    "/jobs/{job_id}/pages/{page_number}/sheet",
+    status_code=201,
+    responses={409: {"description": "The report is not written yet"}},
+)
+async def correct_sheet(
+    caller: Reviewer, job_id: str, page_number: int, fix: SheetFix, io: IoDep
+) -> SheetCorrection:
+    """Correct a page's sheet identity (number, title, discipline, revision) with a reason:
+    stored as a record of its own; the report is rebuilt and `report.ready` sent again."""
+    return await corrections.correct_sheet(io, caller, job_id, page_number, fix)
+
+
+@v1.post(
+    "/jobs/{job_id}/pages/{page_number}/problems/{problem}",
+    status_code=201,
+    responses={409: {"description": "The report is not written yet"}},
+)
+async def review_problem(
+    caller: Reviewer,
+    job_id: str,
+    page_number: int,
+    problem: int,
+    decision: ProblemDecision,
+    io: IoDep,
+) -> ProblemReview:
+    """Dismiss or confirm a reported problem (numbered from 1 in the page's `problems`),
+    with a reason; a dismissed problem stays in the report, marked dismissed."""
+    return await corrections.review_problem(io, caller, job_id, page_number, problem, decision)
+
+
+@v1.get("/jobs/{job_id}/review")
+async def get_review(_: Reader, job_id: str, io: IoDep) -> list[ReviewRecord]:
+    """The job's review records, oldest first: who, when, before, after, why."""
+    return await corrections.review_log(io, job_id)
 
 
 @v1.post(

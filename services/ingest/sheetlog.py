@@ -3,6 +3,7 @@ a drawing log — as JSON rows or as a CSV file a spreadsheet opens."""
 
 import csv
 import io
+from collections import Counter
 
 from pydantic import BaseModel, Field
 
@@ -34,7 +35,10 @@ class SheetRow(BaseModel):
     verdict: str = Field(
         examples=["ok"], description="ok, problems, unjudged, blank, failed, canceled"
     )
-    problems: list[str] = Field(description="the page's problems, as the report states them")
+    problems: list[str] = Field(
+        description="the page's problems, as the report states them; one a person decided "
+        "ends in (dismissed) or (confirmed)"
+    )
     correction_state: str = Field(
         "", description="what a person changed on the page (empty: nothing)"
     )
@@ -63,20 +67,46 @@ def verdict(page: PageReport) -> str:
     return "unjudged" if v.unjudged else "ok"
 
 
+def correction_state(page: PageReport) -> str:
+    """What a person changed: the fields corrected and the problems decided, counted."""
+    review = page.review
+    if review is None:
+        return ""
+    parts = [f"corrected: {', '.join(review.corrected)}"] if review.corrected else []
+    decided = Counter(p.state for p in review.problems if p.state != "open")
+    parts += [f"{count} {state}" for state, count in sorted(decided.items())]
+    return "; ".join(parts)
+
+
+def problems(page: PageReport) -> list[str]:
+    """The page's problems as the report states them, a decided one marked so."""
+    states = {p.number: p.state for p in page.review.problems} if page.review else {}
+    texts = page.verification.problems if page.verification else []
+    return [
+        f"{text} ({states[n]})" if states.get(n, "open") != "open" else text
+        for n, text in enumerate(texts, start=1)
+    ]
+
+
 def row(page: PageReport) -> SheetRow:
     sheet = page.sheet
+    corrected = page.review.corrected if page.review else {}
     return SheetRow(
         page=page.page_number,
         sheet_number=sheet.sheet_number,
         sheet_title=sheet.sheet_title,
         discipline=sheet.discipline,
-        # Title-block fields beyond number and title, once the report carries them.
-        revision=getattr(sheet, "revision", None),
+        # Title-block fields beyond number and title, once the report carries them; a
+        # revision a person set is shown even before then.
+        revision=corrected["revision"]
+        if "revision" in corrected
+        else getattr(sheet, "revision", None),
         date=getattr(sheet, "issue_date", None),
         number_source=sheet.sheet_number_source,
         coverage=page.coverage.ratio if page.coverage and page.coverage.total_lines else None,
         verdict=verdict(page),
-        problems=page.verification.problems if page.verification else [],
+        problems=problems(page),
+        correction_state=correction_state(page),
     )
 
 

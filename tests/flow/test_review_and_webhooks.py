@@ -1,7 +1,8 @@
 """A person's review and the systems around it, end to end on the embedded servers with every
-service running (one stack for the module): webhooks deliver signed events at least once,
-retried after a 500 and counted once by idempotency key, with a delivery log and a replay;
-redirecting, slow and private-address targets are refused as specified; tokens act by role."""
+service running (one stack for the module): a reviewer's correction rebuilds the report and
+is heard over NATS and a webhook; webhooks deliver signed events at least once, retried after
+a 500 and counted once by idempotency key, with a delivery log and a replay; redirecting,
+slow and private-address targets are refused as specified; tokens act by role."""
 
 import time
 import uuid
@@ -17,7 +18,7 @@ from shared.settings import ApiToken, Settings
 from sheetflow.runtime import SERVICES, EmbeddedServers, free_port
 from tests.support.buckets import remove_bucket
 from tests.support.sets import indexed_set
-from tests.support.stack import Stack, stack
+from tests.support.stack import Stack, stack, stream_messages
 from tests.support.webhook_receiver import Receiver, receiver, verify_signature
 
 pytestmark = pytest.mark.slow
@@ -178,3 +179,67 @@ def test_roles_on_the_running_api(review, subscribed, job):
     log = review.stack.procs["ingest"].log_path.read_text()  # type: ignore[union-attr]
     assert f'/v1/jobs/{job}/sheets.csv HTTP/1.1" 200 OK token=reader-bot' in log
     assert "token-of-" not in log
+
+
+def report_at(review: Review, job: str, revision: int, timeout: float = 60) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = review.call("GET", f"/v1/jobs/{job}/report", "reader").json()
+        if found.get("revision", 1) >= revision:
+            return found
+        time.sleep(0.3)
+    raise AssertionError(f"report revision {revision} not written\n{review.stack.logs()}")
+
+
+async def test_a_reviewer_corrects_a_sheet_and_everyone_hears(review, subscribed, job):
+    """A reviewer renumbers the second A-201 as A-102 (listed in the index, missing from the
+    set): the record names the reviewer; report.json and report.html show the new number
+    from "person" with the old beside it, the set step no longer finds the duplicate nor the
+    missing sheet; sheet.corrected and report.ready (revision 2) reach NATS subscribers and a
+    signed webhook."""
+    hooked = review.subscribe("/review", ["sheet.corrected", "report.ready"])
+    before = report_at(review, job, 1)
+    assert [d["sheet_number"] for d in before["set"]["duplicates"]] == ["A-201"]
+    assert "A-102" in {m["sheet_number"] for m in before["set"]["missing"]}
+    fix = {"sheet_number": "A-102", "reason": "the second A-201 is the second floor plan"}
+    path = f"/v1/jobs/{job}/pages/4/sheet"
+    assert review.call("POST", path, "reader", json=fix).status_code == 403
+    assert review.call("POST", path, "submitter", json=fix).status_code == 403
+    r = review.call("POST", path, "reviewer", json=fix)
+    assert r.status_code == 201, r.text
+    record = r.json()
+    assert (record["by"], record["before"], record["after"]) == (
+        "reviewer-bot",
+        {"sheet_number": "A-201"},
+        {"sheet_number": "A-102"},
+    )
+
+    after = report_at(review, job, 2)
+    fourth = after["pages"][3]
+    assert (fourth["sheet"]["sheet_number"], fourth["sheet"]["sheet_number_source"]) == (
+        "A-102",
+        "person",
+    )
+    assert fourth["review"]["original"] == {"sheet_number": "A-201"}
+    assert after["set"]["duplicates"] == []
+    assert "A-102" not in {m["sheet_number"] for m in after["set"]["missing"]}
+    assert [r["record_id"] for r in after["review"]] == [record["record_id"]]
+    assert after["summary"]["review"]["pages_corrected"] == 1
+    html = review.call("GET", f"/v1/jobs/{job}/report.html", "reader").text
+    assert "(was A-201)" in html and 'id="review-log"' in html and "reviewer-bot" in html
+    csv_text = review.call("GET", f"/v1/jobs/{job}/sheets.csv", "reader").text
+    assert "A-102" in csv_text and "corrected: sheet_number" in csv_text
+
+    corrected = await stream_messages(review.settings, "sheet.corrected", expect=1)
+    assert [(e["page_number"], e["after"], e["by"]) for e in corrected] == [
+        (4, {"sheet_number": "A-102"}, "reviewer-bot")
+    ]
+    ready = await stream_messages(review.settings, "report.ready", expect=2)
+    assert [e.get("revision", 1) for e in ready] == [1, 2]
+
+    posts = review.hook.wait_for("/review", 2)
+    assert sorted(p.event["event"] for p in posts) == ["report.ready", "sheet.corrected"]
+    assert all(verify_signature(SECRET, p.body, p.headers["sheetflow-signature"]) for p in posts)
+    ready_post = next(p for p in posts if p.event["event"] == "report.ready")
+    assert ready_post.event["data"]["revision"] == 2
+    assert {d["state"] for d in review.settled(hooked, 2)} == {"delivered"}

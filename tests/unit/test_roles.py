@@ -26,6 +26,9 @@ ROUTES = {
     ("get", "/v1/jobs/{job_id}/sheets.csv"): "reader",
     ("post", "/v1/jobs"): "submitter",
     ("delete", "/v1/jobs/{job_id}"): "submitter",
+    ("post", "/v1/jobs/{job_id}/pages/{page_number}/sheet"): "reviewer",
+    ("post", "/v1/jobs/{job_id}/pages/{page_number}/problems/{problem}"): "reviewer",
+    ("get", "/v1/jobs/{job_id}/review"): "reader",
     ("post", "/v1/webhooks"): "admin",
     ("get", "/v1/webhooks"): "admin",
     ("delete", "/v1/webhooks/{webhook_id}"): "admin",
@@ -50,11 +53,14 @@ def api(**more) -> TestClient:
 def request(client: TestClient, method: str, path: str, token: str | None):
     url = path.replace("{job_id}", JOB.rsplit("/", 1)[1]).replace("{page_number}", "1")
     url = url.replace("{webhook_id}", "wh_1").replace("{delivery_id}", "d1")
+    url = url.replace("{problem}", "1")
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     if (method, path) == ("post", "/v1/jobs"):
         return client.post(url, headers=headers, files={"file": ("a.pdf", b"%PDF-1.7")})
     if method == "post":
         body = {"url": "https://example.com/h", "events": ["report.ready"]}
+        if "/pages/" in path:
+            body = {"sheet_number": "A-1", "decision": "dismiss", "reason": "checked"}
         return client.post(url, headers=headers, json=body)
     return client.request(method.upper(), url, headers=headers)
 
