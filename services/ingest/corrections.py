@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from services.ingest.refusals import Refusal, RefusalKind, not_found
+from services.ingest.refusals import Refusal, RefusalKind, not_found, refusing_outages
 from services.ingest.roles import Caller
 from services.ingest.usecases import Collaborators, report
 from shared import subjects
@@ -77,6 +77,7 @@ def _pipeline_value(page: PageReport, field: str) -> str | None:
     return getattr(page.sheet, field, None)
 
 
+@refusing_outages
 async def correct_sheet(
     io: Collaborators, caller: Caller, job_id: str, page_number: int, fix: SheetFix
 ) -> SheetCorrection:
@@ -114,6 +115,7 @@ async def correct_sheet(
     return record
 
 
+@refusing_outages
 async def review_problem(
     io: Collaborators,
     caller: Caller,
@@ -160,6 +162,7 @@ async def review_problem(
     return record
 
 
+@refusing_outages
 async def review_log(io: Collaborators, job_id: str) -> list[SheetCorrection | ProblemReview]:
     await _finished_report(io, job_id)
     return await review_records(io.bucket, job_id)

@@ -6,7 +6,7 @@ import secrets
 
 from pydantic import BaseModel, Field
 
-from services.ingest.refusals import Refusal, RefusalKind, not_found
+from services.ingest.refusals import Refusal, RefusalKind, not_found, refusing_outages
 from services.ingest.roles import Caller
 from services.ingest.usecases import Collaborators
 from shared import subjects
@@ -92,6 +92,7 @@ def _invalid(error: str, detail: str) -> Refusal:
     return Refusal(RefusalKind.INVALID, error, detail)
 
 
+@refusing_outages
 async def create_webhook(io: Collaborators, caller: Caller, new: NewWebhook) -> WebhookView:
     unknown = sorted(set(new.events) - set(EVENTS))
     if unknown:
@@ -114,6 +115,7 @@ async def create_webhook(io: Collaborators, caller: Caller, new: NewWebhook) -> 
     return WebhookView.of(subscription, with_secret=True)
 
 
+@refusing_outages
 async def list_webhooks(io: Collaborators) -> list[WebhookView]:
     return [WebhookView.of(s) for s in await subscriptions(io.bucket, io.settings)]
 
@@ -125,6 +127,7 @@ async def _subscription(io: Collaborators, subscription_id: str) -> Subscription
     return found
 
 
+@refusing_outages
 async def delete_webhook(io: Collaborators, subscription_id: str) -> None:
     subscription = await _subscription(io, subscription_id)
     if subscription.id.startswith(SETTINGS_PREFIX):
@@ -136,6 +139,7 @@ async def delete_webhook(io: Collaborators, subscription_id: str) -> None:
     await io.bucket.delete_prefix(Keys.webhook(subscription.id))
 
 
+@refusing_outages
 async def delivery_log(io: Collaborators, subscription_id: str, limit: int) -> list[DeliveryView]:
     """The subscription's latest ``limit`` deliveries, newest first."""
     subscription = await _subscription(io, subscription_id)
@@ -144,6 +148,7 @@ async def delivery_log(io: Collaborators, subscription_id: str, limit: int) -> l
     return [DeliveryView.of(await io.bucket.get_model(k, Delivery)) for k in latest]
 
 
+@refusing_outages
 async def replay(io: Collaborators, subscription_id: str, delivery_id: str) -> Replaying:
     """Send a delivery again, as a new round of attempts with the same idempotency key."""
     subscription = await _subscription(io, subscription_id)

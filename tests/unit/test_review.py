@@ -4,6 +4,7 @@ the pipeline's report — the set step re-reads the corrected identities, the re
 person's value with the pipeline's beside it, a dismissed problem stays listed and is
 counted apart, and each record raises the report's revision."""
 
+import dataclasses
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -209,3 +210,25 @@ def test_a_fix_must_name_a_field_and_a_reason():
         SheetFix(reason="because")
     with pytest.raises(ValueError):
         SheetFix(sheet_number="A-1", reason="")
+
+
+class GoneBucket(MemoryBucket):
+    """S3 in an outage: listing fails as the SDK's connection does."""
+
+    async def list_keys(self, prefix: str) -> list[str]:
+        raise ConnectionRefusedError("S3 is gone")
+
+
+async def test_an_outage_is_a_503_not_an_internal_error(tmp_path):
+    """A review call that meets S3 down is refused as unavailable, with a retry hint."""
+    io = collaborators()
+    job_id = await finished_job(io, tmp_path)
+    job = JobInfo(job_id=job_id, file_name="set.pdf", page_count=3, created_at=WHEN)
+    await io.bucket.put_json(Keys.report(job_id), build_report(job, list(PAGES), finished_at=WHEN))
+    await io.jobs.update_job(job_id, status="complete", finished_at=now())
+    gone = GoneBucket()
+    gone.objects = io.bucket.objects
+    io = dataclasses.replace(io, bucket=gone)
+    with pytest.raises(Refusal) as refused:
+        await correct_sheet(io, REVIEWER, job_id, 3, SheetFix(sheet_number="S-1", reason="why not"))
+    assert refused.value.kind is RefusalKind.UNAVAILABLE and refused.value.retry_after_s
