@@ -20,6 +20,9 @@ from shared.webhooks import EVENTS
 
 log = logging.getLogger("sheetflow.webhooks")
 
+# Seconds an attempt may take beyond the target's timeout (reading and writing its record).
+ATTEMPT_MARGIN_S = 30.0
+
 IoDep = Annotated[Collaborators, Context(COLLABORATORS)]
 
 
@@ -78,6 +81,16 @@ def register(subscriptions: Subscriptions) -> None:
         )
         subscribe(event_handler(name))
 
-    @subscriptions.page_subscriber(subjects.WEBHOOK_DELIVER, durable="webhooks", concurrency=8)
+    # An attempt is held no longer than the target's timeout (and two small writes): the
+    # command must not come back to a second loop while the first still waits on the target.
+    settings = subscriptions.settings
+    attempt_wait = dataclasses.replace(
+        consumer_config(settings),
+        ack_wait=max(settings.ack_wait_s, settings.webhook_timeout_s + ATTEMPT_MARGIN_S),
+    )
+
+    @subscriptions.page_subscriber(
+        subjects.WEBHOOK_DELIVER, durable="webhooks", concurrency=8, config=attempt_wait
+    )
     async def on_deliver(command: DeliverWebhook, msg: NatsMessage, io: IoDep) -> None:
         await settle(msg, io, lambda: deliver(io, command))

@@ -6,11 +6,14 @@ import asyncio
 import json
 import time
 
+import pytest
 from pydantic import SecretStr
 
 from shared.settings import WebhookTarget
 from tests.support.stack import nats_client, stack
 from tests.support.webhook_receiver import receiver, verify_signature
+
+pytestmark = pytest.mark.slow
 
 SECRET = "whsec_fault_test_secret_0123456789"
 
