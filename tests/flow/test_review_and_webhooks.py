@@ -205,6 +205,10 @@ async def test_a_reviewer_corrects_a_sheet_and_everyone_hears(review, subscribed
     path = f"/v1/jobs/{job}/pages/4/sheet"
     assert review.call("POST", path, "reader", json=fix).status_code == 403
     assert review.call("POST", path, "submitter", json=fix).status_code == 403
+    # A problem the page does not report cannot be reviewed (this set's pages report none).
+    decision = {"decision": "dismiss", "reason": "not a problem"}
+    r = review.call("POST", f"/v1/jobs/{job}/pages/4/problems/1", "reviewer", json=decision)
+    assert r.status_code == 404 and r.json()["error"] == "not_found"
     r = review.call("POST", path, "reviewer", json=fix)
     assert r.status_code == 201, r.text
     record = r.json()
