@@ -22,7 +22,11 @@ EVENTS: dict[Subject, str] = {
     subjects.PAGE_COVERED: "a page left the coverage ladder",
     subjects.PAGE_VERIFIED: "a page was checked against its text layer",
     subjects.PAGE_FAILED: "a page exhausted its deliveries; named in the report",
-    subjects.REPORT_READY: "a job's report is written",
+    subjects.REPORT_READY: "a job's report is written (again, with a higher revision, after a "
+    "person's review)",
+    subjects.SHEET_CORRECTED: "a person corrected a page's sheet identity",
+    subjects.PROBLEM_REVIEWED: "a person dismissed or confirmed a reported problem",
+    subjects.WEBHOOK_DELIVER: "command: attempt one webhook delivery (the webhooks service's own)",
 }
 
 

@@ -45,6 +45,10 @@ class Bucket(Protocol):
 
     async def exists(self, key: str) -> bool: ...
 
+    async def list_keys(self, prefix: str) -> list[str]:
+        """Every key under ``prefix``, in key order."""
+        ...
+
     async def delete_prefix(self, prefix: str) -> None: ...
 
 

@@ -60,6 +60,9 @@ class JobRecord(BaseModel):
     report_key: str | None = None
     canceled: bool = False
     announced: bool = Field(False, description="report.ready was published")
+    submitted_by: str | None = Field(None, description="the name of the token that uploaded it")
+    report_revision: int = Field(0, description="the revision of the report stored (0: none)")
+    announced_revision: int = Field(0, description="the report revision report.ready announced")
 
 
 class IntakeMarker(BaseModel):

@@ -129,6 +129,33 @@ class JobProgress(BaseModel):
     stage: str = Field(examples=["extracted"])
 
 
+class SheetCorrected(BaseModel):
+    """A person corrected a page's sheet identity (the record: ``jobs/{id}/review/``)."""
+
+    job_id: str = Field(examples=[JOB_ID_EXAMPLE])
+    page_number: int = Field(ge=1, examples=[4])
+    record_id: str = Field(examples=["20260529T090000123456-1a2b3c4d"])
+    before: dict[str, str | None] = Field(examples=[{"sheet_number": "A-201"}])
+    after: dict[str, str | None] = Field(examples=[{"sheet_number": "A-202"}])
+    by: str = Field(description="the name of the token that corrected it", examples=["dana"])
+    reason: str = Field(examples=["the title block reads A-202"])
+    at: datetime
+
+
+class ProblemReviewed(BaseModel):
+    """A person dismissed or confirmed a reported problem."""
+
+    job_id: str = Field(examples=[JOB_ID_EXAMPLE])
+    page_number: int = Field(ge=1, examples=[2])
+    record_id: str
+    problem: int = Field(ge=1, description="the problem's number on its page")
+    text: str = Field(description="the problem as the report states it")
+    decision: Literal["dismissed", "confirmed"]
+    by: str = Field(examples=["dana"])
+    reason: str
+    at: datetime
+
+
 class ReportReady(BaseModel):
     job_id: str = Field(examples=[JOB_ID_EXAMPLE])
     file_name: str = Field(examples=["A-set.pdf"])
@@ -137,3 +164,15 @@ class ReportReady(BaseModel):
     summary: ReadySummary
     report_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/report.json"])
     html_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/report.html"])
+    revision: int = Field(
+        1, ge=1, description="1, then one more for each correction or review the report includes"
+    )
+
+
+class DeliverWebhook(BaseModel):
+    """Command: attempt one webhook delivery (its body and log are kept in the bucket, under
+    its subscription). ``round`` counts replays: a replay starts a new round of attempts."""
+
+    subscription_id: str = Field(examples=["wh_5d41402abc4b2a76"])
+    delivery_id: str = Field(examples=["20260529T090000-9e107d9d372bb682"])
+    round: int = Field(1, ge=1)

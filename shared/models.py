@@ -68,7 +68,9 @@ class SheetHeader(BaseModel):
     drawing_type: str | None = None
     level: str | None = None
     scale: str | None = None
-    sheet_number_source: Literal["extraction", "text_layer", "drawing_index"] | None = None
+    sheet_number_source: Literal["extraction", "text_layer", "drawing_index", "person"] | None = (
+        None
+    )
 
 
 class ObjectVerification(BaseModel):

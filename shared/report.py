@@ -24,9 +24,35 @@ from shared.models import (
     SheetHeader,
     Usage,
 )
+from shared.review import ReviewRecord
 from shared.sheet.sheet_set import SetSummary, SheetSet
 
 ReportStatus = Literal["complete", "partial", "canceled"]
+
+
+class ProblemState(BaseModel):
+    """A reported problem as a person left it: still open, dismissed or confirmed."""
+
+    number: int = Field(ge=1, description="its place among the page's problems (1 = first)")
+    text: str
+    state: Literal["open", "dismissed", "confirmed"]
+    by: str | None = Field(None, description="who decided (a token's name)")
+    reason: str | None = None
+
+
+class PageReview(BaseModel):
+    """What a person changed on a page: the values set, the pipeline's beside them, and the
+    state of each reported problem."""
+
+    corrected: dict[str, str | None] = Field(
+        {}, description="sheet identity fields a person set", examples=[{"sheet_number": "A-202"}]
+    )
+    original: dict[str, str | None] = Field(
+        {},
+        description="what the pipeline found for those fields",
+        examples=[{"sheet_number": "A-201"}],
+    )
+    problems: list[ProblemState] = []
 
 
 class PageReport(BaseModel):
@@ -59,6 +85,9 @@ class PageReport(BaseModel):
     )
     evidence_crops: list[EvidenceCrop] = Field(
         [], description="small images of the sheet around each refuted object's evidence"
+    )
+    review: PageReview | None = Field(
+        None, description="what a person corrected or decided on this page; null: nothing"
     )
 
 
@@ -138,6 +167,20 @@ class StageTiming(BaseModel):
     pages: int
 
 
+class ReviewSummary(BaseModel):
+    """A person's review, counted apart from what the pipeline found."""
+
+    corrections: int = Field(0, description="sheet identity corrections made by a person")
+    pages_corrected: int = Field(0, description="pages whose sheet identity a person corrected")
+    problems_dismissed: int = Field(
+        0, description="reported problems a person dismissed (still listed, marked dismissed)"
+    )
+    problems_confirmed: int = Field(0, description="reported problems a person confirmed")
+    pages_with_open_problems: int = Field(
+        0, description="verified pages with a problem no person dismissed"
+    )
+
+
 class ReportSummary(BaseModel):
     extraction_coverage: CoverageSummary
     verification: VerificationSummary
@@ -162,6 +205,9 @@ class ReportSummary(BaseModel):
     set: SetSummary = Field(
         default_factory=SetSummary, description="the set's reconciliation, counted"
     )
+    review: ReviewSummary = Field(
+        default_factory=ReviewSummary, description="a person's corrections and decisions"
+    )
 
 
 class Report(BaseModel):
@@ -183,6 +229,12 @@ class Report(BaseModel):
         description="the set as a whole: its drawing index reconciled with its sheets, "
         "duplicate numbers, references to sheets it does not hold",
     )
+    revision: int = Field(
+        1, ge=1, description="1, then one more for each correction or review it includes"
+    )
+    review: list[ReviewRecord] = Field(
+        [], description="the audit trail: every correction and decision a person made"
+    )
 
 
 class ReadySummary(BaseModel):
@@ -198,6 +250,7 @@ class ReadySummary(BaseModel):
     guard: GuardCounts
     sheets: SheetSummary
     set: SetSummary = Field(default_factory=SetSummary)
+    review: ReviewSummary = Field(default_factory=ReviewSummary)
 
     @classmethod
     def of(cls, report: Report) -> "ReadySummary":
@@ -213,6 +266,7 @@ class ReadySummary(BaseModel):
             guard=summary.guard,
             sheets=summary.sheets,
             set=summary.set,
+            review=summary.review,
         )
 
 

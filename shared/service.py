@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from faststream import AckPolicy, ContextRepo, FastStream
 from faststream.nats import JStream, NatsBroker, NatsMessage, PullSub
-from nats.js.api import StorageType, StreamConfig
+from nats.js.api import ConsumerConfig, StorageType, StreamConfig
 from nats.js.errors import BadRequestError
 
 from shared.broker import (
@@ -149,14 +149,22 @@ class Subscriptions:
     # declared by ensure_stream with every subject, not by FastStream from one subscriber's
     stream: JStream
 
-    def page_subscriber(self, name: str, *, durable: str, concurrency: int = 16):
+    def page_subscriber(
+        self,
+        name: str,
+        *,
+        durable: str,
+        concurrency: int = 16,
+        config: ConsumerConfig | None = None,
+    ):
         """A durable pull consumer on ``name`` shared by every replica of this service,
         worked by ``concurrency`` pull loops that each take one message at a time.
 
         A loop fetches its next page the moment its last one is settled, so one slow page
         never holds up the others (as waiting for a whole fetched batch would), and no
         fetched message waits unstarted in a local buffer while its ack deadline runs out.
-        Manual acks: handlers settle through :func:`run_stage`.
+        Manual acks: handlers settle through :func:`run_stage`. ``config`` replaces the
+        house consumer configuration (``shared.broker.consumer_config``).
         """
         subject = self.settings.subject(name)
         loops = [
@@ -165,7 +173,7 @@ class Subscriptions:
                 stream=self.stream,
                 durable=durable,
                 pull_sub=PullSub(batch_size=1, timeout=PULL_IDLE_S),
-                config=consumer_config(self.settings),
+                config=config or consumer_config(self.settings),
                 ack_policy=AckPolicy.MANUAL,
                 title=f"{durable}#{slot}:{subject}",
             )

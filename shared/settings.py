@@ -3,13 +3,39 @@
 Documented in ``.env.example``; a test checks the two agree.
 """
 
+import ipaddress
+import json
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PLACEHOLDER_SECRETS = {"changeme", "change-me", "sheetflow-dev-secret", "set-me"}
+
+# What a token may do, each role everything the one before it may: read jobs and reports;
+# also upload; also correct; also manage webhooks and cancel others' jobs.
+Role = Literal["reader", "submitter", "reviewer", "admin"]
+# The name the single SHEETFLOW_API_TOKEN goes by (an admin), in logs and records.
+LEGACY_TOKEN_NAME = "default"
+
+
+class ApiToken(BaseModel):
+    """One API token: its name (written to access logs and correction records; the value
+    never is) and its role."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.@-]{1,64}$", examples=["ci-uploader"])
+    role: Role
+    token: SecretStr
+
+
+class WebhookTarget(BaseModel):
+    """A webhook subscription the deployment fixes (the API manages others)."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,48}$", examples=["erp"])
+    url: str = Field(pattern=r"^https?://[^/?#]+", examples=["https://erp.example.com/hooks"])
+    events: list[str] = Field(min_length=1, examples=[["report.ready", "sheet.corrected"]])
+    secret: SecretStr
 
 
 class Settings(BaseSettings):
@@ -57,7 +83,14 @@ class Settings(BaseSettings):
     # Ingest API
     api_host: str = "127.0.0.1"
     api_port: int = 8080
-    api_token: SecretStr | None = None
+    api_token: SecretStr | None = Field(
+        None, description="one token with the admin role (named 'default'), as before roles"
+    )
+    api_tokens: list[ApiToken] = Field(
+        [],
+        description='JSON list of {"name", "role", "token"} (role: reader|submitter|'
+        "reviewer|admin)",
+    )
     public_url: str | None = Field(
         None, pattern=r"^https?://[^/?#]+", description="base URL put into status/report links"
     )
@@ -87,6 +120,31 @@ class Settings(BaseSettings):
     )
     inspect_quick_workers: int = Field(
         2, ge=1, description="small uploads given a first look at once"
+    )
+
+    # Webhooks
+    webhooks: list[WebhookTarget] = Field(
+        [], description='JSON list of {"name", "url", "events", "secret"}, beside the API\'s'
+    )
+    webhook_allow_networks: list[str] = Field(
+        [],
+        description="networks (CIDR) a webhook may target beyond public addresses, e.g. "
+        '["10.0.0.0/8"]; private, loopback and link-local ones are refused otherwise',
+    )
+    webhook_timeout_s: float = Field(
+        10.0, gt=0, description="seconds a webhook target has to answer a delivery"
+    )
+    webhook_retry_for_s: float = Field(
+        86400.0, gt=0, description="how long a delivery is retried before it is marked failed"
+    )
+    webhook_backoff_s: float = Field(
+        5.0, gt=0, description="wait before a delivery's second attempt, doubling after"
+    )
+    webhook_backoff_max_s: float = Field(
+        3600.0, gt=0, description="the longest wait between two attempts of a delivery"
+    )
+    webhook_max_response_bytes: int = Field(
+        4096, ge=0, description="bytes of a target's answer read (the rest is never read)"
     )
 
     retention_days: float = Field(
@@ -167,6 +225,13 @@ class Settings(BaseSettings):
     verify_max_images: int = 6
     verify_max_objects: int = 40
 
+    @field_validator("webhook_allow_networks")
+    @classmethod
+    def _networks(cls, networks: list[str]) -> list[str]:
+        for network in networks:
+            ipaddress.ip_network(network, strict=False)  # a ValueError names the bad one
+        return networks
+
     @model_validator(mode="after")
     def _refuse_placeholders_in_production(self) -> "Settings":
         if self.environment == "production":
@@ -174,7 +239,31 @@ class Settings(BaseSettings):
                 raise ValueError("SHEETFLOW_S3_SECRET_KEY holds a placeholder; set a real secret")
             if self.api_token and self.api_token.get_secret_value() in PLACEHOLDER_SECRETS:
                 raise ValueError("SHEETFLOW_API_TOKEN holds a placeholder; set a real token")
+            for token in self.api_tokens:
+                if token.token.get_secret_value() in PLACEHOLDER_SECRETS:
+                    raise ValueError(f"API token {token.name!r} holds a placeholder")
         return self
+
+    @model_validator(mode="after")
+    def _tokens_are_told_apart(self) -> "Settings":
+        # A name must say who acted, and a value must say which name it is.
+        names = [t.name for t in self.tokens]
+        if len(set(names)) != len(names):
+            raise ValueError(f"API token names must differ: {sorted(names)}")
+        values = [t.token.get_secret_value() for t in self.tokens]
+        if len(set(values)) != len(values) or "" in values:
+            raise ValueError("every API token needs a value of its own")
+        return self
+
+    @property
+    def tokens(self) -> list[ApiToken]:
+        """Every API token, the single SHEETFLOW_API_TOKEN among them as an admin."""
+        legacy = (
+            [ApiToken(name=LEGACY_TOKEN_NAME, role="admin", token=self.api_token)]
+            if self.api_token
+            else []
+        )
+        return legacy + self.api_tokens
 
     @property
     def stream_name(self) -> str:
@@ -199,6 +288,24 @@ class Settings(BaseSettings):
 
     def subject(self, name: str) -> str:
         return f"{self.namespace}.{name}"
+
+
+def revealed_json(value: list[Any]) -> str:
+    """A list setting as its environment variable holds it: JSON, secrets in clear (for a
+    child process's environment, never for a log)."""
+
+    def plain(item: Any) -> Any:
+        if isinstance(item, BaseModel):
+            return plain(item.model_dump())
+        if isinstance(item, dict):
+            return {k: plain(v) for k, v in item.items()}
+        if isinstance(item, SecretStr):
+            return item.get_secret_value()
+        if isinstance(item, list):
+            return [plain(i) for i in item]
+        return item
+
+    return json.dumps(plain(value))
 
 
 def nats_server_list(urls: str) -> list[str]:

@@ -113,6 +113,30 @@ class Keys:
     def report(job_id: str, ext: str = "json") -> str:
         return f"jobs/{job_id}/report.{ext}"
 
+    @staticmethod
+    def reviews(job_id: str) -> str:
+        """A person's review records of the job (``shared.review``)."""
+        return f"jobs/{job_id}/review/"
+
+    @staticmethod
+    def review(job_id: str, record_id: str) -> str:
+        return f"{Keys.reviews(job_id)}{record_id}.json"
+
+    # Webhooks: subscriptions made over the API, and every delivery's body and log.
+    WEBHOOKS = "webhooks/subscriptions/"
+
+    @staticmethod
+    def webhook(subscription_id: str) -> str:
+        return f"{Keys.WEBHOOKS}{subscription_id}.json"
+
+    @staticmethod
+    def deliveries(subscription_id: str) -> str:
+        return f"webhooks/deliveries/{subscription_id}/"
+
+    @staticmethod
+    def delivery(subscription_id: str, delivery_id: str) -> str:
+        return f"{Keys.deliveries(subscription_id)}{delivery_id}.json"
+
 
 class ObjectStore:
     """The bucket every stage shares. Calls run in threads: the SDK is blocking."""

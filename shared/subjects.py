@@ -15,6 +15,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel
 
 from shared.messages import (
+    DeliverWebhook,
     ExtractPage,
     FallbackPage,
     JobAccepted,
@@ -24,7 +25,9 @@ from shared.messages import (
     PageFailed,
     PageStructured,
     PageVerified,
+    ProblemReviewed,
     ReportReady,
+    SheetCorrected,
     StructurePage,
 )
 
@@ -56,3 +59,6 @@ PAGE_COVERED = Subject("page.covered", PageCovered)
 PAGE_VERIFIED = Subject("page.verified", PageVerified)
 PAGE_FAILED = Subject("page.failed", PageFailed)
 REPORT_READY = Subject("report.ready", ReportReady)
+SHEET_CORRECTED = Subject("sheet.corrected", SheetCorrected)
+PROBLEM_REVIEWED = Subject("problem.reviewed", ProblemReviewed)
+WEBHOOK_DELIVER = Subject("webhook.deliver", DeliverWebhook)

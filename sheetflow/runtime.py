@@ -24,7 +24,7 @@ import httpx
 import psutil
 from pydantic import SecretStr
 
-from shared.settings import Settings
+from shared.settings import Settings, revealed_json
 from sheetflow.credentials import (
     embedded_nats_login,
     embedded_s3_credentials,
@@ -36,7 +36,7 @@ from sheetflow.credentials import (
 
 log = logging.getLogger("sheetflow.runtime")
 
-SERVICES = ("ingest", "extract", "coverage", "verify", "report")
+SERVICES = ("ingest", "extract", "coverage", "verify", "report", "webhooks")
 # How long a stopping weed server is given before SIGKILL: it never exits on SIGTERM.
 WEED_STOP_GRACE_S = 0.5
 _PR_SET_PDEATHSIG = 1
@@ -413,6 +413,8 @@ def settings_env(settings: Settings) -> dict[str, str]:
         secret = getattr(settings, name)
         if hasattr(secret, "get_secret_value"):
             value = secret.get_secret_value()
+        if isinstance(value, list):  # tokens, webhooks: JSON, their secrets in clear
+            value = revealed_json(secret)
         env[key] = str(value).lower() if isinstance(value, bool) else str(value)
     return env
 

@@ -17,10 +17,10 @@ def main() -> None:
         level=settings.log_level, format="%(asctime)s ingest %(levelname)s %(name)s: %(message)s"
     )
     host = settings.api_host
-    if not settings.api_token and host not in LOOPBACK:
+    if not settings.tokens and host not in LOOPBACK:
         # Without a token the API is open: never expose it beyond this machine.
         logging.getLogger("sheetflow.ingest").warning(
-            "SHEETFLOW_API_TOKEN is not set: binding to 127.0.0.1 instead of %s", host
+            "no API token is set: binding to 127.0.0.1 instead of %s", host
         )
         host = "127.0.0.1"
     uvicorn.run(

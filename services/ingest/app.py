@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from services.ingest.accesslog import CallerContext
 from services.ingest.bootstrap import Running, started
 from services.ingest.handlers import router
 from services.ingest.refusals import Refusal, RefusalKind
@@ -26,6 +27,7 @@ STATUS: dict[RefusalKind, int] = {
     RefusalKind.MALFORMED: 400,
     RefusalKind.INVALID: 422,
     RefusalKind.UNAUTHORIZED: 401,
+    RefusalKind.FORBIDDEN: 403,
     RefusalKind.NOT_FOUND: 404,
     RefusalKind.CONFLICT: 409,
     RefusalKind.UNAVAILABLE: 503,
@@ -53,8 +55,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if not settings.api_token:
-            log.warning("SHEETFLOW_API_TOKEN is not set: the API requires no token")
+        if not settings.tokens:
+            log.warning("no API token is set: the API requires none (loopback only)")
         async with started(settings) as running:
             app.state.running = running
             yield
@@ -70,6 +72,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.running = Running()  # answers 503 until the lifespan has connected it
     app.include_router(router)
+    app.add_middleware(CallerContext)
 
     @app.exception_handler(Refusal)
     async def _refusal(_: Request, exc: Refusal) -> JSONResponse:

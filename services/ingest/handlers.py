@@ -1,22 +1,27 @@
 """HTTP handlers of the ingest API; each translates HTTP into one use case call."""
 
-import secrets
 import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter, Depends, Query, Request, Response, Security
 from fastapi.responses import HTMLResponse, JSONResponse
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer, SecurityScopes
 
-from services.ingest import usecases
+from services.ingest import corrections, usecases, webhooks
+from services.ingest.accesslog import record_caller
 from services.ingest.bootstrap import Running
+from services.ingest.corrections import ProblemDecision, SheetFix
 from services.ingest.refusals import Refusal, RefusalKind, unavailable
 from services.ingest.responses import JobCanceling, JobCreated, JobStatusBody
+from services.ingest.roles import Caller, identify
+from services.ingest.sheetlog import SheetLog, to_csv
 from services.ingest.upload import receive_upload
 from services.ingest.usecases import Collaborators
+from services.ingest.webhooks import DeliveryView, NewWebhook, Replaying, WebhookView
 from shared.asyncapi import asyncapi_document
 from shared.report import Report
+from shared.review import ProblemReview, ReviewRecord, SheetCorrection
 from shared.settings import Settings
 
 QUERY_TOKEN_NAMES = {"token", "access_token", "api_key", "apikey"}
@@ -27,6 +32,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     }
     for code, err, text in (
         (401, "unauthorized", "A bearer token is required."),
+        (403, "forbidden", "The token's role does not allow this request."),
         (404, "not_found", "No such job."),
         (503, "unavailable", "NATS or S3 is not reachable."),
     )
@@ -59,32 +65,50 @@ def refuse_query_token(request: Request) -> None:
 
 
 # Declares the bearer token in OpenAPI (docs get an "Authorize" button); the check is ours.
+# Each route names the least role it takes as the requirement's scope (OpenAPI 3.1 lets a
+# bearer requirement list role names), so /docs shows who may call it.
 bearer = HTTPBearer(
-    auto_error=False, description="SHEETFLOW_API_TOKEN, when the deployment sets one"
+    auto_error=False,
+    description="A token from SHEETFLOW_API_TOKENS (or SHEETFLOW_API_TOKEN, an admin), when "
+    "the deployment sets any. Roles: reader < submitter < reviewer < admin; each route's "
+    "security requirement names the least role it takes.",
 )
 
 
-def require_token(
+def authorize(
+    required: SecurityScopes,
     settings: Annotated[Settings, Depends(get_settings)],
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)] = None,
-) -> None:
-    if not settings.api_token:
-        return
-    expected = settings.api_token.get_secret_value().encode()
-    given = credentials.credentials.encode() if credentials else b""
-    if not secrets.compare_digest(given, expected):
+) -> Caller:
+    """The caller the bearer token names, if its role is at least the route's."""
+    caller = identify(settings, credentials.credentials if credentials else None)
+    if caller is None:
         raise Refusal(
             RefusalKind.UNAUTHORIZED, "unauthorized", "Send 'Authorization: Bearer <token>'."
         )
+    record_caller(caller.name)
+    needed = required.scopes[0] if required.scopes else "admin"
+    if not caller.may(needed):  # type: ignore[arg-type]
+        raise Refusal(
+            RefusalKind.FORBIDDEN,
+            "forbidden",
+            f"The token {caller.name!r} has the role {caller.role}; this takes {needed}.",
+        )
+    return caller
 
 
+Reader = Annotated[Caller, Security(authorize, scopes=["reader"])]
+Submitter = Annotated[Caller, Security(authorize, scopes=["submitter"])]
+Reviewer = Annotated[Caller, Security(authorize, scopes=["reviewer"])]
+Admin = Annotated[Caller, Security(authorize, scopes=["admin"])]
+# Routes take their caller first: the role is checked before anything else is resolved.
 IoDep = Annotated[Collaborators, Depends(get_collaborators)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 router = APIRouter()
 v1 = APIRouter(
     prefix="/v1",
-    dependencies=[Depends(refuse_query_token), Depends(require_token)],
+    dependencies=[Depends(refuse_query_token)],
     responses=ERROR_RESPONSES,
 )
 
@@ -158,14 +182,16 @@ UPLOAD_BODY = {
         },
     },
 )
-async def create_job(request: Request, io: IoDep, settings: SettingsDep) -> JobCreated:
+async def create_job(
+    caller: Submitter, request: Request, io: IoDep, settings: SettingsDep
+) -> JobCreated:
     """Upload a PDF (multipart field `file`, optional JSON field `options`); its pages are
     queued."""
     with tempfile.TemporaryDirectory(prefix="sheetflow-upload-") as tmp:
         upload = await receive_upload(
             request, Path(tmp) / "source.pdf", max_bytes=settings.max_upload_mb * 1024 * 1024
         )
-        job = await usecases.accept_upload(io, upload)
+        job = await usecases.accept_upload(io, upload, submitted_by=caller.name)
     base = _base_url(request, settings)
     return JobCreated(
         job_id=job.job_id,
@@ -175,7 +201,7 @@ async def create_job(request: Request, io: IoDep, settings: SettingsDep) -> JobC
 
 
 @v1.get("/jobs/{job_id}")
-async def get_job(job_id: str, io: IoDep) -> JobStatusBody:
+async def get_job(_: Reader, job_id: str, io: IoDep) -> JobStatusBody:
     """The job with per-stage page counts (queued, extracted, covered, verified, failed,
     skipped)."""
     return await usecases.job_status(io, job_id)
@@ -183,19 +209,41 @@ async def get_job(job_id: str, io: IoDep) -> JobStatusBody:
 
 # The stored report.json is sent as written; the model documents its shape in OpenAPI.
 @v1.get("/jobs/{job_id}/report", response_model=Report)
-async def get_report(job_id: str, io: IoDep) -> Response:
+async def get_report(_: Reader, job_id: str, io: IoDep) -> Response:
     """The job's report.json (404 with a JSON body until it exists)."""
     return Response(await usecases.report(io, job_id, "json"), media_type="application/json")
 
 
 @v1.get("/jobs/{job_id}/report.html", response_class=HTMLResponse)
-async def get_report_html(job_id: str, io: IoDep) -> Response:
+async def get_report_html(_: Reader, job_id: str, io: IoDep) -> Response:
     """The job's report as a page a person can read."""
     return HTMLResponse(await usecases.report(io, job_id, "html"))
 
 
+@v1.get("/jobs/{job_id}/sheets.json")
+async def get_sheets(_: Reader, job_id: str, io: IoDep) -> SheetLog:
+    """The sheet log: one row per page (number, title, discipline, revision, date, where the
+    number came from, coverage, verdict, problems, what a person corrected)."""
+    return await usecases.sheets(io, job_id)
+
+
+@v1.get(
+    "/jobs/{job_id}/sheets.csv",
+    response_class=Response,
+    responses={200: {"content": {"text/csv": {}}, "description": "the sheet log as CSV"}},
+)
+async def get_sheets_csv(_: Reader, job_id: str, io: IoDep) -> Response:
+    """The sheet log as a CSV file a spreadsheet opens (UTF-8 with a byte-order mark)."""
+    log = await usecases.sheets(io, job_id)
+    return Response(
+        to_csv(log),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{job_id}-sheets.csv"'},
+    )
+
+
 @v1.get("/jobs/{job_id}/pages/{page_number}/image.png")
-async def get_page_image(job_id: str, page_number: int, io: IoDep) -> Response:
+async def get_page_image(_: Reader, job_id: str, page_number: int, io: IoDep) -> Response:
     """A page's rendered image."""
     return Response(await usecases.page_image(io, job_id, page_number), media_type="image/png")
 
@@ -203,9 +251,86 @@ async def get_page_image(job_id: str, page_number: int, io: IoDep) -> Response:
 @v1.delete(
     "/jobs/{job_id}", status_code=202, responses={409: {"description": "Job already finished"}}
 )
-async def cancel_job(job_id: str, io: IoDep) -> JobCanceling:
-    """Cancel a job: pages not yet extracted are skipped and the job ends `canceled`."""
-    return await usecases.cancel_job(io, job_id)
+async def cancel_job(caller: Submitter, job_id: str, io: IoDep) -> JobCanceling:
+    """Cancel a job: pages not yet extracted are skipped and the job ends `canceled`. A
+    submitter or reviewer cancels the jobs its token submitted; an admin any job."""
+    return await usecases.cancel_job(io, job_id, caller)
+
+
+@v1.post(
+    "/jobs/{job_id}/pages/{page_number}/sheet",
+    status_code=201,
+    responses={409: {"description": "The report is not written yet"}},
+)
+async def correct_sheet(
+    caller: Reviewer, job_id: str, page_number: int, fix: SheetFix, io: IoDep
+) -> SheetCorrection:
+    """Correct a page's sheet identity (number, title, discipline, revision) with a reason:
+    stored as a record of its own; the report is rebuilt and `report.ready` sent again."""
+    return await corrections.correct_sheet(io, caller, job_id, page_number, fix)
+
+
+@v1.post(
+    "/jobs/{job_id}/pages/{page_number}/problems/{problem}",
+    status_code=201,
+    responses={409: {"description": "The report is not written yet"}},
+)
+async def review_problem(
+    caller: Reviewer,
+    job_id: str,
+    page_number: int,
+    problem: int,
+    decision: ProblemDecision,
+    io: IoDep,
+) -> ProblemReview:
+    """Dismiss or confirm a reported problem (numbered from 1 in the page's `problems`),
+    with a reason; a dismissed problem stays in the report, marked dismissed."""
+    return await corrections.review_problem(io, caller, job_id, page_number, problem, decision)
+
+
+@v1.get("/jobs/{job_id}/review")
+async def get_review(_: Reader, job_id: str, io: IoDep) -> list[ReviewRecord]:
+    """The job's review records, oldest first: who, when, before, after, why."""
+    return await corrections.review_log(io, job_id)
+
+
+@v1.post(
+    "/webhooks",
+    status_code=201,
+    responses={422: {"description": "Unknown event, or a target the deployment refuses"}},
+)
+async def create_webhook(caller: Admin, new: NewWebhook, io: IoDep) -> WebhookView:
+    """Subscribe a URL to events; deliveries are signed with the secret (made here and shown
+    once when none is given)."""
+    return await webhooks.create_webhook(io, caller, new)
+
+
+@v1.get("/webhooks")
+async def list_webhooks(_: Admin, io: IoDep) -> list[WebhookView]:
+    """Every subscription, those from the settings first; secrets are never shown."""
+    return await webhooks.list_webhooks(io)
+
+
+@v1.delete("/webhooks/{webhook_id}", status_code=204)
+async def delete_webhook(_: Admin, webhook_id: str, io: IoDep) -> Response:
+    """Remove a subscription made over the API."""
+    await webhooks.delete_webhook(io, webhook_id)
+    return Response(status_code=204)
+
+
+@v1.get("/webhooks/{webhook_id}/deliveries")
+async def get_deliveries(
+    _: Admin, webhook_id: str, io: IoDep, limit: Annotated[int, Query(ge=1, le=500)] = 50
+) -> list[DeliveryView]:
+    """The subscription's delivery log, newest first: state, and each attempt's status code,
+    latency and error."""
+    return await webhooks.delivery_log(io, webhook_id, limit)
+
+
+@v1.post("/webhooks/{webhook_id}/deliveries/{delivery_id}/replay", status_code=202)
+async def replay_delivery(_: Admin, webhook_id: str, delivery_id: str, io: IoDep) -> Replaying:
+    """Send a delivery again (a new round of attempts, the same idempotency key)."""
+    return await webhooks.replay(io, webhook_id, delivery_id)
 
 
 router.include_router(v1)

@@ -3,8 +3,16 @@ is wrong), the code a client can branch on and a sentence a person can act on. T
 turns kinds into statuses in one table (``services.ingest.app``); ``sheetflow run`` prints
 the sentence and the code."""
 
+import functools
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import ParamSpec, TypeVar
+
+from shared.broker import is_outage
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 # What a refusal for want of NATS or S3 suggests by default: their restarts take seconds.
 RETRY_AFTER_S = 10.0
@@ -16,6 +24,7 @@ class RefusalKind(StrEnum):
     MALFORMED = "malformed"  # the request itself is not what the API takes
     INVALID = "invalid"  # a well-formed request or PDF this deployment will not process
     UNAUTHORIZED = "unauthorized"  # no valid token, or a token where it must not be
+    FORBIDDEN = "forbidden"  # a valid token whose role does not allow the request
     NOT_FOUND = "not_found"  # no such job, page or report (yet)
     CONFLICT = "conflict"  # the job is past what was asked (already finished)
     UNAVAILABLE = "unavailable"  # NATS, S3 or every inspector cannot serve it now
@@ -50,3 +59,21 @@ def disk_full(where: str) -> Refusal:
         f"The disk {where} is full; nothing was kept. Free space there, then retry.",
         RETRY_AFTER_S,
     )
+
+
+def refusing_outages(use_case: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
+    """``use_case`` with a NATS or S3 outage met on its way answered as a 503 refusal, not
+    an internal error."""
+
+    @functools.wraps(use_case)
+    async def refusing(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return await use_case(*args, **kwargs)
+        except Refusal:
+            raise
+        except Exception as exc:
+            if is_outage(exc):
+                raise unavailable("NATS or S3 is not reachable; retry shortly.") from exc
+            raise
+
+    return refusing

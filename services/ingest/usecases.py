@@ -15,6 +15,8 @@ from pydantic import ValidationError
 
 from services.ingest.refusals import Refusal, RefusalKind, disk_full, not_found, unavailable
 from services.ingest.responses import JobCanceling, JobStatusBody
+from services.ingest.roles import Caller
+from services.ingest.sheetlog import SheetLog, sheet_log
 from services.ingest.source import PreparedSource
 from services.ingest.upload import ReceivedUpload
 from services.ingest.validation import AcceptedPdf, safe_file_name
@@ -25,6 +27,7 @@ from shared.interfaces import Bucket, ObjectMissing, Publisher
 from shared.jobs import JobRecord, JobStore, now
 from shared.messages import ExtractPage, JobAccepted, JobOptions
 from shared.models import IntakeReport
+from shared.report import Report
 from shared.settings import Settings
 from shared.storage import Keys
 
@@ -160,7 +163,9 @@ async def _store_upload(
         await io.bucket.put_file(job.intake.original_key, str(original))
 
 
-async def accept_upload(io: Collaborators, upload: ReceivedUpload) -> JobRecord:
+async def accept_upload(
+    io: Collaborators, upload: ReceivedUpload, *, submitted_by: str | None = None
+) -> JobRecord:
     """The job for a received upload: its options read, the file inspected and its source
     (active content stripped) stored, the job recorded and its pages announced."""
     try:
@@ -180,6 +185,7 @@ async def accept_upload(io: Collaborators, upload: ReceivedUpload) -> JobRecord:
         options=options,
         intake=source.intake,
         original=upload.path if io.settings.keep_original_upload else None,
+        submitted_by=submitted_by,
     )
 
 
@@ -192,6 +198,7 @@ async def accept_job(
     options: JobOptions,
     intake: IntakeReport | None = None,
     original: Path | None = None,
+    submitted_by: str | None = None,
 ) -> JobRecord:
     """Store ``source`` and record the job; ``original`` (the upload as received) is kept
     too when active content was stripped from it. When NATS or S3 does not answer, what was
@@ -209,6 +216,7 @@ async def accept_job(
         intake=intake,
         status="running",
         created_at=now(),
+        submitted_by=submitted_by,
     )
     stored: asyncio.Task | None = None
     try:
@@ -312,9 +320,16 @@ async def job_status(io: Collaborators, job_id: str) -> JobStatusBody:
     return JobStatusBody.model_validate(body)
 
 
-async def cancel_job(io: Collaborators, job_id: str) -> JobCanceling:
-    """Cancel a job: pages not yet extracted are skipped and the job ends ``canceled``."""
+async def cancel_job(io: Collaborators, job_id: str, caller: Caller) -> JobCanceling:
+    """Cancel a job: pages not yet extracted are skipped and the job ends ``canceled``. Only
+    an admin cancels a job another token submitted."""
     job = await find_job(io, job_id)
+    if job.submitted_by != caller.name and not caller.may("admin"):
+        raise Refusal(
+            RefusalKind.FORBIDDEN,
+            "forbidden",
+            "Only an admin token cancels a job another token submitted.",
+        )
     if job.status in ("complete", "partial") or job.finished_at:
         raise Refusal(
             RefusalKind.CONFLICT, "already_finished", f"The job already finished ({job.status})."
@@ -334,6 +349,11 @@ async def report(io: Collaborators, job_id: str, ext: str) -> bytes:
         raise not_found("The report is not ready yet.", "report_not_ready") from exc
     except Exception as exc:
         raise unavailable("S3 is not reachable; retry shortly.") from exc
+
+
+async def sheets(io: Collaborators, job_id: str) -> SheetLog:
+    """The finished job's sheet log: one row per page of its report."""
+    return sheet_log(Report.model_validate_json(await report(io, job_id, "json")))
 
 
 async def page_image(io: Collaborators, job_id: str, page_number: int) -> bytes:

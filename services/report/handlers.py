@@ -1,14 +1,18 @@
 """Report's subscribers: terminal pages in, one report per job out."""
 
+import logging
 from typing import Annotated
 
 from faststream import Context
 from faststream.nats.annotations import NatsMessage
 
-from services.report.usecases import Collaborators, on_failed, on_verified
+from services.report.usecases import Collaborators, on_failed, on_verified, revise
 from shared import subjects
-from shared.messages import PageFailed, PageVerified
+from shared.broker import backoff_s, deliveries, describe
+from shared.messages import PageFailed, PageVerified, ProblemReviewed, SheetCorrected
 from shared.service import COLLABORATORS, Subscriptions, run_stage
+
+log = logging.getLogger("sheetflow.report")
 
 IoDep = Annotated[Collaborators, Context(COLLABORATORS)]
 
@@ -21,3 +25,28 @@ def register(subscriptions: Subscriptions) -> None:
     @subscriptions.page_subscriber(subjects.PAGE_FAILED, durable="report-failed")
     async def on_page_failed(event: PageFailed, msg: NatsMessage, io: IoDep) -> None:
         await run_stage(msg, "report", event, io, lambda: on_failed(io, event))
+
+    @subscriptions.page_subscriber(subjects.SHEET_CORRECTED, durable="report-corrected")
+    async def on_sheet_corrected(event: SheetCorrected, msg: NatsMessage, io: IoDep) -> None:
+        await rebuild(msg, io, event.job_id)
+
+    @subscriptions.page_subscriber(subjects.PROBLEM_REVIEWED, durable="report-reviewed")
+    async def on_problem_reviewed(event: ProblemReviewed, msg: NatsMessage, io: IoDep) -> None:
+        await rebuild(msg, io, event.job_id)
+
+
+async def rebuild(msg: NatsMessage, io: Collaborators, job_id: str) -> None:
+    """Rebuild the report after a review; a failure is retried with backoff, never turned
+    into a failed page (the pages are not at fault), and given up after the bound: the next
+    review rebuilds the report with every record anyway."""
+    delivery = deliveries(msg)
+    try:
+        await revise(io, job_id)
+    except Exception as exc:
+        if delivery >= io.settings.max_deliver:
+            log.error("gave up rebuilding the report of %s: %s", job_id, describe(exc))
+            await msg.ack()
+        else:
+            await msg.nack(delay=backoff_s(io.settings, delivery))
+        return
+    await msg.ack()

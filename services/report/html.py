@@ -98,6 +98,9 @@ def _page_view(
         "floor_pct": _pct(page.floor) if page.floor is not None else None,
         "below_floor": page.below_floor,
         "problems": verdict.problems if verdict else [],
+        # A person's review: each problem's state (open, dismissed, confirmed) by number.
+        "review": page.review,
+        "problem_states": {p.number: p for p in page.review.problems} if page.review else {},
         "kinds": verdict.kinds if verdict else [],
         "cited": [
             {
@@ -154,6 +157,16 @@ def _counts(
         ("mean coverage", f"{_pct(mean)}%" if mean is not None else "–", ""),
         ("objects", sum(len(p["objects"]) for p in pages), ""),
         ("vision unverified", summary.guard.vision_unverified, "unjudged"),
+        *(
+            [("corrected by a person", summary.review.pages_corrected, "")]
+            if summary.review.pages_corrected
+            else []
+        ),
+        *(
+            [("problems dismissed", summary.review.problems_dismissed, "blank")]
+            if summary.review.problems_dismissed
+            else []
+        ),
     ]
 
 

@@ -8,6 +8,7 @@ from datetime import timedelta
 
 from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
 from services.report.html import render_report_html
+from services.report.review import apply_review, corrected_pages
 from services.report.store import TerminalPages
 from shared import subjects
 from shared.broker import msg_id
@@ -17,6 +18,7 @@ from shared.messages import PageFailed, PageVerified, ReportReady
 from shared.models import VerifiedPage
 from shared.pagetext import TextLayer
 from shared.report import ReadySummary, Report
+from shared.review_store import review_records
 from shared.settings import Settings
 from shared.sheet import Reading, printed_alone
 from shared.sheet.reconcile import correction_requests, page_facts, reconcile
@@ -175,11 +177,15 @@ async def write_report(
         ),
     )
     verified = [o for o in outcomes if isinstance(o, VerifiedPage)]
-    sheet_set = await reconcile_set(io, job.job_id, verified)
-    finished_at = now()
+    records = await review_records(io.bucket, job.job_id)
+    # The set step reads the pages as a person corrected them; the report shows the review
+    # as a layer over the pipeline's results (services.report.review).
+    sheet_set = await reconcile_set(io, job.job_id, corrected_pages(verified, records))
+    finished_at = job.finished_at or now()
     report = build_report(
         info, [o for o in outcomes if o is not None], finished_at=finished_at, sheet_set=sheet_set
     )
+    report = apply_review(report, records)
     evidence = await _evidence(io, job.job_id, outcomes)
     html = await asyncio.to_thread(
         render_report_html,
@@ -191,9 +197,19 @@ async def write_report(
     await io.bucket.put_json(json_key, report)
     await io.bucket.put_bytes(html_key, html.encode(), "text/html; charset=utf-8")
     finished = await io.jobs.update_job(
-        job.job_id, status=report.status, finished_at=finished_at, report_key=json_key
+        job.job_id,
+        status=report.status,
+        finished_at=finished_at,
+        report_key=json_key,
+        report_revision=report.revision,
     )
-    log.info("report for %s: %s, %s pages", job.job_id, report.status, job.page_count)
+    log.info(
+        "report for %s: %s, %s pages, revision %s",
+        job.job_id,
+        report.status,
+        job.page_count,
+        report.revision,
+    )
     return finished
 
 
@@ -208,9 +224,12 @@ async def announce(io: Collaborators, job: JobRecord) -> None:
         summary=ReadySummary.of(report),
         report_key=Keys.report(job.job_id, "json"),
         html_key=Keys.report(job.job_id, "html"),
+        revision=report.revision,
     )
-    await io.publisher.publish(subjects.REPORT_READY, ready, dedup_id=job.job_id)
-    await io.jobs.update_job(job.job_id, announced=True)
+    await io.publisher.publish(
+        subjects.REPORT_READY, ready, dedup_id=msg_id(job.job_id, report.revision)
+    )
+    await io.jobs.update_job(job.job_id, announced=True, announced_revision=report.revision)
 
 
 async def supervise_intakes(io: Collaborators) -> None:
@@ -258,3 +277,19 @@ async def supervise(io: Collaborators, every_s: float = SUPERVISE_EVERY_S) -> No
         except Exception as exc:
             log.warning("intake supervision could not finish a round: %s", exc)
         await asyncio.sleep(every_s)
+
+
+async def revise(io: Collaborators, job_id: str) -> None:
+    """A person corrected or reviewed something: rebuild the finished job's report with
+    every review record so far (its revision is one more than their count) and announce it.
+    A job not finished yet gets them in its first report."""
+    async with io.finishing.setdefault(job_id, asyncio.Lock()):
+        job = await io.jobs.get_job(job_id)
+        if job is None or not job.finished_at:
+            return
+        revision = 1 + len(await review_records(io.bucket, job_id))
+        if job.report_revision < revision:
+            job = await write_report(io, job, await io.terminal.all(job_id))
+        if job and job.announced_revision < job.report_revision:
+            await announce(io, job)
+    io.finishing.pop(job_id, None)

@@ -40,6 +40,15 @@ def secret(value: Any) -> str | None:
     return value.get_secret_value() if value is not None else None
 
 
+def own_token(settings: Settings) -> str | None:
+    """The token the CLI uses on a stack it started: the first configured one that may
+    upload (the single SHEETFLOW_API_TOKEN comes first); None when the API takes none."""
+    for token in settings.tokens:
+        if token.role != "reader":
+            return token.token.get_secret_value()
+    return None
+
+
 def api_client(
     api: str, token: str | None, *, transport: httpx.BaseTransport | None = None
 ) -> httpx.Client:
@@ -153,10 +162,16 @@ def follow_job(
 
 
 def fetch_reports(client: httpx.Client, job_id: str, out_dir: Path) -> dict[str, Any]:
-    """Write ``report.json`` and ``report.html`` into ``out_dir``; the parsed report."""
+    """Write ``report.json``, ``report.html`` and the sheet log ``sheets.csv`` into
+    ``out_dir``; the parsed report."""
     deadline = time.monotonic() + REPORT_TIMEOUT_S
     files: dict[str, bytes] = {}
-    for name, path in (("report.json", "report"), ("report.html", "report.html")):
+    served = (
+        ("report.json", "report"),
+        ("report.html", "report.html"),
+        ("sheets.csv", "sheets.csv"),
+    )
+    for name, path in served:
         while name not in files:
             if time.monotonic() > deadline:
                 raise CliError(f"job {job_id}: {name} not served in {REPORT_TIMEOUT_S:.0f}s")

@@ -35,7 +35,7 @@ from sheetflow.cli.client import (
     POLL_S,
     api_client,
     api_url,
-    secret,
+    own_token,
     submit_file,
     wait_and_report,
     wait_ready,
@@ -76,7 +76,7 @@ app = typer.Typer(
 )
 
 READY_TIMEOUT_S = 180.0
-OUT_HELP = "where report.json and report.html go (default ./sheetflow-out/JOB_ID)"
+OUT_HELP = "where report.json, report.html and sheets.csv go (default ./sheetflow-out/JOB_ID)"
 
 
 @contextlib.contextmanager
@@ -203,7 +203,7 @@ def up(
                 ) as (live, supervisor),
             ):
                 print_endpoints(settings, live, services, extract_workers)
-                with api_client(api_url(live), secret(live.api_token)) as client:
+                with api_client(api_url(live), own_token(live)) as client:
                     wait_ready(
                         client,
                         supervisor.check,
@@ -321,7 +321,7 @@ def run_job(
                 )
             )
             check = supervisor.check
-            client = stack.enter_context(api_client(api_url(live), secret(live.api_token)))
+            client = stack.enter_context(api_client(api_url(live), own_token(live)))
             wait_ready(
                 client,
                 check,

@@ -151,6 +151,7 @@ def conclude(report: Report, out_dir: Path) -> int:
     for line in [*summary_lines(report), *intake_lines(report)]:
         stdout.print(escape(line))
     stdout.print(f"report: {out_dir / 'report.json'}  {out_dir / 'report.html'}")
+    stdout.print(f"sheet log: {out_dir / 'sheets.csv'}")
     failed = report.summary.failed_pages
     if report.status == "canceled":
         stderr.print("[red]error:[/] the job was canceled")

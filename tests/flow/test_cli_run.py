@@ -2,6 +2,7 @@
 
 import asyncio
 import contextlib
+import csv
 import json
 import os
 import signal
@@ -77,8 +78,9 @@ def assert_no_leftovers(seen: dict[int, float], marker: str) -> None:
 
 
 def test_run_processes_the_example_and_leaves_nothing_running(tmp_path):
-    """`sheetflow run examples/drawing-set.pdf` writes both reports with every page, exits 0 or 2
-    as the report says, and leaves no server or service process behind."""
+    """`sheetflow run examples/drawing-set.pdf` writes both reports with every page and the
+    sheet log, exits 0 or 2 as the report says, and leaves no server or service process
+    behind."""
     data_dir, out = tmp_path / "data", tmp_path / "out"
     argv = [find_binary("sheetflow"), "run", str(EXAMPLE), "--out", str(out), "--timeout", "240"]
     proc = subprocess.Popen(
@@ -99,6 +101,11 @@ def test_run_processes_the_example_and_leaves_nothing_running(tmp_path):
     page_count = pymupdf.open(EXAMPLE).page_count
     assert report["page_count"] == page_count
     assert sorted(p["page_number"] for p in report["pages"]) == list(range(1, page_count + 1))
+    # The sheet log beside them: a header and one row per page.
+    with (out / "sheets.csv").open(encoding="utf-8-sig", newline="") as sheets:
+        sheet_log = list(csv.reader(sheets))
+    assert sheet_log[0][:3] == ["page", "sheet_number", "sheet_title"]
+    assert [row[0] for row in sheet_log[1:]] == [str(n) for n in range(1, page_count + 1)]
     failed = report["summary"]["failed_pages"]
     assert proc.returncode == (2 if failed else 0), stderr
     assert report["status"] == ("partial" if failed else "complete")

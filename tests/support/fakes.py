@@ -48,6 +48,9 @@ class MemoryBucket:
     async def exists(self, key: str) -> bool:
         return key in self.objects
 
+    async def list_keys(self, prefix: str) -> list[str]:
+        return sorted(k for k in self.objects if k.startswith(prefix))
+
     async def delete_prefix(self, prefix: str) -> None:
         for key in [k for k in self.objects if k.startswith(prefix)]:
             del self.objects[key]

@@ -182,7 +182,8 @@ def test_follow_job_times_out_with_a_message():
 
 
 def test_fetch_reports_waits_for_the_report_and_writes_both_files(tmp_path):
-    """404 while the report is being written is waited out; both files land in the out dir."""
+    """404 while the report is being written is waited out; the reports and the sheet log
+    land in the out dir."""
     calls = {"n": 0}
 
     def api(request: httpx.Request) -> httpx.Response:
@@ -191,6 +192,8 @@ def test_fetch_reports_waits_for_the_report_and_writes_both_files(tmp_path):
             return httpx.Response(404, json={"error": "report_not_ready", "detail": "not yet"})
         if request.url.path.endswith("report.html"):
             return httpx.Response(200, text="<html>report</html>")
+        if request.url.path.endswith("sheets.csv"):
+            return httpx.Response(200, text="page,sheet_number\r\n")
         return httpx.Response(200, json={"job_id": "j_1", "pages": []})
 
     client = httpx.Client(base_url="http://api", transport=httpx.MockTransport(api))
@@ -198,6 +201,7 @@ def test_fetch_reports_waits_for_the_report_and_writes_both_files(tmp_path):
     assert parsed == {"job_id": "j_1", "pages": []}
     assert (tmp_path / "out" / "report.html").read_text() == "<html>report</html>"
     assert json.loads((tmp_path / "out" / "report.json").read_text())["job_id"] == "j_1"
+    assert (tmp_path / "out" / "sheets.csv").read_text().startswith("page,sheet_number")
 
 
 def test_conclude_complete_exits_0_with_the_sheet_table(tmp_path, capsys):

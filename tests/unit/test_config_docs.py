@@ -117,7 +117,7 @@ def test_compose_runs_one_image_with_every_service():
     """Every service runs from the one image as `python -m services.<name>`, a real module."""
     services = app_services()
     assert {s["command"][2] for s in services.values()} == {
-        f"services.{n}" for n in ("ingest", "extract", "coverage", "verify", "report")
+        f"services.{n}" for n in ("ingest", "extract", "coverage", "verify", "report", "webhooks")
     }
     for name, service in services.items():
         assert service["build"] == "." and service["image"] == "sheetflow:latest", name
@@ -146,7 +146,7 @@ def test_compose_secrets_are_required():
 
 
 @pytest.mark.parametrize(
-    "name", ["nats", "minio", "ingest", "extract", "coverage", "verify", "report"]
+    "name", ["nats", "minio", "ingest", "extract", "coverage", "verify", "report", "webhooks"]
 )
 def test_compose_service_has_a_healthcheck(name):
     """Every long-running service declares a healthcheck command."""

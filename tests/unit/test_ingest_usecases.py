@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from services.ingest.bootstrap import bootstrap
 from services.ingest.refusals import Refusal, RefusalKind
+from services.ingest.roles import Caller
 from services.ingest.source import PreparedSource, check_and_prepare
 from services.ingest.upload import ReceivedUpload
 from services.ingest.usecases import (
@@ -194,19 +195,42 @@ async def test_reports_and_images_are_handed_out_once_they_exist(tmp_path):
     assert await report(io, job.job_id, "json") == b"{}"
 
 
+ADMIN = Caller("ops", "admin")
+
+
 async def test_a_running_job_is_canceled_and_a_finished_one_refuses(tmp_path):
     """Cancel marks a running job canceled; a finished job is a conflict."""
     io = collaborators()
     source = tmp_path / "set.pdf"
     source.write_bytes(b"%PDF-1.7")
     job = await accept_job(io, source, file_name="set.pdf", page_count=1, options=JobOptions())
-    assert (await cancel_job(io, job.job_id)).canceled
+    assert (await cancel_job(io, job.job_id, ADMIN)).canceled
     assert await io.jobs.is_canceled(job.job_id)
 
     await io.jobs.update_job(job.job_id, status="complete", finished_at=now())
     with pytest.raises(Refusal) as refused:
-        await cancel_job(io, job.job_id)
+        await cancel_job(io, job.job_id, ADMIN)
     assert (refused.value.kind, refused.value.error) == (RefusalKind.CONFLICT, "already_finished")
+
+
+async def test_a_submitter_cancels_its_own_jobs_and_only_an_admin_others(tmp_path):
+    """The token that uploaded a job may cancel it; another submitter may not, an admin may."""
+    io = collaborators()
+    source = tmp_path / "set.pdf"
+    source.write_bytes(b"%PDF-1.7")
+
+    async def submitted_by(name: str):
+        return await accept_job(
+            io, source, file_name="set.pdf", page_count=1, options=JobOptions(), submitted_by=name
+        )
+
+    mine, theirs = await submitted_by("ci"), await submitted_by("other")
+    assert (await cancel_job(io, mine.job_id, Caller("ci", "submitter"))).canceled
+    with pytest.raises(Refusal) as refused:
+        await cancel_job(io, theirs.job_id, Caller("ci", "reviewer"))
+    assert refused.value.kind is RefusalKind.FORBIDDEN
+    assert not await io.jobs.is_canceled(theirs.job_id)
+    assert (await cancel_job(io, theirs.job_id, ADMIN)).canceled
 
 
 @pytest.mark.parametrize(("nats", "s3"), [(True, True), (True, False), (False, True)])

@@ -18,6 +18,7 @@ from services.report.usecases import (
     maybe_finish,
     on_failed,
     on_verified,
+    revise,
     supervise_intakes,
 )
 from shared import subjects
@@ -25,6 +26,8 @@ from shared.jobs import IntakeMarker, JobRecord, JobStore, now
 from shared.messages import PageFailed, PageVerified, ReportReady
 from shared.models import Coverage, PageVerdict, VerifiedPage
 from shared.report import Report
+from shared.review import SheetCorrection
+from shared.review_store import save_record
 from shared.settings import Settings
 from shared.storage import Keys
 from shared.subjects import Subject
@@ -262,3 +265,42 @@ async def test_a_page_of_a_removed_job_is_dropped():
     assert rig.bucket.objects == {} and rig.state.documents == {}
     await on_verified(rig.io(), await rig.verified(1))
     assert REPORT_KEY not in rig.bucket.objects
+
+
+async def test_a_review_rebuilds_the_report_with_a_higher_revision_announced_once():
+    """A review record on a finished job: the report is rewritten with revision 2 (its
+    finish time kept) and announced again, carrying the revision; the same event handled
+    twice rewrites and announces nothing more; a job not finished yet is left for its first
+    report."""
+    rig = Rig()
+    await rig.job(pages=1)
+    await revise(rig.io(), JOB)  # not finished: nothing to rebuild yet
+    assert rig.publisher.published == []
+    await on_verified(rig.io(), await rig.verified(1))
+    first = await rig.bucket.get_model(REPORT_KEY, Report)
+    record = SheetCorrection(
+        record_id="20260101T000000000000-aa",
+        job_id=JOB,
+        page_number=1,
+        by="dana",
+        at=datetime(2026, 1, 2, tzinfo=UTC),
+        reason="the title block reads S-1",
+        before={"sheet_number": None},
+        after={"sheet_number": "S-1"},
+    )
+    await save_record(rig.bucket, record)
+    writes = len(rig.bucket.objects)
+    await revise(rig.io(), JOB)
+    second = await rig.bucket.get_model(REPORT_KEY, Report)
+    assert (first.revision, second.revision) == (1, 2)
+    assert second.finished_at == first.finished_at
+    assert second.pages[0].sheet.sheet_number == "S-1"
+    await revise(rig.io(), JOB)  # a redelivered event
+    assert [e.revision for e in rig.announcements()] == [1, 2]
+    assert [p.dedup_id for p in rig.publisher.attempts if p.name == subjects.REPORT_READY] == [
+        f"{JOB}.1",
+        f"{JOB}.2",
+    ]
+    job = await rig.record()
+    assert (job.report_revision, job.announced_revision) == (2, 2)
+    assert len(rig.bucket.objects) == writes  # rewritten in place, nothing added

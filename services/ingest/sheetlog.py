@@ -1,0 +1,136 @@
+"""The sheet log: one row per page of a finished job's report — the table people paste into
+a drawing log — as JSON rows or as a CSV file a spreadsheet opens."""
+
+import csv
+import io
+from collections import Counter
+
+from pydantic import BaseModel, Field
+
+from shared.report import PageReport, Report
+
+# A cell a spreadsheet would take for a formula: text read from a PDF is untrusted, so such
+# a cell is written with a leading apostrophe, which spreadsheets show as text (OWASP's
+# advice for CSV injection). The JSON rows keep the value as read.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# Written first in the CSV file: Excel reads a CSV without it in the machine's legacy code
+# page, garbling every accented title; with it, as UTF-8. Other spreadsheets skip it.
+UTF8_BOM = "\ufeff"
+
+
+class SheetRow(BaseModel):
+    """One page of the set as the sheet log lists it."""
+
+    page: int = Field(examples=[3])
+    sheet_number: str | None = Field(examples=["A-201"])
+    sheet_title: str | None = Field(examples=["FLOOR PLAN - LEVEL 2"])
+    discipline: str | None = Field(examples=["Architectural"])
+    revision: str | None = Field(description="the sheet's current revision mark, where read")
+    date: str | None = Field(description="the sheet's issue date, where read")
+    number_source: str | None = Field(
+        description="where the sheet number came from (extraction, text_layer, "
+        "drawing_index, person, …)"
+    )
+    coverage: float | None = Field(description="share of the page's text lines covered")
+    verdict: str = Field(
+        examples=["ok"], description="ok, problems, unjudged, blank, failed, canceled"
+    )
+    problems: list[str] = Field(
+        description="the page's problems, as the report states them; one a person decided "
+        "ends in (dismissed) or (confirmed)"
+    )
+    correction_state: str = Field(
+        "", description="what a person changed on the page (empty: nothing)"
+    )
+
+
+class SheetLog(BaseModel):
+    job_id: str
+    file_name: str
+    rows: list[SheetRow]
+
+
+COLUMNS = tuple(SheetRow.model_fields)
+
+
+def verdict(page: PageReport) -> str:
+    """The page's verdict in one word, the first matching state winning."""
+    v = page.verification
+    if page.status == "failed":
+        return "canceled" if page.failure_stage == "canceled" else "failed"
+    if v is None:
+        return "failed"
+    if v.skipped == "blank":
+        return "blank"
+    if not v.ok:
+        return "problems"
+    return "unjudged" if v.unjudged else "ok"
+
+
+def correction_state(page: PageReport) -> str:
+    """What a person changed: the fields corrected and the problems decided, counted."""
+    review = page.review
+    if review is None:
+        return ""
+    parts = [f"corrected: {', '.join(review.corrected)}"] if review.corrected else []
+    decided = Counter(p.state for p in review.problems if p.state != "open")
+    parts += [f"{count} {state}" for state, count in sorted(decided.items())]
+    return "; ".join(parts)
+
+
+def problems(page: PageReport) -> list[str]:
+    """The page's problems as the report states them, a decided one marked so."""
+    states = {p.number: p.state for p in page.review.problems} if page.review else {}
+    texts = page.verification.problems if page.verification else []
+    return [
+        f"{text} ({states[n]})" if states.get(n, "open") != "open" else text
+        for n, text in enumerate(texts, start=1)
+    ]
+
+
+def row(page: PageReport) -> SheetRow:
+    sheet = page.sheet
+    corrected = page.review.corrected if page.review else {}
+    return SheetRow(
+        page=page.page_number,
+        sheet_number=sheet.sheet_number,
+        sheet_title=sheet.sheet_title,
+        discipline=sheet.discipline,
+        # Title-block fields beyond number and title, once the report carries them; a
+        # revision a person set is shown even before then.
+        revision=corrected["revision"]
+        if "revision" in corrected
+        else getattr(sheet, "revision", None),
+        date=getattr(sheet, "issue_date", None),
+        number_source=sheet.sheet_number_source,
+        coverage=page.coverage.ratio if page.coverage and page.coverage.total_lines else None,
+        verdict=verdict(page),
+        problems=problems(page),
+        correction_state=correction_state(page),
+    )
+
+
+def sheet_log(report: Report) -> SheetLog:
+    return SheetLog(
+        job_id=report.job_id, file_name=report.file_name, rows=[row(p) for p in report.pages]
+    )
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        value = " | ".join(str(v) for v in value)
+    text = str(value)
+    return f"'{text}" if text.startswith(FORMULA_STARTS) else text
+
+
+def to_csv(log: SheetLog) -> bytes:
+    """The rows as CSV (UTF-8 with a byte-order mark, CRLF rows as RFC 4180 has them)."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(COLUMNS)
+    for entry in log.rows:
+        values = entry.model_dump()
+        writer.writerow(_cell(values[c]) for c in COLUMNS)
+    return (UTF8_BOM + out.getvalue()).encode("utf-8")

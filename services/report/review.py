@@ -1,0 +1,124 @@
+"""A person's review laid over the pipeline's report: pure functions.
+
+The pipeline's results are never changed. ``corrected_pages`` gives the set step the pages
+as a person corrected them (so the index, duplicates and references are reconciled again);
+``apply_review`` then shows each corrected value in the report with the pipeline's beside it
+(``sheet_number_source: "person"``), marks each reviewed problem dismissed or confirmed —
+still listed, counted apart — and numbers the report's revision."""
+
+from shared.models import SheetHeader, VerifiedPage
+from shared.report import PageReport, PageReview, ProblemState, Report, ReviewSummary
+from shared.review import ProblemReview, SheetCorrection, decisions, sheet_values
+from shared.sheet import discipline_for
+
+Records = list[SheetCorrection | ProblemReview]
+
+
+def _sheet_with(sheet: SheetHeader, values: dict[str, str | None]) -> SheetHeader:
+    """``sheet`` with a person's values for the fields it has (revision only once the title
+    block's fields are part of it); a new number brings its discipline unless one was set."""
+    update = {k: v for k, v in values.items() if k in SheetHeader.model_fields}
+    if "sheet_number" in values:
+        update["sheet_number_source"] = "person"
+        if "discipline" not in values:
+            update["discipline"] = discipline_for(values["sheet_number"] or "")
+    return sheet.model_copy(update=update)
+
+
+def corrected_pages(pages: list[VerifiedPage], records: Records) -> list[VerifiedPage]:
+    """The verified pages as a person corrected their identities: what the set step reads."""
+    values = sheet_values(records)
+    return [
+        p.model_copy(update={"sheet": _sheet_with(p.sheet, values[p.page_number])})
+        if p.page_number in values
+        else p
+        for p in pages
+    ]
+
+
+def _original(page: PageReport, field: str) -> str | None:
+    return getattr(page.sheet, field, None)
+
+
+def _page(
+    page: PageReport, values: dict[str, str | None], decided: dict[int, ProblemReview]
+) -> PageReport:
+    problems = page.verification.problems if page.verification else []
+    states = [
+        ProblemState(
+            number=n,
+            text=text,
+            state=decided[n].after if n in decided else "open",
+            by=decided[n].by if n in decided else None,
+            reason=decided[n].reason if n in decided else None,
+        )
+        for n, text in enumerate(problems, start=1)
+    ]
+    if not values and not decided:
+        return page
+    review = PageReview(
+        corrected=values,
+        original={field: _original(page, field) for field in values},
+        problems=states if decided else [],
+    )
+    return page.model_copy(update={"sheet": _sheet_with(page.sheet, values), "review": review})
+
+
+def _open_problems(page: PageReport) -> bool:
+    if not page.verification or page.verification.ok:
+        return False
+    if page.review is None or not page.review.problems:
+        return True
+    return any(p.state != "dismissed" for p in page.review.problems)
+
+
+def apply_review(report: Report, records: Records) -> Report:
+    """``report`` (built from the pipeline's results, the set reconciled from the corrected
+    pages) with a person's review shown in it."""
+    values = sheet_values(records)
+    decided = decisions(records)
+    pages = [
+        _page(
+            page,
+            values.get(page.page_number, {}),
+            {n: r for (p, n), r in decided.items() if p == page.page_number},
+        )
+        for page in report.pages
+    ]
+    # A number a person gave wins over one the drawing index would set.
+    sheet_set = report.set.model_copy(
+        update={
+            "corrections": [
+                c
+                for c in report.set.corrections
+                if "sheet_number" not in values.get(c.page_number, {})
+            ]
+        }
+    )
+    verified = [p for p in pages if p.status == "verified"]
+    identified = sum(bool(p.sheet.sheet_number) for p in verified)
+    review = ReviewSummary(
+        corrections=sum(isinstance(r, SheetCorrection) for r in records),
+        pages_corrected=len(values),
+        problems_dismissed=sum(r.after == "dismissed" for r in decided.values()),
+        problems_confirmed=sum(r.after == "confirmed" for r in decided.values()),
+        pages_with_open_problems=sum(_open_problems(p) for p in verified),
+    )
+    summary = report.summary.model_copy(
+        update={
+            "set": sheet_set.summary(),
+            "review": review,
+            "sheets": report.summary.sheets.model_copy(
+                update={"identified": identified, "missing": len(verified) - identified}
+            ),
+        }
+    )
+    return report.model_copy(
+        update={
+            "pages": pages,
+            "set": sheet_set,
+            "summary": summary,
+            "revision": 1 + len(records),
+            "review": records,
+        }
+    )

@@ -1,0 +1,12 @@
+"""The webhooks service: sheetflow's events delivered over HTTP, signed, at least once."""
+
+from faststream import FastStream
+
+from services.webhooks.bootstrap import started
+from services.webhooks.handlers import register
+from shared.service import create_service_app
+from shared.settings import Settings
+
+
+def create_app(settings: Settings | None = None) -> FastStream:
+    return create_service_app("webhooks", settings or Settings(), register, started)
