@@ -109,9 +109,9 @@ def new_job_id() -> str:
 async def _rollback(io: Collaborators, job_id: str, stored: asyncio.Task | None) -> None:
     """Remove what a refused upload left, in the background: the client has its 503 already.
 
-    The job is canceled first (a page already queued is skipped, not worked on), then its
-    stored keys and its record are removed, and last its intake marker, so that report's
-    supervision finishes the removal if this process stops half-way. A stalled S3 may still
+    The job's record goes first (a page already queued is then skipped, not worked on, and
+    nothing of it is written), then its stored keys, and last its intake marker, so that
+    report's supervision finishes the removal if this process stops half-way. A stalled S3 may still
     complete the source's upload after the client was answered, so the upload is waited for
     (never cancelled: its thread would write on regardless); every step gives up after
     ``CLEANUP_PATIENCE_S``."""
@@ -121,9 +121,8 @@ async def _rollback(io: Collaborators, job_id: str, stored: asyncio.Task | None)
         stored.exception()  # its failure is why we are here: retrieved, not logged again
     deadline = asyncio.get_running_loop().time() + CLEANUP_PATIENCE_S
     steps = (
-        ("cancel", lambda: io.jobs.update_job(job_id, canceled=True)),
-        ("remove the stored source of", lambda: io.bucket.delete_prefix(Keys.job(job_id))),
         ("remove the record of", lambda: io.jobs.delete_job(job_id)),
+        ("remove the stored source of", lambda: io.bucket.delete_prefix(Keys.job(job_id))),
         ("clear the intake of", lambda: io.jobs.intake_finished(job_id)),
     )
     for what, step in steps:

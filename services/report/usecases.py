@@ -236,15 +236,14 @@ async def supervise_intakes(io: Collaborators) -> None:
     """Finish every intake an ingest abandoned (stopped, or gave up, before every page was
     announced), once it is older than any intake may take: a job with a record has each page
     failed with the reason (its report follows as for any failed page; a page already
-    announced and read stays read); a refused upload's leftovers are removed."""
+    announced and read stays read); what an intake without a record stored is removed."""
     abandoned_after = timedelta(seconds=io.settings.intake_timeout_s + INTAKE_GRACE_S)
     for intake in await io.jobs.intakes():
         if now() - intake.started_at < abandoned_after:
             continue
         job = await io.jobs.get_job(intake.job_id)
-        if job is None or job.canceled:  # never recorded, or refused: nothing is kept
+        if job is None:  # never recorded, or refused half-way: nothing of it is kept
             await io.bucket.delete_prefix(Keys.job(intake.job_id))
-            await io.jobs.delete_job(intake.job_id)
         elif not job.finished_at:
             log.warning("intake of job %s was abandoned; its pages fail", job.job_id)
             await _fail_every_page(io, job)

@@ -4,7 +4,6 @@ each page once, by report's supervision; a job that never got its record keeps n
 
 import asyncio
 import contextlib
-import json
 import os
 import time
 from collections.abc import Awaitable, Callable
@@ -15,6 +14,7 @@ import pytest
 
 from shared.settings import Settings
 from shared.storage import Keys, ObjectStore
+from tests.support.jobstore import first_kv_key, kv_keys
 from tests.support.stack import Stack, nats_client, stack, stream_messages
 
 pytestmark = pytest.mark.slow
@@ -53,18 +53,6 @@ async def kill_when(s: Stack, pdf: bytes, seen: Callable[[Settings], Awaitable[N
     return cut.split(".", 1)[1]
 
 
-def first_kv_key(prefix: str) -> Callable[[Settings], Awaitable[None]]:
-    async def seen(settings: Settings) -> None:
-        async with nats_client(settings) as nc:
-            kv = await nc.jetstream().key_value(settings.kv_bucket)
-            watcher = await kv.watch(f"{prefix}.>")
-            async for entry in watcher:
-                if entry is not None and entry.value:
-                    return
-
-    return seen
-
-
 def announcements(count: int) -> Callable[[Settings], Awaitable[None]]:
     async def seen(settings: Settings) -> None:
         async with nats_client(settings) as nc:
@@ -81,20 +69,6 @@ def announcements(count: int) -> Callable[[Settings], Awaitable[None]]:
             await arrived.wait()
 
     return seen
-
-
-async def kv_keys(settings: Settings, prefix: str) -> dict[str, dict]:
-    async with nats_client(settings) as nc:
-        kv = await nc.jetstream().key_value(settings.kv_bucket)
-        watcher = await kv.watch(f"{prefix}.>")
-        found: dict[str, dict] = {}
-        async for entry in watcher:
-            if entry is None:
-                break
-            if entry.value:
-                found[entry.key] = json.loads(entry.value)
-        await watcher.stop()
-        return found
 
 
 async def wait_cleared(settings: Settings, timeout: float, s: Stack) -> None:

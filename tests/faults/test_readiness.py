@@ -16,7 +16,7 @@ import pytest
 from shared.settings import Settings
 from shared.storage import ObjectStore
 from sheetflow.runtime import ManagedProcess
-from tests.faults.test_intake_lifecycle import first_kv_key, kv_keys
+from tests.support.jobstore import first_kv_key, kv_keys
 from tests.support.stack import stack
 
 pytestmark = pytest.mark.slow

@@ -104,10 +104,11 @@ def examine(path: Path, max_pages: int) -> Verdict:
         named = set(source.intake.damaged_pages) & set(readable)
         if named:
             verdict.problems.append(f"readable pages named damaged at intake: {sorted(named)}")
-        if doc.is_repaired:  # where extract looks for damage on every page
-            lost = [n for n in readable if page_damage(doc, n - 1)]
-            if lost:
-                verdict.problems.append(f"readable pages named damaged by extract: {lost}")
+        # Extract looks for damage on a page of a repaired file, or one that reads empty;
+        # a readable page is never damaged, wherever it is looked for.
+        lost = [n for n in readable if page_damage(doc, n - 1)]
+        if lost:
+            verdict.problems.append(f"readable pages named damaged: {lost}")
         if source.path != upload:
             verdict.problems += changed_pages(pages, source.path, accepted.page_count)
     return verdict
