@@ -156,7 +156,8 @@ def text_excerpt(
     """The page text for the judge, at most ``max_chars``.
 
     The whole text when it fits; otherwise the words around each located claim
-    (``spans`` of word indices), or the page's start when none is located.
+    (``spans`` of word indices), or the page's start when none is located. Words the page
+    does not show are never in it.
     """
     if len(text) <= max_chars:
         return text
@@ -171,7 +172,7 @@ def text_excerpt(
     pieces: list[str] = []
     used = 0
     for lo, hi in ranges:
-        piece = " ".join(w.text for w in words[lo:hi])
+        piece = " ".join(w.text for w in words[lo:hi] if w.hidden is None)
         if used + len(piece) + len(EXCERPT_GAP) > max_chars:
             break
         pieces.append(piece)

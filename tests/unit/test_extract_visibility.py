@@ -1,0 +1,97 @@
+"""Words the page does not show: marked in the page-text model, kept out of its lines, its
+title block and its offline objects; a searchable scan's invisible text kept as OCR words."""
+
+import pymupdf
+
+from services.extract.offline import extract_offline
+from services.extract.textlayer import read_text_layer
+from shared.pagetext import TextLayer
+from shared.sheet import read_title_block
+from tests.support.pdfs import (
+    HIDDEN_NOTE,
+    HIDDEN_NUMBER,
+    SCANNED_LINES,
+    add_hidden_text_page,
+    add_searchable_scan_page,
+    make_pdf,
+)
+
+
+def _layer(build) -> TextLayer:
+    page = pymupdf.open(stream=make_pdf(build))[0]
+    return read_text_layer(page, 1, 20)
+
+
+def test_hidden_words_are_marked_and_kept_out_of_the_layout():
+    """The invisible number and the white note stay in words, marked with why, and in no
+    line: the page's text, its title block and its offline objects never hold them."""
+    layer = _layer(add_hidden_text_page)
+    hidden = {w.text: w.hidden for w in layer.hidden_words}
+    assert hidden[HIDDEN_NUMBER] == "invisible"
+    assert {hidden[t] for t in HIDDEN_NOTE.split()} == {"ground_coloured"}
+    in_lines = {i for line in layer.lines for i in line}
+    assert all(w.id not in in_lines for w in layer.hidden_words)
+    assert "Z-999" not in layer.text and "IGNORE" not in layer.text
+    assert "1. PROVIDE (5) 2X6 STUD PACK" in layer.text
+    assert read_title_block(layer).number == "A-101"
+    _, objects = extract_offline(layer)
+    cited = {i for obj in objects for i in obj.evidence}
+    assert objects and not cited & {w.id for w in layer.hidden_words}
+    assert not any("Z-999" in (o.source_text or "") for o in objects)
+
+
+def test_a_word_under_an_opaque_fill_is_covered():
+    """Text a filled shape drawn after it hides is covered; text beside it shows."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((72, 100), "UNDER THE FILL", fontsize=10)
+    page.insert_text((72, 200), "IN PLAIN SIGHT", fontsize=10)
+    page.draw_rect(pymupdf.Rect(60, 80, 300, 110), color=(0.5, 0.5, 0.5), fill=(0.5, 0.5, 0.5))
+    layer = read_text_layer(page, 1, 5)
+    assert {w.text: w.hidden for w in layer.words} == {
+        "UNDER": "covered",
+        "THE": "covered",
+        "FILL": "covered",
+        "IN": None,
+        "PLAIN": None,
+        "SIGHT": None,
+    }
+
+
+def test_unreadably_small_text_is_tiny_and_clipped_text_never_a_word():
+    """Text under a point high is tiny; text clipped away is dropped as the page is read."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((72, 100), "READABLE NOTE TEXT HERE", fontsize=10)
+    page.insert_text((72, 200), "MICRO", fontsize=0.5)
+    xref = page.get_contents()[-1]
+    clipped = b"\nq 0 0 10 10 re W n BT /helv 10 Tf 1 0 0 1 300 300 Tm (CLIPPEDAWAY) Tj ET Q\n"
+    doc.update_stream(xref, doc.xref_stream(xref) + clipped)
+    layer = read_text_layer(doc[0], 1, 5)
+    assert {w.text: w.hidden for w in layer.words if w.hidden} == {"MICRO": "tiny"}
+    assert "CLIPPEDAWAY" not in {w.text for w in layer.words}
+
+
+def test_searchable_scan_keeps_its_text_as_ocr_words():
+    """Invisible text over the page's image is a scanner's OCR: kept in the lines as OCR
+    words, the layer an OCR layer (no text layer of the page's own)."""
+    layer = _layer(add_searchable_scan_page)
+    assert not layer.hidden_words and layer.words
+    assert {w.origin for w in layer.words} == {"ocr"}
+    assert layer.source == "ocr" and not layer.has_text_layer
+    assert layer.line_texts == SCANNED_LINES
+
+
+def test_stored_text_without_visibility_reads_as_shown():
+    """A text.json written before words carried visibility loads with every word shown."""
+    stored = {
+        "page_number": 1,
+        "width": 100,
+        "height": 100,
+        "words": [{"id": 0, "text": "A-101", "bbox": [1, 1, 20, 8]}],
+        "lines": [[0]],
+        "blocks": [[0]],
+        "has_text_layer": True,
+    }
+    layer = TextLayer.model_validate(stored)
+    assert layer.words[0].hidden is None and not layer.hidden_words
