@@ -3,6 +3,7 @@
 import asyncio
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,7 @@ from shared.interfaces import ModelClient
 from shared.models import (
     CoveredPage,
     EvidenceCrop,
+    HiddenText,
     ModelFailure,
     ObjectVerification,
     PageObject,
@@ -50,6 +52,12 @@ log = logging.getLogger("sheetflow.verify")
 TitleBlockReader = Callable[[TextLayer], str | None]
 BLANK_REASON = "blank: no text layer, objects, vector drawing or ink on its image"
 NO_IMAGE_REASON = "nothing was extracted, and no page image is there to tell whether it is blank"
+# Objects the extraction cut from the page's own words: checking them against those words
+# cannot fail.
+SELF_READ_RUNGS = frozenset({"offline", "fallback"})
+SELF_READ_OBJECT = "cut from the page's own words: checking it against them proves nothing"
+SELF_READ_REASON = "its objects are the page's own text; nothing independent read it"
+HIDDEN_SAMPLE_CHARS = 300
 # Evidence crops for people on one page, at most: the report stays a size a browser opens.
 EVIDENCE_MAX_CROPS = 20
 
@@ -91,7 +99,7 @@ def check_page(
     problems: list[tuple[str, str]] = []
     if text_layer.words:
         for obj in objects:
-            obj.verification = check_object(obj, text_layer.words)
+            obj.verification = _text_check(obj, text_layer)
             if obj.verification.evidence_bbox is not None:
                 evidence[obj.object_id] = obj.verification.evidence_bbox
                 spans[obj.object_id] = (min(obj.evidence), max(obj.evidence) + 1)
@@ -109,6 +117,36 @@ def check_page(
     emptiness = page_emptiness(text_layer, objects, png)
     page = PageWords(text_layer) if text_layer.has_text_layer else None
     return OracleFindings(objects, evidence, spans, problems, emptiness, page)
+
+
+def self_read(obj: PageObject) -> bool:
+    """Whether the object was cut from the page's own words (offline and fallback rungs):
+    checking it against them cannot fail, so it is no verdict."""
+    return obj.rung in SELF_READ_RUNGS
+
+
+def _text_check(obj: PageObject, text_layer: TextLayer) -> ObjectVerification:
+    """The oracle's verdict on the object, or, for an object cut from the words it cites,
+    ``not_judged`` (located, with the reason) unless the oracle refutes it: an extraction
+    that broke its own construction is a problem whoever finds it."""
+    verification = check_object(obj, text_layer.words)
+    if not self_read(obj) or verification.verdict == "refuted":
+        return verification
+    return ObjectVerification(
+        verdict="not_judged", evidence_bbox=verification.evidence_bbox, reason=SELF_READ_OBJECT
+    )
+
+
+def hidden_text(text_layer: TextLayer) -> HiddenText | None:
+    """What the page's text layer holds and the page does not show, for the report."""
+    hidden = text_layer.hidden_words
+    if not hidden:
+        return None
+    sample = " ".join(w.text for w in hidden)
+    if len(sample) > HIDDEN_SAMPLE_CHARS:
+        sample = sample[:HIDDEN_SAMPLE_CHARS].rsplit(" ", 1)[0] + " …"
+    kinds = Counter(w.hidden for w in hidden if w.hidden)
+    return HiddenText(count=len(hidden), kinds=dict(sorted(kinds.items())), sample=sample)
 
 
 def _choose_images(
@@ -361,13 +399,16 @@ async def verify_page(
     for obj in objects:
         if obj.verification is None:
             obj.verification = ObjectVerification(verdict="not_judged")
+    only_self_read = bool(objects) and all(self_read(o) for o in objects)
     verdict = page_verdict(
         objects,
         [*findings.page_problems, *step.problems],
         skipped=step.skipped,
         page_judged=step.page_judged,
-        reason=step.reason,
+        reason=step.reason or (SELF_READ_REASON if only_self_read else None),
     )
+    verdict.blank_contradicted = emptiness.contradiction is not None
+    verdict.self_read = verdict.unjudged and only_self_read
     evidence = await asyncio.to_thread(
         _evidence_crops, objects, findings.evidence, covered.page_number, pdf, settings
     )
@@ -384,6 +425,7 @@ async def verify_page(
         judge_disagreements=step.disagreements,
         model_failures=model_failures,
         evidence_crops=[crop for crop, _ in evidence],
+        hidden_text=hidden_text(text_layer),
     )
     crops = {**step.crops, **{crop.key: jpeg for crop, jpeg in evidence}}
     return VerifyOutput(verified=verified, crops=crops)
