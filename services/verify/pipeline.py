@@ -10,6 +10,7 @@ from typing import Any
 
 import pymupdf
 
+from services.extract.ocr import OcrEngine
 from services.verify.blank import Emptiness, page_emptiness
 from services.verify.crops import (
     ImageChoice,
@@ -27,6 +28,7 @@ from services.verify.judge import (
     select_scope,
     text_excerpt,
 )
+from services.verify.ocr_check import apply_readings, read_claims, render_claims, sample_claims
 from services.verify.oracle import check_content, check_identity, check_object
 from services.verify.verdict import page_verdict
 from shared.interfaces import ModelClient
@@ -357,6 +359,31 @@ def _without_judge(emptiness: Emptiness, text_layer: TextLayer) -> _Judgement:
     return step
 
 
+def ocr_check(
+    objects: list[PageObject],
+    text_layer: TextLayer,
+    page_number: int,
+    pdf: bytes,
+    settings: Settings,
+    engine: OcrEngine,
+) -> tuple[list[tuple[str, str]], bool]:
+    """The OCR check on a sample of the page's claims (``services.verify.ocr_check``): sets
+    the read objects' verifications; returns the page-level problems and whether the title
+    block's number was confirmed. CPU-bound: run it off the event loop."""
+    claims = sample_claims(objects, text_layer, settings.verify_ocr_max_objects)
+    if not claims:
+        return [], False
+    with PDF_LOCK:
+        try:
+            doc = open_pdf(pdf)
+            page = doc[0 if doc.page_count == 1 else page_number - 1]
+            rasters = render_claims(page.get_displaylist(), claims)
+        except Exception as exc:  # MuPDF raises many kinds on broken content
+            log.warning("page %d: no OCR check, the page did not render (%s)", page_number, exc)
+            return [], False
+    return apply_readings(objects, read_claims(engine, claims, rasters))
+
+
 async def verify_page(
     covered: CoveredPage,
     text_layer: TextLayer,
@@ -367,6 +394,7 @@ async def verify_page(
     *,
     judge_enabled: bool = True,
     title_block: TitleBlockReader | None = None,
+    ocr: OcrEngine | None = None,
 ) -> VerifyOutput:
     """Verify a covered page: every object gains a ``verification``, the page a verdict.
 
@@ -377,12 +405,20 @@ async def verify_page(
     ink contradicts, over the claim that it is empty (without a judge, such a page is
     ``content_missing``, or unjudged with the reason when only ink speaks). A blank
     page is skipped. ``title_block`` reads the title block's sheet number (default:
-    ``shared.sheet``). Nothing extracted is rewritten.
+    ``shared.sheet``). Given an ``ocr`` engine (and ``verify_ocr_check`` on), a sample of a
+    text page's claims is read from its render first (``ocr_check``). Nothing extracted is
+    rewritten.
     """
     started = time.perf_counter()
     findings = await asyncio.to_thread(check_page, covered, text_layer, png, title_block)
     objects = findings.objects
     emptiness = findings.emptiness
+    ocr_problems: list[tuple[str, str]] = []
+    identity_read = False
+    if ocr is not None and settings.verify_ocr_check and pdf and text_layer.has_text_layer:
+        ocr_problems, identity_read = await asyncio.to_thread(
+            ocr_check, objects, text_layer, covered.page_number, pdf, settings, ocr
+        )
     judging = judge_enabled and bool(settings.llm_verify_model and settings.llm_base_url)
     if emptiness.blank:
         step = _Judgement(usage={}, skipped="blank", reason=BLANK_REASON)
@@ -402,13 +438,15 @@ async def verify_page(
     only_self_read = bool(objects) and all(self_read(o) for o in objects)
     verdict = page_verdict(
         objects,
-        [*findings.page_problems, *step.problems],
+        [*findings.page_problems, *ocr_problems, *step.problems],
         skipped=step.skipped,
-        page_judged=step.page_judged,
-        reason=step.reason or (SELF_READ_REASON if only_self_read else None),
+        page_judged=step.page_judged or identity_read,
+        reason=step.reason,
     )
     verdict.blank_contradicted = emptiness.contradiction is not None
     verdict.self_read = verdict.unjudged and only_self_read
+    if verdict.self_read and not step.reason:
+        verdict.reason = SELF_READ_REASON
     evidence = await asyncio.to_thread(
         _evidence_crops, objects, findings.evidence, covered.page_number, pdf, settings
     )

@@ -152,6 +152,33 @@ def add_searchable_scan_page(doc: pymupdf.Document) -> pymupdf.Page:
     return page
 
 
+GARBLED_NOTES = ["GENERAL NOTES", "1. PROVIDE (5) 2X6 STUD PACK AT EACH BEAM BEARING."]
+
+
+def garbled_notes_pdf() -> bytes:
+    """A letter page that shows ``GARBLED_NOTES`` while its text layer says something else:
+    the font's /ToUnicode map names every letter and digit as the next one ("GENERAL" is
+    "HFOFSBM" to a text reader), as a broken font encoding does."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=LETTER[0], height=LETTER[1])
+    for i, line in enumerate(GARBLED_NOTES):
+        page.insert_text((72, 100 + 30 * i), line, fontsize=12)
+    font = page.get_fonts()[0][0]
+    codes = range(0x20, 0x7F)
+    pairs = "".join(f"<{c:02X}> <{c + chr(c).isalnum():04X}>\n" for c in codes)
+    cmap = (
+        "/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Shifted def "
+        "1 begincodespacerange <00> <FF> endcodespacerange\n"
+        f"{len(codes)} beginbfchar\n{pairs}endbfchar endcmap "
+        "CMapName currentdict /CMap defineresource pop end end"
+    )
+    xref = doc.get_new_xref()
+    doc.update_object(xref, "<<>>")
+    doc.update_stream(xref, cmap.encode())
+    doc.xref_set_key(font, "ToUnicode", f"{xref} 0 R")
+    return doc.tobytes()
+
+
 def add_blank_page(doc: pymupdf.Document) -> pymupdf.Page:
     """An empty letter page: no text, no drawing, no image."""
     return doc.new_page(width=LETTER[0], height=LETTER[1])
