@@ -3,9 +3,14 @@ title block and its offline objects; a searchable scan's invisible text kept as 
 
 import pymupdf
 
+from services.coverage.metric import measure_coverage
 from services.extract.offline import extract_offline
+from services.extract.pipeline import extract_rung1
 from services.extract.textlayer import read_text_layer
+from services.verify.pipeline import verify_page
+from shared.models import CoveredPage
 from shared.pagetext import TextLayer
+from shared.settings import Settings
 from shared.sheet import read_title_block
 from tests.support.pdfs import (
     HIDDEN_NOTE,
@@ -95,3 +100,32 @@ def test_stored_text_without_visibility_reads_as_shown():
     }
     layer = TextLayer.model_validate(stored)
     assert layer.words[0].hidden is None and not layer.hidden_words
+
+
+async def test_extract_reads_a_searchable_scan_from_its_own_ocr_text(readers):
+    """Through rung 1, a searchable scan's invisible text is the page's OCR words (not read
+    again by OCR, never dropped); offline objects cite them and verify never confirms them
+    on their own: the page is unjudged."""
+    pdf = make_pdf(add_searchable_scan_page)
+    out = await extract_rung1(
+        pdf, 1, Settings(_env_file=None), None, readers=readers, worker_id="w", job_id="j"
+    )
+    layer = out.text_layer
+    assert layer.source == "ocr" and layer.line_texts == SCANNED_LINES
+    assert out.result.objects and all(o.evidence for o in out.result.objects)
+    covered = CoveredPage(
+        job_id="j",
+        page_number=1,
+        has_text_layer=False,
+        objects=[o.model_copy(update={"rung": "offline"}) for o in out.result.objects],
+        coverage_before=measure_coverage(layer, out.result.objects),
+        coverage=measure_coverage(layer, out.result.objects),
+        floor=0.6,
+        below_floor=False,
+    )
+    settings = Settings(_env_file=None, llm_base_url=None)
+    verified = (
+        await verify_page(covered, layer, pdf, out.png, settings, None, ocr=readers.ocr)
+    ).verified
+    assert {o.verification.verdict for o in verified.objects} <= {"not_judged", "uncertain"}
+    assert verified.verdict.unjudged and verified.hidden_text is None
