@@ -34,8 +34,10 @@ class Word(BaseModel):
     )
     hidden: HiddenKind | None = Field(
         None,
-        description="why the page does not show this word (None: it shows). A hidden word "
+        description="why the page does not show this word (absent: it shows). A hidden word "
         "stays in words, and is in no line or block: nothing reads it as the page's text",
+        # Omitted when shown: text.json stays as it was for the words of almost every page.
+        exclude_if=lambda hidden: hidden is None,
     )
 
 

@@ -88,7 +88,8 @@ def test_searchable_scan_keeps_its_text_as_ocr_words():
 
 
 def test_stored_text_without_visibility_reads_as_shown():
-    """A text.json written before words carried visibility loads with every word shown."""
+    """A text.json written before words carried visibility loads with every word shown, and
+    a shown word is written as it was."""
     stored = {
         "page_number": 1,
         "width": 100,
@@ -100,6 +101,10 @@ def test_stored_text_without_visibility_reads_as_shown():
     }
     layer = TextLayer.model_validate(stored)
     assert layer.words[0].hidden is None and not layer.hidden_words
+    # And a shown word is stored as before: without the field.
+    assert "hidden" not in layer.model_dump(mode="json")["words"][0]
+    marked = layer.words[0].model_copy(update={"hidden": "invisible"})
+    assert marked.model_dump(mode="json")["hidden"] == "invisible"
 
 
 async def test_extract_reads_a_searchable_scan_from_its_own_ocr_text(readers):
