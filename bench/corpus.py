@@ -59,6 +59,10 @@ class Score:
     dark_text_pages: int = 0
     below_floor: int = 0
     failed_pages: int = 0
+    text_pages: int = 0
+    ocr_judged: int = 0  # text pages the OCR check judged (an object it confirmed or refuted)
+    ocr_mismatch: int = 0  # pages with a text_layer_mismatch: zero on real sets
+    verify_ms: int = 0  # verify's time summed over pages (the OCR check is most of it)
     misses: list[str] = field(default_factory=list)
 
     def add(self, other: "Score") -> None:
@@ -116,7 +120,21 @@ def score_report(report: Report, sheets: list[dict]) -> Score:
         score.problem_pages += bool(page.verification.problems)
         score.dark_text_pages += bool(page.has_text_layer and not page.objects)
         score.below_floor += page.below_floor
+        score.text_pages += bool(page.has_text_layer)
+        score.ocr_judged += any(
+            o.verification
+            and o.verification.basis == "ocr"
+            and o.verification.verdict != "uncertain"
+            for o in page.objects
+        )
+        score.ocr_mismatch += "text_layer_mismatch" in page.verification.kinds
     return score
+
+
+def verify_ms(report: Report) -> int:
+    """Verify's time over the report's pages (its median times its pages)."""
+    verify = report.summary.timings.get("verify")
+    return round(verify.p50_ms * verify.pages) if verify else 0
 
 
 def text_layer_set(entries: list[dict]) -> tuple[bytes, int]:
@@ -160,6 +178,7 @@ def main() -> None:
                 pdf = (CORPUS / "pdfs" / entry["file"]).read_bytes()
                 report, _ = asyncio.run(run_job(settings, pdf))
                 scores[entry["file"]] = score_report(report, entry["sheets"])
+                scores[entry["file"]].verify_ms = verify_ms(report)
             for _ in range(args.runs if timed_pages else 0):
                 raws.append(raw_loop(timed_pdf, max_px, pymupdf_png).seconds)
                 before = cpu_by_name(everyone)
@@ -200,6 +219,12 @@ def main() -> None:
         )
         print(f"  end to end CPU ms/page by process: {cpu_line(cpu, timed_pages)}")
         print(f"  end to end / raw loop  {time_ratio:.2f}x the time (goal <= {TIME_GOAL})")
+    print(
+        f"OCR check: {t.ocr_judged}/{t.text_pages} text-layer pages judged by it, "
+        f"{t.ocr_mismatch} text_layer_mismatch (goal 0); verify "
+        f"~{t.verify_ms / max(t.pages, 1):.0f} ms/page (median x pages, OCR check included)"
+    )
+    print(result_line("corpus_ocr_mismatch", t.ocr_mismatch))
     print(result_line("corpus_self_refuted", t.self_refuted))
     print(result_line("corpus_sheet_accuracy", ratio(t.numbers_right, t.numbers_labelled)))
     print(result_line("corpus_title_accuracy", ratio(t.titles_right, t.titles_labelled)))

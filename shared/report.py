@@ -16,6 +16,7 @@ from shared.models import (
     EvidenceCrop,
     ExtractionStatus,
     GuardCounts,
+    HiddenText,
     IntakeReport,
     ModelFailure,
     PageObject,
@@ -89,6 +90,11 @@ class PageReport(BaseModel):
     review: PageReview | None = Field(
         None, description="what a person corrected or decided on this page; null: nothing"
     )
+    hidden_text: HiddenText | None = Field(
+        None,
+        description="words the page's text layer holds and the page does not show (never "
+        "read as the page's text): how many, why, a sample",
+    )
 
 
 class CoverageSummary(BaseModel):
@@ -131,7 +137,22 @@ class VerificationSummary(BaseModel):
     pages_skipped_blank: int = Field(
         description="blank pages skipped by verify; a subset of pages_unjudged"
     )
-    pages_passed: int = Field(description="judged pages with no problem")
+    pages_blank: int = Field(
+        0,
+        description="pages the extraction declared empty (no objects), skipped or not: "
+        "pages_blank - pages_skipped_blank counts declarations a witness contradicted "
+        "(blank_contradicted on the page's verification)",
+    )
+    pages_self_read: int = Field(
+        0,
+        description="pages among pages_unjudged whose objects are the page's own text and "
+        "that nothing independent (a model, the judge, OCR) read: the default run without a "
+        "model, where the OCR check could not confirm anything",
+    )
+    pages_passed: int = Field(
+        description="pages an independent check (a model's claims against the text layer, "
+        "the judge, or OCR of the evidence) judged, with no problem"
+    )
     verify_failed: int = Field(description="judged pages with at least one problem")
     problem_rate: float | None = Field(
         description="verify_failed / (pages_verified - pages_unjudged): the share of judged "
@@ -140,6 +161,9 @@ class VerificationSummary(BaseModel):
     kinds: dict[str, int] = Field(
         description="problem kind → pages with at least one problem of that kind, in the "
         "fixed kind order"
+    )
+    hidden_text_pages: list[int] = Field(
+        [], description="pages (numbers) whose text layer holds text the page does not show"
     )
 
 

@@ -224,6 +224,14 @@ class Settings(BaseSettings):
     verify_crop_margin_pts: float = 36.0
     verify_max_images: int = 6
     verify_max_objects: int = 40
+    verify_ocr_check: bool = Field(
+        True,
+        description="read a sample of each text page's claims with OCR from its render: the "
+        "independent check of the default (offline) run",
+    )
+    verify_ocr_max_objects: int = Field(
+        12, ge=0, description="objects per page the OCR check reads, besides the title block"
+    )
 
     @field_validator("webhook_allow_networks")
     @classmethod

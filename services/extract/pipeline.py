@@ -46,6 +46,7 @@ from services.extract.tiles import (
     units_in,
 )
 from services.extract.title_ocr import render_tiles, reread_title_block, title_block_regions
+from services.extract.visibility import PageRender
 from services.extract.vision import (
     REPLY_JSON_SCHEMA,
     ParsedReply,
@@ -166,10 +167,17 @@ def _load_page(
             raise PageUnreadable(refusal)
         max_px, max_pixels = settings.page_image_max_px, settings.page_image_max_pixels
         # The page's content is interpreted once; its words, image and thumbnail are all
-        # read from the one display list.
+        # read from the one display list, and the image tells which words the page shows.
         display = page.get_displaylist()
-        text_layer = read_text_layer(page, page_number, settings.text_layer_min_chars, display)
         pixmap = render_page(display, max_px, max_pixels)
+        zoom = render_zoom(page, max_px, max_pixels)
+        text_layer = read_text_layer(
+            page,
+            page_number,
+            settings.text_layer_min_chars,
+            display,
+            render=PageRender(pixmap, zoom),
+        )
         reads_empty = not text_layer.words and pixmap.is_unicolor
         if reads_empty and not doc.is_repaired and (refusal := page_damage(doc, page_number - 1)):
             raise PageUnreadable(refusal)
@@ -178,7 +186,7 @@ def _load_page(
         return pixmap, {
             "text_layer": text_layer,
             "thumbnail": render_thumbnail_jpeg(display),
-            "zoom": render_zoom(page, max_px, max_pixels),
+            "zoom": zoom,
             "has_images": bool(page.get_images()),
         }
     except PageUnreadable:
@@ -205,9 +213,11 @@ def _without_text(text_layer: TextLayer) -> TextLayer:
 async def _page_words(pdf: bytes, page: _Page, settings: Settings, readers: Readers) -> TextLayer:
     """The page's words: its text layer, or, on a page without one that carries an image or
     drawings (or text whose layer is switched off), OCR words standing in for it (a truly
-    blank page is not worth OCR's cost)."""
+    blank page is not worth OCR's cost). A searchable scan's own OCR text (``source="ocr"``)
+    stands in already."""
     text_layer = page.text_layer
-    wants_ocr = settings.ocr_enabled and not text_layer.has_text_layer
+    scanned = text_layer.source == "ocr"
+    wants_ocr = settings.ocr_enabled and not scanned and not text_layer.has_text_layer
     inked = page.has_images or text_layer.has_drawings or not settings.text_layer_enabled
     if wants_ocr and inked:
         words = await _ocr_words(pdf, page, settings, readers)

@@ -7,9 +7,14 @@ what a person looking at the sheet sees, and crops cut from the displayed page h
 
 import pymupdf
 
+from services.extract.render import render_page, render_zoom
 from services.extract.rulings import ruled_lines
+from services.extract.visibility import PageRender, over_image, property_hidden
 from shared.pagetext import Box, TextLayer, Word, alnum_count, laid_out, normalize
 
+# The render words are judged on when the caller has none: the page image's default size.
+DEFAULT_RENDER_PX = 2048
+DEFAULT_RENDER_PIXELS = 16_000_000
 # Annotation kinds whose text the page shows: a free-text box draws its contents.
 _DRAWN_TEXT_ANNOTS = frozenset({pymupdf.mupdf.PDF_ANNOT_FREE_TEXT})
 
@@ -19,17 +24,32 @@ def read_text_layer(
     page_number: int,
     min_chars: int,
     display: pymupdf.DisplayList | None = None,
+    render: PageRender | None = None,
 ) -> TextLayer:
     """Read a PDF page's words with their size and direction (and the text its annotations
-    carry) and whether it has a usable text layer (at least ``min_chars`` letters/digits);
-    on a page without one, whether it carries vector drawings, and their long ruled lines.
+    carry) and whether it has a usable text layer (at least ``min_chars`` letters/digits of
+    words the page shows); on a page without one, whether it carries vector drawings, and
+    their long ruled lines.
+
+    Every word says whether the page shows it (``Word.hidden``, from the text's properties
+    and from the pixels under and around it on the page's ``render``, made here when the
+    caller has none); hidden words are
+    in no line. Invisible words laid over an image (a searchable scan's OCR text) are kept
+    as OCR words (``origin="ocr"``), a reading of the image, not the page's own text.
 
     The words are read from ``display``, the page's display list, when the caller renders
     from it too (the page's content is then interpreted once for both)."""
     matrix = page.rotation_matrix
-    words = _layer_words(page, display or page.get_displaylist())
+    display = display or page.get_displaylist()
+    if render is None:
+        # Read alone (not beside extract's own render): the words are still judged on one.
+        zoom = render_zoom(display, DEFAULT_RENDER_PX, DEFAULT_RENDER_PIXELS)
+        render = PageRender(render_page(display, DEFAULT_RENDER_PX, DEFAULT_RENDER_PIXELS), zoom)
+    words = _layer_words(page, display, render)
     words += _annotation_words(page, matrix, words)
-    has_text_layer = sum(alnum_count(w["text"]) for w in words) >= min_chars
+    own = [w for w in words if "hidden" not in w and w.get("origin") != "ocr"]
+    has_text_layer = sum(alnum_count(w["text"]) for w in own) >= min_chars
+    scanned = not has_text_layer and any(w.get("origin") == "ocr" for w in words)
     # Drawings only matter on a page without text (is it blank? worth OCR? where are the
     # title block's cells?), and listing them costs seconds on a sheet of outlined text: a
     # text page is not asked.
@@ -41,7 +61,7 @@ def read_text_layer(
         rotation=page.rotation,
         words=words,
         has_text_layer=has_text_layer,
-        source="pdf",
+        source="ocr" if scanned else "pdf",
         has_drawings=bool(paths),
         rules=ruled_lines(paths, matrix, Box(*page.rect)),
     )
@@ -52,16 +72,20 @@ def _displayed(rect: pymupdf.Rect, matrix: pymupdf.Matrix) -> Box:
     return Box(r.x0, r.y0, r.x1, r.y1)
 
 
-def _layer_words(page: pymupdf.Page, display: pymupdf.DisplayList) -> list[dict]:
-    """The text layer's words in its own order, each with its line's direction and the size
-    of the span it sits in (one text page serves both readings), as plain dicts: validating
-    thousands of them in one go is cheaper than making each a model here. A display list's
-    text is in the displayed page's frame already (turned with the page's /Rotate)."""
+def _layer_words(
+    page: pymupdf.Page, display: pymupdf.DisplayList, render: PageRender
+) -> list[dict]:
+    """The text layer's words in its own order, each with its line's direction, the size
+    of the span it sits in (one text page serves both readings) and, for a word the page
+    does not show, why (``hidden``), as plain dicts: validating thousands of them in one go
+    is cheaper than making each a model here. A display list's text is in the displayed
+    page's frame already (turned with the page's /Rotate)."""
     textpage = pymupdf.TextPage(display.get_textpage(flags=pymupdf.TEXTFLAGS_WORDS))
     textpage.parent = page  # PyMuPDF's readers check the text page is the page's
     blocks = page.get_text("dict", textpage=textpage)["blocks"]
     lines: dict[tuple[int, int], tuple[tuple[float, float], list[dict]]] = {}
     words: list[dict] = []
+    unmarked: list[dict] = []  # drawn invisibly: shown only if something else draws them
     for x0, y0, x1, y1, text, block_no, line_no, _ in page.get_text("words", textpage=textpage):
         if not text.strip():
             continue
@@ -74,27 +98,59 @@ def _layer_words(page: pymupdf.Page, display: pymupdf.DisplayList) -> list[dict]
                 raw["spans"],
             )
         direction, spans = line
-        words.append(
-            {
-                "id": len(words),
-                "text": text,
-                "bbox": Box(x0, y0, x1, y1),
-                "size": spans[0]["size"] if len(spans) == 1 else _span_size(spans, x0, y0, x1, y1),
-                "dir": direction,
-            }
-        )
+        span = spans[0] if len(spans) == 1 else _span_of(spans, x0, y0, x1, y1)
+        word = {
+            "id": len(words),
+            "text": text,
+            "bbox": Box(x0, y0, x1, y1),
+            "size": span["size"],
+            "dir": direction,
+        }
+        hidden = property_hidden(span)
+        if hidden is None:
+            hidden = render.unseen(word["bbox"], span.get("color", 0))
+        elif hidden == "invisible":
+            unmarked.append(word)
+        if hidden is not None:
+            word["hidden"] = hidden
+        words.append(word)
+    if unmarked:
+        _search_layer(page, display, render, unmarked)
     return words
 
 
-def _span_size(spans: list[dict], x0: float, y0: float, x1: float, y1: float) -> float:
-    """The font size of the span that overlaps the word most."""
-    best, size = -1.0, 0.0
+def _span_of(spans: list[dict], x0: float, y0: float, x1: float, y1: float) -> dict:
+    """The span that overlaps the word most."""
+    best, found = -1.0, spans[0]
     for span in spans:
         sx0, sy0, sx1, sy1 = span["bbox"]
         overlap = max(0.0, min(x1, sx1) - max(x0, sx0)) * max(0.0, min(y1, sy1) - max(y0, sy0))
         if overlap > best:
-            best, size = overlap, span["size"]
-    return size
+            best, found = overlap, span
+    return found
+
+
+def _search_layer(
+    page: pymupdf.Page,
+    display: pymupdf.DisplayList,
+    render: PageRender,
+    invisible: list[dict],
+) -> None:
+    """Invisible words over marks the page draws are a search layer: over an image of the
+    page, a scanner's OCR text, kept as OCR words (a reading of the image, never the page's
+    own text); over linework (on the page's ``render``), the text a CAD export drew as
+    outlines, kept as the page's text. Over bare ground they stay hidden: nobody sees them."""
+    # Image blocks come from a text page of their own, in the display list's frame as the
+    # words are: only pages with invisible text pay for it.
+    textpage = pymupdf.TextPage(display.get_textpage(flags=pymupdf.TEXT_PRESERVE_IMAGES))
+    textpage.parent = page
+    images = [Box(*b[:4]) for b in page.get_text("blocks", textpage=textpage) if b[6] == 1]
+    for word in invisible:
+        if over_image(word["bbox"], images):
+            del word["hidden"]
+            word["origin"] = "ocr"
+        elif render.marked(word["bbox"]):
+            del word["hidden"]
 
 
 def _annotation_words(
@@ -122,7 +178,11 @@ def _annotation_words(
 
 def _already_printed(contents: str, box: Box, layer_words: list[dict]) -> bool:
     """Whether most of the annotation's words are text-layer words inside its box."""
-    inside = {normalize(w["text"]) for w in layer_words if box.contains(w["bbox"].centre)}
+    inside = {
+        normalize(w["text"])
+        for w in layer_words
+        if "hidden" not in w and box.contains(w["bbox"].centre)
+    }
     tokens = [t for t in (normalize(t) for t in contents.split()) if t]
     return bool(tokens) and sum(t in inside for t in tokens) >= 0.5 * len(tokens)
 

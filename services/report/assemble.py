@@ -171,6 +171,7 @@ def _page_entry(outcome: PageOutcome) -> PageReport:
         judge_disagreements=page.judge_disagreements,
         model_failures=page.model_failures,
         evidence_crops=page.evidence_crops,
+        hidden_text=page.hidden_text,
     )
 
 
@@ -179,7 +180,9 @@ def _summary(outcomes: list[PageOutcome]) -> ReportSummary:
     failed = [o for o in outcomes if isinstance(o, FailedPage)]
     return ReportSummary(
         extraction_coverage=_coverage_summary(verified),
-        verification=verification_summary([p.verdict for p in verified]),
+        verification=verification_summary([p.verdict for p in verified]).model_copy(
+            update={"hidden_text_pages": [p.page_number for p in verified if p.hidden_text]}
+        ),
         guard=reduce(GuardCounts.add, (p.guard for p in verified), GuardCounts()),
         sheets=_sheet_summary(verified),
         failed_pages=[
@@ -244,6 +247,8 @@ def verification_summary(verdicts: list[PageVerdict]) -> VerificationSummary:
         pages_verified=len(verdicts),
         pages_unjudged=unjudged,
         pages_skipped_blank=sum(v.unjudged and v.skipped == "blank" for v in verdicts),
+        pages_blank=sum(v.skipped == "blank" or v.blank_contradicted for v in verdicts),
+        pages_self_read=sum(v.unjudged and v.self_read for v in verdicts),
         pages_passed=judged - failed,
         verify_failed=failed,
         problem_rate=round(failed / judged, 4) if judged else None,

@@ -5,6 +5,7 @@ starts (the model client among them) and closed when it stops. Unit tests call
 import contextlib
 from collections.abc import AsyncIterator
 
+from services.extract.ocr import OcrEngine
 from services.verify.usecases import Collaborators
 from shared.interfaces import Bucket, ModelClient, Publisher, StateStore
 from shared.jobs import JobStore
@@ -24,6 +25,7 @@ def bootstrap(
     publisher: Publisher,
     settings: Settings,
     llm: ModelClient | None,
+    ocr: OcrEngine | None = None,
 ) -> Collaborators:
     return Collaborators(
         bucket=bucket,
@@ -32,6 +34,7 @@ def bootstrap(
         settings=settings,
         llm=llm,
         sources=SourceCache(bucket, max_bytes=SOURCE_CACHE_BYTES),
+        ocr=ocr,
     )
 
 
@@ -44,4 +47,6 @@ async def started(connections: Connections) -> AsyncIterator[Collaborators]:
             publisher=connections.publisher,
             settings=connections.settings,
             llm=llm,
+            # Its models load on the first page read, not at start.
+            ocr=OcrEngine() if connections.settings.verify_ocr_check else None,
         )

@@ -161,7 +161,7 @@ def text_excerpt(units: PageUnits, claims: Sequence[Sequence[int]], max_chars: i
     The whole reading when it fits; otherwise the units holding the words of located claims
     (``claims``: each claim's word ids) with ``EXCERPT_CONTEXT_UNITS`` units either side, or
     the page's first units when none is located; whole units only, and a last line saying
-    how many were left out.
+    how many were left out. Words the page does not show are in no unit.
     """
     everything = units.render(sys.maxsize)
     if len(everything) <= max_chars:
@@ -257,14 +257,24 @@ def _text_or_none(value: Any) -> str | None:
 
 
 def _entry_verdict(object_id: str, entry: dict[str, Any]) -> JudgeVerdict | None:
-    """The entry's verdict, or None when it names none. A label outside the vocabulary is
-    a problem the judge named: kept as a refutation quoting it, never dropped."""
+    """The entry's verdict, or None when it names neither a verdict nor a problem. A label
+    outside the vocabulary, or a problem named without a label, is a problem the judge
+    named: kept as a refutation quoting it, never dropped."""
     label = _text_or_none(entry.get("verdict"))
-    if label is None:
-        return None
-    verdict = label.lower()
     kind = _text_or_none(entry.get("kind"))
     problem = _text_or_none(entry.get("problem"))
+    if label is None:
+        if problem is None and kind is None:
+            return None
+        named = "The judge named a problem without a verdict."
+        return JudgeVerdict(
+            object_id=object_id,
+            verdict="refuted",
+            kind=kind,
+            actual_text=_text_or_none(entry.get("actual_text")),
+            problem=f"{problem} ({named})" if problem else f"{named} Kind: {kind}.",
+        )
+    verdict = label.lower()
     if verdict in JUDGE_VERDICTS:
         return JudgeVerdict(
             object_id=object_id,
@@ -287,9 +297,10 @@ def _entry_verdict(object_id: str, entry: dict[str, Any]) -> JudgeVerdict | None
 def parse_judge_reply(content: str, scope_ids: Sequence[str]) -> JudgeOutcome:
     """Hold the judge's reply to the contract.
 
-    Valid entries carry a known ``object_id`` and a verdict label; confirmed, refuted and
-    uncertain (in any case) are taken as they are, any other label is a refutation that
-    quotes it. Entries with an unknown id or no verdict are ignored. A reply with no valid
+    Valid entries carry a known ``object_id`` and a verdict label or a named problem;
+    confirmed, refuted and uncertain (in any case) are taken as they are, any other label,
+    or a problem (or kind) named without a label, is a refutation that quotes it. Entries
+    with an unknown id, or naming neither verdict nor problem, are ignored. A reply with no valid
     entry — garbage, no ``objects`` list, missing verdicts, unknown ids only — is unjudged.
     """
     data = _load_json(content)
@@ -423,7 +434,9 @@ def _from_judge(
     page_reading: Callable[[str], str | None],
 ) -> ObjectVerification:
     if judged.verdict != "refuted":
-        return ObjectVerification(verdict=judged.verdict, evidence_bbox=oracle.evidence_bbox)
+        return ObjectVerification(
+            verdict=judged.verdict, basis="judge", evidence_bbox=oracle.evidence_bbox
+        )
     claim = obj.source_text or obj.description or obj.name or obj.tag or "its claim"
     reading = judged.actual_text
     on_page = page_reading(reading) if reading else None
@@ -442,6 +455,7 @@ def _from_judge(
         problem = f'The judge refutes object {obj.object_id} ("{claim}"){says}'
     return ObjectVerification(
         verdict="refuted",
+        basis="judge",
         kind="judge_refuted",
         judge_kind=judged.kind,
         actual_text=on_page,

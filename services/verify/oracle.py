@@ -60,14 +60,17 @@ def _digits_agree(claim: str, evidence: str) -> bool:
     return plain[0] == plain[1]
 
 
-def _uncarried_value(obj: PageObject, evidence: str) -> str | None:
+def _uncarried_value(obj: PageObject, evidence: str) -> tuple[str, bool] | None:
     """A value of the object holding a number its evidence words do not print as a token
-    ("2" is not carried by "2X6"; 1200 is carried by "1,200" and 3.5 by "3.50"), or None."""
+    ("2" is not carried by "2X6"; 1200 is carried by "1,200" and 3.5 by "3.50"), and whether
+    the words print a number of the same shape in its place (a swap: "3" where they print
+    "(5)"); None when every value is carried."""
     carried = set(_numbers(evidence)) | set(_numbers(plain_numbers(evidence)))
+    shapes = {tuple(map(len, runs)) for runs in carried}
     for token in normalize(plain_numbers(obj.value_text())).split():
         runs = digit_runs(token)
         if runs and tuple(map(number_key, runs)) not in carried:
-            return token
+            return token, tuple(map(len, map(number_key, runs))) in shapes
     return None
 
 
@@ -75,19 +78,21 @@ def check_object(obj: PageObject, words: Sequence[Word]) -> ObjectVerification:
     """The oracle's verdict on one object against the page words it cites.
 
     ``not_judged`` for a graphical claim (no ``source_text``); ``refuted unsupported`` when it
-    cites no words (the page's text does not carry it) or words that do not say it;
-    ``refuted content_wrong`` (citing the words) when a number of its text or its values
-    differs from theirs — unless the value was rescued from elsewhere on the page (grounding
-    ``text_layer``), which is ``uncertain``; ``uncertain`` when only OCR words support it;
-    else ``confirmed``.
+    cites no words (the page's text does not carry it), words the page does not show, or
+    words that do not say it; ``refuted content_wrong`` (citing the words) when a number of
+    its text or its values differs from theirs — a value rescued from elsewhere on the page
+    (grounding ``text_layer``) is ``uncertain`` instead, unless its own words print a number
+    of the same shape in its place (a swap inside its own words); ``uncertain`` when only
+    OCR words support it; else ``confirmed``. Every verdict has basis ``text_layer``.
     """
     claim = (obj.source_text or "").strip()
     if not claim:
         return ObjectVerification(verdict="not_judged")
     cited = [words[i] for i in obj.evidence if 0 <= i < len(words)]
-    if not cited or len(cited) != len(obj.evidence):
+    if not cited or len(cited) != len(obj.evidence) or any(w.hidden for w in cited):
         return ObjectVerification(
             verdict="refuted",
+            basis="text_layer",
             kind="unsupported",
             problem=(
                 f'Object {obj.object_id} claims "{claim}", which the page\'s text does not carry.'
@@ -98,6 +103,7 @@ def check_object(obj: PageObject, words: Sequence[Word]) -> ObjectVerification:
     if not _says_claim(claim, evidence):
         return ObjectVerification(
             verdict="refuted",
+            basis="text_layer",
             kind="unsupported",
             actual_text=evidence,
             evidence_bbox=bbox,
@@ -106,28 +112,35 @@ def check_object(obj: PageObject, words: Sequence[Word]) -> ObjectVerification:
     if not _digits_agree(claim, evidence):
         return ObjectVerification(
             verdict="refuted",
+            basis="text_layer",
             kind="content_wrong",
             actual_text=evidence,
             evidence_bbox=bbox,
             problem=f'Object {obj.object_id} reads "{claim}" but the sheet says "{evidence}".',
         )
-    if value := _uncarried_value(obj, evidence):
+    if uncarried := _uncarried_value(obj, evidence):
+        value, swapped = uncarried
         sentence = (
             f'Object {obj.object_id} gives the value "{value}", which its words '
             f'"{evidence}" do not print.'
         )
-        if obj.grounding == "text_layer":
-            return ObjectVerification(verdict="uncertain", evidence_bbox=bbox, reason=sentence)
+        if obj.grounding == "text_layer" and not swapped:
+            return ObjectVerification(
+                verdict="uncertain", basis="text_layer", evidence_bbox=bbox, reason=sentence
+            )
         return ObjectVerification(
             verdict="refuted",
+            basis="text_layer",
             kind="content_wrong",
             actual_text=evidence,
             evidence_bbox=bbox,
             problem=sentence,
         )
     if all(w.origin == "ocr" for w in cited):
-        return ObjectVerification(verdict="uncertain", evidence_bbox=bbox, reason=OCR_ONLY)
-    return ObjectVerification(verdict="confirmed", evidence_bbox=bbox)
+        return ObjectVerification(
+            verdict="uncertain", basis="text_layer", evidence_bbox=bbox, reason=OCR_ONLY
+        )
+    return ObjectVerification(verdict="confirmed", basis="text_layer", evidence_bbox=bbox)
 
 
 def check_identity(extracted_sheet_number: str | None, title_block_value: str | None) -> str | None:

@@ -3,12 +3,14 @@
 import asyncio
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import pymupdf
 
+from services.extract.ocr import OcrEngine
 from services.verify.blank import Emptiness, page_emptiness
 from services.verify.crops import (
     ImageChoice,
@@ -26,12 +28,14 @@ from services.verify.judge import (
     select_scope,
     text_excerpt,
 )
+from services.verify.ocr_check import apply_readings, read_claims, render_claims, sample_claims
 from services.verify.oracle import check_content, check_identity, check_object
 from services.verify.verdict import page_verdict
 from shared.interfaces import ModelClient
 from shared.models import (
     CoveredPage,
     EvidenceCrop,
+    HiddenText,
     ModelFailure,
     ObjectVerification,
     PageObject,
@@ -51,6 +55,12 @@ log = logging.getLogger("sheetflow.verify")
 TitleBlockReader = Callable[[TextLayer], str | None]
 BLANK_REASON = "blank: no text layer, objects, vector drawing or ink on its image"
 NO_IMAGE_REASON = "nothing was extracted, and no page image is there to tell whether it is blank"
+# Objects the extraction cut from the page's own words: checking them against those words
+# cannot fail.
+SELF_READ_RUNGS = frozenset({"offline", "fallback"})
+SELF_READ_OBJECT = "cut from the page's own words: checking it against them proves nothing"
+SELF_READ_REASON = "its objects are the page's own text; nothing independent read it"
+HIDDEN_SAMPLE_CHARS = 300
 # Evidence crops for people on one page, at most: the report stays a size a browser opens.
 EVIDENCE_MAX_CROPS = 20
 
@@ -92,7 +102,7 @@ def check_page(
     problems: list[tuple[str, str]] = []
     if text_layer.words:
         for obj in objects:
-            obj.verification = check_object(obj, text_layer.words)
+            obj.verification = _text_check(obj, text_layer)
             if obj.verification.evidence_bbox is not None:
                 evidence[obj.object_id] = obj.verification.evidence_bbox
                 spans[obj.object_id] = (min(obj.evidence), max(obj.evidence) + 1)
@@ -110,6 +120,36 @@ def check_page(
     emptiness = page_emptiness(text_layer, objects, png)
     page = PageWords(text_layer) if text_layer.has_text_layer else None
     return OracleFindings(objects, evidence, spans, problems, emptiness, page)
+
+
+def self_read(obj: PageObject) -> bool:
+    """Whether the object was cut from the page's own words (offline and fallback rungs):
+    checking it against them cannot fail, so it is no verdict."""
+    return obj.rung in SELF_READ_RUNGS
+
+
+def _text_check(obj: PageObject, text_layer: TextLayer) -> ObjectVerification:
+    """The oracle's verdict on the object, or, for an object cut from the words it cites,
+    ``not_judged`` (located, with the reason) unless the oracle refutes it: an extraction
+    that broke its own construction is a problem whoever finds it."""
+    verification = check_object(obj, text_layer.words)
+    if not self_read(obj) or verification.verdict == "refuted":
+        return verification
+    return ObjectVerification(
+        verdict="not_judged", evidence_bbox=verification.evidence_bbox, reason=SELF_READ_OBJECT
+    )
+
+
+def hidden_text(text_layer: TextLayer) -> HiddenText | None:
+    """What the page's text layer holds and the page does not show, for the report."""
+    hidden = text_layer.hidden_words
+    if not hidden:
+        return None
+    sample = " ".join(w.text for w in hidden)
+    if len(sample) > HIDDEN_SAMPLE_CHARS:
+        sample = sample[:HIDDEN_SAMPLE_CHARS].rsplit(" ", 1)[0] + " …"
+    kinds = Counter(w.hidden for w in hidden if w.hidden)
+    return HiddenText(count=len(hidden), kinds=dict(sorted(kinds.items())), sample=sample)
 
 
 def _choose_images(
@@ -320,6 +360,31 @@ def _without_judge(emptiness: Emptiness, text_layer: TextLayer) -> _Judgement:
     return step
 
 
+def ocr_check(
+    objects: list[PageObject],
+    text_layer: TextLayer,
+    page_number: int,
+    pdf: bytes,
+    settings: Settings,
+    engine: OcrEngine,
+) -> tuple[list[tuple[str, str]], bool]:
+    """The OCR check on a sample of the page's claims (``services.verify.ocr_check``): sets
+    the read objects' verifications; returns the page-level problems and whether the title
+    block's number was confirmed. CPU-bound: run it off the event loop."""
+    claims = sample_claims(objects, text_layer, settings.verify_ocr_max_objects)
+    if not claims:
+        return [], False
+    with PDF_LOCK:
+        try:
+            doc = open_pdf(pdf)
+            page = doc[0 if doc.page_count == 1 else page_number - 1]
+            rasters = render_claims(page.get_displaylist(), claims)
+        except Exception as exc:  # MuPDF raises many kinds on broken content
+            log.warning("page %d: no OCR check, the page did not render (%s)", page_number, exc)
+            return [], False
+    return apply_readings(objects, read_claims(engine, claims, rasters))
+
+
 async def verify_page(
     covered: CoveredPage,
     text_layer: TextLayer,
@@ -330,6 +395,7 @@ async def verify_page(
     *,
     judge_enabled: bool = True,
     title_block: TitleBlockReader | None = None,
+    ocr: OcrEngine | None = None,
 ) -> VerifyOutput:
     """Verify a covered page: every object gains a ``verification``, the page a verdict.
 
@@ -340,12 +406,20 @@ async def verify_page(
     ink contradicts, over the claim that it is empty (without a judge, such a page is
     ``content_missing``, or unjudged with the reason when only ink speaks). A blank
     page is skipped. ``title_block`` reads the title block's sheet number (default:
-    ``shared.sheet``). Nothing extracted is rewritten.
+    ``shared.sheet``). Given an ``ocr`` engine (and ``verify_ocr_check`` on), a sample of a
+    text page's claims is read from its render first (``ocr_check``). Nothing extracted is
+    rewritten.
     """
     started = time.perf_counter()
     findings = await asyncio.to_thread(check_page, covered, text_layer, png, title_block)
     objects = findings.objects
     emptiness = findings.emptiness
+    ocr_problems: list[tuple[str, str]] = []
+    identity_read = False
+    if ocr is not None and settings.verify_ocr_check and pdf and text_layer.has_text_layer:
+        ocr_problems, identity_read = await asyncio.to_thread(
+            ocr_check, objects, text_layer, covered.page_number, pdf, settings, ocr
+        )
     judging = judge_enabled and bool(settings.llm_verify_model and settings.llm_base_url)
     if emptiness.blank:
         step = _Judgement(usage={}, skipped="blank", reason=BLANK_REASON)
@@ -362,13 +436,18 @@ async def verify_page(
     for obj in objects:
         if obj.verification is None:
             obj.verification = ObjectVerification(verdict="not_judged")
+    only_self_read = bool(objects) and all(self_read(o) for o in objects)
     verdict = page_verdict(
         objects,
-        [*findings.page_problems, *step.problems],
+        [*findings.page_problems, *ocr_problems, *step.problems],
         skipped=step.skipped,
-        page_judged=step.page_judged,
+        page_judged=step.page_judged or identity_read,
         reason=step.reason,
     )
+    verdict.blank_contradicted = emptiness.contradiction is not None
+    verdict.self_read = verdict.unjudged and only_self_read
+    if verdict.self_read and not step.reason:
+        verdict.reason = SELF_READ_REASON
     evidence = await asyncio.to_thread(
         _evidence_crops, objects, findings.evidence, covered.page_number, pdf, settings
     )
@@ -385,6 +464,7 @@ async def verify_page(
         judge_disagreements=step.disagreements,
         model_failures=model_failures,
         evidence_crops=[crop for crop, _ in evidence],
+        hidden_text=hidden_text(text_layer),
     )
     crops = {**step.crops, **{crop.key: jpeg for crop, jpeg in evidence}}
     return VerifyOutput(verified=verified, crops=crops)

@@ -4,6 +4,7 @@ announced."""
 import asyncio
 from dataclasses import dataclass
 
+from services.extract.ocr import OcrEngine
 from services.verify.pipeline import verify_page
 from shared import subjects
 from shared.broker import msg_id
@@ -21,7 +22,8 @@ from shared.storage import Keys
 class Collaborators:
     """What verify's use case works with (built by ``services.verify.bootstrap``): the real
     stores, publisher and model client in the service, in-memory fakes in unit tests.
-    ``sources`` keeps the source PDFs the judge's evidence crops are rendered from."""
+    ``sources`` keeps the source PDFs the judge's evidence crops are rendered from; ``ocr``
+    reads the OCR check's sample (none: no OCR check)."""
 
     bucket: Bucket
     jobs: JobStore
@@ -29,6 +31,7 @@ class Collaborators:
     settings: Settings
     llm: ModelClient | None
     sources: SourceCache
+    ocr: OcrEngine | None = None  # reads a sample of each page's claims (the OCR check)
 
 
 async def verify(io: Collaborators, event: PageCovered) -> None:
@@ -56,6 +59,7 @@ async def verify(io: Collaborators, event: PageCovered) -> None:
         io.settings,
         io.llm,
         judge_enabled=judge_enabled,
+        ocr=io.ocr,
     )
     await asyncio.gather(
         *(

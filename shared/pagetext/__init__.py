@@ -22,7 +22,7 @@ from shared.pagetext.evidence import Alignment, PageWords, align, claim_tokens, 
 from shared.pagetext.geometry import Box, Frame, Point, direction_key, frame_of
 from shared.pagetext.layout import ALIGN_PTS, laid_out, layout, next_meaningful, reads_on
 from shared.pagetext.lines import NOTE_NUMBER, FramedLine, framed_line
-from shared.pagetext.model import TextLayer, Word, WordOrigin, join_words
+from shared.pagetext.model import HiddenKind, TextLayer, Word, WordOrigin, join_words
 from shared.pagetext.normalize import (
     alnum_count,
     coverage_units,
@@ -49,6 +49,7 @@ __all__ = [
     "Cell",
     "Frame",
     "FramedLine",
+    "HiddenKind",
     "PageWords",
     "Point",
     "Table",

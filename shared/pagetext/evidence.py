@@ -78,7 +78,7 @@ class PageWords:
     @cached_property
     def orders(self) -> list[_Order]:
         layer = self.layer
-        own = list(range(len(layer.words)))
+        own = [w.id for w in layer.words if w.hidden is None]
         reading = [w for line in layer.lines for w in line]
         rows = sorted(
             range(len(layer.lines)),

@@ -52,12 +52,15 @@ def layout(
     lines stacked directly under each other, of one size, left-aligned (or hanging from a
     note number) or centred, and read in that order by the text layer itself (word ids are
     the layer's own order), so two columns of a table or two neighbouring labels never join.
-    Returns (lines as word ids, blocks as line ids); blocks are ordered top to bottom, then
+    Words the page does not show (``hidden``) are in no line. Returns (lines as word ids,
+    blocks as line ids); blocks are ordered top to bottom, then
     left to right, and line ids follow that order. ``ordered`` False (OCR words, whose order
     is the reader's, not the page's) drops the reading-order condition.
     """
     by_direction: dict[int, list[Word]] = {}
     for word in words:
+        if word.hidden is not None:
+            continue  # the page does not show it: no line reads it
         by_direction.setdefault(direction_key(word.dir), []).append(word)
     next_word = next_meaningful(words) if ordered else None
     blocks: list[tuple[tuple[float, float], list[FramedLine]]] = []
@@ -84,11 +87,12 @@ def _reading_key(block: list[FramedLine], words: Sequence[Word]) -> tuple[float,
 
 def next_meaningful(words: Sequence[Word]) -> dict[int, int]:
     """Each word id -> the id of the next word in the layer's order that carries letters or
-    digits (punctuation-only words such as "-" or "|" carry nothing to follow)."""
+    digits (punctuation-only words such as "-" or "|" carry nothing to follow); words the
+    page does not show are passed over."""
     following: dict[int, int] = {}
     previous: int | None = None
     for word in words:
-        if alnum_count(word.text):
+        if word.hidden is None and alnum_count(word.text):
             if previous is not None:
                 following[previous] = word.id
             previous = word.id

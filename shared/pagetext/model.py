@@ -10,6 +10,11 @@ from pydantic import BaseModel, Field, model_validator
 from shared.pagetext.geometry import Box
 
 WordOrigin = Literal["pdf", "annotation", "ocr"]
+# Why the page does not show a word of its text layer: drawn in render mode 3 or fully
+# transparent (invisible), in the colour of the ground it sits on (ground_coloured), under
+# something opaque drawn after it (covered), or too small to read (tiny). Text clipped away
+# or off the page never becomes a word: MuPDF drops it as it reads.
+HiddenKind = Literal["invisible", "ground_coloured", "covered", "tiny"]
 
 
 class Word(BaseModel):
@@ -26,6 +31,13 @@ class Word(BaseModel):
         "pdf",
         description="pdf: the text layer; annotation: an annotation's text (CAD exports put "
         "text drawn as outlines there); ocr: read from the page image",
+    )
+    hidden: HiddenKind | None = Field(
+        None,
+        description="why the page does not show this word (absent: it shows). A hidden word "
+        "stays in words, and is in no line or block: nothing reads it as the page's text",
+        # Omitted when shown: text.json stays as it was for the words of almost every page.
+        exclude_if=lambda hidden: hidden is None,
     )
 
 
@@ -54,8 +66,9 @@ class TextLayer(BaseModel):
 
     @model_validator(mode="after")
     def _laid_out(self) -> "TextLayer":
-        # Every word is in a line once laid out: words without lines were never laid out.
-        if self.words and not self.lines:
+        # Every shown word is in a line once laid out: shown words without lines were never
+        # laid out.
+        if not self.lines and any(w.hidden is None for w in self.words):
             raise ValueError("a text layer's words have no lines: build it with laid_out()")
         return self
 
@@ -73,6 +86,11 @@ class TextLayer(BaseModel):
     def text(self) -> str:
         """The page's text, one line per line of the model, in reading order."""
         return "\n".join(self.line_texts)
+
+    @cached_property
+    def hidden_words(self) -> list[Word]:
+        """The words the page does not show, in the layer's order."""
+        return [w for w in self.words if w.hidden is not None]
 
     @cached_property
     def line_of_word(self) -> list[int]:

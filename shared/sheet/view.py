@@ -177,7 +177,11 @@ def _view(layer: TextLayer, key: int) -> View:
             continue
         in_lines.update(line)
         runs.append(framed_line(words, line, frame, line_id))
-    runs += [framed_line(words, (w.id,), frame) for w in words if w.id not in in_lines]
+    runs += [
+        framed_line(words, (w.id,), frame)
+        for w in words
+        if w.id not in in_lines and w.hidden is None
+    ]
     horizontal, vertical = _rules(layer, frame)
     boxes = [r.box for r in runs] + [rule.in_frame(frame) for rule in layer.rules]
     sizes = [w.size for w in words if w.size] or [r.box.height for r in runs]

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from shared.report import PageReport, Report
+from shared.report import PageReport, Report, VerificationSummary
 from sheetflow.runtime import RuntimeStartError
 
 stdout = Console(soft_wrap=True)  # long paths and URLs stay whole, for copy and paste
@@ -122,7 +122,24 @@ def summary_lines(report: Report) -> list[str]:
             f"guard: kept {guard.kept}, rescued {guard.rescued}, "
             f"vision unverified {guard.vision_unverified}, dropped {guard.dropped}"
         ),
+        *_honesty_lines(verification),
     ]
+
+
+def _honesty_lines(verification: VerificationSummary) -> list[str]:
+    """What a reader of the counts above must not miss: pages no independent check read,
+    and pages whose text layer holds text they do not show."""
+    lines = []
+    if verification.pages_self_read:
+        lines.append(
+            f"not judged: {verification.pages_self_read} pages, whose objects are the page's "
+            "own text; nothing independent read it (a model, the judge or the OCR check "
+            "could)"
+        )
+    if hidden := verification.hidden_text_pages:
+        pages = ", ".join(map(str, hidden))
+        lines.append(f"hidden text (not shown on the page, never read as its text): pages {pages}")
+    return lines
 
 
 def model_failure_lines(report: Report) -> list[str]:

@@ -1,6 +1,7 @@
 """A real drawing set through every service: rotated sheets read upright, objects cite the
-words they came from (stored with the page, so a client can highlight them), and the
-verifier never contradicts its own extraction."""
+words they came from (stored with the page, so a client can highlight them), the verifier
+never contradicts its own extraction, and the OCR check of what the sheets show judges
+them."""
 
 from shared.pagetext import TextLayer
 from shared.storage import Keys, ObjectStore
@@ -14,8 +15,10 @@ FILE = "ocm__OCM081.1.08.18.pdf"
 
 
 async def test_real_rotated_set_end_to_end(settings):
-    """Every page verified with no problem; every object's evidence ids name the stored
-    text.json words its source_text is made of, inside its evidence bbox."""
+    """Every page verified with no problem and judged by OCR of the sheet (the only
+    independent check offline), each object either confirmed by it or left without a verdict
+    (never checked against the words it was cut from); every object's evidence ids name the
+    stored text.json words its source_text is made of, inside its evidence bbox."""
     entry = next(e for e in manifest() if e["file"] == FILE)
     with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
         r = s.upload(pdf_bytes(FILE), name=FILE)
@@ -26,18 +29,33 @@ async def test_real_rotated_set_end_to_end(settings):
     store = ObjectStore(settings)
     for page in report["pages"]:
         assert page["status"] == "verified" and page["verification"]["problems"] == []
+        assert not page["verification"]["unjudged"], page["verification"]
         assert page["objects"] and page["coverage"]["ratio"] >= page["floor"]
         layer = await store.get_model(
             Keys.page(job_id, page["page_number"], "text.json"), TextLayer
         )
         assert layer.rotation in (90, 270)
         for obj in page["objects"]:
-            assert obj["verification"]["verdict"] == "confirmed", obj
+            verification = obj["verification"]
+            assert (verification["verdict"], verification["basis"]) in {
+                ("confirmed", "ocr"),
+                ("uncertain", "ocr"),
+                ("not_judged", None),
+            }, obj
             words = [layer.words[i] for i in obj["evidence"]]
             assert obj["source_text"] == " ".join(w.text for w in words)
             x0, y0, x1, y1 = obj["evidence_bbox"]
             assert all(x0 <= w.bbox[0] and w.bbox[2] <= x1 + 1e-6 for w in words)
             assert 0 <= x0 <= layer.width and 0 <= y0 <= y1 <= layer.height
+    confirmed = [
+        o
+        for p in report["pages"]
+        for o in p["objects"]
+        if o["verification"]["verdict"] == "confirmed"
+    ]
+    assert confirmed, "the OCR check confirms what the sheets show"
+    summary = report["summary"]["verification"]
+    assert summary["pages_passed"] == len(report["pages"]) and summary["pages_self_read"] == 0
     # A sheet number found is the one printed: a wrong number is worse than none.
     printed = {s["page"]: s["sheet_number"] for s in entry["sheets"]}
     for page in report["pages"]:

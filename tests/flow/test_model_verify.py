@@ -1,10 +1,13 @@
 """Verification with a scripted model that misreads a number and a judge that confirms
 everything, on real NATS and S3 with every service a real process."""
 
+import httpx
+
 from tests.support.flows import (
     JUDGE_MODEL,
     MISREAD,
     is_judge,
+    line_objects,
     misread_notes,
     model_settings,
     page,
@@ -13,7 +16,7 @@ from tests.support.flows import (
     route,
 )
 from tests.support.model_server import ModelReply, ScriptedModelServer, request_images, request_text
-from tests.support.pdfs import notes_pdf
+from tests.support.pdfs import HIDDEN_NUMBER, add_hidden_text_page, make_pdf, notes_pdf
 from tests.support.stack import stack
 
 
@@ -60,3 +63,28 @@ async def test_misread_number_refuted_despite_lenient_judge(settings):
     assert images
     assert all(i.startswith(("data:image/jpeg;base64,", "data:image/png;base64,")) for i in images)
     assert "verify" in report["summary"]["usage"]
+
+
+async def test_hidden_text_reaches_no_model_and_the_report_names_it(settings):
+    """The hidden-text sheet with a model: no request (vision, judge) carries the invisible
+    number or the white note, no object comes from them, the title block reads A-101, and
+    report.json and report.html name the hidden text."""
+    with ScriptedModelServer(route(vision=lambda r: reply(line_objects(r)))) as server:
+        settings = model_settings(settings, server, llm_verify_model=JUDGE_MODEL)
+        with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
+            job_id = s.submit(make_pdf(add_hidden_text_page))
+            report = s.wait_report(job_id, timeout=90)
+            html = httpx.get(f"{s.api}/v1/jobs/{job_id}/report.html", timeout=10).text
+    assert server.requests and any(is_judge(r) for r in server.requests)
+    for request in server.requests:
+        text = request_text(request)
+        assert HIDDEN_NUMBER not in text and "IGNORE THE IMAGE" not in text
+    sheet = page(report, 1)
+    assert sheet["sheet"]["sheet_number"] == "A-101"
+    claims = " ".join(o.get("source_text") or "" for o in sheet["objects"])
+    assert "PROVIDE (5) 2X6 STUD PACK" in claims and HIDDEN_NUMBER not in claims
+    assert "PROVIDE (9)" not in claims
+    hidden = sheet["hidden_text"]
+    assert hidden["count"] == 14 and hidden["kinds"] == {"ground_coloured": 13, "invisible": 1}
+    assert report["summary"]["verification"]["hidden_text_pages"] == [1]
+    assert 'id="hidden-text"' in html and HIDDEN_NUMBER in html

@@ -68,6 +68,9 @@ def assert_valid_report(document: dict[str, Any]) -> dict[str, Any]:
     v = document["summary"]["verification"]
     assert v["pages_verified"] == v["pages_passed"] + v["verify_failed"] + v["pages_unjudged"]
     assert v["pages_skipped_blank"] <= v["pages_unjudged"]
+    assert (
+        v["pages_skipped_blank"] <= v["pages_blank"] and v["pages_self_read"] <= v["pages_unjudged"]
+    )
     verified = [p for p in document["pages"] if p["status"] == "verified"]
     assert v["pages_verified"] == len(verified)
     return document

@@ -146,8 +146,8 @@ def test_corpus_score_counts_numbers_titles_refutations_and_dark_pages():
             verification=PageVerdict(ok=not problems, problems=list(problems)),
         )
 
-    def obj(rung, verdict=None):
-        verification = ObjectVerification(verdict=verdict) if verdict else None
+    def obj(rung, verdict=None, basis=None):
+        verification = ObjectVerification(verdict=verdict, basis=basis) if verdict else None
         return PageObject(object_id="o", rung=rung, verification=verification)
 
     pages = [
@@ -160,16 +160,25 @@ def test_corpus_score_counts_numbers_titles_refutations_and_dark_pages():
         ),
         page(2, "A102", None, []),
         page(3, "X9", None, [obj("offline")]),
+        page(
+            4, None, None, [obj("offline", "confirmed", "ocr"), obj("offline", "uncertain", "ocr")]
+        ),
+        page(5, None, None, [obj("offline", "uncertain", "ocr")]),
     ]
+    pages[2].verification.kinds = ["text_layer_mismatch"]
     sheets = [
         {"page": 1, "sheet_number": "A-101", "sheet_title": "FLOOR PLAN"},
         {"page": 2, "sheet_number": "A-102", "sheet_title": "ROOF PLAN"},
         {"page": 3, "sheet_number": None, "sheet_title": None},
+        {"page": 4, "sheet_number": None, "sheet_title": None},
+        {"page": 5, "sheet_number": None, "sheet_title": None},
     ]
     score = corpus.score_report(Report.model_construct(pages=pages), sheets)
     assert (score.numbers_right, score.numbers_labelled, score.numbers_invented) == (1, 2, 1)
     assert (score.titles_right, score.titles_labelled) == (1, 2)
     assert (score.self_refuted, score.problem_pages, score.dark_text_pages) == (1, 1, 1)
+    # The OCR check: page 4 judged by it (uncertain alone is no judgement), page 3 a mismatch.
+    assert (score.text_pages, score.ocr_judged, score.ocr_mismatch) == (5, 1, 1)
 
 
 def test_ocr_title_hits_count_the_number_and_each_title_word():

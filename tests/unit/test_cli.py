@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
-from shared.models import Coverage, PageVerdict, SheetHeader, VerifiedPage
+from shared.models import Coverage, HiddenText, PageVerdict, SheetHeader, VerifiedPage
 from shared.report import Report
 from shared.settings import Settings
 from sheetflow import cli
@@ -275,6 +275,22 @@ def test_summary_lines_state_the_verdict_arithmetic_and_the_guard():
     assert "verified 3 = passed 1 + with problems 1 + unjudged 1 (skipped blank 0)" in lines[2]
     assert "problem rate 50%" in lines[2]
     assert lines[3] == "guard: kept 0, rescued 0, vision unverified 0, dropped 0"
+    assert len(lines) == 4  # nothing self-read, no hidden text: nothing more to say
+
+
+def test_summary_says_when_nothing_independent_read_a_page_and_names_hidden_text():
+    """A default run whose pages only their own words speak for says so, beside the counts;
+    pages whose text layer holds text they do not show are named."""
+    hidden = HiddenText(count=1, kinds={"invisible": 1}, sample="Z-999")
+    pages = [
+        verified_page(1, unjudged=True, self_read=True, reason="own"),
+        verified_page(2).model_copy(update={"hidden_text": hidden}),
+    ]
+    lines = present.summary_lines(report(pages))
+    assert "passed 1 + with problems 0 + unjudged 1" in lines[2]
+    assert lines[4].startswith("not judged: 1 pages, whose objects are the page's own text")
+    assert "nothing independent read it" in lines[4]
+    assert lines[5] == "hidden text (not shown on the page, never read as its text): pages 2"
 
 
 def test_report_schema_command_writes_the_schema(tmp_path):

@@ -258,27 +258,37 @@ def test_summary_counts():
 
 
 def test_verification_arithmetic_on_blank_unjudged_and_problem_pages():
-    """One blank, one unjudged, one problem page (and a pass and a failed page):
-    pages_verified counts every page that went through verify, pages_unjudged holds the
-    blank and the unjudged page, verify_failed the problem page, pages_passed the pass,
-    and the problem rate is verify_failed over the judged pages."""
+    """One blank, one unjudged (its objects self-read), one problem page, a page declared
+    blank that its text layer contradicts (and a pass and a failed page): pages_verified
+    counts every page that went through verify, pages_unjudged holds the blank and the
+    unjudged page, pages_self_read the latter, verify_failed the problem pages,
+    pages_passed the pass, pages_blank both declared-empty pages, and the problem rate is
+    verify_failed over the judged pages."""
+    missing = PageVerdict(
+        ok=False, problems=["m"], kinds=["content_missing"], blank_contradicted=True
+    )
     pages = [
         verified(1, verdict=PageVerdict(ok=True, unjudged=True, skipped="blank")),
-        verified(2, verdict=PageVerdict(ok=True, unjudged=True, reason="no judge")),
+        verified(2, verdict=PageVerdict(ok=True, unjudged=True, reason="own", self_read=True)),
         verified(3, verdict=PageVerdict(ok=False, problems=["p"], kinds=["content_wrong"])),
         verified(4, verdict=PageVerdict(ok=True)),
         FailedPage(page_number=5, stage="extract", reason="x"),
+        verified(6, verdict=missing),
     ]
-    ver = build_report(job(5), pages, finished_at=FINISHED)["summary"]["verification"]
+    ver = build_report(job(6), pages, finished_at=FINISHED)["summary"]["verification"]
     assert ver == {
-        "pages_verified": 4,
+        "pages_verified": 5,
         "pages_unjudged": 2,
         "pages_skipped_blank": 1,
+        "pages_blank": 2,
+        "pages_self_read": 1,
         "pages_passed": 1,
-        "verify_failed": 1,
-        "problem_rate": 0.5,
-        "kinds": {"content_wrong": 1},
+        "verify_failed": 2,
+        "problem_rate": round(2 / 3, 4),
+        "kinds": {"content_missing": 1, "content_wrong": 1},
+        "hidden_text_pages": [],
     }
+    assert ver["pages_verified"] == ver["pages_passed"] + ver["verify_failed"] + 2
 
 
 def test_problem_rate_is_null_when_nothing_was_judged():

@@ -12,6 +12,7 @@ from services.report.html import render_report_html
 from shared.models import (
     Coverage,
     GuardCounts,
+    HiddenText,
     ObjectVerification,
     PageObject,
     PageVerdict,
@@ -172,3 +173,31 @@ def test_a_scan_shows_the_coverage_of_its_ocr_words():
     assert "99% (OCR)" in html
     assert "coverage 123/124 lines read by OCR (no PDF text layer) · 99%" in html
     assert "No PDF text layer, and no words OCR could read: nothing to cover." in html
+
+
+def test_self_read_pages_and_hidden_text_are_named():
+    """A page only its own words speak for is called out as not judged (never a pass), and
+    text the page does not show is named in a notice and on its page, escaped."""
+    hidden = HiddenText(count=2, kinds={"invisible": 1, "covered": 1}, sample="Z-999 <b>x</b>")
+    pages = [
+        page(1, "A101", unjudged=True, self_read=True, reason="own text"),
+        page(2, "A102").model_copy(update={"hidden_text": hidden}),
+    ]
+    html = render_report_html(report(pages), {})
+    assert 'id="self-read"' in html and "nothing independent read it" in html
+    assert 'id="hidden-text"' in html
+    assert html.count("Z-999 &lt;b&gt;x&lt;/b&gt;") == 2 and "<b>x</b>" not in html
+    assert "invisible 1" in html and "covered 1" in html
+    plain = render_report_html(report([page(1, "A101")]), {})
+    assert 'id="self-read"' not in plain and 'id="hidden-text"' not in plain
+
+
+def test_each_verdict_says_what_checked_it():
+    """An object's verdict cell names its basis."""
+    obj = PageObject(
+        object_id="o1",
+        source_text="GENERAL NOTES",
+        verification=ObjectVerification(verdict="confirmed", basis="ocr"),
+    )
+    html = render_report_html(report([page(1, "A101", [obj])]), {})
+    assert "<small>by ocr</small>" in html

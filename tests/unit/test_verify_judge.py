@@ -366,3 +366,20 @@ def test_overlapping_evidence_context_is_not_repeated():
     claims = [list(units.units[n].word_ids) for n in (150, 153)]
     excerpt = text_excerpt(units, claims, 2000)
     assert excerpt.count("L152 ") == 1 and "[…]" not in excerpt
+
+
+def test_a_problem_named_without_a_verdict_label_is_never_dropped():
+    """An entry naming a kind and a problem but no verdict is a refutation quoting the
+    problem; merged onto an object the oracle confirmed, it is a judge_refuted problem."""
+    content = json.dumps(
+        {"objects": [{"object_id": "G1", "kind": "content_wrong", "problem": "Swing is wrong."}]}
+    )
+    outcome = parse_judge_reply(content, ["G1"])
+    assert outcome.judged and outcome.reason is None
+    g1 = outcome.verdicts["G1"]
+    assert (g1.verdict, g1.kind) == ("refuted", "content_wrong")
+    assert "Swing is wrong." in g1.problem
+    confirmed = _obj("G1", verification=ObjectVerification(verdict="confirmed", basis="text_layer"))
+    merged, disagreement = merge_judge(confirmed, g1, lambda _: None)
+    assert (merged.verdict, merged.kind, merged.basis) == ("refuted", "judge_refuted", "judge")
+    assert "Swing is wrong." in merged.problem and disagreement is not None

@@ -184,3 +184,38 @@ def test_a_number_inside_a_token_keeps_its_digits():
     assert kept == [] and counts.dropped == 1
     cited = obj.model_copy(update={"evidence": _ids(layer, "SEE", "SHEET", "A101.10")})
     assert check_object(cited, layer.words).kind == "content_wrong"
+
+
+def test_a_number_swapped_inside_its_own_words_is_refuted_even_when_rescued():
+    """A verbatim source_text "(5) 2X6 STUD PACK" with count 3, where a "3" is printed
+    elsewhere on the page (so the guard rescued it): its own words print "(5)" in its place,
+    so it is content_wrong citing them, never uncertain."""
+    layer = text_layer_of([*NOTES, "3. SEE STRUCTURAL DRAWINGS."])
+    obj = _vision(layer, object_id="N1", source_text="(5) 2X6 STUD PACK", attributes={"count": 3})
+    assert obj.grounding == "text_layer"
+    v = check_object(obj, layer.words)
+    assert (v.verdict, v.kind, v.basis) == ("refuted", "content_wrong", "text_layer")
+    assert v.actual_text == "(5) 2X6 STUD PACK" and '"3"' in v.problem
+
+
+def test_every_verdict_of_the_oracle_says_its_basis():
+    """Confirmed, refuted and uncertain verdicts name the text layer as what checked them; a
+    graphical claim's not_judged names nothing."""
+    layer = text_layer_of(NOTES)
+    good = _vision(layer, object_id="N", source_text="GENERAL NOTES")
+    bad = _vision(layer, object_id="B", source_text="(2) 2X6 STUD PACK")
+    rescued = _vision(layer, object_id="r", source_text="STUD PACK", attributes={"count": "5"})
+    assert [check_object(o, layer.words).basis for o in (good, bad, rescued)] == ["text_layer"] * 3
+    graphical = PageObject(object_id="G", graphical_basis="door swing")
+    assert check_object(graphical, layer.words).basis is None
+
+
+def test_a_claim_citing_words_the_page_does_not_show_is_unsupported():
+    """Words marked hidden never support a claim, even when they say it."""
+    words = [
+        Word(text="SHEET", bbox=(0, 0, 10, 10)),
+        Word(text="Z-999", bbox=(12, 0, 30, 10), hidden="invisible"),
+    ]
+    obj = PageObject(object_id="o", source_text="SHEET Z-999", evidence=[0, 1])
+    v = check_object(obj, words)
+    assert (v.verdict, v.kind) == ("refuted", "unsupported")

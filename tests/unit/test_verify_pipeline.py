@@ -332,3 +332,100 @@ async def test_identity_is_read_from_the_title_block_by_default():
     out = await verify_page(_covered([GOOD], "A-102"), _layer(pdf), pdf, None, NO_JUDGE, None)
     assert out.verified.verdict.kinds == ["identity_wrong"]
     assert '"A101"' in out.verified.verdict.problems[0]
+
+
+@pytest.mark.parametrize("drawn", [False, True])
+async def test_contradicted_blank_page_the_judge_cannot_decide_is_unjudged(server, judge, drawn):
+    """A page declared empty that a witness contradicts, and a judge that answers uncertain
+    (or twice an unusable reply): unjudged with the reason, never a pass nor skipped."""
+    pdf = _declared_blank_pdf(drawn)
+    settings, llm = judge
+    covered = _covered([], has_text=not drawn)
+    server.responder = _page_judge("uncertain")
+    v = (await verify_page(covered, _layer(pdf), pdf, _png(pdf), settings, llm)).verified.verdict
+    assert v.unjudged and v.blank_contradicted and v.skipped is None and v.problems == []
+    assert v.reason.startswith("the judge could not tell whether the page holds content")
+    server.responder = lambda request: ModelReply(content="looks empty to me")
+    out = await verify_page(covered, _layer(pdf), pdf, _png(pdf), settings, llm)
+    v = out.verified.verdict
+    assert v.unjudged and v.blank_contradicted and v.skipped is None and v.problems == []
+    assert "(asked twice)" in v.reason and out.verified.usage["verify"].calls == 2
+
+
+async def test_declared_blank_pages_say_whether_they_were_contradicted():
+    """blank_contradicted is set on a page declared empty that its text layer contradicts,
+    and on no other (a truly blank page is skipped, a page with objects was not declared)."""
+    pdf = _declared_blank_pdf(drawn=False)
+    out = await verify_page(
+        _covered([], has_text=True), _layer(pdf), pdf, _png(pdf), NO_JUDGE, None
+    )
+    assert out.verified.verdict.blank_contradicted
+    blank = _pdf([])
+    out = await verify_page(
+        _covered([], has_text=False), _layer(blank), blank, _png(blank), NO_JUDGE, None
+    )
+    assert out.verified.verdict.skipped == "blank" and not out.verified.verdict.blank_contradicted
+    notes = _pdf(NOTES)
+    out = await verify_page(
+        _covered([GOOD]), _layer(notes), notes, None, NO_JUDGE, None, title_block=lambda _: None
+    )
+    assert not out.verified.verdict.blank_contradicted
+
+
+def _offline(layer: TextLayer) -> list[PageObject]:
+    from services.extract.offline import extract_offline
+
+    _, objects = extract_offline(layer)
+    return [o.model_copy(update={"rung": "offline"}) for o in objects]
+
+
+async def test_objects_cut_from_the_page_words_get_no_verdict_from_them():
+    """Offline objects checked against the words they were cut from: not_judged (no basis),
+    the page unjudged and never passed, with the reason that nothing independent read it;
+    a model's claim on the same words is confirmed with basis text_layer."""
+    pdf = _pdf(NOTES)
+    layer = _layer(pdf)
+    objects = _offline(layer)
+    out = await verify_page(
+        _covered(objects), layer, pdf, None, NO_JUDGE, None, title_block=lambda _: None
+    )
+    v = out.verified.verdict
+    assert objects and all(o.verification.verdict == "not_judged" for o in out.verified.objects)
+    assert all(o.verification.basis is None for o in out.verified.objects)
+    assert v.unjudged and v.self_read and v.ok
+    assert v.reason == "its objects are the page's own text; nothing independent read it"
+    out = await verify_page(
+        _covered([GOOD]), layer, pdf, None, NO_JUDGE, None, title_block=lambda _: None
+    )
+    [good] = out.verified.objects
+    assert (good.verification.verdict, good.verification.basis) == ("confirmed", "text_layer")
+    assert not out.verified.verdict.unjudged and not out.verified.verdict.self_read
+
+
+async def test_a_judge_gives_self_read_objects_their_verdict(server, judge):
+    """With a judge, offline objects are judged by it: their verdicts say basis judge and
+    the page is judged."""
+    pdf = _pdf(NOTES)
+    settings, llm = judge
+    layer = _layer(pdf)
+    out = await verify_page(_covered(_offline(layer)), layer, pdf, _png(pdf), settings, llm)
+    verifications = [o.verification for o in out.verified.objects]
+    assert verifications and all(
+        (v.verdict, v.basis) == ("confirmed", "judge") for v in verifications
+    )
+    assert not out.verified.verdict.unjudged and out.verified.verdict.ok
+
+
+async def test_hidden_text_is_named_on_the_verified_page():
+    """The page's hidden words are counted, by kind, with a sample, on the verified page."""
+    from tests.support.pdfs import add_hidden_text_page, make_pdf
+
+    pdf = make_pdf(add_hidden_text_page)
+    layer = _layer(pdf)
+    out = await verify_page(
+        _covered([]), layer, pdf, None, NO_JUDGE, None, title_block=lambda _: None
+    )
+    hidden = out.verified.hidden_text
+    assert hidden is not None and hidden.count == 14
+    assert hidden.kinds == {"ground_coloured": 13, "invisible": 1}
+    assert "Z-999" in hidden.sample and "IGNORE THE IMAGE" in hidden.sample

@@ -1,0 +1,213 @@
+"""The OCR check: an independent reading of a page's claims that works offline.
+
+An object the extraction cut from the page's words cannot be checked against those words.
+What the page *shows* can check them: a sample of the page's claims (the title block's
+number and title, and up to ``max_objects`` objects) is read by OCR from a sharp render of
+each claim's line, recognition only (no detection pass), and compared with the words the
+claim cites. Agreement confirms (basis ``ocr``). A reading that shares almost nothing with a
+long enough text (a broken font encoding, a stale or pasted text layer) is
+``text_layer_mismatch``. Anything between is ordinary OCR noise: ``uncertain``, never a
+refutation. Only lines of the Latin script are read: the recogniser knows no other, and
+a script it cannot read is no evidence against the text.
+"""
+
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy
+import pymupdf
+from rapidfuzz.distance import Indel
+
+from services.extract.ocr import OcrEngine, Raster
+from shared.models import ObjectVerification, PageObject
+from shared.pagetext import Box, TextLayer, Word, digit_runs
+from shared.sheet import read_title_block
+
+# The recogniser scales each line to 48 px tall: a line is rendered about that tall.
+LINE_PX = 56
+MAX_ZOOM = 8.0  # 576 dpi: a 5 pt line is read from 56 px
+# A claim's text must carry this many letters and digits to say anything.
+MIN_CHARS = 3
+# Similarity (0-1, over letters and digits, look-alikes folded) at or above which the
+# reading agrees with the text...
+AGREE = 0.9
+# ...and at or below which, for texts of at least MISMATCH_CHARS, it says something else.
+MISMATCH = 0.2
+MISMATCH_CHARS = 5
+# A line is read where it runs along an axis; a diagonal line is left to the other checks.
+_AXES = {(1.0, 0.0), (0.0, -1.0), (0.0, 1.0)}
+# Shapes OCR confuses, folded before comparing (both sides alike).
+_LOOKALIKES = str.maketrans({"O": "0", "Q": "0", "I": "1", "L": "1", "S": "5", "B": "8", "Z": "2"})
+NUMBER_CLAIM = "sheet_number"
+TITLE_CLAIM = "sheet_title"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A line of words a claim cites, to be read from the page's render."""
+
+    claim_id: str  # an object id, or NUMBER_CLAIM / TITLE_CLAIM
+    words: tuple[Word, ...]
+
+    @property
+    def text(self) -> str:
+        return " ".join(w.text for w in self.words)
+
+    @property
+    def box(self) -> Box:
+        return Box.union(w.bbox for w in self.words)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What OCR read for a claim, and how it compares: agree, mismatch or noise."""
+
+    claim: Claim
+    read: str
+    outcome: str  # "agree" | "mismatch" | "noise"
+
+
+def _chars(text: str) -> str:
+    return "".join(ch for ch in unicodedata.normalize("NFKC", text).upper() if ch.isalnum())
+
+
+def _readable(words: Sequence[Word]) -> bool:
+    """A line OCR can speak for: the page's own words (not OCR's), shown, along an axis, in
+    the Latin script, with enough letters and digits."""
+    text = _chars(" ".join(w.text for w in words))
+    return (
+        len(text) >= MIN_CHARS
+        and text.isascii()
+        and all(w.origin == "pdf" and w.hidden is None and w.dir in _AXES for w in words)
+        and len({w.dir for w in words}) == 1
+    )
+
+
+def _line_of(ids: Sequence[int], layer: TextLayer) -> tuple[Word, ...]:
+    """The cited words of the claim's longest line (one line: one crop, one reading)."""
+    by_line: dict[int, list[Word]] = {}
+    for i in ids:
+        if 0 <= i < len(layer.words):
+            by_line.setdefault(layer.line_of_word[i], []).append(layer.words[i])
+    if not by_line:
+        return ()
+    return tuple(max(by_line.values(), key=lambda ws: len(_chars(" ".join(w.text for w in ws)))))
+
+
+def sample_claims(objects: Sequence[PageObject], layer: TextLayer, max_objects: int) -> list[Claim]:
+    """The claims worth reading on a page: its title block's number and title, then up to
+    ``max_objects`` objects spread over the page's order (one line each), readable ones
+    only. Objects a check has already refuted are left as they are."""
+    claims: list[Claim] = []
+    title_block = read_title_block(layer)
+    for claim_id, ids in (
+        (NUMBER_CLAIM, title_block.number_words),
+        (TITLE_CLAIM, title_block.title_words),
+    ):
+        words = _line_of(ids, layer)
+        if words and _readable(words):
+            claims.append(Claim(claim_id, words))
+    candidates = []
+    for obj in objects:
+        if obj.verification and obj.verification.verdict == "refuted":
+            continue
+        words = _line_of(obj.evidence, layer)
+        if words and _readable(words):
+            candidates.append(Claim(obj.object_id, words))
+    if len(candidates) > max_objects > 0:
+        step = len(candidates) / max_objects
+        candidates = [candidates[int(i * step)] for i in range(max_objects)]
+    return claims + candidates[: max(0, max_objects)]
+
+
+def compare(text: str, read: str) -> str:
+    """``agree``, ``mismatch`` or ``noise``: how OCR's reading compares with the text."""
+    cited, seen = _chars(text), _chars(read)
+    folded = cited.translate(_LOOKALIKES), seen.translate(_LOOKALIKES)
+    similarity = Indel.normalized_similarity(*folded)
+    if similarity >= AGREE and (folded[0] == folded[1] or digit_runs(cited) == digit_runs(seen)):
+        return "agree"
+    if similarity <= MISMATCH and min(len(cited), len(seen)) >= MISMATCH_CHARS:
+        return "mismatch"
+    return "noise"
+
+
+def _raster(display: pymupdf.DisplayList, claim: Claim) -> Raster:
+    """The claim's line with a margin, rendered gray about ``LINE_PX`` tall across it."""
+    box = claim.box
+    across = box.height if claim.words[0].dir == (1.0, 0.0) else box.width
+    zoom = min(MAX_ZOOM, max(1.0, LINE_PX / max(across, 1e-3)))
+    margin = 0.3 * across
+    clip = pymupdf.Rect(box.x0 - margin, box.y0 - margin, box.x1 + margin, box.y1 + margin)
+    clip &= display.rect
+    pixmap = display.get_pixmap(
+        matrix=pymupdf.Matrix(zoom, zoom), clip=clip, colorspace=pymupdf.csGRAY, alpha=False
+    )
+    rows = numpy.frombuffer(pixmap.samples_mv, numpy.uint8).reshape(pixmap.height, pixmap.stride)
+    return Raster(rows[:, : pixmap.width].copy(), zoom, pixmap.x / zoom, pixmap.y / zoom)
+
+
+def render_claims(display: pymupdf.DisplayList, claims: Sequence[Claim]) -> list[Raster]:
+    """Each claim's line rendered from ``display``, the page's display list (the caller
+    holds ``PDF_LOCK``)."""
+    return [_raster(display, claim) for claim in claims]
+
+
+def read_claims(
+    engine: OcrEngine, claims: Sequence[Claim], rasters: Sequence[Raster]
+) -> list[Reading]:
+    """Each claim's line read from its raster, recognition only (the line's place is known),
+    and compared with the words it cites."""
+    readings = []
+    for claim, raster in zip(claims, rasters, strict=True):
+        x0, y0, x1, y1 = claim.box
+        quad = numpy.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], dtype=numpy.float64)
+        read = " ".join(w.text for w in engine.read_lines(raster, [quad]))
+        readings.append(Reading(claim, read, compare(claim.text, read)))
+    return readings
+
+
+def apply_readings(
+    objects: Sequence[PageObject], readings: Sequence[Reading]
+) -> tuple[list[tuple[str, str]], bool]:
+    """Set each read object's verification from its reading, and return the page-level
+    problems (the title block's lines) and whether a page-level claim was confirmed.
+
+    A mismatch refutes (``text_layer_mismatch``, basis ``ocr``) whatever the text check
+    said: the text layer it trusted is not what the page shows. Agreement confirms an
+    object nothing independent judged; noise leaves it ``uncertain``, saying what was read.
+    A verdict another check gave stands otherwise."""
+    by_id = {o.object_id: o for o in objects}
+    problems: list[tuple[str, str]] = []
+    identity_confirmed = False
+    for r in readings:
+        claim = r.claim
+        said = f'the text layer says "{claim.text}" but OCR of the sheet reads "{r.read}"'
+        obj = by_id.get(claim.claim_id)
+        if obj is None:  # the title block's number or title
+            if r.outcome == "mismatch":
+                field = "number" if claim.claim_id == NUMBER_CLAIM else "title"
+                problems.append(
+                    ("text_layer_mismatch", f"The title block's sheet {field}: {said}.")
+                )
+            identity_confirmed |= r.outcome == "agree" and claim.claim_id == NUMBER_CLAIM
+            continue
+        current = obj.verification or ObjectVerification(verdict="not_judged")
+        if r.outcome == "mismatch":
+            obj.verification = ObjectVerification(
+                verdict="refuted",
+                basis="ocr",
+                kind="text_layer_mismatch",
+                evidence_bbox=claim.box,
+                problem=f"Object {obj.object_id}: {said}.",
+            )
+        elif current.verdict == "not_judged":
+            verdict = "confirmed" if r.outcome == "agree" else "uncertain"
+            obj.verification = ObjectVerification(
+                verdict=verdict,
+                basis="ocr",
+                evidence_bbox=current.evidence_bbox or claim.box,
+                reason=None if verdict == "confirmed" else f"OCR of the sheet reads {r.read!r}",
+            )
+    return problems, identity_confirmed
