@@ -68,9 +68,9 @@ def set_disciplines(
     numbers = [n for n, _ in sheets if n]
     ncs = follows_ncs(numbers)
     index_titles: dict[str, list[str]] = {}
-    for number, title in index_rows:
-        if title:
-            index_titles.setdefault(sheet_key(number), []).append(title)
+    for indexed_number, indexed_title in index_rows:
+        if indexed_title:
+            index_titles.setdefault(sheet_key(indexed_number), []).append(indexed_title)
     found: list[str | None] = []
     for number, title in sheets:
         named = named_disciplines(title)
