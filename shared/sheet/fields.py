@@ -62,6 +62,9 @@ TABLE_COLUMNS = frozenset(
     | {"OMSCHRIJVING", "DESCRIPCIÓN", "OBJET", "NATURE", "DATE", "DATUM", "FECHA", "REV"}
     | {"REVISION", "REVISIONS", "NO", "ISSUEDFORDESCRIPTION", "INDEX", "INDICE"}
 )
+TABLE_ONLY_WORDS = frozenset(
+    {"DESCRIPTION", "BESCHREIBUNG", "OMSCHRIJVING", "DESCRIPCIÓN", "APPD", "CHKD", "ÄNDERUNG"}
+)
 _MAX_LABEL_WORDS = 4
 # Words after a label that qualify it ("Scale at ISO A0", "SCALE @ A2:") rather than start
 # a value, at most this many.
@@ -113,6 +116,7 @@ class _Label:
     box: Box  # the label's own words
     rest: tuple[int, ...]  # word ids after the label on its line
     in_table_header: bool
+    bare: bool  # its inline value follows without a colon ("SCALE 1:100", a view's title)
 
 
 def read_fields(layer: TextLayer) -> dict[str, Value]:
@@ -121,14 +125,14 @@ def read_fields(layer: TextLayer) -> dict[str, Value]:
     found: dict[str, tuple[tuple, Value | None]] = {}
     for view in views(layer):
         for label, value in _labelled_values(view):
-            # The title block's own label for the field decides, even when it is empty:
-            # a lesser label (a view's "SCALE 1:100") never fills a field the block leaves
-            # blank.
-            rank = (label.rank, -view.edge_score(label.box))
+            # A filled field first; then an empty one, which a value printed bare after its
+            # label (a view's "SCALE 1:100") never fills: the block leaves it blank.
+            strength = 2 if value is not None and label.bare else int(value is None)
+            rank = (label.rank, strength, -view.edge_score(label.box))
             if label.field not in found or rank < found[label.field][0]:
                 found[label.field] = (rank, value)
         if found.get("revision", (None, None))[1] is None and (mark := _revision_table(view)):
-            found["revision"] = ((9, 0.0), mark)
+            found["revision"] = ((9, 0, 0.0), mark)
     return {name: value for name, (_, value) in found.items() if value is not None}
 
 
@@ -155,6 +159,7 @@ def _labels(view: View) -> Iterator[_Label]:
         field, rank, n = found
         rest = run.ids[n:]
         rest_words = words[n:]
+        bare = False
         if rest_words and not words[n - 1].endswith(":"):
             # "Scale at ISO A0", "SCALE @ A2:": qualifiers; otherwise an inline value that
             # must have the field's shape ("REV A - PRELIMINARY REVIEW"), or prose.
@@ -165,8 +170,11 @@ def _labels(view: View) -> Iterator[_Label]:
                 continue
             elif _shaped(field, view, rest) is None:
                 rest = ()
+            else:
+                bare = True
         box = view.box_of(run.ids[:n])
-        yield _Label(field, rank, run, box, rest, _in_table_header(view, run, words[:n]))
+        header = _in_table_header(view, run, words[:n])
+        yield _Label(field, rank, run, box, rest, header, bare)
 
 
 def _in_table_header(view: View, run: Run, label_words: list[str]) -> bool:
@@ -181,10 +189,11 @@ def _in_table_header(view: View, run: Run, label_words: list[str]) -> bool:
         and r.box.overlap_y(run.box) > 0.5 * min(r.box.height, h)
         and min(abs(r.box.x0 - run.box.x1), abs(run.box.x0 - r.box.x1)) <= HEADER_REACH * h
     ]
-    # A run of column labels may be one line ("REV DESCRIPTION"): short runs count by word.
+    # A run of column labels may be one line ("REV DESCRIPTION"): short runs count by the
+    # words only a revision table's header holds.
     return any(
         label_key(t) in TABLE_COLUMNS
-        or (len(t) <= _MAX_LABEL_WORDS and any(label_key([w]) in TABLE_COLUMNS for w in t))
+        or (len(t) <= _MAX_LABEL_WORDS and any(label_key([w]) in TABLE_ONLY_WORDS for w in t))
         for t in texts
         if t
     )

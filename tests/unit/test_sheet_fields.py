@@ -115,3 +115,29 @@ def test_the_reading_carries_the_fields_with_their_words():
     revision = reading.fields["revision"]
     assert revision.text == "T0"
     assert [page.words[i].text for i in revision.word_ids] == ["T0"]
+
+
+def test_a_filled_field_wins_over_an_empty_one_but_a_views_scale_fills_nothing():
+    """Of two DATE fields (a stamp's empty one, a plot's filled one) the filled one is read;
+    a scale printed bare after its label in the title block ("SCALE 1:20", a detail's
+    title) never fills the block's empty SCALE field; a row of field labels ("Project No",
+    "First Issue Date") is no revision table."""
+    found = values(
+        [
+            (X, 1400, "DATE", 8),
+            (X + 60, 1400, "12/31/2024", 8),
+            (X + 150, 1440, "DATE", 6),
+            (X, 1500, "SCALE @ A2:", 8),
+            (X, 1520, "-", 12),
+            (1700, 1560, "SCALE 1:20", 10),
+        ]
+    )
+    assert found == {"issue_date": "12/31/2024"}
+    row = values(
+        [
+            (X - 200, 1620, "Project No", 8),
+            (X - 100, 1620, "First Issue Date", 8),
+            (X - 100, 1640, "13/10/2023", 12),
+        ]
+    )
+    assert row == {"issue_date": "13/10/2023"}
