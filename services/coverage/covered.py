@@ -15,10 +15,7 @@ from shared.models import (
     merge_usage,
 )
 from shared.sheet.header import sheet_header
-from shared.sheet.reading import SheetReading
-
-# Title-block fields a reading completes even when the extraction named the sheet itself.
-_FIELDS = ("revision", "issue_date", "project_number", "project_name", "scale")
+from shared.sheet.reading import FIELD_NAMES, SheetReading
 
 
 def merge_results(results: list[ExtractionResult]) -> tuple[list[PageObject], SheetHeader]:
@@ -35,7 +32,7 @@ def sheet_identity(header: SheetHeader, reading: SheetReading | None) -> SheetHe
     identity when the extraction named no sheet, else only the title block's other fields."""
     read = sheet_header(reading)
     if header.sheet_number:
-        fields = read.model_dump(include=set(_FIELDS))
+        fields = read.model_dump(include=set(FIELD_NAMES))
         return merge_header(
             header.model_copy(
                 update={"sheet_number_source": header.sheet_number_source or "extraction"}
