@@ -65,6 +65,7 @@ TABLE_COLUMNS = frozenset(
 TABLE_ONLY_WORDS = frozenset(
     {"DESCRIPTION", "BESCHREIBUNG", "OMSCHRIJVING", "DESCRIPCIÓN", "APPD", "CHKD", "ÄNDERUNG"}
 )
+_TABLE_FIELDS = ("revision", "issue_date")
 _MAX_LABEL_WORDS = 4
 # Words after a label that qualify it ("Scale at ISO A0", "SCALE @ A2:") rather than start
 # a value, at most this many.
@@ -139,8 +140,19 @@ def read_fields(layer: TextLayer) -> dict[str, Value]:
 # --- labels -------------------------------------------------------------------------------
 
 
+_KEY_PREFIXES = frozenset(
+    key[:n]
+    for ranks in LABELS.values()
+    for keys in ranks
+    for key in keys
+    for n in range(1, len(key) + 1)
+)
+
+
 def _match(words: list[str]) -> tuple[str, int, int] | None:
     """The field, label rank and word count of the label a line starts with, or None."""
+    if not words or label_key(words[:1]) not in _KEY_PREFIXES:
+        return None  # most lines: no label starts with their first word
     for n in range(min(_MAX_LABEL_WORDS, len(words)), 0, -1):
         key = label_key(words[:n])
         for field, ranks in LABELS.items():
@@ -173,7 +185,8 @@ def _labels(view: View) -> Iterator[_Label]:
             else:
                 bare = True
         box = view.box_of(run.ids[:n])
-        header = _in_table_header(view, run, words[:n])
+        # Only a revision or date label can head a revision table's column.
+        header = field in _TABLE_FIELDS and _in_table_header(view, run, words[:n])
         yield _Label(field, rank, run, box, rest, header, bare)
 
 
@@ -216,7 +229,7 @@ def _labelled_values(view: View) -> Iterator[tuple[_Label, Value | None]]:
     for label in labels:
         if not view.in_zone(label.box):
             continue  # a view's scale, a note's date: the title block's fields only
-        if label.in_table_header and label.field in ("revision", "issue_date"):
+        if label.in_table_header:
             continue  # a revision table's column (its rows are read below)
         if label.rest:
             yield label, _shaped(label.field, view, label.rest)
@@ -254,16 +267,16 @@ def _field_runs(view: View, label: _Label, labels: list[_Label], label_runs: set
     bottom = min([bottom, *below_labels])
     beside, under = [], []
     for run in view.runs:
-        if run is label.run or id(run) in label_runs or _is_other_label(view, run):
+        if run is label.run or id(run) in label_runs:
             continue
         rx0, ry0, rx1, ry1 = run.box
         if run.box.overlap_y(label.run.box) >= 0.5 * min(h, ry1 - ry0) and x1 - 1 <= rx0 < right:
             beside.append((rx0 - x1, run))
         elif (y0 + y1) / 2 <= ry0 < bottom and rx0 < (right if cell else x1 + h) and rx1 > x0 - h:
             under.append((ry0 - y1, run))
-    return [r for _, r in sorted(beside, key=lambda dr: dr[0])] + [
-        r for _, r in sorted(under, key=lambda dr: dr[0])
-    ]
+    nearest = [r for _, r in sorted(beside, key=lambda dr: dr[0])]
+    nearest += [r for _, r in sorted(under, key=lambda dr: dr[0])]
+    return [r for r in nearest if not _is_other_label(view, r)]
 
 
 def _shaped(field: str, view: View, ids: tuple[int, ...]) -> Value | None:
