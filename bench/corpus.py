@@ -9,7 +9,9 @@ pages, in the same run.
 Per file and in total: sheet numbers right / labelled (and numbers reported on pages that
 print none), titles right / labelled, offline and fallback objects the verifier refuted,
 pages with problems, dark text pages (a text layer and no objects), pages below the
-coverage floor. Last lines:
+coverage floor; revision, issue date, project number and scale right / printed (and values
+given where the manifest lists none), drawing-index rows read; and the identity work's
+time per page (``read_sheet``, in process). Last lines:
 ``RESULT corpus_self_refuted N``, ``RESULT corpus_sheet_accuracy X``,
 ``RESULT corpus_title_accuracy X``, ``RESULT corpus_time_ratio X`` (sheetflow's seconds per
 text-layer page over the raw loop's; goal <= 1.5).
@@ -18,6 +20,7 @@ text-layer page over the raw loop's; goal <= 1.5).
 import argparse
 import asyncio
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,9 +39,15 @@ from bench.common import (
 )
 from bench.overhead import pymupdf_png, raw_loop
 from bench.synthetic import set_bytes
+from services.extract.textlayer import read_text_layer
+from shared.models import SheetHeader
 from shared.pagetext import fold_dashes
 from shared.report import Report
 from shared.settings import Settings
+from shared.sheet.index import read_drawing_index
+from shared.sheet.reader import read_title_block
+from shared.sheet.reading import read_sheet
+from shared.sheet.references import references
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 TIME_GOAL = 1.5
@@ -63,12 +72,29 @@ class Score:
     ocr_judged: int = 0  # text pages the OCR check judged (an object it confirmed or refuted)
     ocr_mismatch: int = 0  # pages with a text_layer_mismatch: zero on real sets
     verify_ms: int = 0  # verify's time summed over pages (the OCR check is most of it)
+    # Title-block fields: right / printed (manifest), and values given where the manifest
+    # lists none (either a value it left out, or an invented one: listed to be looked at).
+    fields_right: dict[str, int] = field(default_factory=dict)
+    fields_labelled: dict[str, int] = field(default_factory=dict)
+    fields_unlisted: dict[str, int] = field(default_factory=dict)
+    index_rows: int = 0  # drawing-index rows read (report.json's set)
     misses: list[str] = field(default_factory=list)
 
     def add(self, other: "Score") -> None:
         for name, value in vars(other).items():
             if isinstance(value, int):
                 setattr(self, name, getattr(self, name) + value)
+            elif isinstance(value, dict):
+                mine = getattr(self, name)
+                for key, n in value.items():
+                    mine[key] = mine.get(key, 0) + n
+
+    def fields_line(self) -> str:
+        return "  ".join(
+            f"{name} {self.fields_right.get(name, 0)}/{self.fields_labelled.get(name, 0)}"
+            f" (+{self.fields_unlisted.get(name, 0)} unlisted)"
+            for name in FIELDS
+        )
 
 
 def _same_number(got: str | None, printed: str) -> bool:
@@ -84,9 +110,40 @@ def _same_title(got: str | None, printed: str) -> bool:
     return got is not None and key(got) == key(printed)
 
 
+# report.json's sheet field → the manifest's name for it.
+FIELDS = {"revision": "revision", "issue_date": "date", "project_number": "project_number"}
+FIELDS |= {"scale": "scale"}
+
+
+def _same_field(name: str, got: str | None, printed: str) -> bool:
+    """As printed, case and spaces aside; a scale the manifest describes at more length
+    ("As indicated (views 1 : 50)") counts when it starts with what was read."""
+
+    def key(text: str) -> str:
+        return "".join(fold_dashes(text).upper().split())
+
+    if got is None:
+        return False
+    return key(got) == key(printed) or (name == "scale" and key(printed).startswith(key(got)))
+
+
+def _score_fields(score: Score, page: int, got: SheetHeader, sheet: dict) -> None:
+    for name, listed in FIELDS.items():
+        value, printed = getattr(got, name), sheet.get(listed)
+        if printed:
+            score.fields_labelled[name] = score.fields_labelled.get(name, 0) + 1
+            if _same_field(name, value, printed):
+                score.fields_right[name] = score.fields_right.get(name, 0) + 1
+            else:
+                score.misses.append(f"p{page} {name} {value!r} (prints {printed[:40]!r})")
+        elif value:
+            score.fields_unlisted[name] = score.fields_unlisted.get(name, 0) + 1
+            score.misses.append(f"p{page} {name} {value!r} (manifest lists none)")
+
+
 def score_report(report: Report, sheets: list[dict]) -> Score:
     """Score one file's report against the manifest's sheets (one entry per page)."""
-    score = Score()
+    score = Score(index_rows=len(report.set.index))
     pages = {p.page_number: p for p in report.pages}
     for sheet in sheets:
         page = pages[sheet["page"]]
@@ -107,6 +164,7 @@ def score_report(report: Report, sheets: list[dict]) -> Score:
         elif got.sheet_number:
             score.numbers_invented += 1
             score.misses.append(f"p{sheet['page']} number {got.sheet_number!r} (prints none)")
+        _score_fields(score, sheet["page"], got, sheet)
         if sheet["sheet_title"]:
             score.titles_labelled += 1
             score.titles_right += _same_title(got.sheet_title, sheet["sheet_title"])
@@ -145,6 +203,31 @@ def text_layer_set(entries: list[dict]) -> tuple[bytes, int]:
             with pymupdf.open(CORPUS / "pdfs" / entry["file"]) as doc:
                 combined.insert_pdf(doc)
     return combined.tobytes(), combined.page_count
+
+
+def identity_ms(entries: list[dict]) -> tuple[float, float, int]:
+    """Milliseconds per text-layer page, in process, side by side: what extract reads once
+    now (``read_sheet``: number, title, fields, index, references) and the title block,
+    index and references alone (what the pipeline read before the fields, once each)."""
+    layers = []
+    for entry in entries:
+        if entry["text_layer_usable"] is False:
+            continue
+        with pymupdf.open(CORPUS / "pdfs" / entry["file"]) as doc:
+            for n, page in enumerate(doc, start=1):
+                layers.append(read_text_layer(page, n, 1))
+    now = before = float("inf")
+    for _ in range(2):  # fastest of two
+        started = time.perf_counter()
+        for layer in layers:
+            read_sheet(layer)
+        now = min(now, time.perf_counter() - started)
+        started = time.perf_counter()
+        for layer in layers:
+            read_title_block(layer), read_drawing_index(layer), list(references(layer))
+        before = min(before, time.perf_counter() - started)
+    pages = max(len(layers), 1)
+    return 1000 * now / pages, 1000 * before / pages, len(layers)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -200,6 +283,7 @@ def main() -> None:
             f"{s.self_refuted:>7} {s.problem_pages:>8} {s.dark_text_pages:>4} "
             f"{s.below_floor:>6} {s.failed_pages:>6}"
         )
+        print(f"    fields: {s.fields_line()}  index rows read: {s.index_rows}")
         for miss in s.misses:
             print(f"    {miss}")
     t = total
@@ -208,6 +292,12 @@ def main() -> None:
         f"{t.numbers_invented:>8} {t.titles_right:>3}/{t.titles_labelled:<3} "
         f"{t.self_refuted:>7} {t.problem_pages:>8} {t.dark_text_pages:>4} "
         f"{t.below_floor:>6} {t.failed_pages:>6}"
+    )
+    print(f"    fields: {t.fields_line()}  index rows read: {t.index_rows}")
+    now_ms, before_ms, read_pages = identity_ms(entries)
+    print(
+        f"identity work per text-layer page ({read_pages} pages, in process): read_sheet "
+        f"{now_ms:.1f} ms; title block + index + references alone {before_ms:.1f} ms"
     )
     time_ratio = ratio(min(flows), min(raws)) if flows else float("nan")
     if flows:
@@ -228,6 +318,10 @@ def main() -> None:
     print(result_line("corpus_self_refuted", t.self_refuted))
     print(result_line("corpus_sheet_accuracy", ratio(t.numbers_right, t.numbers_labelled)))
     print(result_line("corpus_title_accuracy", ratio(t.titles_right, t.titles_labelled)))
+    for name in FIELDS:
+        right, printed = t.fields_right.get(name, 0), t.fields_labelled.get(name, 0)
+        print(result_line(f"corpus_{name}_accuracy", ratio(right, printed)))
+    print(result_line("corpus_identity_ms_per_page", now_ms))
     print(result_line("corpus_time_ratio", time_ratio))
 
 

@@ -124,7 +124,7 @@ class Tally:
 
 def _targets(layer: TextLayer) -> list[frozenset[int]]:
     """The words of each schedule row and numbered note the offline extractor reads."""
-    _, objects = extract_offline(layer)
+    objects = extract_offline(layer)
     wanted = ("schedule_row", "general_note")
     return [frozenset(o.evidence) for o in objects if o.object_type in wanted]
 
@@ -204,7 +204,7 @@ def _shown(layer: TextLayer, blocks: list[str], with_ids: bool) -> set[int]:
 
 
 def _has_rows(layer: TextLayer) -> bool:
-    _, objects = extract_offline(layer)
+    objects = extract_offline(layer)
     return any(o.object_type == "schedule_row" for o in objects)
 
 

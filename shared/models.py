@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from shared.pagetext import Box
+from shared.sheet.reading import SheetReading
 
 ExtractionStatus = Literal["ok", "degraded", "failed"]
 Rung = Literal["vision", "offline", "text_structuring", "fallback"]
@@ -81,6 +82,10 @@ class SheetHeader(BaseModel):
     sheet_number_source: Literal["extraction", "text_layer", "drawing_index", "person"] | None = (
         None
     )
+    revision: str | None = Field(None, description="the current revision mark, as printed")
+    issue_date: str | None = Field(None, description="the sheet's date, as printed")
+    project_number: str | None = Field(None, description="as the title block prints it")
+    project_name: str | None = Field(None, description="as the title block prints it")
 
 
 class ObjectVerification(BaseModel):
@@ -214,6 +219,9 @@ class ExtractionResult(BaseModel):
     model_failure: str | None = Field(
         None, description="why the model call of this rung failed, when it did"
     )
+    reading: SheetReading | None = Field(
+        None, description="rung 1: what the page's own words say of its identity, read once"
+    )
 
 
 class Coverage(BaseModel):
@@ -251,6 +259,9 @@ class CoveredPage(BaseModel):
     )
     references: list[tuple[str, str]] = Field(
         default=[], description="cross-references the page prints: (sheet number, as printed)"
+    )
+    reading: SheetReading | None = Field(
+        None, description="the page's identity as extract read it from the page's words"
     )
 
 

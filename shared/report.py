@@ -261,6 +261,20 @@ class Report(BaseModel):
     )
 
 
+class ReadySheet(BaseModel):
+    """One verified page's sheet in ``report.ready``: its identity and title-block fields."""
+
+    page_number: int = Field(ge=1)
+    sheet_number: str | None = None
+    sheet_title: str | None = None
+    discipline: str | None = Field(None, description="as the set says it, or unknown")
+    revision: str | None = Field(None, description="the current revision mark, as printed")
+    issue_date: str | None = Field(None, description="the sheet's date, as printed")
+    project_number: str | None = None
+    project_name: str | None = None
+    scale: str | None = None
+
+
 class ReadySummary(BaseModel):
     """The summary ``report.ready`` carries: the report's, less usage and timings, with
     failed pages reduced to their numbers."""
@@ -275,6 +289,9 @@ class ReadySummary(BaseModel):
     sheets: SheetSummary
     set: SetSummary = Field(default_factory=SetSummary)
     review: ReviewSummary = Field(default_factory=ReviewSummary)
+    sheet_index: list[ReadySheet] = Field(
+        [], description="every verified page's sheet: number, title and title-block fields"
+    )
 
     @classmethod
     def of(cls, report: Report) -> "ReadySummary":
@@ -291,6 +308,14 @@ class ReadySummary(BaseModel):
             sheets=summary.sheets,
             set=summary.set,
             review=summary.review,
+            sheet_index=[
+                ReadySheet(
+                    page_number=p.page_number,
+                    **p.sheet.model_dump(include=set(ReadySheet.model_fields) - {"page_number"}),
+                )
+                for p in report.pages
+                if p.status == "verified"
+            ],
         )
 
 

@@ -1,5 +1,5 @@
 """The covered page: every rung's result merged in ladder order, its sheet identity completed
-from the title block when the extraction left it out."""
+from the page's ``SheetReading`` (read once, in extract) where the extraction left it out."""
 
 from functools import reduce
 
@@ -14,10 +14,8 @@ from shared.models import (
     SheetHeader,
     merge_usage,
 )
-from shared.pagetext import TextLayer
-from shared.sheet import discipline_for, recover_sheet_identity
-from shared.sheet.index import read_drawing_index
-from shared.sheet.references import references
+from shared.sheet.header import sheet_header
+from shared.sheet.reading import FIELD_NAMES, SheetReading
 
 
 def merge_results(results: list[ExtractionResult]) -> tuple[list[PageObject], SheetHeader]:
@@ -29,35 +27,36 @@ def merge_results(results: list[ExtractionResult]) -> tuple[list[PageObject], Sh
     return objects, header
 
 
-def sheet_identity(header: SheetHeader, text_layer: TextLayer) -> SheetHeader:
-    """The extracted header, with what is missing recovered from the title block."""
+def sheet_identity(header: SheetHeader, reading: SheetReading | None) -> SheetHeader:
+    """The extracted header, with what is missing taken from the page's reading: the whole
+    identity when the extraction named no sheet, else only the title block's other fields."""
+    read = sheet_header(reading)
     if header.sheet_number:
-        return header.model_copy(
-            update={
-                "sheet_number_source": header.sheet_number_source or "extraction",
-                "discipline": header.discipline or discipline_for(header.sheet_number),
-            }
+        fields = read.model_dump(include=set(FIELD_NAMES))
+        return merge_header(
+            header.model_copy(
+                update={"sheet_number_source": header.sheet_number_source or "extraction"}
+            ),
+            SheetHeader(**fields),
         )
-    recovered = recover_sheet_identity(text_layer)
-    if not recovered:
-        return header
-    return merge_header(header.model_copy(update={"sheet_number_source": None}), recovered)
+    return merge_header(header.model_copy(update={"sheet_number_source": None}), read)
 
 
 def covered_page(
     state: LadderState,
     results: list[ExtractionResult],
-    text_layer: TextLayer,
     floor: float,
 ) -> CoveredPage:
     """The merged page once it leaves the ladder, from its rung results in ladder order.
 
     Degraded when any rung was cut off or failed (its reason kept, named by rung);
-    ``rung_status`` says how each rung ended, and the guard counts are summed. The drawing
-    index and the cross-references the page prints travel with it to the set step.
+    ``rung_status`` says how each rung ended, and the guard counts are summed. Rung 1's
+    reading, with the drawing index and the cross-references the page prints, travels with
+    it to the set step.
     """
     objects, header = merge_results(results)
     first = results[0]
+    reading = first.reading
     troubled = [r for r in results if r.status != "ok"]
     return CoveredPage(
         job_id=state.job_id,
@@ -66,7 +65,7 @@ def covered_page(
         degraded=bool(troubled),
         extraction_status=first.status,
         extraction_reason="; ".join(f"{r.rung}: {r.reason}" for r in troubled) or None,
-        sheet=sheet_identity(header, text_layer),
+        sheet=sheet_identity(header, reading),
         objects=objects,
         coverage_before=state.coverage_before,
         coverage=state.coverage,
@@ -83,9 +82,9 @@ def covered_page(
             for r in results
             if r.model_failure
         ],
-        # Read here, where the page's words are at hand, for the set step the report runs.
-        drawing_index=read_drawing_index(text_layer),
-        references=list(references(text_layer)),
+        drawing_index=reading.index_rows if reading else [],
+        references=reading.references if reading else [],
+        reading=reading,
     )
 
 

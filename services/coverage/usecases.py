@@ -140,12 +140,10 @@ async def _merged_page(reads: _Reads, state: LadderState) -> tuple[TextLayer, li
 
 
 async def _known_sheet(reads: _Reads, state: LadderState) -> SheetHeader:
-    """What is known of the sheet so far (rung 1's header, completed from the title block):
-    the hint a structuring model gets."""
-    text_layer, extracted = await asyncio.gather(
-        reads.get(state.text_key, TextLayer), reads.get(state.extracted_key, ExtractionResult)
-    )
-    return await asyncio.to_thread(sheet_identity, extracted.sheet, text_layer)
+    """What is known of the sheet so far (rung 1's header, completed from its reading): the
+    hint a structuring model gets."""
+    extracted = await reads.get(state.extracted_key, ExtractionResult)
+    return sheet_identity(extracted.sheet, extracted.reading)
 
 
 async def _ask(io: Collaborators, reads: _Reads, state: LadderState, rung: LadderRung) -> None:
@@ -180,10 +178,8 @@ async def _finish(io: Collaborators, reads: _Reads, state: LadderState, floor: f
     if state.done and await io.bucket.exists(covered_key):
         covered = await io.bucket.get_model(covered_key, CoveredPage)
     else:
-        text_layer = await reads.get(state.text_key, TextLayer)
         results = await _results(reads, state)
-        # Off the event loop: reading a title block is CPU work.
-        covered = await asyncio.to_thread(covered_page, state, results, text_layer, floor)
+        covered = covered_page(state, results, floor)
         covered.timings_ms["coverage"] = (time.perf_counter() - started) * 1000
         await io.bucket.put_json(covered_key, covered)
         await io.ladders.save(state.finished())

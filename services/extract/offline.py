@@ -5,15 +5,15 @@ Every object is made of whole units of the model, never of two neighbouring ones
 title-block field (its label line and the value line beside or under it), a table row, or a
 block (a note with its wrapped lines, a label, a tag). It cites the ids of its words as
 ``evidence`` and its ``source_text`` is exactly those words, so the verifier reads the same
-words the extractor did. The sheet header comes from ``shared.sheet``, the one reader of
-the title block that every stage uses.
+words the extractor did. The sheet header is the page's ``SheetReading``'s, read once by
+the pipeline.
 """
 
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from shared.models import PageObject, SheetHeader
+from shared.models import PageObject
 from shared.pagetext import (
     Box,
     Cell,
@@ -25,7 +25,6 @@ from shared.pagetext import (
     join_words,
 )
 from shared.pagetext.units import free_runs, starts_note, title_block_fields
-from shared.sheet import recover_sheet_identity
 
 DIMENSION = re.compile(r"^\d+'\s*(?:-\s*\d+(?:\s+\d+/\d+)?\")?$|^\d+(?:\s+\d+/\d+)?\"$")
 ROOM_TAG = re.compile(r"^(?P<name>[A-Z][A-Z&'/. -]*[A-Z.])\s+(?P<number>\d{2,4}[A-Z]?)$")
@@ -133,8 +132,8 @@ def _blocks(layer: TextLayer, used: set[int]) -> list[_Found]:
     return found
 
 
-def extract_offline(layer: TextLayer) -> tuple[SheetHeader, list[PageObject]]:
-    """The sheet header and the page's objects from its words alone: title-block fields,
+def extract_offline(layer: TextLayer) -> list[PageObject]:
+    """The page's objects from its words alone: title-block fields,
     table rows, numbered notes (with their wrapped lines), dimensions, room/door/window tags,
     callouts and remaining text, in reading order, each citing its words."""
     used: set[int] = set()
@@ -168,7 +167,7 @@ def extract_offline(layer: TextLayer) -> tuple[SheetHeader, list[PageObject]]:
                 **item.fields,
             )
         )
-    return recover_sheet_identity(layer) or SheetHeader(), objects
+    return objects
 
 
 def _box(layer: TextLayer, ids: list[int]) -> Box:

@@ -18,6 +18,7 @@ import pymupdf
 
 from services.extract.fallback import fallback_stubs
 from services.extract.guard import apply_grounding_guard
+from services.extract.hints import bookmarks_by_page, page_label
 from services.extract.isolation import PageReaders
 from services.extract.ocr import (
     RECOGNITION_DPI,
@@ -62,7 +63,8 @@ from shared.models import ExtractionResult, GuardCounts, PageObject, Rung, Sheet
 from shared.pagetext import Box, TextLayer, Word
 from shared.pagetext.units import PageUnits, page_units
 from shared.settings import Settings
-from shared.sheet import read_title_block
+from shared.sheet.header import sheet_header
+from shared.sheet.reading import SheetReading, read_sheet
 from shared.sources import PDF_LOCK, open_pdf
 
 
@@ -104,6 +106,8 @@ class _Page:
     thumbnail: bytes
     zoom: float  # image pixels per PDF point
     has_images: bool
+    label: str | None  # the file's page label
+    bookmarks: list[str]  # titles of the bookmarks pointing at the page
 
 
 def _elapsed_ms(started: float) -> float:
@@ -188,6 +192,8 @@ def _load_page(
             "thumbnail": render_thumbnail_jpeg(display),
             "zoom": zoom,
             "has_images": bool(page.get_images()),
+            "label": page_label(page),
+            "bookmarks": bookmarks_by_page(pdf).get(page_number, []),
         }
     except PageUnreadable:
         raise
@@ -268,16 +274,20 @@ def _ocr_layer(words: list[Word], like: TextLayer) -> TextLayer:
     )
 
 
-async def _closer_title_block(
-    pdf: bytes, text_layer: TextLayer, settings: Settings, readers: Readers
-) -> TextLayer:
-    """An OCR page whose words show no sheet number, its title block read again closer
-    (``services.extract.title_ocr``): rendered in a bounded child like the page itself, and
-    left as it was when that render is over the page's limits."""
-    if text_layer.source != "ocr":
-        return text_layer
-    if (await asyncio.to_thread(read_title_block, text_layer)).number:
-        return text_layer
+async def _reading(
+    pdf: bytes, page: _Page, text_layer: TextLayer, settings: Settings, readers: Readers
+) -> tuple[TextLayer, SheetReading]:
+    """The page's ``SheetReading``, read once from its words. An OCR page whose words show no
+    sheet number has its title block read again closer (``services.extract.title_ocr``),
+    rendered in a bounded child like the page itself, and its new words read instead; left
+    as it was when that render is over the page's limits."""
+
+    def read(layer: TextLayer) -> SheetReading:
+        return read_sheet(layer, page.label, page.bookmarks)
+
+    reading = await asyncio.to_thread(read, text_layer)
+    if text_layer.source != "ocr" or reading.number:
+        return text_layer, reading
     regions = title_block_regions(text_layer)
     try:
         tiles = await readers.pages.read(
@@ -289,9 +299,10 @@ async def _closer_title_block(
             max_mb=settings.page_render_max_mb,
         )
     except OverLimit:
-        return text_layer
+        return text_layer, reading
     words = await asyncio.to_thread(reread_title_block, text_layer, tiles, regions, readers.ocr)
-    return _ocr_layer(words, text_layer)
+    closer = _ocr_layer(words, text_layer)
+    return closer, await asyncio.to_thread(read, closer)
 
 
 async def _ask_model(
@@ -453,7 +464,7 @@ async def extract_rung1(
     started = time.perf_counter()
     page = await _read_page_bounded(pdf, page_number, settings, readers.pages)
     text_layer = await _page_words(pdf, page, settings, readers)
-    text_layer = await _closer_title_block(pdf, text_layer, settings, readers)
+    text_layer, reading = await _reading(pdf, page, text_layer, settings, readers)
     model = settings.llm_extract_model if settings.model_configured else None
     if llm is not None and model and use_vision:
         ask = await _vision_ask(pdf, page, text_layer, settings, readers, model)
@@ -461,19 +472,20 @@ async def extract_rung1(
             text_layer, settings, llm, ask, job_id=job_id, worker_id=worker_id, started=started
         )
         if result.status != "failed":
+            result.reading = reading
             return Rung1Output(
                 text_layer=text_layer, png=page.png, thumbnail=page.thumbnail, result=result
             )
         # The model failed: the page is still read, offline (its OCR words on a scan), and
         # says why.
-        out = await _offline_rung1(page, text_layer, job_id=job_id, worker_id=worker_id)
+        out = await _offline_rung1(page, text_layer, reading, job_id=job_id, worker_id=worker_id)
         out.result.status = "degraded"
         out.result.reason = f"{result.reason}; the page was read offline instead"
         out.result.model_failure = result.reason
         out.result.usage = result.usage
         out.result.elapsed_ms = _elapsed_ms(started)
         return out
-    out = await _offline_rung1(page, text_layer, job_id=job_id, worker_id=worker_id)
+    out = await _offline_rung1(page, text_layer, reading, job_id=job_id, worker_id=worker_id)
     out.result.elapsed_ms = _elapsed_ms(started)
     return out
 
@@ -524,24 +536,28 @@ async def _vision_ask(
 
 
 async def _offline_rung1(
-    page: _Page, text_layer: TextLayer, *, job_id: str, worker_id: str | None
+    page: _Page,
+    text_layer: TextLayer,
+    reading: SheetReading,
+    *,
+    job_id: str,
+    worker_id: str | None,
 ) -> Rung1Output:
-    def offline() -> tuple[SheetHeader, list[PageObject], GuardCounts]:
-        sheet, objects = extract_offline(text_layer)
-        kept, counts = apply_grounding_guard(objects, text_layer)
-        return sheet, kept, counts
+    def offline() -> tuple[list[PageObject], GuardCounts]:
+        return apply_grounding_guard(extract_offline(text_layer), text_layer)
 
-    sheet, objects, counts = await asyncio.to_thread(offline)
+    objects, counts = await asyncio.to_thread(offline)
     result = ExtractionResult(
         job_id=job_id,
         page_number=text_layer.page_number,
         rung="offline",
         status="ok",
         has_text_layer=text_layer.has_text_layer,
-        sheet=sheet,
+        sheet=sheet_header(reading),
         objects=objects,
         guard=counts,
         worker_id=worker_id,
+        reading=reading,
     )
     return Rung1Output(text_layer=text_layer, png=page.png, thumbnail=page.thumbnail, result=result)
 

@@ -32,7 +32,7 @@ from shared.report import (
     StageTiming,
     VerificationSummary,
 )
-from shared.sheet import discipline_for
+from shared.sheet.discipline import set_disciplines
 from shared.sheet.sheet_set import SheetSet
 
 NO_OUTCOME_REASON = "no outcome recorded"
@@ -79,7 +79,7 @@ def build_report(
     in ``summary.set``, and its corrections applied to the pages' sheet identities.
     """
     sheet_set = sheet_set or SheetSet()
-    outcomes = apply_corrections(_one_outcome_per_page(job, pages), sheet_set)
+    outcomes = with_disciplines(apply_corrections(_one_outcome_per_page(job, pages), sheet_set))
     failed = [o for o in outcomes if isinstance(o, FailedPage)]
     if job.canceled:
         status: ReportStatus = "canceled"
@@ -115,13 +115,27 @@ def apply_corrections(outcomes: list[PageOutcome], sheet_set: SheetSet) -> list[
                 update={
                     "sheet_number": c.now,
                     "sheet_title": outcome.sheet.sheet_title or c.sheet_title,
-                    "discipline": discipline_for(c.now),
                     "sheet_number_source": "drawing_index",
                 }
             )
             outcome = outcome.model_copy(update={"sheet": sheet})
         corrected.append(outcome)
     return corrected
+
+
+def with_disciplines(outcomes: list[PageOutcome]) -> list[PageOutcome]:
+    """The verified pages with the discipline the set says for each
+    (``shared.sheet.discipline``): its numbering scheme, its titles and its drawing index."""
+    verified = [o for o in outcomes if isinstance(o, VerifiedPage)]
+    index = [row for page in verified for row in page.drawing_index]
+    found = set_disciplines([(p.sheet.sheet_number, p.sheet.sheet_title) for p in verified], index)
+    said = {p.page_number: d for p, d in zip(verified, found, strict=True)}
+    return [
+        o.model_copy(update={"sheet": o.sheet.model_copy(update={"discipline": said[n]})})
+        if isinstance(o, VerifiedPage) and (n := o.page_number) in said
+        else o
+        for o in outcomes
+    ]
 
 
 def _one_outcome_per_page(job: JobInfo, pages: list[PageOutcome]) -> list[PageOutcome]:

@@ -22,7 +22,7 @@ from rapidfuzz.distance import Indel
 from services.extract.ocr import OcrEngine, Raster
 from shared.models import ObjectVerification, PageObject
 from shared.pagetext import Box, TextLayer, Word, digit_runs
-from shared.sheet import read_title_block
+from shared.sheet.reading import SheetReading
 
 # The recogniser scales each line to 48 px tall: a line is rendered about that tall.
 LINE_PX = 56
@@ -95,16 +95,22 @@ def _line_of(ids: Sequence[int], layer: TextLayer) -> tuple[Word, ...]:
     return tuple(max(by_line.values(), key=lambda ws: len(_chars(" ".join(w.text for w in ws)))))
 
 
-def sample_claims(objects: Sequence[PageObject], layer: TextLayer, max_objects: int) -> list[Claim]:
-    """The claims worth reading on a page: its title block's number and title, then up to
+def sample_claims(
+    objects: Sequence[PageObject],
+    layer: TextLayer,
+    reading: SheetReading | None,
+    max_objects: int,
+) -> list[Claim]:
+    """The claims worth reading on a page: its title block's number and title (from the
+    page's ``reading``), then up to
     ``max_objects`` objects spread over the page's order (one line each), readable ones
     only. Objects a check has already refuted are left as they are."""
     claims: list[Claim] = []
-    title_block = read_title_block(layer)
-    for claim_id, ids in (
-        (NUMBER_CLAIM, title_block.number_words),
-        (TITLE_CLAIM, title_block.title_words),
+    for claim_id, field in (
+        (NUMBER_CLAIM, reading and reading.number),
+        (TITLE_CLAIM, reading and reading.title),
     ):
+        ids = field.word_ids if field else []
         words = _line_of(ids, layer)
         if words and _readable(words):
             claims.append(Claim(claim_id, words))

@@ -46,13 +46,12 @@ from shared.models import (
 from shared.pagetext import Box, PageWords, TextLayer, page_reading
 from shared.pagetext.units import page_units
 from shared.settings import Settings
-from shared.sheet import title_block_sheet_number
+from shared.sheet.reading import SheetReading
 from shared.sources import PDF_LOCK, open_pdf
 from shared.storage import Keys
 
 log = logging.getLogger("sheetflow.verify")
 
-TitleBlockReader = Callable[[TextLayer], str | None]
 BLANK_REASON = "blank: no text layer, objects, vector drawing or ink on its image"
 NO_IMAGE_REASON = "nothing was extracted, and no page image is there to tell whether it is blank"
 # Objects the extraction cut from the page's own words: checking them against those words
@@ -87,13 +86,13 @@ def check_page(
     covered: CoveredPage,
     text_layer: TextLayer,
     png: bytes | None,
-    title_block: TitleBlockReader | None = None,
 ) -> OracleFindings:
     """The deterministic part of verification (CPU-bound: run it off the event loop).
 
     On a text-bearing page every object with a ``source_text`` gets the oracle's
-    verdict; graphical claims get ``not_judged``. Page-level: sheet identity
-    against the title block, content missing, and whether the page is blank.
+    verdict; graphical claims get ``not_judged``. Page-level: sheet identity against the
+    title block (as the page's reading, made once in extract, states it), content missing,
+    and whether the page is blank.
     """
     # Shallow copies: verify only sets each copy's verification, never edits what it shares.
     objects = [o.model_copy() for o in covered.objects]
@@ -108,10 +107,10 @@ def check_page(
                 spans[obj.object_id] = (min(obj.evidence), max(obj.evidence) + 1)
     if text_layer.has_text_layer:
         sheet = covered.sheet
-        if sheet.sheet_number and sheet.sheet_number_source != "text_layer":
-            read = title_block or title_block_sheet_number
-            if sentence := check_identity(sheet.sheet_number, read(text_layer)):
-                problems.append(("identity_wrong", sentence))
+        printed = covered.reading.sheet_number if covered.reading else None
+        extracted = sheet.sheet_number if sheet.sheet_number_source != "text_layer" else None
+        if sentence := check_identity(extracted, printed):
+            problems.append(("identity_wrong", sentence))
     for obj in objects:
         if obj.object_id not in evidence and obj.bbox is not None:
             evidence[obj.object_id] = obj.bbox  # located by extraction, not confirmed by it
@@ -363,6 +362,7 @@ def _without_judge(emptiness: Emptiness, text_layer: TextLayer) -> _Judgement:
 def ocr_check(
     objects: list[PageObject],
     text_layer: TextLayer,
+    reading: SheetReading | None,
     page_number: int,
     pdf: bytes,
     settings: Settings,
@@ -371,7 +371,7 @@ def ocr_check(
     """The OCR check on a sample of the page's claims (``services.verify.ocr_check``): sets
     the read objects' verifications; returns the page-level problems and whether the title
     block's number was confirmed. CPU-bound: run it off the event loop."""
-    claims = sample_claims(objects, text_layer, settings.verify_ocr_max_objects)
+    claims = sample_claims(objects, text_layer, reading, settings.verify_ocr_max_objects)
     if not claims:
         return [], False
     with PDF_LOCK:
@@ -394,7 +394,6 @@ async def verify_page(
     llm: ModelClient | None,
     *,
     judge_enabled: bool = True,
-    title_block: TitleBlockReader | None = None,
     ocr: OcrEngine | None = None,
 ) -> VerifyOutput:
     """Verify a covered page: every object gains a ``verification``, the page a verdict.
@@ -405,20 +404,19 @@ async def verify_page(
     option): over the objects, or, on a page with none that a text layer, drawing or
     ink contradicts, over the claim that it is empty (without a judge, such a page is
     ``content_missing``, or unjudged with the reason when only ink speaks). A blank
-    page is skipped. ``title_block`` reads the title block's sheet number (default:
-    ``shared.sheet``). Given an ``ocr`` engine (and ``verify_ocr_check`` on), a sample of a
+    page is skipped. Given an ``ocr`` engine (and ``verify_ocr_check`` on), a sample of a
     text page's claims is read from its render first (``ocr_check``). Nothing extracted is
     rewritten.
     """
     started = time.perf_counter()
-    findings = await asyncio.to_thread(check_page, covered, text_layer, png, title_block)
+    findings = await asyncio.to_thread(check_page, covered, text_layer, png)
     objects = findings.objects
     emptiness = findings.emptiness
     ocr_problems: list[tuple[str, str]] = []
     identity_read = False
     if ocr is not None and settings.verify_ocr_check and pdf and text_layer.has_text_layer:
         ocr_problems, identity_read = await asyncio.to_thread(
-            ocr_check, objects, text_layer, covered.page_number, pdf, settings, ocr
+            ocr_check, objects, text_layer, covered.reading, covered.page_number, pdf, settings, ocr
         )
     judging = judge_enabled and bool(settings.llm_verify_model and settings.llm_base_url)
     if emptiness.blank:

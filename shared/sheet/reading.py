@@ -11,6 +11,7 @@ the bookmarks that point at it).
 from pydantic import BaseModel, Field
 
 from shared.pagetext import Box, TextLayer
+from shared.sheet.fields import read_fields
 from shared.sheet.index import read_drawing_index
 from shared.sheet.reader import read_title_block
 from shared.sheet.references import references
@@ -85,6 +86,10 @@ def read_sheet(
         if found.title
         else None,
         evidence=found.evidence,
+        fields={
+            name: FieldReading(text=value.text, word_ids=list(value.word_ids))
+            for name, value in read_fields(layer).items()
+        },
         index_rows=read_drawing_index(layer),
         references=list(references(layer)),
         page_label=page_label,

@@ -9,6 +9,8 @@ frame that sits inside a larger page still has its title block at its own lower 
 """
 
 import statistics
+import threading
+import weakref
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -158,13 +160,39 @@ class View:
 
 def views(layer: TextLayer) -> Iterator[View]:
     """A view for each axis direction the page's lines run in (most lines first), built
-    as they are asked for."""
+    as they are asked for, and kept for the next reader of the same words in this thread
+    (the title block's number and its other fields are read from the same views)."""
     if not layer.words:
         return iter(())
-    line_keys = Counter(direction_key(layer.words[line[0]].dir) for line in layer.lines if line)
-    axis_keys = {frame_key: n for frame_key, n in line_keys.items() if frame_key % 18 == 0}
-    keys = [k for k, n in sorted(axis_keys.items(), key=lambda kv: -kv[1]) if n >= MIN_VIEW_LINES]
-    return (_view(layer, key) for key in keys or [0])
+    kept: _Views | None = getattr(_kept, "views", None)
+    if kept is None or kept.layer() is not layer:
+        kept = _kept.views = _Views(layer)
+    return iter(kept)
+
+
+# The last page's views, per thread: pages are read in worker threads, each page once.
+_kept = threading.local()
+
+
+class _Views:
+    """The views of one page's words, built once each, in order, as they are asked for."""
+
+    def __init__(self, layer: TextLayer) -> None:
+        self.layer = weakref.ref(layer)
+        lines = Counter(direction_key(layer.words[line[0]].dir) for line in layer.lines if line)
+        axis = {frame_key: n for frame_key, n in lines.items() if frame_key % 18 == 0}
+        keys = [k for k, n in sorted(axis.items(), key=lambda kv: -kv[1]) if n >= MIN_VIEW_LINES]
+        self.keys = keys or [0]
+        self.built: list[View] = []
+
+    def __iter__(self) -> Iterator[View]:
+        for i, key in enumerate(self.keys):
+            if i == len(self.built):
+                layer = self.layer()
+                if layer is None:
+                    return
+                self.built.append(_view(layer, key))
+            yield self.built[i]
 
 
 def _view(layer: TextLayer, key: int) -> View:

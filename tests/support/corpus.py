@@ -91,13 +91,14 @@ def offline_page(file: str, page_number: int, settings: Settings, readers: Reade
         job_id="t",
         page_number=page_number,
         has_text_layer=layer.has_text_layer,
-        sheet=sheet_identity(result.sheet, layer),
+        sheet=sheet_identity(result.sheet, result.reading),
         objects=objects,
         coverage_before=before,
         coverage=coverage,
         floor=floor,
         below_floor=bool(layer.lines) and coverage.ratio < floor,
         rungs=rungs,
+        reading=result.reading,
     )
     findings = check_page(covered, layer, out.png)
     return OfflinePage(

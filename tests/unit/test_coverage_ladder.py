@@ -6,7 +6,6 @@ from services.coverage.covered import covered_page
 from services.coverage.ladder import LadderPolicy, LadderState, ladder_key, next_rung
 from shared.messages import JobOptions
 from shared.models import Coverage, ExtractionResult, GuardCounts, PageObject, SheetHeader
-from shared.pagetext import TextLayer
 from shared.settings import Settings
 
 LOW = Coverage(total_lines=10, covered_lines=2, ratio=0.2)
@@ -141,9 +140,6 @@ def _left_ladder(*rungs: str) -> LadderState:
     )
 
 
-PAGE_TEXT = TextLayer(page_number=3, width=612, height=792, has_text_layer=True)
-
-
 @pytest.mark.parametrize(
     ("status", "reason"),
     [
@@ -155,9 +151,7 @@ def test_a_cut_off_or_unparseable_rung_two_degrades_the_page(status, reason):
     """Rung 2 cut off or unparseable marks the page degraded, as rung 1 does, with the reason
     named by rung; rung_status says how each rung ended."""
     results = [_result("vision"), _result("text_structuring", status, reason), _result("fallback")]
-    page = covered_page(
-        _left_ladder("vision", "text_structuring", "fallback"), results, PAGE_TEXT, 0.6
-    )
+    page = covered_page(_left_ladder("vision", "text_structuring", "fallback"), results, 0.6)
     assert page.degraded and page.extraction_status == "ok"
     assert page.extraction_reason == f"text_structuring: {reason}"
     assert page.rung_status == {"vision": "ok", "text_structuring": status, "fallback": "ok"}
@@ -169,6 +163,6 @@ def test_clean_rungs_leave_the_page_undegraded_and_guard_counts_summed():
         _result("vision", kept=3, vision_unverified=2, dropped=1),
         _result("text_structuring", kept=4, rescued=1),
     ]
-    page = covered_page(_left_ladder("vision", "text_structuring"), results, PAGE_TEXT, 0.6)
+    page = covered_page(_left_ladder("vision", "text_structuring"), results, 0.6)
     assert not page.degraded and page.extraction_reason is None
     assert page.guard == GuardCounts(kept=7, rescued=1, dropped=1, vision_unverified=2)

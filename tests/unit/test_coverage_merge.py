@@ -116,6 +116,10 @@ def test_header_fills_only_empty_fields():
         "level": None,
         "scale": '1/4" = 1\'-0"',
         "sheet_number_source": "text_layer",
+        "revision": None,
+        "issue_date": None,
+        "project_number": None,
+        "project_name": None,
     }
 
 

@@ -5,12 +5,14 @@ import pymupdf
 from services.extract.offline import extract_offline
 from services.extract.textlayer import read_text_layer
 from services.verify.oracle import check_object
+from shared.sheet.header import sheet_header
+from shared.sheet.reading import read_sheet
 from tests.support.pdfs import NOTES, SCHEDULE_ROWS, notes_pdf, plan_pdf, schedule_pdf
 
 
 def _extract(pdf: bytes):
     layer = read_text_layer(pymupdf.open(stream=pdf)[0], 1, 20)
-    return layer, *extract_offline(layer)
+    return layer, sheet_header(read_sheet(layer)), extract_offline(layer)
 
 
 def test_numbered_notes_rejoined_with_their_wrapped_bodies():

@@ -39,7 +39,7 @@ def test_hidden_words_are_marked_and_kept_out_of_the_layout():
     assert "Z-999" not in layer.text and "IGNORE" not in layer.text
     assert "1. PROVIDE (5) 2X6 STUD PACK" in layer.text
     assert read_title_block(layer).number == "A-101"
-    _, objects = extract_offline(layer)
+    objects = extract_offline(layer)
     cited = {i for obj in objects for i in obj.evidence}
     assert objects and not cited & {w.id for w in layer.hidden_words}
     assert not any("Z-999" in (o.source_text or "") for o in objects)

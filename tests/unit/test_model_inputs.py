@@ -102,7 +102,7 @@ async def test_the_vision_block_holds_the_page_text_up_to_its_cap(model, server,
     await extract_rung1(pdf, 1, settings, llm, readers=readers, worker_id="w", job_id="j")
     blocks = [text_block(r) for r in server.requests if is_vision(r)]
     assert len(blocks) > 1 and all(len(b.partition("\n[… ")[0]) <= CAP for b in blocks)
-    assert LINES[0] in blocks[0]
+    assert any(LINES[0] in b for b in blocks)
 
 
 async def test_the_structuring_request_holds_the_page_text_up_to_its_cap(model, server):

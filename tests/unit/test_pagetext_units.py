@@ -47,7 +47,7 @@ def test_every_schedule_row_and_note_the_offline_reader_finds_is_one_unit():
     """The units are the offline extractor's rows and notes: a model copying each line as
     one object returns each of them whole."""
     layer = _schedule_page()
-    _, objects = extract_offline(layer)
+    objects = extract_offline(layer)
     wanted = [set(o.evidence) for o in objects if o.object_type in ("schedule_row", "general_note")]
     units = {frozenset(u.word_ids) for u in page_units(layer).units}
     assert wanted and all(frozenset(w) in units for w in wanted)

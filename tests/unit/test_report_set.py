@@ -12,8 +12,10 @@ from services.report.html import render_report_html
 from shared.models import Coverage, PageVerdict, SheetHeader, VerifiedPage
 from shared.pagetext import TextLayer, laid_out
 from shared.report import ReadySummary
-from shared.sheet import printed_alone, recover_sheet_identity
+from shared.sheet import printed_alone
+from shared.sheet.header import sheet_header
 from shared.sheet.index import read_drawing_index
+from shared.sheet.reading import read_sheet
 from shared.sheet.reconcile import PageFacts, correction_requests, reconcile
 from shared.sheet.references import references
 from tests.support.sets import INDEX, facts_of, indexed_set
@@ -26,7 +28,7 @@ def layers() -> dict[int, TextLayer]:
 
 
 def _sheets(layers: dict[int, TextLayer]) -> dict[int, SheetHeader]:
-    return {n: recover_sheet_identity(layer) or SheetHeader() for n, layer in layers.items()}
+    return {n: sheet_header(read_sheet(layer)) for n, layer in layers.items()}
 
 
 @pytest.fixture(scope="module")

@@ -3,15 +3,11 @@
 import pymupdf
 import pytest
 
+from shared.models import SheetHeader
 from shared.pagetext import TextLayer, Word, laid_out
-from shared.sheet import (
-    discipline_for,
-    is_sheet_id,
-    recover_sheet_identity,
-    sheet_key,
-    title_block_sheet_number,
-    title_block_sheet_title,
-)
+from shared.sheet import discipline_for, is_sheet_id, read_title_block, sheet_key
+from shared.sheet.header import sheet_header
+from shared.sheet.reading import read_sheet
 from shared.sheet.tokens import is_labelled_value, is_route_name
 
 # A 36 x 24 in sheet, its title block in the right strip.
@@ -19,6 +15,14 @@ WIDTH, HEIGHT = 2592, 1728
 TB_X = 2380
 
 Text = tuple[float, float, str, float]  # x, y (baseline), text, font size
+
+
+def title_block_sheet_number(layer: TextLayer) -> str | None:
+    return read_title_block(layer).number
+
+
+def title_block_sheet_title(layer: TextLayer) -> str | None:
+    return read_title_block(layer).title
 
 
 def text_layer(texts: list[Text], width: float = WIDTH, height: float = HEIGHT) -> TextLayer:
@@ -69,15 +73,15 @@ def test_title_block_label_wins_over_body_references():
     assert title_block_sheet_number(layer) == "A-101"
 
 
-def test_recovered_identity_has_number_title_discipline_and_source():
-    """Recovery returns the title block's number and title, its discipline, source text_layer."""
-    header = recover_sheet_identity(text_layer(BODY + title_block("S-201")))
-    assert header is not None
+def test_recovered_identity_has_number_title_and_source():
+    """The header a reading gives has the title block's number and title, source
+    text_layer, and no discipline: that is for the set to say."""
+    header = sheet_header(read_sheet(text_layer(BODY + title_block("S-201"))))
     fields = {"sheet_number", "sheet_title", "discipline", "sheet_number_source"}
     assert header.model_dump(include=fields) == {
         "sheet_number": "S-201",
         "sheet_title": "FIRST FLOOR PLAN",
-        "discipline": "structural",
+        "discipline": None,
         "sheet_number_source": "text_layer",
     }
 
@@ -151,7 +155,7 @@ def test_body_references_alone_give_nothing():
     """A page whose sheet-id text is all small body references has no recovered number."""
     layer = text_layer(BODY)
     assert title_block_sheet_number(layer) is None
-    assert recover_sheet_identity(layer) is None
+    assert sheet_header(read_sheet(layer)) == SheetHeader()
 
 
 @pytest.mark.parametrize(
@@ -172,7 +176,7 @@ def test_label_with_no_sheet_id_near_it_gives_nothing():
 
 def test_empty_page_gives_nothing():
     """No words at all: no identity."""
-    assert recover_sheet_identity(text_layer([])) is None
+    assert sheet_header(read_sheet(text_layer([]))) == SheetHeader()
 
 
 @pytest.mark.parametrize(

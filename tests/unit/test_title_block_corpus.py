@@ -11,10 +11,11 @@ import pytest
 
 from services.extract.pipeline import Readers, extract_rung1
 from services.extract.textlayer import read_text_layer
-from shared.models import SheetHeader
 from shared.pagetext import TextLayer, fold_dashes
 from shared.settings import Settings
-from shared.sheet import printed_alone, recover_sheet_identity
+from shared.sheet import printed_alone
+from shared.sheet.header import sheet_header
+from shared.sheet.reading import read_sheet
 from shared.sheet.reconcile import correction_requests, reconcile
 from tests.support.corpus import manifest, needs_corpus, pdf_bytes
 from tests.support.sets import facts_of
@@ -66,7 +67,7 @@ def identities(readers: Readers) -> dict[tuple[str, int], tuple[str | None, str 
     found = {}
     for entry in manifest():
         layers = {s["page"]: _layer(entry, s["page"], readers) for s in entry["sheets"]}
-        sheets = {n: recover_sheet_identity(layer) or SheetHeader() for n, layer in layers.items()}
+        sheets = {n: sheet_header(read_sheet(layer)) for n, layer in layers.items()}
         facts = [facts_of(n, sheets[n], layers[n]) for n in layers]
         requests = correction_requests(facts)
         printed = {n: r for n, keys in requests.items() if (r := printed_alone(layers[n], keys))}

@@ -12,6 +12,8 @@ from services.verify.pipeline import verify_page
 from shared.models import Coverage, CoveredPage, PageObject
 from shared.pagetext import TextLayer
 from shared.settings import Settings
+from shared.sheet.header import sheet_header
+from shared.sheet.reading import read_sheet
 from tests.support.pdfs import garbled_notes_pdf, notes_pdf, text_layer_of
 
 OFFLINE = Settings(llm_base_url=None, llm_verify_model=None)
@@ -23,14 +25,15 @@ def _layer(pdf: bytes) -> TextLayer:
 
 def _covered(layer: TextLayer) -> CoveredPage:
     """The page as the offline run hands it to verify: objects cut from its words."""
-    sheet, objects = extract_offline(layer)
-    objects = [o.model_copy(update={"rung": "offline"}) for o in objects]
+    reading = read_sheet(layer)
+    objects = [o.model_copy(update={"rung": "offline"}) for o in extract_offline(layer)]
     full = Coverage(total_lines=1, covered_lines=1, ratio=1.0)
     return CoveredPage(
         job_id="j",
         page_number=1,
         has_text_layer=True,
-        sheet=sheet,
+        sheet=sheet_header(reading),
+        reading=reading,
         objects=objects,
         coverage_before=full,
         coverage=full,
@@ -108,7 +111,7 @@ def test_the_sample_is_the_title_block_and_a_capped_spread_of_objects():
         PageObject(object_id=f"o{i}", source_text=text, evidence=line)
         for i, (text, line) in enumerate(zip(layer.line_texts, layer.lines, strict=True))
     ]
-    claims = sample_claims(objects, layer, max_objects=12)
+    claims = sample_claims(objects, layer, read_sheet(layer), max_objects=12)
     ids = [c.claim_id for c in claims]
     assert ids[0] == "sheet_number" and claims[0].text == "A-101"
     assert len(ids) == len(set(ids)) and len([i for i in ids if i.startswith("o")]) == 12

@@ -12,6 +12,7 @@ from shared.llm import LLMClient
 from shared.models import Coverage, CoveredPage, PageObject, SheetHeader, Usage
 from shared.pagetext import TextLayer
 from shared.settings import Settings
+from shared.sheet.reading import FieldReading, SheetReading
 from tests.support.flows import judge_objects, lenient_judge
 from tests.support.model_server import (
     ModelReply,
@@ -39,7 +40,10 @@ def _png(pdf: bytes) -> bytes:
 
 
 def _covered(
-    objects: list[PageObject], sheet_number: str | None = None, has_text: bool = True
+    objects: list[PageObject],
+    sheet_number: str | None = None,
+    has_text: bool = True,
+    printed: str | None = None,
 ) -> CoveredPage:
     cov = Coverage(total_lines=2, covered_lines=2, ratio=1.0)
     if has_text:
@@ -56,6 +60,8 @@ def _covered(
         floor=0.6,
         below_floor=False,
         usage={"extract": Usage(calls=1, prompt_tokens=10, completion_tokens=5)},
+        # What extract read the title block to say (once, for every later stage).
+        reading=SheetReading(number=FieldReading(text=printed)) if printed else None,
     )
 
 
@@ -103,7 +109,6 @@ async def test_oracle_refutes_the_misread_and_keeps_what_was_extracted():
         _png(pdf),
         NO_JUDGE,
         None,
-        title_block=lambda _: None,
     )
     page = out.verified
     by_id = {o.object_id: o for o in page.objects}
@@ -134,7 +139,6 @@ async def test_lenient_judge_cannot_clear_the_misread(server, judge):
         _png(pdf),
         settings,
         llm,
-        title_block=lambda _: None,
     )
     page = out.verified
     assert len(server.requests) == 1
@@ -174,7 +178,6 @@ async def test_judge_disabled_for_the_job_is_not_called(server, judge):
         settings,
         llm,
         judge_enabled=False,
-        title_block=lambda _: None,
     )
     assert server.requests == []
 
@@ -184,11 +187,11 @@ async def test_identity_disagreement_is_a_page_problem():
     pdf = _pdf(NOTES)
     layer = _layer(pdf)
     wrong = await verify_page(
-        _covered([GOOD], "A102"), layer, pdf, None, NO_JUDGE, None, title_block=lambda _: "A101"
+        _covered([GOOD], "A102", printed="A101"), layer, pdf, None, NO_JUDGE, None
     )
     assert wrong.verified.verdict.kinds == ["identity_wrong"]
     right = await verify_page(
-        _covered([GOOD], "A-101"), layer, pdf, None, NO_JUDGE, None, title_block=lambda _: "A101"
+        _covered([GOOD], "A-101", printed="A101"), layer, pdf, None, NO_JUDGE, None
     )
     assert right.verified.verdict.ok
 
@@ -224,7 +227,6 @@ async def test_page_declared_blank_with_content_is_content_missing(drawn):
         _png(pdf),
         NO_JUDGE,
         None,
-        title_block=lambda _: None,
     )
     v = out.verified.verdict
     assert v.skipped is None and not v.ok and not v.unjudged and v.kinds == ["content_missing"]
@@ -326,12 +328,19 @@ async def test_garbage_judge_reply_on_a_text_less_page_is_unjudged(server, judge
     assert "(asked twice)" in v.reason
 
 
-async def test_identity_is_read_from_the_title_block_by_default():
-    """Without a reader passed in, coverage's title-block reader supplies the sheet number."""
+async def test_identity_is_checked_against_the_reading_not_read_again():
+    """Verify takes the title block's number from the page's reading (made once in extract)
+    and never reads the title block itself: without a reading there is nothing to compare,
+    though the page's words print A101."""
     pdf = _pdf(NOTES)
-    out = await verify_page(_covered([GOOD], "A-102"), _layer(pdf), pdf, None, NO_JUDGE, None)
-    assert out.verified.verdict.kinds == ["identity_wrong"]
-    assert '"A101"' in out.verified.verdict.problems[0]
+    read = await verify_page(
+        _covered([GOOD], "A-102", printed="A101"), _layer(pdf), pdf, None, NO_JUDGE, None
+    )
+    assert read.verified.verdict.kinds == ["identity_wrong"]
+    assert '"A101"' in read.verified.verdict.problems[0]
+    assert read.verified.reading is not None and read.verified.reading.sheet_number == "A101"
+    unread = await verify_page(_covered([GOOD], "A-102"), _layer(pdf), pdf, None, NO_JUDGE, None)
+    assert "identity_wrong" not in unread.verified.verdict.kinds
 
 
 @pytest.mark.parametrize("drawn", [False, True])
@@ -366,17 +375,14 @@ async def test_declared_blank_pages_say_whether_they_were_contradicted():
     )
     assert out.verified.verdict.skipped == "blank" and not out.verified.verdict.blank_contradicted
     notes = _pdf(NOTES)
-    out = await verify_page(
-        _covered([GOOD]), _layer(notes), notes, None, NO_JUDGE, None, title_block=lambda _: None
-    )
+    out = await verify_page(_covered([GOOD]), _layer(notes), notes, None, NO_JUDGE, None)
     assert not out.verified.verdict.blank_contradicted
 
 
 def _offline(layer: TextLayer) -> list[PageObject]:
     from services.extract.offline import extract_offline
 
-    _, objects = extract_offline(layer)
-    return [o.model_copy(update={"rung": "offline"}) for o in objects]
+    return [o.model_copy(update={"rung": "offline"}) for o in extract_offline(layer)]
 
 
 async def test_objects_cut_from_the_page_words_get_no_verdict_from_them():
@@ -386,17 +392,13 @@ async def test_objects_cut_from_the_page_words_get_no_verdict_from_them():
     pdf = _pdf(NOTES)
     layer = _layer(pdf)
     objects = _offline(layer)
-    out = await verify_page(
-        _covered(objects), layer, pdf, None, NO_JUDGE, None, title_block=lambda _: None
-    )
+    out = await verify_page(_covered(objects), layer, pdf, None, NO_JUDGE, None)
     v = out.verified.verdict
     assert objects and all(o.verification.verdict == "not_judged" for o in out.verified.objects)
     assert all(o.verification.basis is None for o in out.verified.objects)
     assert v.unjudged and v.self_read and v.ok
     assert v.reason == "its objects are the page's own text; nothing independent read it"
-    out = await verify_page(
-        _covered([GOOD]), layer, pdf, None, NO_JUDGE, None, title_block=lambda _: None
-    )
+    out = await verify_page(_covered([GOOD]), layer, pdf, None, NO_JUDGE, None)
     [good] = out.verified.objects
     assert (good.verification.verdict, good.verification.basis) == ("confirmed", "text_layer")
     assert not out.verified.verdict.unjudged and not out.verified.verdict.self_read
@@ -422,9 +424,7 @@ async def test_hidden_text_is_named_on_the_verified_page():
 
     pdf = make_pdf(add_hidden_text_page)
     layer = _layer(pdf)
-    out = await verify_page(
-        _covered([]), layer, pdf, None, NO_JUDGE, None, title_block=lambda _: None
-    )
+    out = await verify_page(_covered([]), layer, pdf, None, NO_JUDGE, None)
     hidden = out.verified.hidden_text
     assert hidden is not None and hidden.count == 14
     assert hidden.kinds == {"ground_coloured": 13, "invisible": 1}

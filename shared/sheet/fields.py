@@ -1,0 +1,396 @@
+"""The title block's fields beyond number and title: revision, issue date, project number,
+project name and scale, each as printed with the words it came from.
+
+A field is read the way the sheet number is: a label ("REVISION", "Datum", "Maßstab",
+"Échelle", "Escala", "Schaal" …) at the start of a line of the title block, and its value
+after it on its line, beside it on its row, or under it in its column (within its ruled cell,
+or up to the next label). A value must have its field's shape (a date is a date, a scale a
+ratio or a phrase like "AS INDICATED", a revision a short mark), so an empty field, a
+placeholder or a neighbour's value is never taken: a page that prints no value gets none.
+
+The current revision is the revision field's value; without one, the revision table's
+filled row farthest from its header row (tables grow away from their header), its mark read
+from the revision column or from a "REV A - …" row. A date labelled as a column of the
+revision table is a revision's date, not the sheet's.
+"""
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from shared.pagetext import Box, TextLayer, Word
+from shared.sheet.labels import label_key, match_label
+from shared.sheet.view import Run, View, views
+
+# Label keys (``label_key`` form: capitals, punctuation dropped) by field, in order of
+# preference within the field: a specific label beats a general one ("ISSUE DATE", "DATE").
+LABELS: dict[str, tuple[frozenset[str], ...]] = {
+    "revision": (
+        frozenset(
+            {"REVISION", "REV", "REVNO", "REVISIONNO", "REVISIONNUMBER", "CURRENTREVISION"}
+            | {"REV#", "REVISION#"}
+            | {"INDEX", "ÄNDERUNGSINDEX", "PLANINDEX", "INDICE", "REVISIÓN", "REVISIE"}
+        ),
+    ),
+    "issue_date": (
+        frozenset(
+            {"ISSUEDATE", "DATEOFISSUE", "FIRSTISSUEDATE", "DATEISSUED"}
+            | {"AUSGABEDATUM", "PLANDATUM", "DATEDÉMISSION", "FECHADEEMISIÓN", "UITGIFTEDATUM"}
+        ),
+        frozenset({"DATE", "DATUM", "FECHA", "DRAWINGDATE", "DWGDATE"}),
+    ),
+    "project_number": (
+        frozenset(
+            {"PROJECTNO", "PROJECTNUMBER", "PROJNO", "PROJECTNR", "PROJECTREFERENCENO"}
+            | {"PROJEKTNR", "PROJEKTNUMMER", "PROJECTNUMMER", "NODEPROJET", "NUMÉRODEPROJET"}
+            | {"NODAFFAIRE", "PROYECTONO", "NODEPROYECTO", "NÚMERODEPROYECTO"}
+        ),
+        frozenset({"JOBNO", "JOBNUMBER", "CONTRACTNO", "CONTRACTNUMBER", "AUFTRAGSNR"}),
+    ),
+    "project_name": (
+        frozenset(
+            {"PROJECTNAME", "PROJECTTITLE", "PROJECT", "PROJEKT", "BAUVORHABEN", "PROJET"}
+            | {"PROYECTO", "NOMDUPROJET", "PROJEKTBEZEICHNUNG"}
+        ),
+    ),
+    "scale": (frozenset({"SCALE", "MASSSTAB", "ÉCHELLE", "ECHELLE", "ESCALA", "SCHAAL"}),),
+}
+# Labels of the revision table's other columns: a row holding one of them beside a revision
+# or date label is the table's header row.
+TABLE_COLUMNS = frozenset(
+    {"DESCRIPTION", "ISSUEDFOR", "BY", "APPD", "APPROVED", "CHKD", "BESCHREIBUNG", "ÄNDERUNG"}
+    | {"OMSCHRIJVING", "DESCRIPCIÓN", "OBJET", "NATURE", "DATE", "DATUM", "FECHA", "REV"}
+    | {"REVISION", "REVISIONS", "NO", "ISSUEDFORDESCRIPTION", "INDEX", "INDICE"}
+)
+TABLE_ONLY_WORDS = frozenset(
+    {"DESCRIPTION", "BESCHREIBUNG", "OMSCHRIJVING", "DESCRIPCIÓN", "APPD", "CHKD", "ÄNDERUNG"}
+)
+_TABLE_FIELDS = ("revision", "issue_date")
+_MAX_LABEL_WORDS = 4
+# Words after a label that qualify it ("Scale at ISO A0", "SCALE @ A2:") rather than start
+# a value, at most this many.
+_QUALIFIER_WORDS = 3
+# A value sits at most this many label heights right of its label (or 144 pt), or below it.
+REACH_RIGHT = 20
+REACH_BELOW = 4
+# Column labels of one header row stand at most this many label heights apart.
+HEADER_REACH = 20
+# A project name's line is at most this long.
+NAME_MAX_CHARS = 80
+# Revision-table rows more than this many row heights apart belong to another table.
+ROW_GAP = 2.5
+
+_MONTH = (
+    r"(?:JAN|FEB|MAR|MÄR|MRT|APR|AVR|ABR|MAY|MAI|MEI|JUN|JUIN|JUL|JUIL|AUG|AOÛ|AGO|SEP|OCT"
+    r"|OKT|NOV|DEC|DEZ|DÉC|DIC|ENE|FÉV|FEV|MAA|JANV)[A-ZÀ-Ü]*\.?"
+)
+_DATE = re.compile(
+    r"\b(?:\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})|\d{4}[./-]\d{1,2}[./-]\d{1,2})\b"
+    rf"|\b\d{{1,2}}\.?\s+{_MONTH}\s+\d{{4}}\b"
+    rf"|\b{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}\b"
+    rf"|\b{_MONTH}\s+\d{{4}}\b",
+    re.IGNORECASE,
+)
+_MARK = re.compile(r"^(?:[A-Z]\d{0,3}|[A-Z]{2}\d{1,3}|\d{1,3}[A-Z]?)$")
+_SCALE = re.compile(
+    r"(?<![\d:])\d+\s*:\s*\d+(?![\d:])(?!\s*[AP]\.?M)|\d+(?:/\d+)?\s*\"\s*=\s*\d+\s*'(?:\s*-\s*\d+(?:\s+\d+/\d+)?\s*\")?"
+    r"|\d+\s*=\s*\d+\s*'|^(?:AS\s+(?:INDICATED|SHOWN|NOTED)|N\.?\s*T\.?\s*S\.?|NOT\s+TO\s+SCALE"
+    r"|VARIES|O\.\s*M\.|OHNE\s+MA(?:SS|ß)STAB|SANS\s+ÉCHELLE|SIN\s+ESCALA|GEEN\s+SCHAAL)",
+    re.IGNORECASE,
+)
+_PROJECT_NUMBER = re.compile(r"^(?=.*\d)[A-Z0-9][A-Z0-9./_\-\u2010-\u2013()]{2,29}$", re.I)
+
+
+@dataclass(frozen=True)
+class Value:
+    """A field's value as printed, with the words it came from."""
+
+    text: str
+    word_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class _Label:
+    field: str
+    rank: int  # its place in the field's label list: lower is more specific
+    run: Run
+    box: Box  # the label's own words
+    rest: tuple[int, ...]  # word ids after the label on its line
+    in_table_header: bool
+    bare: bool  # its inline value follows without a colon ("SCALE 1:100", a view's title)
+
+
+def read_fields(layer: TextLayer) -> dict[str, Value]:
+    """The fields the title block prints, by name (``revision``, ``issue_date``,
+    ``project_number``, ``project_name``, ``scale``); a field it leaves empty is absent."""
+    found: dict[str, tuple[tuple, Value | None]] = {}
+    for view in views(layer):
+        for label, value in _labelled_values(view):
+            # A filled field first; then an empty one, which a value printed bare after its
+            # label (a view's "SCALE 1:100") never fills: the block leaves it blank.
+            strength = 2 if value is not None and label.bare else int(value is None)
+            rank = (label.rank, strength, -view.edge_score(label.box))
+            if label.field not in found or rank < found[label.field][0]:
+                found[label.field] = (rank, value)
+        if found.get("revision", (None, None))[1] is None and (mark := _revision_table(view)):
+            found["revision"] = ((9, 0, 0.0), mark)
+    return {name: value for name, (_, value) in found.items() if value is not None}
+
+
+# --- labels -------------------------------------------------------------------------------
+
+
+_KEY_PREFIXES = frozenset(
+    key[:n]
+    for ranks in LABELS.values()
+    for keys in ranks
+    for key in keys
+    for n in range(1, len(key) + 1)
+)
+
+
+def _match(words: list[str]) -> tuple[str, int, int] | None:
+    """The field, label rank and word count of the label a line starts with, or None."""
+    if not words or label_key(words[:1]) not in _KEY_PREFIXES:
+        return None  # most lines: no label starts with their first word
+    for n in range(min(_MAX_LABEL_WORDS, len(words)), 0, -1):
+        key = label_key(words[:n])
+        for field, ranks in LABELS.items():
+            for rank, keys in enumerate(ranks):
+                if key in keys:
+                    return field, rank, n
+    return None
+
+
+def _labels(view: View) -> Iterator[_Label]:
+    for run in view.aligned:
+        words = [view.words[i].text for i in run.ids]
+        found = _match(words)
+        if found is None:
+            continue
+        field, rank, n = found
+        rest = run.ids[n:]
+        rest_words = words[n:]
+        bare = False
+        if rest_words and not words[n - 1].endswith(":"):
+            # "Scale at ISO A0", "SCALE @ A2:": qualifiers; otherwise an inline value that
+            # must have the field's shape ("REV A - PRELIMINARY REVIEW"), or prose.
+            colon = next((k for k, w in enumerate(rest_words) if w.endswith(":")), None)
+            if colon is not None and colon < _QUALIFIER_WORDS:
+                rest = rest[colon + 1 :]
+            elif _shaped(field, view, rest) is None and len(rest_words) > _QUALIFIER_WORDS:
+                continue
+            elif _shaped(field, view, rest) is None:
+                rest = ()
+            else:
+                bare = True
+        box = view.box_of(run.ids[:n])
+        # Only a revision or date label can head a revision table's column.
+        header = field in _TABLE_FIELDS and _in_table_header(view, run, words[:n])
+        yield _Label(field, rank, run, box, rest, header, bare)
+
+
+def _in_table_header(view: View, run: Run, label_words: list[str]) -> bool:
+    """Whether a label sits in a row of column labels (the revision table's header): the
+    rest of its line, or a run close beside it on its row, is another column's label."""
+    h = max(run.box.height, 1.0)
+    texts = [[view.words[i].text for i in run.ids[len(label_words) :]]]
+    texts += [
+        [view.words[i].text for i in r.ids]
+        for r in view.aligned
+        if r is not run
+        and r.box.overlap_y(run.box) > 0.5 * min(r.box.height, h)
+        and min(abs(r.box.x0 - run.box.x1), abs(run.box.x0 - r.box.x1)) <= HEADER_REACH * h
+    ]
+    # A run of column labels may be one line ("REV DESCRIPTION"): short runs count by the
+    # words only a revision table's header holds.
+    return any(
+        label_key(t) in TABLE_COLUMNS
+        or (len(t) <= _MAX_LABEL_WORDS and any(label_key([w]) in TABLE_ONLY_WORDS for w in t))
+        for t in texts
+        if t
+    )
+
+
+def _is_other_label(view: View, run: Run) -> bool:
+    """Whether a run is the label of a field the reader knows ("DRAWING TITLE:")."""
+    words = [view.words[i].text for i in run.ids]
+    found = match_label(words)
+    return found is not None and found[1] == len(words)
+
+
+# --- values -------------------------------------------------------------------------------
+
+
+def _labelled_values(view: View) -> Iterator[tuple[_Label, Value | None]]:
+    """Each label of the title block with its value (None where its field is empty)."""
+    labels = list(_labels(view))
+    label_runs = {id(label.run) for label in labels}
+    for label in labels:
+        if not view.in_zone(label.box):
+            continue  # a view's scale, a note's date: the title block's fields only
+        if label.in_table_header:
+            continue  # a revision table's column (its rows are read below)
+        if label.rest:
+            yield label, _shaped(label.field, view, label.rest)
+            continue
+        found = None
+        for run in _field_runs(view, label, labels, label_runs):
+            if value := _shaped(label.field, view, run.ids):
+                found = value
+                if label.field == "project_name":
+                    found = _stacked_name(view, run, value, label_runs)
+                break
+        yield label, found
+
+
+def _field_runs(view: View, label: _Label, labels: list[_Label], label_runs: set[int]) -> list[Run]:
+    """The runs of a label's field, nearest first: right of it on its row, then under it in
+    its column, within its ruled cell, or up to the next label."""
+    x0, y0, x1, y1 = label.run.box
+    h = max(y1 - y0, 1.0)
+    cell = view.cell(label.box.centre)
+    row_labels = [
+        o.run.box
+        for o in labels
+        if o.run is not label.run and o.run.box.overlap_y(label.run.box) > 0
+    ]
+    right = min((b.x0 for b in row_labels if b.x0 >= x1), default=x1 + max(REACH_RIGHT * h, 144.0))
+    bottom = y1 + REACH_BELOW * h
+    if cell:
+        right, bottom = min(right, cell.x1), cell.y1
+    below_labels = [
+        o.run.box.y0
+        for o in labels
+        if o.run is not label.run and o.run.box.y0 > y1 and o.run.box.overlap_x(label.run.box) > 0
+    ]
+    bottom = min([bottom, *below_labels])
+    beside, under = [], []
+    for run in view.runs:
+        if run is label.run or id(run) in label_runs:
+            continue
+        rx0, ry0, rx1, ry1 = run.box
+        if run.box.overlap_y(label.run.box) >= 0.5 * min(h, ry1 - ry0) and x1 - 1 <= rx0 < right:
+            beside.append((rx0 - x1, run))
+        elif (y0 + y1) / 2 <= ry0 < bottom and rx0 < (right if cell else x1 + h) and rx1 > x0 - h:
+            under.append((ry0 - y1, run))
+    nearest = [r for _, r in sorted(beside, key=lambda dr: dr[0])]
+    nearest += [r for _, r in sorted(under, key=lambda dr: dr[0])]
+    return [r for r in nearest if not _is_other_label(view, r)]
+
+
+def _shaped(field: str, view: View, ids: tuple[int, ...]) -> Value | None:
+    """The part of some words that has the field's shape, or None."""
+    if not ids:
+        return None
+    words = [view.words[i] for i in ids]
+    text = " ".join(w.text for w in words)
+    if field == "issue_date":
+        match = _DATE.search(text)
+        return _span(words, match.start(), match.end()) if match else None
+    if field == "scale":
+        match = _SCALE.search(text)
+        if not match or text[: match.start()].strip(" :"):
+            return None
+        return Value(" ".join(text.split()), tuple(ids))
+    if field == "revision":
+        token = words[0].text.strip(":")
+        if label_key([token]) in LABELS["revision"][0] and len(words) > 1:
+            token, words = words[1].text, words[1:]  # "REV A - …" in a table row
+        return Value(token, (words[0].id,)) if _MARK.match(token) else None
+    if field == "project_number":
+        token = words[0].text
+        if _PROJECT_NUMBER.match(token) and not _DATE.search(token):
+            return Value(token, (words[0].id,))
+        return None
+    letters = sum(ch.isalpha() for ch in text)
+    if letters < 3 or len(text) > NAME_MAX_CHARS:
+        return None  # a note or a paragraph, not a name
+    return Value(" ".join(text.split()), tuple(ids))
+
+
+def _span(words: list[Word], start: int, end: int) -> Value:
+    """The words covering characters ``start:end`` of their text joined by spaces."""
+    ids, at = [], 0
+    for w in words:
+        if at < end and at + len(w.text) > start:
+            ids.append(w.id)
+        at += len(w.text) + 1
+    text = " ".join(w.text for w in words)
+    return Value(text[start:end], tuple(ids))
+
+
+def _stacked_name(view: View, first: Run, value: Value, label_runs: set[int]) -> Value:
+    """A project name with the lines stacked under its first (same size, same column)."""
+    lines, last = [first], first
+    while True:
+        nxt = min(
+            (
+                r
+                for r in view.aligned
+                if id(r) not in label_runs
+                and r not in lines
+                and abs(r.box.x0 - first.box.x0) <= first.box.height
+                and 0 <= r.box.y0 - last.box.y1 <= 0.8 * last.box.height
+                and abs(r.size - first.size) <= 0.1 * first.size
+            ),
+            key=lambda r: r.box.y0,
+            default=None,
+        )
+        if nxt is None or len(lines) >= 3:
+            break
+        lines.append(nxt)
+        last = nxt
+    ids = tuple(i for r in lines for i in r.ids)
+    return Value(" ".join(view.words[i].text for i in ids), ids) if len(lines) > 1 else value
+
+
+# --- the revision table -------------------------------------------------------------------
+
+
+def _revision_table(view: View) -> Value | None:
+    """The mark of the revision table's filled row farthest from its header row."""
+    best: Value | None = None
+    for run in view.aligned:
+        words = [view.words[i].text for i in run.ids]
+        found = _match(words)
+        if not found or found[0] != "revision" or not view.in_zone(run.box):
+            continue
+        n = found[2]
+        if not _in_table_header(view, run, words[:n]):
+            continue
+        column = view.box_of(run.ids[:n])
+        for step in (-1, 1):
+            mark = _farthest_row(view, run, column, step)
+            if mark:
+                best = mark
+                break
+        if best:
+            return best
+    return None
+
+
+def _farthest_row(view: View, header: Run, column: Box, step: int) -> Value | None:
+    """Going up (``step`` -1) or down from the header, the rows of the revision column while
+    they follow one another; the mark of the last one."""
+    cells = sorted(
+        (
+            r
+            for r in view.aligned
+            if r is not header
+            and r.box.overlap_x(column) > 0
+            and (r.box.y1 <= header.box.y0 if step < 0 else r.box.y0 >= header.box.y1)
+        ),
+        key=lambda r: -r.box.y1 if step < 0 else r.box.y0,
+    )
+    mark, edge = None, header.box.y0 if step < 0 else header.box.y1
+    pitch = header.box.height
+    for run in cells:
+        gap = edge - run.box.y1 if step < 0 else run.box.y0 - edge
+        if gap > ROW_GAP * max(pitch, run.box.height):
+            break
+        value = _shaped("revision", view, run.ids)
+        if value is None:
+            break
+        mark, edge = value, run.box.y0 if step < 0 else run.box.y1
+    return mark

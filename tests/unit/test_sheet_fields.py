@@ -1,0 +1,143 @@
+"""The title block's other fields (revision, issue date, project number and name, scale)
+read from real text layers written with PyMuPDF: labels in several languages, values beside
+or under their label, the revision table's latest row, and nothing for an empty field."""
+
+import pymupdf
+
+from services.extract.textlayer import read_text_layer
+from shared.pagetext import TextLayer
+from shared.sheet.fields import read_fields
+from shared.sheet.reading import read_sheet
+
+W, H = 2592, 1728
+X = 2300  # the right-hand title strip
+
+Text = tuple[float, float, str, float]
+
+
+def layer(texts: list[Text]) -> TextLayer:
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    page.insert_text((200, 300), "GENERAL NOTES", fontsize=10)
+    page.insert_text((200, 320), "1. VERIFY ALL DIMENSIONS IN THE FIELD.", fontsize=10)
+    for x, y, text, size in texts:
+        page.insert_text((x, y), text, fontsize=size)
+    return read_text_layer(page, 1, min_chars=1)
+
+
+def values(texts: list[Text]) -> dict[str, str]:
+    return {name: v.text for name, v in read_fields(layer(texts)).items()}
+
+
+def test_english_labels_with_values_under_and_beside_them():
+    """Each labelled field's value, under its label or after its colon, as printed."""
+    found = values(
+        [
+            (X, 1400, "PROJECT NAME", 8),
+            (X, 1420, "RIVERSIDE LIBRARY", 14),
+            (X, 1460, "PROJECT NO.", 8),
+            (X, 1480, "2023-117", 12),
+            (X, 1520, "ISSUE DATE: 05/14/2024", 9),
+            (X, 1560, 'SCALE: 1/4" = 1\'-0"', 9),
+            (X, 1600, "REVISION", 8),
+            (X, 1620, "C", 14),
+            (X, 1680, "A-101", 40),
+        ]
+    )
+    assert found == {
+        "project_name": "RIVERSIDE LIBRARY",
+        "project_number": "2023-117",
+        "issue_date": "05/14/2024",
+        "scale": '1/4" = 1\'-0"',
+        "revision": "C",
+    }
+
+
+def test_german_french_spanish_and_dutch_labels():
+    """Projekt-Nr., Datum, Maßstab, Index; Indice, Échelle; Revisión, Fecha; Schaal."""
+    german = values(
+        [
+            (X, 1400, "Projekt-Nr.", 8),
+            (X, 1420, "P-4711", 12),
+            (X, 1460, "Datum", 8),
+            (X, 1480, "13.10.2023", 12),
+            (X, 1520, "Maßstab", 8),
+            (X, 1540, "1:100", 12),
+            (X, 1580, "Index", 8),
+            (X, 1600, "B", 12),
+        ]
+    )
+    assert german == {
+        "project_number": "P-4711",
+        "issue_date": "13.10.2023",
+        "scale": "1:100",
+        "revision": "B",
+    }
+    french = values([(X, 1500, "Indice : D", 10), (X, 1540, "Échelle : 1/50", 10)])
+    assert french == {"revision": "D"}  # "1/50" is no scale the reader knows: none
+    spanish = values([(X, 1500, "Revisión: 2", 10), (X, 1540, "Fecha: 3 MAYO 2024", 10)])
+    assert spanish == {"revision": "2", "issue_date": "3 MAYO 2024"}
+    dutch = values([(X, 1500, "Revisie", 8), (X, 1520, "A1", 12), (X, 1560, "Schaal 1:50", 10)])
+    assert dutch == {"revision": "A1", "scale": "1:50"}
+
+
+def test_empty_fields_and_placeholders_give_nothing():
+    """A label over nothing, a dash, a placeholder or a neighbour's label: no value."""
+    found = values(
+        [
+            (X, 1400, "SCALE @ A2:", 8),
+            (X, 1420, "-", 12),
+            (X, 1460, "DATE", 8),
+            (X, 1480, "Month Day, Year", 12),
+            (X, 1520, "REV:", 8),
+            (X, 1560, "DRAWN BY:", 8),
+            (200, 900, "SCALE 1:100", 10),  # a view's scale, out in the drawing
+        ]
+    )
+    assert found == {}
+
+
+def test_the_revision_tables_latest_row_is_the_current_revision():
+    """Without a revision field, the filled row farthest from the table's header row; the
+    table's date column is a revision's date, not the sheet's."""
+    rows = [(X, 1500 - 20 * i, mark, 9) for i, mark in enumerate(["1", "2", "3"])]
+    descriptions = [(X + 40, 1500 - 20 * i, "ISSUED FOR REVIEW", 9) for i in range(3)]
+    dates = [(X + 200, 1500 - 20 * i, f"0{i + 1}/02/2024", 9) for i in range(3)]
+    header = [(X, 1520, "REV", 8), (X + 40, 1520, "DESCRIPTION", 8), (X + 200, 1520, "DATE", 8)]
+    found = values([*rows, *descriptions, *dates, *header, (X, 1680, "A-101", 40)])
+    assert found == {"revision": "3"}
+
+
+def test_the_reading_carries_the_fields_with_their_words():
+    """read_sheet puts each field in the reading with the ids of the words it came from."""
+    page = layer([(X, 1600, "REVISION", 8), (X, 1620, "T0", 14), (X, 1680, "A-101", 40)])
+    reading = read_sheet(page)
+    revision = reading.fields["revision"]
+    assert revision.text == "T0"
+    assert [page.words[i].text for i in revision.word_ids] == ["T0"]
+
+
+def test_a_filled_field_wins_over_an_empty_one_but_a_views_scale_fills_nothing():
+    """Of two DATE fields (a stamp's empty one, a plot's filled one) the filled one is read;
+    a scale printed bare after its label in the title block ("SCALE 1:20", a detail's
+    title) never fills the block's empty SCALE field; a row of field labels ("Project No",
+    "First Issue Date") is no revision table."""
+    found = values(
+        [
+            (X, 1400, "DATE", 8),
+            (X + 60, 1400, "12/31/2024", 8),
+            (X + 150, 1440, "DATE", 6),
+            (X, 1500, "SCALE @ A2:", 8),
+            (X, 1520, "-", 12),
+            (1700, 1560, "SCALE 1:20", 10),
+        ]
+    )
+    assert found == {"issue_date": "12/31/2024"}
+    row = values(
+        [
+            (X - 200, 1620, "Project No", 8),
+            (X - 100, 1620, "First Issue Date", 8),
+            (X - 100, 1640, "13/10/2023", 12),
+        ]
+    )
+    assert row == {"issue_date": "13/10/2023"}
