@@ -7,15 +7,15 @@ disagree about what a sheet's title block says.
 
 from shared.models import SheetHeader
 from shared.pagetext import TextLayer
-from shared.sheet.reader import Reading, printed_alone, read_title_block
+from shared.sheet.reader import Considered, Reading, read_title_block
 from shared.sheet.tokens import designator, discipline_for, is_sheet_id, sheet_key
 
 __all__ = [
+    "Considered",
     "Reading",
     "designator",
     "discipline_for",
     "is_sheet_id",
-    "printed_alone",
     "read_title_block",
     "recover_sheet_identity",
     "sheet_key",

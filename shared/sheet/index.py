@@ -10,7 +10,7 @@ import re
 import statistics
 
 from shared.pagetext import FramedLine, TextLayer, fold_dashes, frame_of, framed_line, rows
-from shared.sheet.tokens import is_labelled_value, is_sheet_id, printed_token
+from shared.sheet.tokens import is_labelled_value, is_sheet_id, printed_token, sheet_key
 
 _HEADING = re.compile(
     r"^(?:(?:SHEET|DRAWING|DWG)S?\s+(?:INDEX|LIST|SCHEDULE)|(?:INDEX|LIST|SCHEDULE)\s+OF\s+"
@@ -117,3 +117,49 @@ def _limit(pitches: list[float], height: float) -> float:
     """How far below the last row the next may start: the list's pitch, with some slack."""
     usual = statistics.median(pitches) if pitches else 2 * height
     return MAX_PITCH_RATIO * max(usual, height)
+
+
+# "UC-3A THRU UC-3C", "21-23", "A101 TO A105": one index row for a run of sheets.
+_RANGE = re.compile(
+    r"^(?P<a>[^\s]+?)\s*(?:\s(?:THRU|THROUGH|TO|BIS|À|A|AL|T/M|TOT)\s|[-\u2010-\u2013~])\s*"
+    r"(?P<b>[^\s]+)$",
+    re.IGNORECASE,
+)
+_TAIL = re.compile(r"^(?P<head>.*?)(?P<tail>\d+|[A-Za-z])$")
+# A range names at most this many sheets.
+MAX_RANGE = 200
+
+
+def expand_index(
+    rows: list[tuple[str, str | None]], numbers: list[str]
+) -> list[tuple[str, str | None]]:
+    """The index's rows with each range expanded into the sheets it names, as the set
+    numbers them: a row that is one of the set's numbers ("21-23" as a sheet) stays one."""
+    keys = {sheet_key(n) for n in numbers}
+    found: list[tuple[str, str | None]] = []
+    for number, title in rows:
+        sheets = None if sheet_key(number) in keys else _expand(number)
+        found += [(sheet, title) for sheet in sheets] if sheets else [(number, title)]
+    return found
+
+
+def _expand(number: str) -> list[str] | None:
+    match = _RANGE.match(fold_dashes(number).strip())
+    if not match:
+        return None
+    a, b = _TAIL.match(match["a"]), _TAIL.match(match["b"])
+    if not a or not b:
+        return None
+    head_a, tail_a, head_b, tail_b = a["head"], a["tail"], b["head"], b["tail"]
+    if head_b and head_b != head_a:
+        return None
+    if tail_a.isdigit() and tail_b.isdigit():
+        first, last, width = int(tail_a), int(tail_b), len(tail_a)
+        if not 0 < last - first < MAX_RANGE:
+            return None
+        return [f"{head_a}{k:0{width}d}" for k in range(first, last + 1)]
+    if tail_a.isalpha() and tail_b.isalpha() and tail_a.isupper() == tail_b.isupper():
+        if not tail_a < tail_b:
+            return None
+        return [head_a + chr(k) for k in range(ord(tail_a), ord(tail_b) + 1)]
+    return None

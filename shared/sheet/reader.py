@@ -16,7 +16,7 @@ largest text next to the number, in its own ruled cell or the one above it.
 import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from shared.pagetext import Box, TextLayer
 from shared.sheet.labels import (
@@ -66,15 +66,36 @@ class Evidence:
 
 
 @dataclass(frozen=True)
+class Considered:
+    """A text considered for the sheet number: where it is (page frame), what vouches for
+    it, the title that goes with it, and why it won or lost."""
+
+    text: str
+    word_ids: tuple[int, ...]
+    box: Box
+    size: float
+    field: str | None
+    label: str | None
+    evidence: int
+    score: float
+    chosen: bool
+    why: str
+    title: str | None = None
+    title_words: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class Reading:
     """What the title block says: number and title as printed, the words they came from,
-    and how the number was found."""
+    how the number was found, every number considered, and the title block's region."""
 
     number: str | None = None
     title: str | None = None
     number_words: tuple[int, ...] = ()
     title_words: tuple[int, ...] = ()
     evidence: int = 0
+    candidates: tuple[Considered, ...] = ()
+    region: Box | None = None
 
 
 @dataclass(frozen=True)
@@ -99,62 +120,197 @@ class _Number:
 
 
 def read_title_block(layer: TextLayer) -> Reading:
-    """The sheet number and title the page's title block prints (either may be None)."""
-    best = Reading()
+    """The sheet number and title the page's title block prints (either may be None), with
+    every number considered."""
+    best, best_candidates = Reading(), []
+    considered: dict[tuple[int, ...], Considered] = {}
     for view in views(layer):
-        reading = _read(view)
+        reading, candidates = _read(view)
+        for c in candidates:
+            if c.word_ids not in considered or considered[c.word_ids].score < c.score:
+                considered[c.word_ids] = c
         if _rank(reading) > _rank(best):
-            best = reading
+            best, best_candidates = reading, candidates
         if best.evidence == Evidence.LABEL_IN_TITLE_BLOCK and best.title:
             break  # no other direction can read it better
-    return best
-
-
-def printed_alone(layer: TextLayer, keys: set[str]) -> Reading | None:
-    """The one number among ``keys`` (``sheet_key`` forms) that the page prints large and
-    alone in its title block, with the title beside it; None when it prints none of them,
-    or more than one. A drawing index names what to look for: "SITE" or "COV-S" is a
-    sheet number only because the index says so, never by its shape."""
-    found: dict[str, Reading] = {}
-    for view in views(layer):
-        labels = list(_labels(view))
-        floor = BIG_RATIO * view.typical_size
-        for run in view.runs:
-            if run.size < floor or not view.in_zone(run.box) or _is_label_run(run, labels):
-                continue
-            first = _first_token(view, run.ids)
-            if not first or len(first[1]) != len(run.ids) or sheet_key(first[0]) not in keys:
-                continue
-            token, ids = first
-            number = _Number(token, ids, view.box_of(ids), run.size, run, 0, ())
-            title, title_ids = _title(view, labels, number, set())
-            found.setdefault(sheet_key(token), Reading(token, title, ids, title_ids))
-    return next(iter(found.values())) if len(found) == 1 else None
+    chosen = {c.word_ids for c in best_candidates if c.chosen}
+    ordered = sorted(considered.values(), key=lambda c: -c.score)
+    candidates = tuple(
+        c
+        if c.chosen == (c.word_ids in chosen)
+        else replace(c, chosen=False, why="lost: the page reads better in another text direction")
+        for c in ordered
+    )
+    return replace(best, candidates=candidates)
 
 
 def _rank(reading: Reading) -> tuple:
     return (reading.evidence, reading.number is not None, reading.title is not None)
 
 
-def _read(view: View) -> Reading:
+def _strength(number: "_Number") -> tuple:
+    """How a number ranks on its page: a labelled value first, and among labelled values
+    one with digits before a word ("CIVIL" in a trade banner's field loses to "C-101" in a
+    consultant's block); then the evidence, then the score within it."""
+    labelled = number.evidence >= Evidence.LABEL
+    return (labelled, not labelled or _has_digit(number.token), number.evidence, number.score)
+
+
+def _has_digit(token: str) -> bool:
+    return any(ch.isdigit() for ch in token)
+
+
+def _read(view: View) -> tuple[Reading, list[Considered]]:
     labels = list(_labels(view))
     excluded = {
         i for label in labels if label.field is Field.OTHER for i in _field_ids(view, label, labels)
     }
-    numbers = list(_numbers(view, labels, excluded))
-    number = max(numbers, key=lambda n: (n.evidence, n.score), default=None)
-    if number is not None and number.evidence == Evidence.LARGEST and _rivalled(number, numbers):
+    numbers = _distinct(list(_numbers(view, labels, excluded)))
+    ranked = sorted(numbers, key=_strength, reverse=True)
+    number = ranked[0] if ranked else None
+    rivalled = (
+        number is not None and number.evidence == Evidence.LARGEST and _rivalled(number, numbers)
+    )
+    if rivalled:
         number = None
     title, title_ids = _title(view, labels, number, excluded)
+    candidates = _considered(view, labels, excluded, ranked, number, rivalled)
+    candidates += _large_tokens(view, labels, {c.word_ids for c in candidates})
+    region = _region(view, labels, number)
     if number is None:
-        return Reading(title=title, title_words=title_ids)
+        return Reading(
+            title=title, title_words=title_ids, candidates=tuple(candidates), region=region
+        ), candidates
     return Reading(
         number=number.token,
         title=title,
         number_words=number.ids,
         title_words=title_ids,
         evidence=number.evidence,
+        candidates=tuple(candidates),
+        region=region,
+    ), candidates
+
+
+def _distinct(numbers: list["_Number"]) -> list["_Number"]:
+    """Each token once: where two labels claim the same words, the stronger one."""
+    best: dict[tuple[int, ...], _Number] = {}
+    for n in numbers:
+        if n.ids not in best or _strength(n) > _strength(best[n.ids]):
+            best[n.ids] = n
+    return list(best.values())
+
+
+# Candidates past this rank on a page are kept without the title that would go with them.
+TITLED_CANDIDATES = 8
+
+_HOW = {
+    Evidence.LABEL_IN_TITLE_BLOCK: "the value of the label {label!r} in the title block",
+    Evidence.TITLE_FIELD: "printed in the title field after a colon",
+    Evidence.LABEL: "the value of the label {label!r} outside the title block",
+    Evidence.LARGEST: "the largest number-shaped text standing alone in the title block",
+}
+
+
+def _considered(
+    view: View,
+    labels: list[_Label],
+    excluded: set[int],
+    ranked: list["_Number"],
+    number: "_Number | None",
+    rivalled: bool,
+) -> list[Considered]:
+    found = []
+    for rank, n in enumerate(ranked):
+        how = _HOW[n.evidence].format(label=n.label.key if n.label else None)
+        if n is number:
+            why = f"chosen: {how}"
+        elif rivalled and n.evidence == Evidence.LARGEST:
+            why = f"rivalled: {how}, but other text is about as large (grid bubbles, tags)"
+        else:
+            winner = number or ranked[0]
+            why = f"lost to {winner.token}: {how}; {_why_lost(n, winner)}"
+        title: tuple[str | None, tuple[int, ...]] = (None, ())
+        if rank < TITLED_CANDIDATES:
+            title = _title(view, labels, n, excluded)
+        found.append(_as_considered(view, n, n is number, why, title))
+    return found
+
+
+def _why_lost(loser: "_Number", winner: "_Number") -> str:
+    if _strength(loser)[:2] < _strength(winner)[:2]:
+        if loser.evidence < Evidence.LABEL:
+            return "no label vouches for it"
+        return "a word, where a labelled value with digits exists"
+    if loser.evidence < winner.evidence:
+        return "weaker evidence"
+    if loser.label is not None and loser.label is winner.label:
+        return "smaller or farther from the label in the same field"
+    return "smaller, or nearer the middle of the sheet"
+
+
+def _as_considered(
+    view: View,
+    n: "_Number",
+    chosen: bool,
+    why: str,
+    title: tuple[str | None, tuple[int, ...]],
+) -> Considered:
+    return Considered(
+        text=n.token,
+        word_ids=n.ids,
+        box=n.box.from_frame(view.frame),
+        size=round(n.size, 2),
+        field=n.label.field.value if n.label else None,
+        label=n.label.key if n.label else None,
+        evidence=n.evidence,
+        score=n.evidence + min(n.size, 99.0) / 100,
+        chosen=chosen,
+        why=why,
+        title=title[0],
+        title_words=title[1],
     )
+
+
+def _large_tokens(view: View, labels: list[_Label], seen: set[tuple[int, ...]]) -> list[Considered]:
+    """Words printed large and alone in the title block that only a drawing index can make a
+    sheet number ("SITE", "COV-S"): kept as candidates of no evidence of their own."""
+    floor = BIG_RATIO * view.typical_size
+    found = []
+    for run in view.runs:
+        if run.size < floor or not view.in_zone(run.box) or _is_label_run(run, labels):
+            continue
+        first = _first_token(view, run.ids)
+        if not first or len(first[1]) != len(run.ids) or first[1] in seen:
+            continue
+        token, ids = first
+        if not is_labelled_value(token):
+            continue
+        seen.add(ids)
+        n = _Number(token, ids, view.box_of(ids), run.size, run, 0, ())
+        why = "large and alone in the title block: a number only where a drawing index lists it"
+        title = _title(view, labels, n, set())
+        found.append(_as_considered(view, n, False, why, title))
+    return found
+
+
+def _region(view: View, labels: list[_Label], number: "_Number | None") -> Box | None:
+    """The title block, on the page: the ruled strip or band the number sits in, else the
+    box around the title block's labels and the number."""
+    boxes = [lb.box for lb in labels if view.in_zone(lb.box)]
+    if number is not None:
+        boxes.append(number.box)
+    if not boxes:
+        return None
+    x0, y0, x1, y1 = view.extent
+    strip_x, strip_y = view.strips
+    if number is not None and strip_x is not None and number.box.centre.x >= strip_x:
+        box = Box(strip_x, y0, x1, y1)
+    elif number is not None and strip_y is not None and number.box.centre.y >= strip_y:
+        box = Box(x0, strip_y, x1, y1)
+    else:
+        box = Box.union(boxes)
+    return box.from_frame(view.frame)
 
 
 # --- labels -------------------------------------------------------------------------------
@@ -266,6 +422,45 @@ def _first_token(view: View, ids: tuple[int, ...]) -> tuple[str, tuple[int, ...]
     return token, (first.id,)
 
 
+def _continued(
+    view: View, run: Run, token: str, ids: tuple[int, ...]
+) -> tuple[str, tuple[int, ...]]:
+    """A number printed on two lines of its box ("SC20" over "-TN01"): a token alone on its
+    line, and right under it, about as large and overlapping it, a line of one token that
+    opens with a dash, are one number."""
+    if len(ids) != len(run.ids):
+        return token, ids
+    h = run.box.height
+    for below in view.runs:
+        if below is run or len(below.ids) != 1:
+            continue
+        gap = below.box.y0 - run.box.y1
+        text = view.words[below.ids[0]].text.strip()
+        if (
+            -0.3 * h <= gap <= 0.8 * h
+            and below.box.overlap_x(run.box) > 0
+            and 0.8 <= below.size / max(run.size, 1e-6) <= 1.25
+            and text[:1] in "-\u2010\u2011\u2012\u2013\u2212"
+            and is_labelled_value(joined := printed_token(token + text))
+        ):
+            return joined, (*ids, below.ids[0])
+    return token, ids
+
+
+def _after_of(view: View, run: Run) -> bool:
+    """Whether a run follows "OF" on its row: the count of "SHEET 3 OF 10", never the
+    number."""
+    h = run.box.height
+    for other in view.runs:
+        if other is run or other.box.overlap_y(run.box) < 0.5 * h:
+            continue
+        gap = run.box.x0 - other.box.x1
+        last = view.words[other.ids[-1]].text.strip(" .:").upper()
+        if -1 <= gap <= 4 * h and last in ("OF", "VON", "DE", "SUR", "VAN"):
+            return True
+    return False
+
+
 def _labelled(view: View, label: _Label, labels: list[_Label]) -> Iterator[_Number]:
     """The value of a sheet-number label: inline after it, else the largest whole token in
     its field (a sheet-number shape before a bare count, then the nearer)."""
@@ -288,9 +483,9 @@ def _labelled(view: View, label: _Label, labels: list[_Label]) -> Iterator[_Numb
         return  # the column header of a sheet index, not a title-block field
     for run, distance in field:
         first = _first_token(view, run.ids)
-        if not first or not is_labelled_value(first[0]):
+        if not first or not is_labelled_value(first[0]) or _after_of(view, run):
             continue
-        token, ids = first
+        token, ids = _continued(view, run, *first)
         score = (is_sheet_id(token), round(run.size, 1), -distance)
         yield _Number(token, ids, view.box_of(ids), run.size, run, evidence, score, label)
 
@@ -327,7 +522,7 @@ def _largest(view: View, labels: list[_Label], excluded: set[int]) -> Iterator[_
         first = _first_token(view, run.ids)
         if not first or not _stands_alone(view, run, first[1]):
             continue
-        token, ids = first
+        token, ids = _continued(view, run, *first)
         if is_sheet_id(token) and not is_route_name(token):
             score = (round(run.size, 1), view.edge_score(run.box))
             yield _Number(token, ids, view.box_of(ids), run.size, run, Evidence.LARGEST, score)
@@ -431,12 +626,14 @@ def _title_near(
         return (
             run.line_id >= 0
             and run is not number.run
+            and not set(number.ids).intersection(run.ids)
             and not _is_label_run(run, labels)
             and not excluded.intersection(run.ids)
             and _has_words(run)
         )
 
-    after = number.run.ids[number.run.ids.index(number.ids[-1]) + 1 :]
+    last = [k for k, i in enumerate(number.run.ids) if i in number.ids]
+    after = number.run.ids[last[-1] + 1 :] if last else ()
     if (
         after
         and _SEPARATOR.match(view.words[after[0]].text)

@@ -39,6 +39,7 @@ class Candidate(BaseModel):
     score: float = 0.0
     chosen: bool = False
     why: str = Field("", description="why it won or lost")
+    title: FieldReading | None = Field(None, description="the title that goes with it")
 
 
 class SheetReading(BaseModel):
@@ -85,6 +86,23 @@ def read_sheet(
         if found.title
         else None,
         evidence=found.evidence,
+        candidates=[
+            Candidate(
+                text=c.text,
+                word_ids=list(c.word_ids),
+                box=c.box,
+                size=c.size,
+                field=c.field,
+                label=c.label,
+                evidence=c.evidence,
+                score=round(c.score, 3),
+                chosen=c.chosen,
+                why=c.why,
+                title=FieldReading(text=c.title, word_ids=list(c.title_words)) if c.title else None,
+            )
+            for c in found.candidates
+        ],
+        region=found.region,
         index_rows=read_drawing_index(layer),
         references=list(references(layer)),
         page_label=page_label,

@@ -85,7 +85,7 @@ class View:
         cx, cy = box.centre
         if cx >= x0 + ZONE_RIGHT * (x1 - x0) or cy >= y0 + ZONE_BOTTOM * (y1 - y0):
             return True
-        strip_x, strip_y = self._strips
+        strip_x, strip_y = self.strips
         return (strip_x is not None and cx >= strip_x) or (strip_y is not None and cy >= strip_y)
 
     def edge_score(self, box: Box) -> float:
@@ -95,7 +95,7 @@ class View:
         return max((cx - x0) / max(x1 - x0, 1.0), (cy - y0) / max(y1 - y0, 1.0))
 
     @cached_property
-    def _strips(self) -> tuple[float | None, float | None]:
+    def strips(self) -> tuple[float | None, float | None]:
         """The left wall of a ruled right strip and the top wall of a ruled bottom band: the
         innermost long rule in the outer part of the extent, short of its border."""
         x0, y0, x1, y1 = self.extent
