@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from shared.pagetext import Box
+from shared.sheet.reading import SheetReading
 
 ExtractionStatus = Literal["ok", "degraded", "failed"]
 Rung = Literal["vision", "offline", "text_structuring", "fallback"]
@@ -64,7 +65,18 @@ class SheetHeader(BaseModel):
     drawing_type: str | None = None
     level: str | None = None
     scale: str | None = None
-    sheet_number_source: Literal["extraction", "text_layer", "drawing_index"] | None = None
+    sheet_number_source: (
+        Literal[
+            "extraction",
+            "text_layer",
+            "drawing_index",
+            "title_block",
+            "set_template",
+            "scheme",
+            "bookmark",
+        ]
+        | None
+    ) = None
 
 
 class ObjectVerification(BaseModel):
@@ -217,6 +229,7 @@ class CoveredPage(BaseModel):
     references: list[tuple[str, str]] = Field(
         default=[], description="cross-references the page prints: (sheet number, as printed)"
     )
+    reading: SheetReading | None = None
 
 
 class PageVerdict(BaseModel):

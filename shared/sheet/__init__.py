@@ -5,10 +5,14 @@ check) all read the title block here, from the page-text model, so no two stages
 disagree about what a sheet's title block says.
 """
 
-from shared.models import SheetHeader
+from typing import TYPE_CHECKING
+
 from shared.pagetext import TextLayer
 from shared.sheet.reader import Considered, Reading, read_title_block
 from shared.sheet.tokens import designator, discipline_for, is_sheet_id, sheet_key
+
+if TYPE_CHECKING:
+    from shared.models import SheetHeader
 
 __all__ = [
     "Considered",
@@ -34,8 +38,10 @@ def title_block_sheet_title(text_layer: TextLayer) -> str | None:
     return read_title_block(text_layer).title
 
 
-def recover_sheet_identity(text_layer: TextLayer) -> SheetHeader | None:
+def recover_sheet_identity(text_layer: TextLayer) -> "SheetHeader | None":
     """Sheet number, title and discipline from the title block; None when it shows none."""
+    from shared.models import SheetHeader  # shared.models holds pages' SheetReading
+
     reading = read_title_block(text_layer)
     if not reading.number and not reading.title:
         return None

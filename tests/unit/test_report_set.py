@@ -12,9 +12,9 @@ from services.report.html import render_report_html
 from shared.models import Coverage, PageVerdict, SheetHeader, VerifiedPage
 from shared.pagetext import TextLayer, laid_out
 from shared.report import ReadySummary
-from shared.sheet import printed_alone, recover_sheet_identity
+from shared.sheet import recover_sheet_identity
 from shared.sheet.index import read_drawing_index
-from shared.sheet.reconcile import PageFacts, correction_requests, reconcile
+from shared.sheet.reconcile import PageFacts, reconcile
 from shared.sheet.references import references
 from tests.support.sets import INDEX, facts_of, indexed_set
 
@@ -32,10 +32,7 @@ def _sheets(layers: dict[int, TextLayer]) -> dict[int, SheetHeader]:
 @pytest.fixture(scope="module")
 def sheet_set(layers):
     sheets = _sheets(layers)
-    facts = [facts_of(n, sheets[n], layer) for n, layer in layers.items()]
-    requests = correction_requests(facts)
-    printed = {n: r for n, keys in requests.items() if (r := printed_alone(layers[n], keys))}
-    return reconcile(facts, printed)
+    return reconcile([facts_of(n, sheets[n], layer) for n, layer in layers.items()])
 
 
 def test_the_index_is_read_as_number_title_pairs(layers):
@@ -117,7 +114,7 @@ def test_no_index_still_names_duplicates_and_nothing_else():
         PageFacts(2, "A101", "PLAN", [], []),
         PageFacts(3, None, None, [], []),
     ]
-    sheet_set = reconcile(facts, {})
+    sheet_set = reconcile(facts)
     assert [d.page_numbers for d in sheet_set.duplicates] == [[1, 2]]
     assert sheet_set.unnumbered_pages == [3]
     assert not (sheet_set.missing or sheet_set.not_in_index or sheet_set.confirmed_pages)
