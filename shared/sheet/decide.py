@@ -184,7 +184,7 @@ def _by_template(
     constant: set[str],
     tolerance: float,
 ) -> Decision | None:
-    if not places or not _ambiguous(reading, constant):
+    if not _ambiguous(reading, constant):
         return None
     for place in places:
         at = [
@@ -206,8 +206,26 @@ def _by_template(
             )
             return _take(best, "set_template", why, reading)
     if current.number and sheet_key(current.number) in constant:
-        return _position(reading, current)
+        return _not_constant(reading, current, constant) or _position(reading, current)
     return None
+
+
+def _not_constant(reading: SheetReading, current: Decision, constant: set[str]) -> Decision | None:
+    """A number every sheet prints alike is the set's (a project or contract number): the
+    page's best labelled candidate that differs from sheet to sheet is its own."""
+    varying = [
+        c
+        for c in reading.candidates
+        if c.evidence >= Evidence.LABEL and sheet_key(c.text) not in constant
+    ]
+    if not varying:
+        return None
+    best = max(varying, key=lambda c: c.score)
+    why = (
+        f"every sheet of the set prints {current.number}: the set's, not a sheet's; "
+        f"{best.text} is this sheet's ({best.why.split(': ', 1)[-1]})"
+    )
+    return _take(best, "set_template", why, reading)
 
 
 def _position(reading: SheetReading, current: Decision) -> Decision | None:

@@ -135,13 +135,13 @@ def read_title_block(layer: TextLayer) -> Reading:
             break  # no other direction can read it better
     chosen = {c.word_ids for c in best_candidates if c.chosen}
     ordered = sorted(considered.values(), key=lambda c: -c.score)
-    candidates = tuple(
+    kept = tuple(
         c
         if c.chosen == (c.word_ids in chosen)
         else replace(c, chosen=False, why="lost: the page reads better in another text direction")
         for c in ordered
     )
-    return replace(best, candidates=candidates)
+    return replace(best, candidates=kept)
 
 
 def _rank(reading: Reading) -> tuple:
