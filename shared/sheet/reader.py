@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 from shared.pagetext import Box, TextLayer
 from shared.sheet.labels import (
+    PAIR_LABELS,
     STAGE_LABELS,
     Field,
     label_key,
@@ -466,6 +467,9 @@ def _labelled(view: View, label: _Label, labels: list[_Label]) -> Iterator[_Numb
     its field (a sheet-number shape before a bare count, then the nearer)."""
     in_zone = view.in_zone(label.box)
     evidence = Evidence.LABEL_IN_TITLE_BLOCK if in_zone else Evidence.LABEL
+    if label.key in PAIR_LABELS:
+        yield from _pairs(view, label, labels, evidence)
+        return
     if label.rest:
         first = _first_token(view, label.rest)
         if first and is_labelled_value(first[0]):
@@ -488,6 +492,25 @@ def _labelled(view: View, label: _Label, labels: list[_Label]) -> Iterator[_Numb
         token, ids = _continued(view, run, *first)
         score = (is_sheet_id(token), round(run.size, 1), -distance)
         yield _Number(token, ids, view.box_of(ids), run.size, run, evidence, score, label)
+
+
+_PAIR = re.compile(r"^([^\W_][\w.\-]*)\s*/\s*([^\W_][\w.\-]*)$")
+
+
+def _pairs(view: View, label: _Label, labels: list[_Label], evidence: int) -> Iterator[_Number]:
+    """The value of a pair label ("Unterlage / Blatt-Nr.: 7 / 1"): two numbers printed with
+    a slash between them, one sheet."""
+    runs = [view.run_of(label.rest)] if label.rest else [r for r, _ in _field(view, label, labels)]
+    for run in runs:
+        ids = [i for i in run.ids if not label.rest or i in label.rest]
+        for k in range(1, min(len(ids), 3) + 1):
+            text = " ".join(view.words[i].text for i in ids[:k]).strip()
+            if _PAIR.match(text):
+                token, used = text, tuple(ids[:k])
+                score = (True, round(run.size, 1), 0.0)
+                box = view.box_of(used)
+                yield _Number(token, used, box, run.size, run, evidence, score, label)
+                break
 
 
 def _in_title_field(view: View, label: _Label, labels: list[_Label]) -> Iterator[_Number]:
