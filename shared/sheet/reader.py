@@ -15,7 +15,7 @@ largest text next to the number, in its own ruled cell or the one above it.
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from shared.pagetext import Box, TextLayer
@@ -576,6 +576,12 @@ def _stands_alone(view: View, run: Run, token_ids: tuple[int, ...]) -> bool:
 def _title(
     view: View, labels: list[_Label], number: _Number | None, excluded: set[int]
 ) -> tuple[str | None, tuple[int, ...]]:
+    if (
+        number is not None
+        and number.evidence != Evidence.TITLE_FIELD
+        and (found := _with_number(view, number))[0]
+    ):
+        return found  # the sheet's own title, printed in its number box
     for label in sorted(
         (lb for lb in labels if lb.field is Field.TITLE),
         key=lambda lb: (view.in_zone(lb.box), view.edge_score(lb.box)),
@@ -589,6 +595,15 @@ def _title(
     if number.label is not None and (found := _stamp_title(view, labels, number))[0]:
         return found
     return _title_near(view, labels, number, excluded)
+
+
+def _with_number(view: View, number: _Number) -> tuple[str | None, tuple[int, ...]]:
+    """ "A101.01 – FLOOR PLAN": a title following the number on its line after a dash."""
+    last = [k for k, i in enumerate(number.run.ids) if i in number.ids]
+    after = number.run.ids[last[-1] + 1 :] if last else ()
+    if after and _SEPARATOR.match(view.words[after[0]].text):
+        return _clean_title(view, after[1:], number)
+    return None, ()
 
 
 def _labelled_title(
@@ -655,14 +670,6 @@ def _title_near(
             and _has_words(run)
         )
 
-    last = [k for k, i in enumerate(number.run.ids) if i in number.ids]
-    after = number.run.ids[last[-1] + 1 :] if last else ()
-    if (
-        after
-        and _SEPARATOR.match(view.words[after[0]].text)
-        and (found := _clean_title(view, after[1:], number))[0]
-    ):
-        return found  # "A101.01 – FLOOR PLAN": the title follows the number on its line
     x0, y0, x1, y1 = number.run.box
     cell = view.cell(number.box.centre)
     if cell:
@@ -677,7 +684,38 @@ def _title_near(
     near = [r for r in rows if _overlap(r.box.x0, r.box.x1, x0, x1) > 0] or [
         r for r in rows if x0 - w <= r.box.x1 <= x0 and r.box.y0 < y1
     ]
-    return _clean_title(view, _stack(near, [r for r in view.runs if usable(r)]), number)
+    if near:
+        return _clean_title(view, _stack(near, [r for r in view.runs if usable(r)]), number)
+    return _clean_title(view, _left_block(view, number, usable), number)
+
+
+def _left_block(view: View, number: _Number, usable: Callable[[Run], bool]) -> tuple[int, ...]:
+    """An unruled title column left of a narrow number box: of the stacks of lines there
+    (a project's title over the sheet's), the lowest is the sheet's title."""
+    box = number.box
+    h = max(box.height, number.size)
+    reach = REACH_RIGHT * number.size
+    pool = [
+        r
+        for r in view.runs
+        if usable(r)
+        and r.box.x1 <= box.x0
+        and box.x0 - r.box.x1 <= reach
+        and box.y0 - 3 * h <= r.box.y0
+        and r.box.y1 <= box.y1 + 5 * h
+        and r.size >= TITLE_SHARE * number.size
+    ]
+    stacks: list[list[Run]] = []
+    for run in sorted(pool, key=lambda r: r.box.y0):
+        home = next((st for st in stacks if any(_stacked(run, m) for m in st)), None)
+        if home is None:
+            stacks.append([run])
+        else:
+            home.append(run)
+    if not stacks:
+        return ()
+    lowest = max(stacks, key=lambda st: (max(r.box.y1 for r in st), -min(r.box.x0 for r in st)))
+    return tuple(i for run in sorted(lowest, key=lambda r: (r.box.y0, r.box.x0)) for i in run.ids)
 
 
 def _has_words(run: Run) -> bool:
