@@ -453,7 +453,7 @@ def _after_of(view: View, run: Run) -> bool:
     number."""
     h = run.box.height
     for other in view.runs:
-        if other is run or other.box.overlap_y(run.box) < 0.5 * h:
+        if other is run or other.box.overlap_y(run.box) < 0.5 * min(h, other.box.height):
             continue
         gap = run.box.x0 - other.box.x1
         last = view.words[other.ids[-1]].text.strip(" .:").upper()

@@ -13,7 +13,11 @@ from shared.pagetext import fold_dashes
 _STRIP = "()[]{},;:'\"*"
 # An ASCII designator (1-6 capitals), an optional separator, then a sequence that starts
 # with a digit; any further groups of letters and digits joined by - . or _.
-_SHEET_ID = re.compile(r"[A-Z]{1,6}[-._]?\d[A-Za-z0-9]*(?:[-._][A-Za-z0-9]+)*")
+_SHEET_ID = re.compile(
+    r"[A-Z]{1,6}[-._]?\d[A-Za-z0-9]*(?:[-._][A-Za-z0-9]+)*"
+    # ISO 19650: project, originator, volume, level, type, role, number in fields
+    r"|(?=[A-Z0-9_-]*\d)(?=[A-Z0-9_-]*[A-Z])[A-Z0-9]{2,8}(?:[-_][A-Z0-9]{1,8}){4,}"
+)
 # What a label vouches for: any whole token of letters and digits in groups.
 _LABELLED = re.compile(r"[^\W_]+(?:[-._][^\W_]+)*")
 # Digit-X-digit is a member or lumber size (W12X26, HSS6X6X1/4, L4X4, 2X6), never a sheet.
