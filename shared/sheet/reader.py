@@ -684,6 +684,15 @@ def _title_near(
     near = [r for r in rows if _overlap(r.box.x0, r.box.x1, x0, x1) > 0] or [
         r for r in rows if x0 - w <= r.box.x1 <= x0 and r.box.y0 < y1
     ]
+    if not near:
+        # Nothing right beside it: the largest text a little further along its column.
+        near = [
+            r
+            for r in view.runs
+            if _overlap(r.box.y0, r.box.y1, y0 - 3 * h, y1 + 3 * h) > 0
+            and _overlap(r.box.x0, r.box.x1, x0, x1) > 0
+            and usable(r)
+        ]
     if near:
         return _clean_title(view, _stack(near, [r for r in view.runs if usable(r)]), number)
     return _clean_title(view, _left_block(view, number, usable), number)
@@ -719,8 +728,33 @@ def _left_block(view: View, number: _Number, usable: Callable[[Run], bool]) -> t
 
 
 def _has_words(run: Run) -> bool:
-    """A run with at least three letters that is not a date or a lone number."""
-    return sum(ch.isalpha() for ch in run.text) >= 3 and not is_sheet_id(run.text)
+    """A run with at least three letters that is not a date, a lone number, an issue
+    status ("CONSTRUCTION DOCUMENTS", "NOT FOR CONSTRUCTION") or a copyright line."""
+    return (
+        sum(ch.isalpha() for ch in run.text) >= 3
+        and not is_sheet_id(run.text)
+        and not _is_status(run.text)
+    )
+
+
+# The words of an issue status printed in a title block, and those that make one.
+_STATUS_WORDS = frozenset(
+    "CONSTRUCTION DOCUMENTS DOCUMENT ISSUED ISSUE FOR NOT PRELIMINARY PERMIT BID SET TENDER "
+    "REVIEW APPROVAL RECORD DRAWINGS FINAL DRAFT PROGRESS CD DD SD PRICING PLANNING "
+    "INFORMATION ONLY CONSTRUCTION".split()
+)
+_STATUS_CORE = frozenset(
+    "CONSTRUCTION PERMIT TENDER BID REVIEW PRELIMINARY RECORD APPROVAL PRICING DOCUMENTS".split()
+)
+
+
+def _is_status(text: str) -> bool:
+    """An issue status, or a copyright line: print every sheet carries, never its title."""
+    if "©" in text or "COPYRIGHT" in text.upper():
+        return True
+    words = [w.strip(".,:;%()").upper() for w in text.split()]
+    words = [w for w in words if w and not w.isdigit()]
+    return bool(words) and set(words) <= _STATUS_WORDS and bool(_STATUS_CORE & set(words))
 
 
 def _stack(seeds: list[Run], pool: list[Run]) -> tuple[int, ...]:
