@@ -50,6 +50,9 @@ STACK_SIZE_RATIO = 1.25
 STACK_GAP = 1.0
 # Title lines are at least this share of the size of the field's largest line.
 TITLE_SHARE = 0.8
+# A line opening with another field's word ("PROJECT TYPICAL DETAILS") printed this many
+# times larger than the sheet's ordinary text is a heading, not a label.
+HEADING_RATIO = 2.5
 # A field holding this many numbers stacked in a column is a sheet index's column.
 INDEX_ROWS = 3
 
@@ -175,6 +178,8 @@ def _read(view: View) -> tuple[Reading, list[Considered]]:
     if rivalled:
         number = None
     title, title_ids = _title(view, labels, number, excluded)
+    if number is not None and title is None:
+        title, title_ids = _main_heading(view, labels)
     candidates = _considered(view, labels, excluded, ranked, number, rivalled)
     candidates += _large_tokens(view, labels, {c.word_ids for c in candidates})
     region = _region(view, labels, number)
@@ -319,7 +324,8 @@ def _region(view: View, labels: list[_Label], number: "_Number | None") -> Box |
 
 def _labels(view: View) -> Iterator[_Label]:
     """Labels at the start of lines, and every label of a header row made only of labels,
-    one of them another field's ("Стадия Лист Листов", "SHEET DATE")."""
+    one of them another field's ("Стадия Лист Листов", "SHEET DATE"); a heading in large
+    type is no label."""
     for run in view.aligned:
         if not may_start_label(view.words[run.ids[0]].text):
             continue
@@ -331,7 +337,8 @@ def _labels(view: View) -> Iterator[_Label]:
                 yield _Label(field, view.box_of((i,)), run, (), label_key([text]))
             continue
         found = match_label(texts)
-        if found:
+        heading = run.size >= HEADING_RATIO * view.typical_size
+        if found and not (found[0] is Field.OTHER and heading):
             field, n = found
             ids = run.ids[:n]
             yield _Label(field, view.box_of(ids), run, run.ids[n:], label_key(texts[:n]))
@@ -606,6 +613,25 @@ def _with_number(view: View, number: _Number) -> tuple[str | None, tuple[int, ..
     return None, ()
 
 
+def _main_heading(view: View, labels: list[_Label]) -> tuple[str | None, tuple[int, ...]]:
+    """A numbered sheet whose title block has no title: its main heading, the largest line
+    of words it prints outside its title block (clearly larger than its ordinary text)."""
+    floor = BIG_RATIO * view.typical_size
+    headings = [
+        r
+        for r in view.aligned
+        if r.size >= floor
+        and len(r.text.split()) >= 2
+        and _has_words(r)
+        and not _is_label_run(r, labels)
+    ]
+    if not headings:
+        return None, ()
+    # The drawing's own heading before a banner its title block prints on every sheet.
+    top = max(headings, key=lambda r: (not view.in_zone(r.box), round(r.size, 1), -r.box.y0))
+    return _clean_title(view, top.ids, None)
+
+
 def _labelled_title(
     view: View, label: _Label, labels: list[_Label], number: _Number | None
 ) -> tuple[str | None, tuple[int, ...]]:
@@ -685,11 +711,11 @@ def _title_near(
         r for r in rows if x0 - w <= r.box.x1 <= x0 and r.box.y0 < y1
     ]
     if not near:
-        # Nothing right beside it: the largest text a little further along its column.
+        # Nothing right beside it: the largest text a little further up its column.
         near = [
             r
             for r in view.runs
-            if _overlap(r.box.y0, r.box.y1, y0 - 3 * h, y1 + 3 * h) > 0
+            if y0 - 3 * h <= r.box.y1 <= y0
             and _overlap(r.box.x0, r.box.x1, x0, x1) > 0
             and usable(r)
         ]
