@@ -184,3 +184,54 @@ def test_an_iso_19650_code_needs_no_label():
     bottom_block(page, [("SCALE", "1:100", 12), ("STATUS", "S2", 12)])
     text(page, W - 700, H - 240, "PRJ_B1_00_DR_S_2001", 40)
     assert read(page).number == "PRJ_B1_00_DR_S_2001"
+
+
+def test_an_issue_status_beside_the_number_is_no_title():
+    """Unruled: the title in large type up the number's column, not "CONSTRUCTION
+    DOCUMENTS" or the copyright line printed beside the number."""
+    _doc, page = new_sheet()
+    for k, line in enumerate(["FLOOR PLAN -", "LEVEL 01 - AREA A"]):
+        text(page, W - 330, H - 330 + 30 * k, line, 25)
+    text(page, W - 330, H - 230, "DATE: APRIL 23, 2021", 12)
+    text(page, W - 330, H - 195, "CONSTRUCTION", 12)
+    text(page, W - 330, H - 180, "DOCUMENTS", 12)
+    text(page, W - 330, H - 120, "E201A", 50)
+    text(page, W - 330, H - 100, "© COPYRIGHT NORTHWIND ENGINEERS, INC.", 9)
+    reading = read(page)
+    assert (reading.number, reading.title) == ("E201A", "FLOOR PLAN - LEVEL 01 - AREA A")
+
+
+def test_the_sheet_title_under_the_project_title_left_of_a_narrow_number_box():
+    """Unruled, left of a narrow PLAN REF NO column: the project's title over the sheet's;
+    the lower stack is the sheet's title."""
+    _doc, page = new_sheet()
+    x = W - 420
+    for k, line in enumerate(["SR 167", "I-5 TO SR 161", "NEW EXPRESSWAY"]):
+        text(page, x, H - 150 + 14 * k, line, 10)
+    text(page, x, H - 90, "COMMUNICATION ONE-LINE DIAGRAM", 9)
+    text(page, W - 120, H - 160, "PLAN REF NO", 4)
+    text(page, W - 120, H - 148, "TSDE01", 10)
+    reading = read(page)
+    assert (reading.number, reading.title) == ("TSDE01", "COMMUNICATION ONE-LINE DIAGRAM")
+
+
+def test_a_title_printed_with_the_number_beats_a_title_field_holding_the_project():
+    """ "A001.01 – SITE PLAN" in the number box: the sheet's own title, where the "Title:"
+    field prints the project."""
+    _doc, page = new_sheet()
+    bottom_block(page, [("Title:", "SFD RENOVATION AND ADDITION", 12)])
+    text(page, W - 300, H - 60, "Drawing Number", 10)
+    text(page, W - 300, H - 40, "A001.01 \u2013 SITE PLAN", 12)
+    reading = read(page)
+    assert (reading.number, reading.title) == ("A001.01", "SITE PLAN")
+
+
+def test_a_sheet_without_a_title_field_takes_its_main_heading():
+    """A title block with a number and no title: the drawing's heading, not the banner the
+    title block prints on every sheet."""
+    _doc, page = new_sheet()
+    text(page, 900, 150, "PROJECT TYPICAL DETAILS", 36)
+    bottom_block(page, [("DESIGNED BY", "ABN", 10), ("SHEET NO.", "UC-3A", 24)])
+    text(page, W - 500, H - 230, "UTILITY CONSTRUCTION", 20)
+    reading = read(page)
+    assert (reading.number, reading.title) == ("UC-3A", "PROJECT TYPICAL DETAILS")
