@@ -17,6 +17,7 @@ import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from shared.pagetext import Box, TextLayer
 from shared.sheet.labels import (
@@ -209,6 +210,8 @@ def _distinct(numbers: list["_Number"]) -> list["_Number"]:
 
 # Candidates past this rank on a page are kept without the title that would go with them.
 TITLED_CANDIDATES = 8
+# Words printed large and alone that are kept for a drawing index to name: the largest few.
+LARGE_TOKENS = 6
 
 _HOW = {
     Evidence.LABEL_IN_TITLE_BLOCK: "the value of the label {label!r} in the title block",
@@ -282,16 +285,19 @@ def _large_tokens(view: View, labels: list[_Label], seen: set[tuple[int, ...]]) 
     """Words printed large and alone in the title block that only a drawing index can make a
     sheet number ("SITE", "COV-S"): kept as candidates of no evidence of their own."""
     floor = BIG_RATIO * view.typical_size
-    found = []
-    for run in view.runs:
-        if run.size < floor or not view.in_zone(run.box) or _is_label_run(run, labels):
+    found: list[Considered] = []
+    large = sorted((r for r in view.runs if r.size >= floor), key=lambda r: -r.size)
+    for run in large:
+        if len(found) >= LARGE_TOKENS:
+            break
+        if not view.in_zone(run.box) or _is_label_run(run, labels):
             continue
         first = _first_token(view, run.ids)
         if not first or len(first[1]) != len(run.ids) or first[1] in seen:
             continue
         token, ids = first
-        if not is_labelled_value(token):
-            continue
+        if len(token) < 2 or not is_labelled_value(token):
+            continue  # a grid letter
         seen.add(ids)
         n = _Number(token, ids, view.box_of(ids), run.size, run, 0, ())
         why = "large and alone in the title block: a number only where a drawing index lists it"
@@ -439,7 +445,7 @@ def _continued(
     if len(ids) != len(run.ids):
         return token, ids
     h = run.box.height
-    for below in view.runs:
+    for below in view.runs_between(run.box.y1 - 0.3 * h, run.box.y1 + 0.8 * h):
         if below is run or len(below.ids) != 1:
             continue
         gap = below.box.y0 - run.box.y1
@@ -705,7 +711,11 @@ def _title_near(
                 return _clean_title(view, _stack(inside, inside), number)
         return None, ()
     h, w = y1 - y0, x1 - x0
-    rows = [r for r in view.runs if _overlap(r.box.y0, r.box.y1, y0 - h, y1 + h) > 0 and usable(r)]
+    rows = [
+        r
+        for r in view.runs_between(y0 - h - view.tallest, y1 + h)
+        if _overlap(r.box.y0, r.box.y1, y0 - h, y1 + h) > 0 and usable(r)
+    ]
     # Above or below the number in its column; failing that, just left of it.
     near = [r for r in rows if _overlap(r.box.x0, r.box.x1, x0, x1) > 0] or [
         r for r in rows if x0 - w <= r.box.x1 <= x0 and r.box.y0 < y1
@@ -732,13 +742,12 @@ def _left_block(view: View, number: _Number, usable: Callable[[Run], bool]) -> t
     reach = REACH_RIGHT * number.size
     pool = [
         r
-        for r in view.runs
-        if usable(r)
-        and r.box.x1 <= box.x0
+        for r in view.runs_between(box.y0 - 3 * h, box.y1 + 5 * h)
+        if r.box.x1 <= box.x0
         and box.x0 - r.box.x1 <= reach
-        and box.y0 - 3 * h <= r.box.y0
         and r.box.y1 <= box.y1 + 5 * h
         and r.size >= TITLE_SHARE * number.size
+        and usable(r)
     ]
     stacks: list[list[Run]] = []
     for run in sorted(pool, key=lambda r: r.box.y0):
@@ -756,11 +765,12 @@ def _left_block(view: View, number: _Number, usable: Callable[[Run], bool]) -> t
 def _has_words(run: Run) -> bool:
     """A run with at least three letters that is not a date, a lone number, an issue
     status ("CONSTRUCTION DOCUMENTS", "NOT FOR CONSTRUCTION") or a copyright line."""
-    return (
-        sum(ch.isalpha() for ch in run.text) >= 3
-        and not is_sheet_id(run.text)
-        and not _is_status(run.text)
-    )
+    return _words_like(run.text)
+
+
+@lru_cache(maxsize=4096)
+def _words_like(text: str) -> bool:
+    return sum(ch.isalpha() for ch in text) >= 3 and not is_sheet_id(text) and not _is_status(text)
 
 
 # The words of an issue status printed in a title block, and those that make one.

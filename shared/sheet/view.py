@@ -9,6 +9,7 @@ frame that sits inside a larger page still has its title block at its own lower 
 """
 
 import statistics
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -69,6 +70,21 @@ class View:
     def aligned(self) -> list[Run]:
         """The runs along the view's direction: its lines."""
         return [r for r in self.runs if r.line_id >= 0]
+
+    @cached_property
+    def _by_top(self) -> tuple[list[float], list[Run]]:
+        ordered = sorted(self.runs, key=lambda r: r.box.y0)
+        return [r.box.y0 for r in ordered], ordered
+
+    @cached_property
+    def tallest(self) -> float:
+        """The height of the view's tallest run."""
+        return max((r.box.height for r in self.runs), default=0.0)
+
+    def runs_between(self, top: float, bottom: float) -> list[Run]:
+        """The runs whose top edge lies between two heights."""
+        tops, ordered = self._by_top
+        return ordered[bisect_left(tops, top) : bisect_right(tops, bottom)]
 
     def box_of(self, ids: tuple[int, ...]) -> Box:
         """The view box of some of the page's words."""
