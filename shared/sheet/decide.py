@@ -279,11 +279,12 @@ def _by_scheme(
     weak = chosen is None or chosen.evidence < Evidence.LABEL_IN_TITLE_BLOCK
     if current.source not in ("title_block", None) or not weak:
         return None
-    floor = chosen.evidence if chosen else Evidence.LARGEST
     fits = [
         c
         for c in reading.candidates
-        if shape(c.text) == scheme and c.evidence >= floor and sheet_key(c.text) not in constant
+        if shape(c.text) == scheme
+        and c.evidence >= Evidence.LARGEST
+        and sheet_key(c.text) not in constant
     ]
     if len({sheet_key(c.text) for c in fits}) != 1:
         return None

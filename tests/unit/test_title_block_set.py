@@ -125,6 +125,21 @@ def test_text_every_sheet_prints_is_no_sheets_number():
     assert {decided[n].source for n in (1, 2, 3)} == {"set_template"}
 
 
+def test_a_number_breaking_the_sets_scheme_loses_to_one_that_fits():
+    """A drawing-body label's value ("DWG NO. 12") outranks the unlabelled number on its
+    page alone; the set's numbers share the shape A-9, so the page's A-103 is its number."""
+    doc = pymupdf.open()
+    for number in ("A-101", "A-102", "A-103", "A-104"):
+        page = _sheet(doc, number, "FLOOR PLAN", label=False)
+        if number == "A-103":
+            page.insert_text((120, 500), "DWG NO. 12", fontsize=10)
+    readings = _readings(doc)
+    assert readings[3].sheet_number == "12"
+    decided = decide_set(readings)
+    assert (decided[3].number, decided[3].source) == ("A-103", "scheme")
+    assert "'A-9'" in decided[3].why
+
+
 def test_the_scheme_is_the_shape_the_numbers_share():
     """Letters, digits and separators make a number's shape."""
     assert shape("S-101") == shape("A-2") == "A-9"
