@@ -21,6 +21,7 @@ from functools import lru_cache
 
 from shared.pagetext import Box, TextLayer
 from shared.sheet.labels import (
+    NUMBER_LABELS,
     PAIR_LABELS,
     STAGE_LABELS,
     Field,
@@ -344,10 +345,34 @@ def _labels(view: View) -> Iterator[_Label]:
             continue
         found = match_label(texts)
         heading = run.size >= HEADING_RATIO * view.typical_size
+        if len(texts) == 1 and (tail := _tail_below(view, run)) is not None:
+            key = label_key([texts[0], view.words[tail.ids[0]].text])
+            if key in NUMBER_LABELS:  # "DRAWING" over "NO.": one label on two lines
+                yield _Label(Field.NUMBER, Box.union((run.box, tail.box)), run, (), key)
+                continue
         if found and not (found[0] is Field.OTHER and heading):
             field, n = found
             ids = run.ids[:n]
             yield _Label(field, view.box_of(ids), run, run.ids[n:], label_key(texts[:n]))
+
+
+_NUMBER_TAILS = frozenset({"NO", "NUMBER", "NUM", "NBR", "NR", "#", "ID"})
+
+
+def _tail_below(view: View, run: Run) -> Run | None:
+    """The line right under a run when it is a number label's tail alone ("NO.")."""
+    h = run.box.height
+    return next(
+        (
+            below
+            for below in view.runs_between(run.box.y1 - 0.3 * h, run.box.y1 + 1.5 * h)
+            if below is not run
+            and len(below.ids) == 1
+            and below.box.overlap_x(run.box) > 0
+            and label_key([view.words[below.ids[0]].text]) in _NUMBER_TAILS
+        ),
+        None,
+    )
 
 
 def _overlap(a0: float, a1: float, b0: float, b1: float) -> float:

@@ -235,3 +235,16 @@ def test_a_sheet_without_a_title_field_takes_its_main_heading():
     text(page, W - 500, H - 230, "UTILITY CONSTRUCTION", 20)
     reading = read(page)
     assert (reading.number, reading.title) == ("UC-3A", "PROJECT TYPICAL DETAILS")
+
+
+def test_drawing_over_no_is_a_number_label_not_a_title_label():
+    """ "DRAWING" alone on its line labels the title ("DRAWING: SITE PLAN"), except where the
+    line under it carries on as a number label ("DRAWING" over "NO.")."""
+    _doc, page = new_sheet()
+    bottom_block(page, [("DRAWING", "GROUND FLOOR PLAN", 16), ("SCALE", "1:100", 12)])
+    box(page, W - 240, H - 200, W - 36, H - 36)
+    text(page, W - 230, H - 182, "DRAWING", 9)
+    text(page, W - 230, H - 170, "NO.", 9)
+    text(page, W - 230, H - 80, "200-00", 30)
+    reading = read(page)
+    assert (reading.number, reading.title) == ("200-00", "GROUND FLOOR PLAN")
