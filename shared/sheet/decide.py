@@ -206,7 +206,7 @@ def _by_template(
             )
             return _take(best, "set_template", why, reading)
     if current.number and sheet_key(current.number) in constant:
-        return _not_constant(reading, current, constant) or _position(reading, current)
+        return _position(reading, current) or _not_constant(reading, current, constant)
     return None
 
 
@@ -228,16 +228,17 @@ def _not_constant(reading: SheetReading, current: Decision, constant: set[str]) 
     return _take(best, "set_template", why, reading)
 
 
+# Bare labels of a sheet's position in a drawing ("SHEET 3 OF 9", "Blatt 3", "Лист 3").
+_POSITION_LABELS = frozenset(
+    {"SHEET", "SHT", "BLATT", "BLAD", "PLANCHE", "FEUILLE", "HOJA", "LAMINA", "ЛИСТ"}
+)
+
+
 def _position(reading: SheetReading, current: Decision) -> Decision | None:
     """One drawing number on every sheet, and beside it the sheet's position ("SHEET 3 OF
     9"): the sheet is the drawing number with its position."""
     position = next(
-        (
-            c
-            for c in reading.candidates
-            if c.label in ("SHEET", "SHT", "BLATT", "BLAD", "PLANCHE", "FEUILLE", "HOJA", "LAMINA")
-            and c.text.isdigit()
-        ),
+        (c for c in reading.candidates if c.label in _POSITION_LABELS and c.text.isdigit()),
         None,
     )
     if position is None or current.number is None:

@@ -140,6 +140,23 @@ def test_a_number_breaking_the_sets_scheme_loses_to_one_that_fits():
     assert "'A-9'" in decided[3].why
 
 
+def test_a_set_numbered_as_one_drawing_tells_its_sheets_apart_by_position():
+    """One drawing number on every sheet, "SHEET n OF 3" beside it: each sheet is the
+    drawing number with its position, not a duplicate of it."""
+    doc = pymupdf.open()
+    for n in (1, 2, 3):
+        page = _sheet(doc, None, "SITE GRADING PLAN", label=False)
+        page.insert_text((W - 300, H - 190), "DWG NO.", fontsize=8)
+        page.insert_text((W - 300, H - 120), "C-101", fontsize=40)
+        page.insert_text((W - 140, H - 190), "SHEET", fontsize=8)
+        page.insert_text((W - 140, H - 120), f"{n} OF 3", fontsize=14)
+    readings = _readings(doc)
+    assert {readings[n].sheet_number for n in (1, 2, 3)} == {"C-101"}
+    decided = decide_set(readings)
+    assert [decided[n].number for n in (1, 2, 3)] == ["C-101 (1)", "C-101 (2)", "C-101 (3)"]
+    assert {decided[n].source for n in (1, 2, 3)} == {"set_template"}
+
+
 def test_the_scheme_is_the_shape_the_numbers_share():
     """Letters, digits and separators make a number's shape."""
     assert shape("S-101") == shape("A-2") == "A-9"
