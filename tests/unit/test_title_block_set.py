@@ -89,6 +89,38 @@ def test_an_ambiguous_page_is_decided_by_the_template_of_the_others():
     assert [decided[n].source for n in (1, 2, 4)] == ["title_block"] * 3
 
 
+def _consultant_sheet(doc: pymupdf.Document, number: str, *, label: bool) -> pymupdf.Page:
+    """A consultant's sheet in the same file: its own block along the bottom, the number
+    at its left end, under DWG NO. (left out when ``label`` is false)."""
+    page = doc.new_page(width=W, height=H)
+    page.draw_rect(pymupdf.Rect(36, 36, W - 36, H - 36), width=2)
+    page.draw_line((36, H - 200), (W - 36, H - 200), width=2)
+    page.insert_text((1200, H - 120), "SOUTHWIND STRUCTURAL CONSULTANTS", fontsize=16)
+    if label:
+        page.insert_text((60, H - 180), "DWG NO.", fontsize=8)
+    page.insert_text((60, H - 80), number, fontsize=60)
+    page.insert_text((400, H - 120), "FOUNDATION DETAILS", fontsize=18)
+    page.insert_text((120, 300), "GENERAL NOTES", fontsize=14)
+    return page
+
+
+def test_sets_that_mix_title_blocks_form_groups():
+    """Architect's sheets number in their strip, the consultant's at the left of their own
+    block; the consultant's sheet that lost its label follows the consultant's sheets."""
+    doc = pymupdf.open()
+    for number in ("A-101", "A-102", "A-103"):
+        _sheet(doc, number, "FLOOR PLAN")
+    _consultant_sheet(doc, "S-1", label=True)
+    _consultant_sheet(doc, "S-2", label=True)
+    page = _consultant_sheet(doc, "S-3", label=False)
+    page.insert_text((1200, H - 60), "B-7", fontsize=60)  # a rival as large, elsewhere
+    readings = _readings(doc)
+    assert readings[6].number is None
+    decided = decide_set(readings)
+    assert (decided[6].number, decided[6].source) == ("S-3", "set_template")
+    assert "'DWGNO'" in decided[6].why
+
+
 def test_bookmarks_break_a_tie_the_page_leaves():
     """Two numbers equally large and unlabelled: the bookmark names the sheet's own."""
     readings = _readings(bookmarked_set())
