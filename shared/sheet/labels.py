@@ -122,10 +122,9 @@ _OF = frozenset({"OF", "VON", "DE", "SUR", "VAN"})
 
 
 def _counts_sheets(words: Sequence[str]) -> bool:
-    """Whether words read "<value> OF <count> [SHEETS]" (the rest of "SHEET 3 OF 10")."""
-    if len(words) == 4 and label_key(words[3:]) in ("SHEETS", "BLATT", "BLATTERN", "BLADEN"):
-        words = words[:3]
-    return len(words) == 3 and words[1].upper() in _OF and words[2].isdigit()
+    """Whether words read "<value> OF <count> …" (the rest of "SHEET 3 OF 10 SHEETS"): a
+    line that opens so states the sheet's position, whatever follows."""
+    return len(words) >= 3 and words[1].upper() in _OF and words[2].isdigit()
 
 
 def _reads_as_label(words: Sequence[str]) -> bool:
