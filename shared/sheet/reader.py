@@ -55,6 +55,8 @@ TITLE_SHARE = 0.8
 # A line opening with another field's word ("PROJECT TYPICAL DETAILS") printed this many
 # times larger than the sheet's ordinary text is a heading, not a label.
 HEADING_RATIO = 2.5
+# A title runs to at most this many words; more is a paragraph.
+MAX_TITLE_WORDS = 24
 # A field holding this many numbers stacked in a column is a sheet index's column.
 INDEX_ROWS = 3
 
@@ -859,6 +861,6 @@ def _clean_title(
         text = re.sub(r"\s*:\s*(?=[-\u2010-\u2015\u2212]|$)", " ", text)
     text = text.strip(" :-\u2010\u2011\u2012\u2013\u2014|")
     text = " ".join(text.split())
-    if sum(ch.isalpha() for ch in text) < 2:
-        return None, ()
+    if sum(ch.isalpha() for ch in text) < 2 or len(text.split()) > MAX_TITLE_WORDS:
+        return None, ()  # no words, or a paragraph (a note, a certificate), not a title
     return text, ids
