@@ -79,9 +79,19 @@ class SheetHeader(BaseModel):
     drawing_type: str | None = None
     level: str | None = None
     scale: str | None = None
-    sheet_number_source: Literal["extraction", "text_layer", "drawing_index", "person"] | None = (
-        None
-    )
+    sheet_number_source: (
+        Literal[
+            "extraction",
+            "text_layer",
+            "drawing_index",
+            "title_block",
+            "set_template",
+            "scheme",
+            "bookmark",
+            "person",
+        ]
+        | None
+    ) = None
     revision: str | None = Field(None, description="the current revision mark, as printed")
     issue_date: str | None = Field(None, description="the sheet's date, as printed")
     project_number: str | None = Field(None, description="as the title block prints it")

@@ -104,8 +104,9 @@ def build_report(
 
 
 def apply_corrections(outcomes: list[PageOutcome], sheet_set: SheetSet) -> list[PageOutcome]:
-    """The outcomes with each page the drawing index corrected carrying its new identity
-    (source ``drawing_index``; the title read beside the number where the page had none)."""
+    """The outcomes with each page the set corrected carrying its new identity (its source
+    the correction's basis; the title read with the number where the page had none, or
+    where the set chose another number than the page alone)."""
     corrections = {c.page_number: c for c in sheet_set.corrections}
     corrected: list[PageOutcome] = []
     for outcome in outcomes:
@@ -114,8 +115,12 @@ def apply_corrections(outcomes: list[PageOutcome], sheet_set: SheetSet) -> list[
             sheet = outcome.sheet.model_copy(
                 update={
                     "sheet_number": c.now,
-                    "sheet_title": outcome.sheet.sheet_title or c.sheet_title,
-                    "sheet_number_source": "drawing_index",
+                    "sheet_title": (
+                        outcome.sheet.sheet_title or c.sheet_title
+                        if c.basis == "drawing_index"
+                        else c.sheet_title or outcome.sheet.sheet_title
+                    ),
+                    "sheet_number_source": c.basis,
                 }
             )
             outcome = outcome.model_copy(update={"sheet": sheet})

@@ -16,12 +16,10 @@ from shared.interfaces import Bucket, ObjectMissing, Publisher
 from shared.jobs import JobRecord, JobStore, now
 from shared.messages import PageFailed, PageVerified, ReportReady
 from shared.models import VerifiedPage
-from shared.pagetext import TextLayer
 from shared.report import ReadySummary, Report
 from shared.review_store import review_records
 from shared.settings import Settings
-from shared.sheet import Reading, printed_alone
-from shared.sheet.reconcile import correction_requests, page_facts, reconcile
+from shared.sheet.reconcile import page_facts, reconcile
 from shared.sheet.sheet_set import SheetSet
 from shared.storage import Keys
 
@@ -37,9 +35,6 @@ INTAKE_ABANDONED = (
     "the upload's intake did not finish (the ingest service stopped before every page was "
     "queued); upload the file again"
 )
-# Pages whose words are read at once while the set is reconciled (each page's words are
-# let go once its facts are taken).
-SET_READ_CONCURRENCY = 8
 
 
 @dataclass(frozen=True)
@@ -131,30 +126,10 @@ async def _evidence(
     return {key: jpeg for key, jpeg in zip(keys, crops, strict=True) if jpeg}
 
 
-async def _text_layer(io: Collaborators, job_id: str, page_number: int) -> TextLayer | None:
-    try:
-        return await io.bucket.get_model(Keys.text(job_id, page_number), TextLayer)
-    except ObjectMissing:
-        return None  # the set is reconciled from the pages whose words are stored
-
-
-async def reconcile_set(io: Collaborators, job_id: str, pages: list[VerifiedPage]) -> SheetSet:
-    """The set's reconciliation from the verified pages (the drawing index and references
-    each prints came with it from coverage); only the few pages the drawing index may
-    correct have their words read, to find the indexed number they print."""
-    limit = asyncio.Semaphore(SET_READ_CONCURRENCY)
-
-    async def printed(page_number: int, keys: set[str]) -> tuple[int, Reading | None]:
-        async with limit:
-            layer = await _text_layer(io, job_id, page_number)
-            if layer is None:
-                return page_number, None
-            return page_number, await asyncio.to_thread(printed_alone, layer, keys)
-
-    found = [page_facts(p) for p in pages]
-    requests = correction_requests(found)
-    answers = await asyncio.gather(*(printed(n, keys) for n, keys in requests.items()))
-    return reconcile(found, {n: reading for n, reading in answers if reading})
+def reconcile_set(pages: list[VerifiedPage]) -> SheetSet:
+    """The set's reconciliation from the verified pages' readings alone (each page's title
+    block, drawing index and references were read once, in extract)."""
+    return reconcile([page_facts(p) for p in pages])
 
 
 async def write_report(
@@ -180,7 +155,7 @@ async def write_report(
     records = await review_records(io.bucket, job.job_id)
     # The set step reads the pages as a person corrected them; the report shows the review
     # as a layer over the pipeline's results (services.report.review).
-    sheet_set = await reconcile_set(io, job.job_id, corrected_pages(verified, records))
+    sheet_set = await asyncio.to_thread(reconcile_set, corrected_pages(verified, records))
     finished_at = job.finished_at or now()
     report = build_report(
         info, [o for o in outcomes if o is not None], finished_at=finished_at, sheet_set=sheet_set

@@ -5,15 +5,15 @@ Extract reads each page once (``shared.sheet.reading.read_sheet``) into a stored
 can disagree about what a sheet's title block says.
 """
 
-from shared.sheet.reader import Reading, printed_alone, read_title_block
+from shared.sheet.reader import Considered, Reading, read_title_block
 from shared.sheet.tokens import designator, discipline_for, is_sheet_id, sheet_key
 
 __all__ = [
+    "Considered",
     "Reading",
     "designator",
     "discipline_for",
     "is_sheet_id",
-    "printed_alone",
     "read_title_block",
     "sheet_key",
 ]

@@ -8,15 +8,21 @@ because their values are never the sheet number and they bound the fields around
 """
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from enum import Enum
 
+# Two numbers printed as one ("Unterlage / Blatt-Nr.: 7 / 1"): the sheet is the pair.
+PAIR_LABELS = frozenset({"UNTERLAGE/BLATT", "UNTERLAGE/BLATTNR", "UNTERLAGENR/BLATTNR"})
 _HEADS = ("SHEET", "SHT", "DRAWING", "DWG", "DRG", "PLAN", "PLANREF", "PLANREFERENCE")
 _TAILS = ("NUMBER", "NO", "NUM", "NBR", "NR", "#", "ID")
 NUMBER_LABELS = frozenset(
     {h + t for h in _HEADS for t in _TAILS}
     | {"BLATTNR", "ZEICHNUNGSNR", "ZEICHNUNGSNUMMER", "NUMERODEPLAN", "NUMERODEPLANCHE"}
-    | {"PLANONO", "LAMINANO", "TEKENINGNUMMER", "TEKENINGNR"}
+    | {"PLANNUMMER", "PLANNUMMERN", "NODEPLAN", "NODEPLANCHE", "PLANCHENO"}
+    | {"PLANONO", "LAMINANO", "NODEPLANO", "NUMERODEPLANO", "TEKENINGNUMMER", "TEKENINGNR"}
+    | {"TEKNR", "BLADNR", "BLADNUMMER"}
+    | PAIR_LABELS
 )
 # Printed alone on their line, these label the sheet-number field of a title block.
 BARE_NUMBER_LABELS = frozenset(
@@ -26,17 +32,27 @@ BARE_NUMBER_LABELS = frozenset(
 TITLE_LABELS = frozenset(
     {h + t for h in ("SHEET", "SHT", "DRAWING", "DWG", "DRG") for t in ("TITLE", "NAME")}
     | {"TITLE", "TITEL", "TITRE", "TITULO", "PLANINHALT", "PLANBEZEICHNUNG", "TITLEOFDRAWING"}
+    | {"PLANTITEL", "ZEICHNUNGSTITEL", "TITREDUPLAN", "TITULODELPLANO", "TEKENINGTITEL"}
+    | {"DRAWING", "OMSCHRIJVING", "DESIGNATION", "CONTENIDO"}
 )
 # One-word title labels also start titles and prose ("TITLE 24 COMPLIANCE"): they label
 # only as a line of their own or before a colon.
-_ONE_WORD_TITLE_LABELS = frozenset({"TITLE", "TITEL", "TITRE", "TITULO"})
+_ONE_WORD_TITLE_LABELS = frozenset(
+    {"TITLE", "TITEL", "TITRE", "TITULO", "DRAWING", "OMSCHRIJVING", "DESIGNATION", "CONTENIDO"}
+)
 # Labels of other title-block fields; a first word is enough ("PROJECT DETAILS:").
 OTHER_LABEL_WORDS = frozenset(
     (
         "PROJECT JOB CLIENT OWNER ARCHITECT ENGINEER CONSULTANT CONTRACTOR DATE SCALE DRAWN "
         "DESIGNED DESIGN CHECKED APPROVED DWN CKD CHK REV REVISION REVISIONS ISSUE ISSUED "
         "STATUS SUITABILITY SEAL STAMP FILE CAD PRINT ADDRESS DISCIPLINE CERTIFIER DRAFT "
-        "CONTRACT BY СТАДИЯ ЛИСТОВ ИЗМ ДАТА ПОДПИСЬ РАЗРАБ ПРОВ ГИП НКОНТР УТВ МАСШТАБ"
+        "CONTRACT BY СТАДИЯ ЛИСТОВ ИЗМ ДАТА ПОДПИСЬ РАЗРАБ ПРОВ ГИП НКОНТР УТВ МАСШТАБ "
+        # German, French, Spanish, Dutch
+        "PROJEKT PROJEKTNR AUFTRAG AUFTRAGSNR AUFTRAGGEBER BAUHERR BAUVORHABEN DATUM MASSSTAB "
+        "INDEX ANDERUNG GEZEICHNET GEPRUFT BEARBEITET DATEI PLANVERFASSER ARCHITEKT PHASE "
+        "LEISTUNGSPHASE UNTERLAGE PROJET ECHELLE INDICE DESSINE VERIFIE MAITRE AFFAIRE "
+        "FICHIER PROYECTO ESCALA FECHA REVISADO CLIENTE ARCHIVO SCHAAL OPDRACHTGEVER "
+        "GETEKEND GECONTROLEERD WIJZIGING BESTAND PROJECTNUMMER FORMAAT"
     ).split()
 )
 # The GOST main inscription's row of stage, sheet and sheet count.
@@ -53,9 +69,18 @@ class Field(Enum):
 
 
 def label_key(words: Sequence[str]) -> str:
-    """Words as a label is compared: capitals, punctuation dropped, N°/№ read as NO."""
+    """Words as a label is compared: capitals, accents and punctuation dropped, N°/№ read
+    as NO ("Lámina" is LAMINA, "N° de plan" NODEPLAN)."""
     joined = "".join(words).upper().replace("№", "NO").replace("N°", "NO").replace("Nº", "NO")
-    return _PUNCT.sub("", joined)
+    bare = "".join(_unaccented(ch) for ch in joined)
+    return _PUNCT.sub("", bare)
+
+
+def _unaccented(ch: str) -> str:
+    """A Latin letter without its accent; any other character (Cyrillic Й too) as is."""
+    if ch.isascii() or not unicodedata.name(ch, "").startswith("LATIN"):
+        return ch
+    return unicodedata.normalize("NFKD", ch)[0]
 
 
 def match_label(words: Sequence[str]) -> tuple[Field, int] | None:
@@ -93,9 +118,13 @@ def may_start_label(word: str) -> bool:
     return bool(key) and key in _KEY_PREFIXES
 
 
+_OF = frozenset({"OF", "VON", "DE", "SUR", "VAN"})
+
+
 def _counts_sheets(words: Sequence[str]) -> bool:
-    """Whether words read "<value> OF <count>" (the rest of "SHEET 3 OF 10")."""
-    return len(words) == 3 and words[1].upper() == "OF" and words[2].isdigit()
+    """Whether words read "<value> OF <count> …" (the rest of "SHEET 3 OF 10 SHEETS"): a
+    line that opens so states the sheet's position, whatever follows."""
+    return len(words) >= 3 and words[1].upper() in _OF and words[2].isdigit()
 
 
 def _reads_as_label(words: Sequence[str]) -> bool:

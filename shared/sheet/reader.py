@@ -15,11 +15,14 @@ largest text next to the number, in its own ruled cell or the one above it.
 
 import math
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from shared.pagetext import Box, TextLayer
 from shared.sheet.labels import (
+    NUMBER_LABELS,
+    PAIR_LABELS,
     STAGE_LABELS,
     Field,
     label_key,
@@ -49,6 +52,11 @@ STACK_SIZE_RATIO = 1.25
 STACK_GAP = 1.0
 # Title lines are at least this share of the size of the field's largest line.
 TITLE_SHARE = 0.8
+# A line opening with another field's word ("PROJECT TYPICAL DETAILS") printed this many
+# times larger than the sheet's ordinary text is a heading, not a label.
+HEADING_RATIO = 2.5
+# A title runs to at most this many words; more is a paragraph.
+MAX_TITLE_WORDS = 24
 # A field holding this many numbers stacked in a column is a sheet index's column.
 INDEX_ROWS = 3
 
@@ -66,15 +74,36 @@ class Evidence:
 
 
 @dataclass(frozen=True)
+class Considered:
+    """A text considered for the sheet number: where it is (page frame), what vouches for
+    it, the title that goes with it, and why it won or lost."""
+
+    text: str
+    word_ids: tuple[int, ...]
+    box: Box
+    size: float
+    field: str | None
+    label: str | None
+    evidence: int
+    score: float
+    chosen: bool
+    why: str
+    title: str | None = None
+    title_words: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class Reading:
     """What the title block says: number and title as printed, the words they came from,
-    and how the number was found."""
+    how the number was found, every number considered, and the title block's region."""
 
     number: str | None = None
     title: str | None = None
     number_words: tuple[int, ...] = ()
     title_words: tuple[int, ...] = ()
     evidence: int = 0
+    candidates: tuple[Considered, ...] = ()
+    region: Box | None = None
 
 
 @dataclass(frozen=True)
@@ -99,62 +128,204 @@ class _Number:
 
 
 def read_title_block(layer: TextLayer) -> Reading:
-    """The sheet number and title the page's title block prints (either may be None)."""
-    best = Reading()
+    """The sheet number and title the page's title block prints (either may be None), with
+    every number considered."""
+    best, best_candidates = Reading(), []
+    considered: dict[tuple[int, ...], Considered] = {}
     for view in views(layer):
-        reading = _read(view)
+        reading, candidates = _read(view)
+        for c in candidates:
+            if c.word_ids not in considered or considered[c.word_ids].score < c.score:
+                considered[c.word_ids] = c
         if _rank(reading) > _rank(best):
-            best = reading
+            best, best_candidates = reading, candidates
         if best.evidence == Evidence.LABEL_IN_TITLE_BLOCK and best.title:
             break  # no other direction can read it better
-    return best
-
-
-def printed_alone(layer: TextLayer, keys: set[str]) -> Reading | None:
-    """The one number among ``keys`` (``sheet_key`` forms) that the page prints large and
-    alone in its title block, with the title beside it; None when it prints none of them,
-    or more than one. A drawing index names what to look for: "SITE" or "COV-S" is a
-    sheet number only because the index says so, never by its shape."""
-    found: dict[str, Reading] = {}
-    for view in views(layer):
-        labels = list(_labels(view))
-        floor = BIG_RATIO * view.typical_size
-        for run in view.runs:
-            if run.size < floor or not view.in_zone(run.box) or _is_label_run(run, labels):
-                continue
-            first = _first_token(view, run.ids)
-            if not first or len(first[1]) != len(run.ids) or sheet_key(first[0]) not in keys:
-                continue
-            token, ids = first
-            number = _Number(token, ids, view.box_of(ids), run.size, run, 0, ())
-            title, title_ids = _title(view, labels, number, set())
-            found.setdefault(sheet_key(token), Reading(token, title, ids, title_ids))
-    return next(iter(found.values())) if len(found) == 1 else None
+    chosen = {c.word_ids for c in best_candidates if c.chosen}
+    ordered = sorted(considered.values(), key=lambda c: -c.score)
+    kept = tuple(
+        c
+        if c.chosen == (c.word_ids in chosen)
+        else replace(c, chosen=False, why="lost: the page reads better in another text direction")
+        for c in ordered
+    )
+    return replace(best, candidates=kept)
 
 
 def _rank(reading: Reading) -> tuple:
     return (reading.evidence, reading.number is not None, reading.title is not None)
 
 
-def _read(view: View) -> Reading:
+def _strength(number: "_Number") -> tuple:
+    """How a number ranks on its page: a labelled value first, and among labelled values
+    one with digits before a word ("CIVIL" in a trade banner's field loses to "C-101" in a
+    consultant's block); then the evidence, then the score within it."""
+    labelled = number.evidence >= Evidence.LABEL
+    return (labelled, not labelled or _has_digit(number.token), number.evidence, number.score)
+
+
+def _has_digit(token: str) -> bool:
+    return any(ch.isdigit() for ch in token)
+
+
+def _read(view: View) -> tuple[Reading, list[Considered]]:
     labels = list(_labels(view))
     excluded = {
         i for label in labels if label.field is Field.OTHER for i in _field_ids(view, label, labels)
     }
-    numbers = list(_numbers(view, labels, excluded))
-    number = max(numbers, key=lambda n: (n.evidence, n.score), default=None)
-    if number is not None and number.evidence == Evidence.LARGEST and _rivalled(number, numbers):
+    numbers = _distinct(list(_numbers(view, labels, excluded)))
+    ranked = sorted(numbers, key=_strength, reverse=True)
+    number = ranked[0] if ranked else None
+    rivalled = (
+        number is not None and number.evidence == Evidence.LARGEST and _rivalled(number, numbers)
+    )
+    if rivalled:
         number = None
     title, title_ids = _title(view, labels, number, excluded)
+    if number is not None and title is None:
+        title, title_ids = _main_heading(view, labels)
+    candidates = _considered(view, labels, excluded, ranked, number, rivalled)
+    candidates += _large_tokens(view, labels, {c.word_ids for c in candidates})
+    region = _region(view, labels, number)
     if number is None:
-        return Reading(title=title, title_words=title_ids)
+        return Reading(
+            title=title, title_words=title_ids, candidates=tuple(candidates), region=region
+        ), candidates
     return Reading(
         number=number.token,
         title=title,
         number_words=number.ids,
         title_words=title_ids,
         evidence=number.evidence,
+        candidates=tuple(candidates),
+        region=region,
+    ), candidates
+
+
+def _distinct(numbers: list["_Number"]) -> list["_Number"]:
+    """Each token once: where two labels claim the same words, the stronger one."""
+    best: dict[tuple[int, ...], _Number] = {}
+    for n in numbers:
+        if n.ids not in best or _strength(n) > _strength(best[n.ids]):
+            best[n.ids] = n
+    return list(best.values())
+
+
+# Candidates past this rank on a page are kept without the title that would go with them.
+TITLED_CANDIDATES = 8
+# Words printed large and alone that are kept for a drawing index to name: the largest few.
+LARGE_TOKENS = 6
+
+_HOW = {
+    Evidence.LABEL_IN_TITLE_BLOCK: "the value of the label {label!r} in the title block",
+    Evidence.TITLE_FIELD: "printed in the title field after a colon",
+    Evidence.LABEL: "the value of the label {label!r} outside the title block",
+    Evidence.LARGEST: "the largest number-shaped text standing alone in the title block",
+}
+
+
+def _considered(
+    view: View,
+    labels: list[_Label],
+    excluded: set[int],
+    ranked: list["_Number"],
+    number: "_Number | None",
+    rivalled: bool,
+) -> list[Considered]:
+    found = []
+    for rank, n in enumerate(ranked):
+        how = _HOW[n.evidence].format(label=n.label.key if n.label else None)
+        if n is number:
+            why = f"chosen: {how}"
+        elif rivalled and n.evidence == Evidence.LARGEST:
+            why = f"rivalled: {how}, but other text is about as large (grid bubbles, tags)"
+        else:
+            winner = number or ranked[0]
+            why = f"lost to {winner.token}: {how}; {_why_lost(n, winner)}"
+        title: tuple[str | None, tuple[int, ...]] = (None, ())
+        if rank < TITLED_CANDIDATES:
+            title = _title(view, labels, n, excluded)
+        found.append(_as_considered(view, n, n is number, why, title))
+    return found
+
+
+def _why_lost(loser: "_Number", winner: "_Number") -> str:
+    if _strength(loser)[:2] < _strength(winner)[:2]:
+        if loser.evidence < Evidence.LABEL:
+            return "no label vouches for it"
+        return "a word, where a labelled value with digits exists"
+    if loser.evidence < winner.evidence:
+        return "weaker evidence"
+    if loser.label is not None and loser.label is winner.label:
+        return "smaller or farther from the label in the same field"
+    return "smaller, or nearer the middle of the sheet"
+
+
+def _as_considered(
+    view: View,
+    n: "_Number",
+    chosen: bool,
+    why: str,
+    title: tuple[str | None, tuple[int, ...]],
+) -> Considered:
+    return Considered(
+        text=n.token,
+        word_ids=n.ids,
+        box=n.box.from_frame(view.frame),
+        size=round(n.size, 2),
+        field=n.label.field.value if n.label else None,
+        label=n.label.key if n.label else None,
+        evidence=n.evidence,
+        score=n.evidence + min(n.size, 99.0) / 100,
+        chosen=chosen,
+        why=why,
+        title=title[0],
+        title_words=title[1],
     )
+
+
+def _large_tokens(view: View, labels: list[_Label], seen: set[tuple[int, ...]]) -> list[Considered]:
+    """Words printed large and alone in the title block that only a drawing index can make a
+    sheet number ("SITE", "COV-S"): kept as candidates of no evidence of their own."""
+    floor = BIG_RATIO * view.typical_size
+    found: list[Considered] = []
+    large = sorted((r for r in view.runs if r.size >= floor), key=lambda r: -r.size)
+    for run in large:
+        if len(found) >= LARGE_TOKENS:
+            break
+        if not view.in_zone(run.box) or _is_label_run(run, labels):
+            continue
+        first = _first_token(view, run.ids)
+        if not first or len(first[1]) != len(run.ids) or first[1] in seen:
+            continue
+        token, ids = first
+        if len(token) < 2 or not is_labelled_value(token):
+            continue  # a grid letter
+        seen.add(ids)
+        n = _Number(token, ids, view.box_of(ids), run.size, run, 0, ())
+        why = "large and alone in the title block: a number only where a drawing index lists it"
+        title = _title(view, labels, n, set())
+        found.append(_as_considered(view, n, False, why, title))
+    return found
+
+
+def _region(view: View, labels: list[_Label], number: "_Number | None") -> Box | None:
+    """The title block, on the page: the ruled strip or band the number sits in, else the
+    box around the title block's labels and the number."""
+    boxes = [lb.box for lb in labels if view.in_zone(lb.box)]
+    if number is not None:
+        boxes.append(number.box)
+    if not boxes:
+        return None
+    x0, y0, x1, y1 = view.extent
+    strip_x, strip_y = view.strips
+    if number is not None and strip_x is not None and number.box.centre.x >= strip_x:
+        box = Box(strip_x, y0, x1, y1)
+    elif number is not None and strip_y is not None and number.box.centre.y >= strip_y:
+        box = Box(x0, strip_y, x1, y1)
+    else:
+        box = Box.union(boxes)
+    return box.from_frame(view.frame)
 
 
 # --- labels -------------------------------------------------------------------------------
@@ -162,7 +333,8 @@ def _read(view: View) -> Reading:
 
 def _labels(view: View) -> Iterator[_Label]:
     """Labels at the start of lines, and every label of a header row made only of labels,
-    one of them another field's ("Стадия Лист Листов", "SHEET DATE")."""
+    one of them another field's ("Стадия Лист Листов", "SHEET DATE"); a heading in large
+    type is no label."""
     for run in view.aligned:
         if not may_start_label(view.words[run.ids[0]].text):
             continue
@@ -174,10 +346,35 @@ def _labels(view: View) -> Iterator[_Label]:
                 yield _Label(field, view.box_of((i,)), run, (), label_key([text]))
             continue
         found = match_label(texts)
-        if found:
+        heading = run.size >= HEADING_RATIO * view.typical_size
+        if len(texts) == 1 and (tail := _tail_below(view, run)) is not None:
+            key = label_key([texts[0], view.words[tail.ids[0]].text])
+            if key in NUMBER_LABELS:  # "DRAWING" over "NO.": one label on two lines
+                yield _Label(Field.NUMBER, Box.union((run.box, tail.box)), run, (), key)
+                continue
+        if found and not (found[0] is Field.OTHER and heading):
             field, n = found
             ids = run.ids[:n]
             yield _Label(field, view.box_of(ids), run, run.ids[n:], label_key(texts[:n]))
+
+
+_NUMBER_TAILS = frozenset({"NO", "NUMBER", "NUM", "NBR", "NR", "#", "ID"})
+
+
+def _tail_below(view: View, run: Run) -> Run | None:
+    """The line right under a run when it is a number label's tail alone ("NO.")."""
+    h = run.box.height
+    return next(
+        (
+            below
+            for below in view.runs_between(run.box.y1 - 0.3 * h, run.box.y1 + 1.5 * h)
+            if below is not run
+            and len(below.ids) == 1
+            and below.box.overlap_x(run.box) > 0
+            and label_key([view.words[below.ids[0]].text]) in _NUMBER_TAILS
+        ),
+        None,
+    )
 
 
 def _overlap(a0: float, a1: float, b0: float, b1: float) -> float:
@@ -266,11 +463,53 @@ def _first_token(view: View, ids: tuple[int, ...]) -> tuple[str, tuple[int, ...]
     return token, (first.id,)
 
 
+def _continued(
+    view: View, run: Run, token: str, ids: tuple[int, ...]
+) -> tuple[str, tuple[int, ...]]:
+    """A number printed on two lines of its box ("SC20" over "-TN01"): a token alone on its
+    line, and right under it, about as large and overlapping it, a line of one token that
+    opens with a dash, are one number."""
+    if len(ids) != len(run.ids):
+        return token, ids
+    h = run.box.height
+    for below in view.runs_between(run.box.y1 - 0.3 * h, run.box.y1 + 0.8 * h):
+        if below is run or len(below.ids) != 1:
+            continue
+        gap = below.box.y0 - run.box.y1
+        text = view.words[below.ids[0]].text.strip()
+        if (
+            -0.3 * h <= gap <= 0.8 * h
+            and below.box.overlap_x(run.box) > 0
+            and 0.8 <= below.size / max(run.size, 1e-6) <= 1.25
+            and text[:1] in "-\u2010\u2011\u2012\u2013\u2212"
+            and is_labelled_value(joined := printed_token(token + text))
+        ):
+            return joined, (*ids, below.ids[0])
+    return token, ids
+
+
+def _after_of(view: View, run: Run) -> bool:
+    """Whether a run follows "OF" on its row: the count of "SHEET 3 OF 10", never the
+    number."""
+    h = run.box.height
+    for other in view.runs:
+        if other is run or other.box.overlap_y(run.box) < 0.5 * min(h, other.box.height):
+            continue
+        gap = run.box.x0 - other.box.x1
+        last = view.words[other.ids[-1]].text.strip(" .:").upper()
+        if -1 <= gap <= 4 * h and last in ("OF", "VON", "DE", "SUR", "VAN"):
+            return True
+    return False
+
+
 def _labelled(view: View, label: _Label, labels: list[_Label]) -> Iterator[_Number]:
     """The value of a sheet-number label: inline after it, else the largest whole token in
     its field (a sheet-number shape before a bare count, then the nearer)."""
     in_zone = view.in_zone(label.box)
     evidence = Evidence.LABEL_IN_TITLE_BLOCK if in_zone else Evidence.LABEL
+    if label.key in PAIR_LABELS:
+        yield from _pairs(view, label, labels, evidence)
+        return
     if label.rest:
         first = _first_token(view, label.rest)
         if first and is_labelled_value(first[0]):
@@ -288,11 +527,30 @@ def _labelled(view: View, label: _Label, labels: list[_Label]) -> Iterator[_Numb
         return  # the column header of a sheet index, not a title-block field
     for run, distance in field:
         first = _first_token(view, run.ids)
-        if not first or not is_labelled_value(first[0]):
+        if not first or not is_labelled_value(first[0]) or _after_of(view, run):
             continue
-        token, ids = first
+        token, ids = _continued(view, run, *first)
         score = (is_sheet_id(token), round(run.size, 1), -distance)
         yield _Number(token, ids, view.box_of(ids), run.size, run, evidence, score, label)
+
+
+_PAIR = re.compile(r"^([^\W_][\w.\-]*)\s*/\s*([^\W_][\w.\-]*)$")
+
+
+def _pairs(view: View, label: _Label, labels: list[_Label], evidence: int) -> Iterator[_Number]:
+    """The value of a pair label ("Unterlage / Blatt-Nr.: 7 / 1"): two numbers printed with
+    a slash between them, one sheet."""
+    runs = [view.run_of(label.rest)] if label.rest else [r for r, _ in _field(view, label, labels)]
+    for run in runs:
+        ids = [i for i in run.ids if not label.rest or i in label.rest]
+        for k in range(1, min(len(ids), 3) + 1):
+            text = " ".join(view.words[i].text for i in ids[:k]).strip()
+            if _PAIR.match(text):
+                token, used = text, tuple(ids[:k])
+                score = (True, round(run.size, 1), 0.0)
+                box = view.box_of(used)
+                yield _Number(token, used, box, run.size, run, evidence, score, label)
+                break
 
 
 def _in_title_field(view: View, label: _Label, labels: list[_Label]) -> Iterator[_Number]:
@@ -327,7 +585,7 @@ def _largest(view: View, labels: list[_Label], excluded: set[int]) -> Iterator[_
         first = _first_token(view, run.ids)
         if not first or not _stands_alone(view, run, first[1]):
             continue
-        token, ids = first
+        token, ids = _continued(view, run, *first)
         if is_sheet_id(token) and not is_route_name(token):
             score = (round(run.size, 1), view.edge_score(run.box))
             yield _Number(token, ids, view.box_of(ids), run.size, run, Evidence.LARGEST, score)
@@ -358,6 +616,12 @@ def _stands_alone(view: View, run: Run, token_ids: tuple[int, ...]) -> bool:
 def _title(
     view: View, labels: list[_Label], number: _Number | None, excluded: set[int]
 ) -> tuple[str | None, tuple[int, ...]]:
+    if (
+        number is not None
+        and number.evidence != Evidence.TITLE_FIELD
+        and (found := _with_number(view, number))[0]
+    ):
+        return found  # the sheet's own title, printed in its number box
     for label in sorted(
         (lb for lb in labels if lb.field is Field.TITLE),
         key=lambda lb: (view.in_zone(lb.box), view.edge_score(lb.box)),
@@ -371,6 +635,34 @@ def _title(
     if number.label is not None and (found := _stamp_title(view, labels, number))[0]:
         return found
     return _title_near(view, labels, number, excluded)
+
+
+def _with_number(view: View, number: _Number) -> tuple[str | None, tuple[int, ...]]:
+    """ "A101.01 – FLOOR PLAN": a title following the number on its line after a dash."""
+    last = [k for k, i in enumerate(number.run.ids) if i in number.ids]
+    after = number.run.ids[last[-1] + 1 :] if last else ()
+    if after and _SEPARATOR.match(view.words[after[0]].text):
+        return _clean_title(view, after[1:], number)
+    return None, ()
+
+
+def _main_heading(view: View, labels: list[_Label]) -> tuple[str | None, tuple[int, ...]]:
+    """A numbered sheet whose title block has no title: its main heading, the largest line
+    of words it prints outside its title block (clearly larger than its ordinary text)."""
+    floor = BIG_RATIO * view.typical_size
+    headings = [
+        r
+        for r in view.aligned
+        if r.size >= floor
+        and len(r.text.split()) >= 2
+        and _has_words(r)
+        and not _is_label_run(r, labels)
+    ]
+    if not headings:
+        return None, ()
+    # The drawing's own heading before a banner its title block prints on every sheet.
+    top = max(headings, key=lambda r: (not view.in_zone(r.box), round(r.size, 1), -r.box.y0))
+    return _clean_title(view, top.ids, None)
 
 
 def _labelled_title(
@@ -431,18 +723,12 @@ def _title_near(
         return (
             run.line_id >= 0
             and run is not number.run
+            and not set(number.ids).intersection(run.ids)
             and not _is_label_run(run, labels)
             and not excluded.intersection(run.ids)
             and _has_words(run)
         )
 
-    after = number.run.ids[number.run.ids.index(number.ids[-1]) + 1 :]
-    if (
-        after
-        and _SEPARATOR.match(view.words[after[0]].text)
-        and (found := _clean_title(view, after[1:], number))[0]
-    ):
-        return found  # "A101.01 – FLOOR PLAN": the title follows the number on its line
     x0, y0, x1, y1 = number.run.box
     cell = view.cell(number.box.centre)
     if cell:
@@ -452,17 +738,86 @@ def _title_near(
                 return _clean_title(view, _stack(inside, inside), number)
         return None, ()
     h, w = y1 - y0, x1 - x0
-    rows = [r for r in view.runs if _overlap(r.box.y0, r.box.y1, y0 - h, y1 + h) > 0 and usable(r)]
+    rows = [
+        r
+        for r in view.runs_between(y0 - h - view.tallest, y1 + h)
+        if _overlap(r.box.y0, r.box.y1, y0 - h, y1 + h) > 0 and usable(r)
+    ]
     # Above or below the number in its column; failing that, just left of it.
     near = [r for r in rows if _overlap(r.box.x0, r.box.x1, x0, x1) > 0] or [
         r for r in rows if x0 - w <= r.box.x1 <= x0 and r.box.y0 < y1
     ]
-    return _clean_title(view, _stack(near, [r for r in view.runs if usable(r)]), number)
+    if not near:
+        # Nothing right beside it: the largest text a little further up its column.
+        near = [
+            r
+            for r in view.runs
+            if y0 - 3 * h <= r.box.y1 <= y0
+            and _overlap(r.box.x0, r.box.x1, x0, x1) > 0
+            and usable(r)
+        ]
+    if near:
+        return _clean_title(view, _stack(near, [r for r in view.runs if usable(r)]), number)
+    return _clean_title(view, _left_block(view, number, usable), number)
+
+
+def _left_block(view: View, number: _Number, usable: Callable[[Run], bool]) -> tuple[int, ...]:
+    """An unruled title column left of a narrow number box: of the stacks of lines there
+    (a project's title over the sheet's), the lowest is the sheet's title."""
+    box = number.box
+    h = max(box.height, number.size)
+    reach = REACH_RIGHT * number.size
+    pool = [
+        r
+        for r in view.runs_between(box.y0 - 3 * h, box.y1 + 5 * h)
+        if r.box.x1 <= box.x0
+        and box.x0 - r.box.x1 <= reach
+        and r.box.y1 <= box.y1 + 5 * h
+        and r.size >= TITLE_SHARE * number.size
+        and usable(r)
+    ]
+    stacks: list[list[Run]] = []
+    for run in sorted(pool, key=lambda r: r.box.y0):
+        home = next((st for st in stacks if any(_stacked(run, m) for m in st)), None)
+        if home is None:
+            stacks.append([run])
+        else:
+            home.append(run)
+    if not stacks:
+        return ()
+    lowest = max(stacks, key=lambda st: (max(r.box.y1 for r in st), -min(r.box.x0 for r in st)))
+    return tuple(i for run in sorted(lowest, key=lambda r: (r.box.y0, r.box.x0)) for i in run.ids)
 
 
 def _has_words(run: Run) -> bool:
-    """A run with at least three letters that is not a date or a lone number."""
-    return sum(ch.isalpha() for ch in run.text) >= 3 and not is_sheet_id(run.text)
+    """A run with at least three letters that is not a date, a lone number, an issue
+    status ("CONSTRUCTION DOCUMENTS", "NOT FOR CONSTRUCTION") or a copyright line."""
+    return _words_like(run.text)
+
+
+@lru_cache(maxsize=4096)
+def _words_like(text: str) -> bool:
+    return sum(ch.isalpha() for ch in text) >= 3 and not is_sheet_id(text) and not _is_status(text)
+
+
+# The words of an issue status printed in a title block, and those that make one.
+_STATUS_WORDS = frozenset(
+    "CONSTRUCTION DOCUMENTS DOCUMENT ISSUED ISSUE FOR NOT PRELIMINARY PERMIT BID SET TENDER "
+    "REVIEW APPROVAL RECORD DRAWINGS FINAL DRAFT PROGRESS CD DD SD PRICING PLANNING "
+    "INFORMATION ONLY CONSTRUCTION".split()
+)
+_STATUS_CORE = frozenset(
+    "CONSTRUCTION PERMIT TENDER BID REVIEW PRELIMINARY RECORD APPROVAL PRICING DOCUMENTS".split()
+)
+
+
+def _is_status(text: str) -> bool:
+    """An issue status, or a copyright line: print every sheet carries, never its title."""
+    if "©" in text or "COPYRIGHT" in text.upper():
+        return True
+    words = [w.strip(".,:;%()").upper() for w in text.split()]
+    words = [w for w in words if w and not w.isdigit()]
+    return bool(words) and set(words) <= _STATUS_WORDS and bool(_STATUS_CORE & set(words))
 
 
 def _stack(seeds: list[Run], pool: list[Run]) -> tuple[int, ...]:
@@ -506,6 +861,6 @@ def _clean_title(
         text = re.sub(r"\s*:\s*(?=[-\u2010-\u2015\u2212]|$)", " ", text)
     text = text.strip(" :-\u2010\u2011\u2012\u2013\u2014|")
     text = " ".join(text.split())
-    if sum(ch.isalpha() for ch in text) < 2:
-        return None, ()
+    if sum(ch.isalpha() for ch in text) < 2 or len(text.split()) > MAX_TITLE_WORDS:
+        return None, ()  # no words, or a paragraph (a note, a certificate), not a title
     return text, ids

@@ -40,6 +40,7 @@ class Candidate(BaseModel):
     score: float = 0.0
     chosen: bool = False
     why: str = Field("", description="why it won or lost")
+    title: FieldReading | None = Field(None, description="the title that goes with it")
 
 
 class SheetReading(BaseModel):
@@ -90,6 +91,23 @@ def read_sheet(
             name: FieldReading(text=value.text, word_ids=list(value.word_ids))
             for name, value in read_fields(layer).items()
         },
+        candidates=[
+            Candidate(
+                text=c.text,
+                word_ids=list(c.word_ids),
+                box=c.box,
+                size=c.size,
+                field=c.field,
+                label=c.label,
+                evidence=c.evidence,
+                score=round(c.score, 3),
+                chosen=c.chosen,
+                why=c.why,
+                title=FieldReading(text=c.title, word_ids=list(c.title_words)) if c.title else None,
+            )
+            for c in found.candidates
+        ],
+        region=found.region,
         index_rows=read_drawing_index(layer),
         references=list(references(layer)),
         page_label=page_label,

@@ -1,12 +1,11 @@
 """Reconciling a set once every page is terminal: its drawing index against its sheets,
 duplicate numbers, and references to sheets the set does not hold.
 
-Pure functions. The report service takes each page's facts from its verified page (coverage
-read the drawing index and references it prints: ``page_facts``), asks the pages the index
-could correct whether they print an indexed number (``correction_requests`` →
-``shared.sheet.printed_alone``, from their text layers), and hands both to
-``reconcile``. A page's identity is corrected only where the page itself prints the
-indexed number; every correction names its source.
+Pure functions. The report service takes each page's facts from its verified page (its
+``SheetReading``, read once in extract: ``page_facts``) and hands them to ``reconcile``,
+which decides identity across the set (``shared.sheet.decide``) from the readings alone. A
+page's identity is corrected only to a number the page itself prints; every correction
+names its basis and source.
 """
 
 from collections import defaultdict
@@ -14,7 +13,9 @@ from dataclasses import dataclass
 
 from shared.models import VerifiedPage
 from shared.pagetext import squash
-from shared.sheet import Reading, designator, sheet_key
+from shared.sheet.decide import Decision, decide_set
+from shared.sheet.index import expand_index
+from shared.sheet.reading import SheetReading
 from shared.sheet.sheet_set import (
     Correction,
     DuplicateNumber,
@@ -24,6 +25,7 @@ from shared.sheet.sheet_set import (
     SheetSet,
     TitleMismatch,
 )
+from shared.sheet.tokens import designator, sheet_key
 
 
 @dataclass(frozen=True)
@@ -35,28 +37,36 @@ class PageFacts:
     sheet_title: str | None
     index: list[tuple[str, str | None]]
     references: list[tuple[str, str]]
+    reading: SheetReading | None = None
 
 
 def page_facts(page: VerifiedPage) -> PageFacts:
-    """A page's identity, the drawing index it prints (if any) and its cross-references, as
-    coverage read them from its words."""
+    """A page's identity, the drawing index it prints (if any), its cross-references and
+    its reading, as extract and coverage read them from its words."""
+    reading = page.reading
     return PageFacts(
         page_number=page.page_number,
         sheet_number=page.sheet.sheet_number,
         sheet_title=page.sheet.sheet_title,
-        index=page.drawing_index,
-        references=page.references,
+        index=reading.index_rows if reading and reading.index_rows else page.drawing_index,
+        references=reading.references if reading and reading.references else page.references,
+        reading=reading,
     )
 
 
 def _index(pages: list[PageFacts]) -> tuple[list[IndexEntry], list[int]]:
-    """Every index row of the set, each number once (the first printing wins)."""
+    """Every index row of the set, ranges expanded against the set's numbers, each number
+    once (the first printing wins)."""
     entries: dict[str, IndexEntry] = {}
     index_pages: list[int] = []
+    numbers = [p.sheet_number for p in pages if p.sheet_number]
+    for page in pages:
+        if page.reading:
+            numbers += [c.text for c in page.reading.candidates]
     for page in pages:
         if page.index:
             index_pages.append(page.page_number)
-        for number, title in page.index:
+        for number, title in expand_index(page.index, numbers):
             entries.setdefault(
                 sheet_key(number),
                 IndexEntry(sheet_number=number, sheet_title=title, index_page=page.page_number),
@@ -64,28 +74,12 @@ def _index(pages: list[PageFacts]) -> tuple[list[IndexEntry], list[int]]:
     return list(entries.values()), index_pages
 
 
-def correction_requests(pages: list[PageFacts]) -> dict[int, set[str]]:
-    """Page number → the indexed numbers (``sheet_key`` forms) no page carries, for each page
-    whose own number is missing or not in the index: what it may print instead."""
-    index, _ = _index(pages)
-    indexed = {sheet_key(e.sheet_number) for e in index}
-    carried = {sheet_key(p.sheet_number) for p in pages if p.sheet_number}
-    unclaimed = indexed - carried
-    if not unclaimed:
-        return {}
-    return {
-        p.page_number: unclaimed
-        for p in pages
-        if not p.sheet_number or sheet_key(p.sheet_number) not in indexed
-    }
-
-
-def reconcile(pages: list[PageFacts], printed: dict[int, Reading]) -> SheetSet:
-    """The set's findings. ``printed`` maps a page asked about by ``correction_requests`` to
-    the indexed number it prints alone in its title block (pages printing none left out)."""
+def reconcile(pages: list[PageFacts]) -> SheetSet:
+    """The set's findings, identity decided across the set from the pages' readings."""
     index, index_pages = _index(pages)
     by_key = {sheet_key(e.sheet_number): e for e in index}
-    corrections = _corrections(pages, printed, by_key)
+    readings = {p.page_number: p.reading for p in pages if p.reading is not None}
+    corrections = _corrections(pages, decide_set(readings), by_key)
     identity = {p.page_number: (p.sheet_number, p.sheet_title) for p in pages}
     for c in corrections:
         identity[c.page_number] = (c.now, c.sheet_title or identity[c.page_number][1])
@@ -123,29 +117,37 @@ def reconcile(pages: list[PageFacts], printed: dict[int, Reading]) -> SheetSet:
 
 
 def _corrections(
-    pages: list[PageFacts], printed: dict[int, Reading], by_key: dict[str, IndexEntry]
+    pages: list[PageFacts], decided: dict[int, Decision], by_key: dict[str, IndexEntry]
 ) -> list[Correction]:
+    """The pages the set decided otherwise than the page alone, each to a number it prints
+    and no other page carries."""
     claimed = {sheet_key(p.sheet_number) for p in pages if p.sheet_number}
     corrections: list[Correction] = []
     for page in pages:
-        reading = printed.get(page.page_number)
-        if reading is None or not reading.number:
+        d = decided.get(page.page_number)
+        if d is None or not d.number or d.source in (None, "title_block"):
             continue
-        key = sheet_key(reading.number)
-        entry = by_key.get(key)
-        if entry is None or key in claimed:
+        key = sheet_key(d.number)
+        if page.sheet_number and sheet_key(page.sheet_number) == key:
+            continue
+        if key in claimed:
             continue
         claimed.add(key)
+        claimed.discard(sheet_key(page.sheet_number or ""))
+        source = d.why
+        if d.source == "drawing_index" and (entry := by_key.get(key)):
+            source = (
+                f"drawing index on page {entry.index_page} lists {entry.sheet_number}, "
+                f"which page {page.page_number} prints in its title block"
+            )
         corrections.append(
             Correction(
                 page_number=page.page_number,
                 was=page.sheet_number,
-                now=reading.number,
-                sheet_title=reading.title,
-                source=(
-                    f"drawing index on page {entry.index_page} lists {entry.sheet_number}, "
-                    f"which page {page.page_number} prints in its title block"
-                ),
+                now=d.number,
+                sheet_title=d.title,
+                basis=d.source,
+                source=source,
             )
         )
     return corrections

@@ -5,6 +5,8 @@ A drawing index (sheet list) read from a cover or index sheet is checked against
 sheets the set holds; each finding names its pages and where it came from.
 """
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 
@@ -17,12 +19,17 @@ class IndexEntry(BaseModel):
 
 
 class Correction(BaseModel):
-    """A page identity set from the drawing index, because the page prints the number."""
+    """A page identity the set decided otherwise than the page alone (its title block as
+    the set's template, the numbering scheme, a bookmark, the drawing index), always a
+    number the page prints."""
 
     page_number: int
-    was: str | None = Field(description="the number read from the title block, if any")
+    was: str | None = Field(description="the number read from the page alone, if any")
     now: str
     sheet_title: str | None = None
+    basis: Literal["set_template", "scheme", "bookmark", "drawing_index"] = Field(
+        "drawing_index", description="what decided it: the page's sheet_number_source"
+    )
     source: str = Field(
         examples=["drawing index on page 1 lists SITE, which page 12 prints in its title block"]
     )
@@ -103,7 +110,9 @@ class SetSummary(BaseModel):
     index_entries: int = Field(0, description="sheets the drawing index lists")
     confirmed: int = Field(0, description="pages whose sheet number the index lists")
     corrected: int = Field(
-        0, description="pages whose number was set from the index (the page prints it)"
+        0,
+        description="pages whose number the set decided (template, scheme, bookmark, index; "
+        "the page prints it)",
     )
     missing: int = Field(0, description="sheets the index lists that no page carries")
     not_in_index: int = Field(0, description="numbered pages the index does not list")

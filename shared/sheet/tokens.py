@@ -13,12 +13,18 @@ from shared.pagetext import fold_dashes
 _STRIP = "()[]{},;:'\"*"
 # An ASCII designator (1-6 capitals), an optional separator, then a sequence that starts
 # with a digit; any further groups of letters and digits joined by - . or _.
-_SHEET_ID = re.compile(r"[A-Z]{1,6}[-._]?\d[A-Za-z0-9]*(?:[-._][A-Za-z0-9]+)*")
+_SHEET_ID = re.compile(
+    r"[A-Z]{1,6}[-._]?\d[A-Za-z0-9]*(?:[-._][A-Za-z0-9]+)*"
+    # ISO 19650: project, originator, volume, level, type, role, number in fields
+    r"|(?=[A-Z0-9_-]*\d)(?=[A-Z0-9_-]*[A-Z])[A-Z0-9]{2,8}(?:[-_][A-Z0-9]{1,8}){4,}"
+)
 # What a label vouches for: any whole token of letters and digits in groups.
 _LABELLED = re.compile(r"[^\W_]+(?:[-._][^\W_]+)*")
 # Digit-X-digit is a member or lumber size (W12X26, HSS6X6X1/4, L4X4, 2X6), never a sheet.
 _MEMBER_MARK = re.compile(r"\d\s*[xX×]\s*\d")
 _DATE = re.compile(r"\d{1,4}[-./]\d{1,2}[-./]\d{1,4}")
+# Dotted section numbers a date never prints: a one-digit middle and a short tail ("5.1.00").
+_SECTION = re.compile(r"\d{1,3}\.\d\.\d{1,2}")
 # Route and road names a highway set prints large: I-90, SR 520, US-101, NB520.
 _ROUTE = re.compile(r"(?:I|IH|SR|US|NB|SB|EB|WB|CR|SH|HWY|RT|RTE|STH|FM|RM)-?\d{1,4}[A-Z]?")
 # Characters a sheet number never holds: references (2/S301), scales, stations (12+50),
@@ -65,7 +71,7 @@ def _foreign(token: str) -> bool:
         any(ch in _FOREIGN for ch in token)
         or bool(_MEMBER_MARK.search(token))
         or bool(_FILE_SUFFIX.search(token))
-        or bool(_DATE.fullmatch(token))
+        or (bool(_DATE.fullmatch(token)) and not _SECTION.fullmatch(token))
     )
 
 
@@ -94,8 +100,9 @@ def is_labelled_value(text: str) -> bool:
     if token.upper().replace("-", "").replace(".", "") in _PLACEHOLDERS:
         return False
     if any(ch.isdigit() for ch in token):
-        # A long bare number is a project or job number, not a sheet.
-        return not token.replace(".", "").isdigit() or len(token) <= 3
+        # A long bare number is a project or job number, not a sheet; digits in groups
+        # ("5.1.00", "12-04") are a sheet's.
+        return not token.isdigit() or len(token) <= 3
     # Letters only: a short code in capitals (COV-S, SITE), not a word of a sentence.
     return token.isupper() and len(token.replace("-", "").replace(".", "")) <= 8
 

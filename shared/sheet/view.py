@@ -11,6 +11,7 @@ frame that sits inside a larger page still has its title block at its own lower 
 import statistics
 import threading
 import weakref
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -72,6 +73,21 @@ class View:
         """The runs along the view's direction: its lines."""
         return [r for r in self.runs if r.line_id >= 0]
 
+    @cached_property
+    def _by_top(self) -> tuple[list[float], list[Run]]:
+        ordered = sorted(self.runs, key=lambda r: r.box.y0)
+        return [r.box.y0 for r in ordered], ordered
+
+    @cached_property
+    def tallest(self) -> float:
+        """The height of the view's tallest run."""
+        return max((r.box.height for r in self.runs), default=0.0)
+
+    def runs_between(self, top: float, bottom: float) -> list[Run]:
+        """The runs whose top edge lies between two heights."""
+        tops, ordered = self._by_top
+        return ordered[bisect_left(tops, top) : bisect_right(tops, bottom)]
+
     def box_of(self, ids: tuple[int, ...]) -> Box:
         """The view box of some of the page's words."""
         return Box.union(self.words[i].bbox.in_frame(self.frame) for i in ids)
@@ -87,7 +103,7 @@ class View:
         cx, cy = box.centre
         if cx >= x0 + ZONE_RIGHT * (x1 - x0) or cy >= y0 + ZONE_BOTTOM * (y1 - y0):
             return True
-        strip_x, strip_y = self._strips
+        strip_x, strip_y = self.strips
         return (strip_x is not None and cx >= strip_x) or (strip_y is not None and cy >= strip_y)
 
     def edge_score(self, box: Box) -> float:
@@ -97,7 +113,7 @@ class View:
         return max((cx - x0) / max(x1 - x0, 1.0), (cy - y0) / max(y1 - y0, 1.0))
 
     @cached_property
-    def _strips(self) -> tuple[float | None, float | None]:
+    def strips(self) -> tuple[float | None, float | None]:
         """The left wall of a ruled right strip and the top wall of a ruled bottom band: the
         innermost long rule in the outer part of the extent, short of its border."""
         x0, y0, x1, y1 = self.extent

@@ -7,9 +7,8 @@ import pymupdf
 
 from shared.models import SheetHeader
 from shared.pagetext import TextLayer
-from shared.sheet.index import read_drawing_index
+from shared.sheet.reading import read_sheet
 from shared.sheet.reconcile import PageFacts
-from shared.sheet.references import references
 
 W, H = 36 * 72, 24 * 72
 
@@ -66,6 +65,13 @@ def indexed_set() -> pymupdf.Document:
 
 
 def facts_of(number: int, sheet: SheetHeader, layer: TextLayer) -> PageFacts:
-    """A page's facts as coverage reads them and the report receives them."""
-    index, refs = read_drawing_index(layer), list(references(layer))
-    return PageFacts(number, sheet.sheet_number, sheet.sheet_title, index, refs)
+    """A page's facts as extract reads them and the report receives them."""
+    reading = read_sheet(layer)
+    return PageFacts(
+        number,
+        sheet.sheet_number,
+        sheet.sheet_title,
+        reading.index_rows,
+        reading.references,
+        reading,
+    )

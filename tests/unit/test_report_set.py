@@ -4,6 +4,7 @@ report, counted in its summary and in report.ready, shown as the report's Set se
 
 from datetime import UTC, datetime
 
+import pymupdf
 import pytest
 
 from services.extract.textlayer import read_text_layer
@@ -12,11 +13,10 @@ from services.report.html import render_report_html
 from shared.models import Coverage, PageVerdict, SheetHeader, VerifiedPage
 from shared.pagetext import TextLayer, laid_out
 from shared.report import ReadySummary
-from shared.sheet import printed_alone
 from shared.sheet.header import sheet_header
-from shared.sheet.index import read_drawing_index
+from shared.sheet.index import expand_index, read_drawing_index
 from shared.sheet.reading import read_sheet
-from shared.sheet.reconcile import PageFacts, correction_requests, reconcile
+from shared.sheet.reconcile import PageFacts, reconcile
 from shared.sheet.references import references
 from tests.support.sets import INDEX, facts_of, indexed_set
 
@@ -34,10 +34,7 @@ def _sheets(layers: dict[int, TextLayer]) -> dict[int, SheetHeader]:
 @pytest.fixture(scope="module")
 def sheet_set(layers):
     sheets = _sheets(layers)
-    facts = [facts_of(n, sheets[n], layer) for n, layer in layers.items()]
-    requests = correction_requests(facts)
-    printed = {n: r for n, keys in requests.items() if (r := printed_alone(layers[n], keys))}
-    return reconcile(facts, printed)
+    return reconcile([facts_of(n, sheets[n], layer) for n, layer in layers.items()])
 
 
 def test_the_index_is_read_as_number_title_pairs(layers):
@@ -119,7 +116,7 @@ def test_no_index_still_names_duplicates_and_nothing_else():
         PageFacts(2, "A101", "PLAN", [], []),
         PageFacts(3, None, None, [], []),
     ]
-    sheet_set = reconcile(facts, {})
+    sheet_set = reconcile(facts)
     assert [d.page_numbers for d in sheet_set.duplicates] == [[1, 2]]
     assert sheet_set.unnumbered_pages == [3]
     assert not (sheet_set.missing or sheet_set.not_in_index or sheet_set.confirmed_pages)
@@ -161,3 +158,87 @@ def test_report_stores_counts_and_shows_the_set(layers, sheet_set):
     html = render_report_html(report, {})
     assert 'id="set"' in html and "A-102" in html and "A-501" in html
     assert "drawing index on page 1 lists SITE" in html
+
+
+def _index_page(draw) -> TextLayer:
+    doc = pymupdf.open()
+    page = doc.new_page(width=1224, height=792)
+    draw(page)
+    return read_text_layer(page, 1, min_chars=1)
+
+
+def test_index_rows_that_are_ranges_expand_against_the_set():
+    """ "UC-3A THRU UC-3C" and "21-23" name runs of sheets; a row that is one of the set's
+    numbers stays one; index numbers differing only in zero padding match."""
+
+    def draw(page):
+        page.insert_text((100, 100), "INDEX OF SHEETS", fontsize=16)
+        for k, (n, t) in enumerate(
+            [("UC-1", "TITLE SHEET"), ("UC-3A THRU UC-3C", "DETAILS"), ("UC-4", "PLAN")]
+        ):
+            page.insert_text((80, 140 + 20 * k), n, fontsize=11)
+            page.insert_text((260, 140 + 20 * k), t, fontsize=11)
+
+    rows = read_drawing_index(_index_page(draw))
+    assert rows[1] == ("UC-3A THRU UC-3C", "DETAILS")
+    expanded = expand_index(rows, ["UC-1", "UC-04"])
+    assert [n for n, _ in expanded] == ["UC-1", "UC-3A", "UC-3B", "UC-3C", "UC-4"]
+    assert [n for n, _ in expand_index([("21-23", None)], ["20"])] == ["21", "22", "23"]
+    assert expand_index([("21-23", None)], ["21-23"]) == [("21-23", None)]
+    facts = [PageFacts(1, "UC-1", None, rows, []), PageFacts(2, "UC-04", None, [], [])]
+    facts += [PageFacts(3 + k, f"UC-3{s}", None, [], []) for k, s in enumerate("ABC")]
+    sheet_set = reconcile(facts)
+    assert sheet_set.missing == [] and sheet_set.not_in_index == []
+
+
+def test_index_grouped_by_discipline_with_column_headers_and_ruled_cells():
+    """Column headers and group titles between rows do not end the list; ruled cells
+    around each row do not matter."""
+
+    def draw(page):
+        page.insert_text((100, 100), "DRAWING INDEX", fontsize=16)
+        y = 130
+        page.insert_text((100, y), "SHEET NO.", fontsize=10)
+        page.insert_text((220, y), "SHEET TITLE", fontsize=10)
+        for group, sheets in [
+            ("ARCHITECTURAL", [("A-101", "FLOOR PLAN"), ("A-201", "ELEVATIONS")]),
+            ("STRUCTURAL", [("S-101", "FOUNDATION PLAN")]),
+        ]:
+            y += 20
+            page.insert_text((100, y), group, fontsize=10)
+            for n, t in sheets:
+                y += 20
+                page.draw_rect(pymupdf.Rect(95, y - 14, 500, y + 5), width=0.5)
+                page.insert_text((100, y), n, fontsize=10)
+                page.insert_text((220, y), t, fontsize=10)
+
+    assert read_drawing_index(_index_page(draw)) == [
+        ("A-101", "FLOOR PLAN"),
+        ("A-201", "ELEVATIONS"),
+        ("S-101", "FOUNDATION PLAN"),
+    ]
+
+
+def test_index_in_two_columns_and_listed_upwards():
+    """Rows that run on in a second column beside the first are read after it; a list
+    printed above its heading (bottom-up) is read too."""
+
+    def two_columns(page):
+        page.insert_text((100, 100), "SHEET INDEX", fontsize=16)
+        for k in range(3):
+            page.insert_text((100, 130 + 20 * k), f"A-10{k + 1}", fontsize=10)
+            page.insert_text((160, 130 + 20 * k), f"PLAN LEVEL {k + 1}", fontsize=10)
+            page.insert_text((400, 130 + 20 * k), f"E-10{k + 1}", fontsize=10)
+            page.insert_text((460, 130 + 20 * k), f"LIGHTING LEVEL {k + 1}", fontsize=10)
+
+    rows = read_drawing_index(_index_page(two_columns))
+    assert [n for n, _ in rows] == ["A-101", "A-102", "A-103", "E-101", "E-102", "E-103"]
+    assert rows[3] == ("E-101", "LIGHTING LEVEL 1")
+
+    def upwards(page):
+        for k, n in enumerate(["M-103", "M-102", "M-101"]):
+            page.insert_text((900, 600 + 20 * k), n, fontsize=10)
+            page.insert_text((960, 600 + 20 * k), "MECHANICAL", fontsize=10)
+        page.insert_text((900, 680), "DRAWING LIST", fontsize=12)
+
+    assert [n for n, _ in read_drawing_index(_index_page(upwards))] == ["M-101", "M-102", "M-103"]

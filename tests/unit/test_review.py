@@ -90,7 +90,7 @@ def records() -> list[SheetCorrection | ProblemReview]:
 
 
 def reviewed_report(review: list[SheetCorrection | ProblemReview]):
-    sheet_set = reconcile([page_facts(p) for p in corrected_pages(PAGES, review)], {})
+    sheet_set = reconcile([page_facts(p) for p in corrected_pages(PAGES, review)])
     job = JobInfo(job_id=JOB, file_name="set.pdf", page_count=3, created_at=WHEN)
     return apply_review(
         build_report(job, list(PAGES), finished_at=WHEN, sheet_set=sheet_set), review

@@ -1,0 +1,369 @@
+"""Sheet identity decided across the set, from the pages' ``SheetReading`` alone (pure).
+
+A page read alone can be ambiguous; the set is not. In order:
+
+- **the title block is a template**: the sheets of a set print their number in the same
+  field at the same place. A page whose own reading is ambiguous (no number, a number no
+  label vouches for, or text every sheet prints alike) takes the candidate standing where
+  the confident pages print theirs. Text printed alike on every sheet (a project number, a
+  firm) is no sheet's number; where every sheet carries one drawing number beside
+  "SHEET n OF m", a sheet is that drawing number with its position. Sets that mix title
+  blocks (consultants' sheets) form one template per place.
+- **the numbering scheme**: a weakly vouched number that breaks the shape the rest of the
+  set shares loses to a candidate of the page that fits it.
+- **the file's hints** (bookmarks, page labels) break ties between candidates the page
+  prints; they never override what the sheet prints, nor name a number it does not print.
+- **the drawing index**: a page whose number the index does not list, or that has none,
+  takes an unclaimed indexed number it prints large and alone in its title block.
+
+Each decision names its source, and the page keeps its candidates, so a reviewer sees why.
+"""
+
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from shared.pagetext import Box
+from shared.sheet.index import expand_index
+from shared.sheet.reader import Evidence
+from shared.sheet.reading import Candidate, SheetReading
+from shared.sheet.tokens import sheet_key
+
+Source = Literal["title_block", "set_template", "scheme", "bookmark", "drawing_index"]
+
+# Candidates of different pages stand at one place when their centres are this close (PDF
+# points), or this share of the sheet's width, whichever is larger.
+PLACE_TOLERANCE = 36.0
+PLACE_SHARE = 0.02
+# A place is the set's template when at least this many confident pages print there.
+TEMPLATE_PAGES = 2
+# A scheme is a shape at least this share of the numbered pages share (and two pages).
+SCHEME_SHARE = 0.6
+# Text printed alike on at least this many pages, and on every page that prints it, is the
+# set's, not a sheet's.
+CONSTANT_PAGES = 3
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A page's identity as the set decides it, and why."""
+
+    number: str | None
+    title: str | None
+    source: Source | None
+    why: str
+    number_words: tuple[int, ...] = ()
+    title_words: tuple[int, ...] = ()
+
+
+def decide_set(readings: Mapping[int, SheetReading]) -> dict[int, Decision]:
+    """Page number → the page's decided sheet number and title, with the source."""
+    decided = {n: _own(r) for n, r in readings.items()}
+    constant = _constant(readings)
+    width = max((c.box.x1 for r in readings.values() for c in r.candidates if c.box), default=0)
+    tolerance = max(PLACE_TOLERANCE, PLACE_SHARE * width)
+    places = _template(readings, constant, tolerance)
+    for n, reading in readings.items():
+        if (d := _by_template(reading, decided[n], places, constant, tolerance)) is not None:
+            decided[n] = d
+    scheme = _scheme([d.number for d in decided.values() if d.number])
+    for n, reading in readings.items():
+        if (d := _by_scheme(reading, decided[n], scheme, constant)) is not None:
+            decided[n] = d
+    for n, reading in readings.items():
+        if (d := _by_hints(reading, decided[n])) is not None:
+            decided[n] = d
+    _by_index(readings, decided)
+    return decided
+
+
+def _own(reading: SheetReading) -> Decision:
+    if reading.number is None:
+        title = reading.title
+        return Decision(
+            None,
+            title.text if title else None,
+            None,
+            "the page prints no sheet number",
+            title_words=tuple(title.word_ids) if title else (),
+        )
+    chosen = next((c for c in reading.candidates if c.chosen), None)
+    return Decision(
+        reading.number.text,
+        reading.sheet_title,
+        "title_block",
+        chosen.why if chosen else "read from the page's title block",
+        tuple(reading.number.word_ids),
+        tuple(reading.title.word_ids) if reading.title else (),
+    )
+
+
+def _take(candidate: Candidate, source: Source, why: str, reading: SheetReading) -> Decision:
+    title = candidate.title or reading.title
+    return Decision(
+        candidate.text,
+        title.text if title else None,
+        source,
+        why,
+        tuple(candidate.word_ids),
+        tuple(title.word_ids) if title else (),
+    )
+
+
+# --- text the whole set prints alike --------------------------------------------------------
+
+
+def _constant(readings: Mapping[int, SheetReading]) -> set[str]:
+    """The keys of candidate texts printed on every page of the set (of three or more)."""
+    if len(readings) < CONSTANT_PAGES:
+        return set()
+    counts = Counter(
+        key for r in readings.values() for key in {sheet_key(c.text) for c in r.candidates}
+    )
+    return {key for key, n in counts.items() if n == len(readings)}
+
+
+# --- the template -------------------------------------------------------------------------
+
+
+@dataclass
+class _Place:
+    centre: tuple[float, float]
+    label: str | None
+    pages: int
+
+
+def _centre(box: Box | None) -> tuple[float, float] | None:
+    return (box.centre.x, box.centre.y) if box else None
+
+
+def _near(a: tuple[float, float], b: tuple[float, float], tolerance: float) -> bool:
+    return abs(a[0] - b[0]) <= tolerance and abs(a[1] - b[1]) <= tolerance
+
+
+def _confident(reading: SheetReading, constant: set[str]) -> Candidate | None:
+    """The page's chosen number when a label vouches for it and the set does not print it
+    on every sheet."""
+    chosen = next((c for c in reading.candidates if c.chosen), None)
+    if chosen is None or chosen.evidence < Evidence.LABEL or sheet_key(chosen.text) in constant:
+        return None
+    return chosen
+
+
+def _template(
+    readings: Mapping[int, SheetReading], constant: set[str], tolerance: float
+) -> list[_Place]:
+    """The places where confident pages print their numbers, most pages first."""
+    places: list[_Place] = []
+    for reading in readings.values():
+        chosen = _confident(reading, constant)
+        centre = _centre(chosen.box) if chosen else None
+        if chosen is None or centre is None:
+            continue
+        place = next(
+            (p for p in places if p.label == chosen.label and _near(p.centre, centre, tolerance)),
+            None,
+        )
+        if place:
+            place.pages += 1
+        else:
+            places.append(_Place(centre, chosen.label, 1))
+    return sorted((p for p in places if p.pages >= TEMPLATE_PAGES), key=lambda p: -p.pages)
+
+
+def _ambiguous(reading: SheetReading, constant: set[str]) -> bool:
+    return _confident(reading, constant) is None
+
+
+def _by_template(
+    reading: SheetReading,
+    current: Decision,
+    places: list[_Place],
+    constant: set[str],
+    tolerance: float,
+) -> Decision | None:
+    if not _ambiguous(reading, constant):
+        return None
+    for place in places:
+        at = [
+            c
+            for c in reading.candidates
+            if (centre := _centre(c.box))
+            and _near(centre, place.centre, tolerance)
+            and sheet_key(c.text) not in constant
+            and (c.label == place.label or c.evidence >= Evidence.LARGEST)
+        ]
+        if at:
+            best = max(at, key=lambda c: (c.label == place.label, c.score))
+            if current.number and sheet_key(best.text) == sheet_key(current.number):
+                return None
+            why = (
+                f"the set's other sheets ({place.pages}) print their number here"
+                + (f", in the field {place.label!r}" if place.label else "")
+                + f"; this page's own reading was ambiguous ({current.why})"
+            )
+            return _take(best, "set_template", why, reading)
+    if current.number and sheet_key(current.number) in constant:
+        return _position(reading, current) or _not_constant(reading, current, constant)
+    return None
+
+
+def _not_constant(reading: SheetReading, current: Decision, constant: set[str]) -> Decision | None:
+    """A number every sheet prints alike is the set's (a project or contract number): the
+    page's best labelled candidate that differs from sheet to sheet is its own."""
+    varying = [
+        c
+        for c in reading.candidates
+        if c.evidence >= Evidence.LABEL and sheet_key(c.text) not in constant
+    ]
+    if not varying:
+        return None
+    best = max(varying, key=lambda c: c.score)
+    why = (
+        f"every sheet of the set prints {current.number}: the set's, not a sheet's; "
+        f"{best.text} is this sheet's ({best.why.split(': ', 1)[-1]})"
+    )
+    return _take(best, "set_template", why, reading)
+
+
+# Bare labels of a sheet's position in a drawing ("SHEET 3 OF 9", "Blatt 3", "Лист 3").
+_POSITION_LABELS = frozenset(
+    {"SHEET", "SHT", "BLATT", "BLAD", "PLANCHE", "FEUILLE", "HOJA", "LAMINA", "ЛИСТ"}
+)
+
+
+def _position(reading: SheetReading, current: Decision) -> Decision | None:
+    """One drawing number on every sheet, and beside it the sheet's position ("SHEET 3 OF
+    9"): the sheet is the drawing number with its position."""
+    position = next(
+        (c for c in reading.candidates if c.label in _POSITION_LABELS and c.text.isdigit()),
+        None,
+    )
+    if position is None or current.number is None:
+        return None
+    return Decision(
+        f"{current.number} ({position.text})",
+        current.title,
+        "set_template",
+        f"every sheet prints {current.number}: the set numbers its sheets as one drawing, "
+        f"told apart by their position (sheet {position.text})",
+        (*current.number_words, *position.word_ids),
+        current.title_words,
+    )
+
+
+# --- the numbering scheme -----------------------------------------------------------------
+
+
+def shape(number: str) -> str:
+    """A number's shape: runs of letters as A, digits as 9, separators kept
+    (``S-101`` → ``A-9``, ``A101.01`` → ``A9.9``)."""
+    folded = re.sub(r"[A-Za-z]+", "A", number.upper())
+    return re.sub(r"\d+", "9", folded).replace(" ", "")
+
+
+def _scheme(numbers: list[str]) -> str | None:
+    if len(numbers) < 2:
+        return None
+    found, n = Counter(shape(x) for x in numbers).most_common(1)[0]
+    return found if n >= 2 and n >= SCHEME_SHARE * len(numbers) else None
+
+
+def _by_scheme(
+    reading: SheetReading, current: Decision, scheme: str | None, constant: set[str]
+) -> Decision | None:
+    if scheme is None or (current.number and shape(current.number) == scheme):
+        return None
+    chosen = next((c for c in reading.candidates if c.chosen), None)
+    weak = chosen is None or chosen.evidence < Evidence.LABEL_IN_TITLE_BLOCK
+    if current.source not in ("title_block", None) or not weak:
+        return None
+    fits = [
+        c
+        for c in reading.candidates
+        if shape(c.text) == scheme
+        and c.evidence >= Evidence.LARGEST
+        and sheet_key(c.text) not in constant
+    ]
+    if len({sheet_key(c.text) for c in fits}) != 1:
+        return None
+    best = max(fits, key=lambda c: c.score)
+    why = f"the set's numbers share the shape {scheme!r}" + (
+        f", which {current.number} breaks" if current.number else ""
+    )
+    return _take(best, "scheme", why, reading)
+
+
+# --- bookmarks and page labels -------------------------------------------------------------
+
+
+def _hint_keys(reading: SheetReading) -> set[str]:
+    texts = [*reading.bookmarks, *([reading.page_label] if reading.page_label else [])]
+    keys = set()
+    for text in texts:
+        keys.add(sheet_key(text))
+        keys.update(sheet_key(part) for part in re.split(r"[\s_/|,;]+", text) if part)
+    return keys
+
+
+def _by_hints(reading: SheetReading, current: Decision) -> Decision | None:
+    """A tie the page leaves open (no number chosen, or the best two of equal evidence)
+    broken by the candidate the file's bookmarks or page label name."""
+    keys = _hint_keys(reading)
+    if not keys or current.source not in ("title_block", None):
+        return None
+    named = [c for c in reading.candidates if sheet_key(c.text) in keys and c.evidence > 0]
+    if not named:
+        return None
+    ranked = sorted(reading.candidates, key=lambda c: -c.score)
+    top = ranked[0].evidence if ranked else 0
+    tied = current.number is None or sum(c.evidence == top for c in ranked) > 1
+    best = max(named, key=lambda c: c.score)
+    if not tied or best.evidence < top:
+        return None
+    if current.number and sheet_key(best.text) == sheet_key(current.number):
+        return None
+    return _take(
+        best,
+        "bookmark",
+        "the page prints more than one candidate of equal standing; the file's bookmark or "
+        f"page label names {best.text}",
+        reading,
+    )
+
+
+# --- the drawing index ----------------------------------------------------------------------
+
+
+def _by_index(readings: Mapping[int, SheetReading], decided: dict[int, Decision]) -> None:
+    """A page whose number the index does not list (or that has none) takes the one
+    unclaimed indexed number it prints alone in its title block."""
+    rows = [row for r in readings.values() for row in r.index_rows]
+    if not rows:
+        return
+    numbers = [d.number for d in decided.values() if d.number]
+    for r in readings.values():
+        numbers += [c.text for c in r.candidates]
+    indexed = {sheet_key(number) for number, _ in expand_index(rows, numbers)}
+    claimed = {sheet_key(d.number) for d in decided.values() if d.number}
+    for n, reading in sorted(readings.items()):
+        current = decided[n]
+        if current.number and sheet_key(current.number) in indexed:
+            continue
+        found: dict[str, Candidate] = {}
+        for c in sorted(reading.candidates, key=lambda c: -c.score):
+            if sheet_key(c.text) in indexed and sheet_key(c.text) not in claimed:
+                found.setdefault(sheet_key(c.text), c)
+        if len(found) != 1:
+            continue
+        [(key, candidate)] = found.items()
+        claimed.add(key)
+        decided[n] = _take(
+            candidate,
+            "drawing_index",
+            f"the set's drawing index lists {candidate.text}, which the page prints in its "
+            "title block",
+            reading,
+        )

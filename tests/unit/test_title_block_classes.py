@@ -1,0 +1,250 @@
+"""Title-block classes met on sets the corpus lacked, one general rule each: a number stacked
+on two lines, "SHEET n OF m", a trade name in large type, labels of other languages (German,
+French, Spanish, Dutch), a pair of numbers under one label, a revision letter after the
+number, a large file number in the same block, a left-hand strip turned 90°, numbers with
+dots, underscores and spaces. Each sheet is a real PDF page built with PyMuPDF and read as
+extract reads it."""
+
+import pymupdf
+import pytest
+
+from services.extract.textlayer import read_text_layer
+from shared.sheet import Reading, read_title_block
+
+W, H = 2592, 1728  # 36 x 24 in
+
+
+def new_sheet(width: float = W, height: float = H) -> tuple[pymupdf.Document, pymupdf.Page]:
+    doc = pymupdf.open()
+    page = doc.new_page(width=width, height=height)
+    page.draw_rect(pymupdf.Rect(36, 36, width - 36, height - 36), width=2)
+    page.insert_text((100, 120), "GENERAL NOTES", fontsize=14)
+    page.insert_text((100, 150), "1. SEE 2/S301 FOR TYPICAL FOOTING DETAIL.", fontsize=9)
+    page.insert_text((900, 700), "A-501", fontsize=12)
+    return doc, page
+
+
+def text(page: pymupdf.Page, x: float, y: float, value: str, size: float, rotate: int = 0):
+    if value.isascii():
+        page.insert_text((x, y), value, fontsize=size, rotate=rotate)
+    else:  # accents need a font that has them (PyMuPDF's own)
+        page.insert_font(fontname="uni", fontbuffer=pymupdf.Font("cjk").buffer)
+        page.insert_text((x, y), value, fontsize=size, fontname="uni", rotate=rotate)
+
+
+def box(page: pymupdf.Page, x0: float, y0: float, x1: float, y1: float) -> None:
+    page.draw_rect(pymupdf.Rect(x0, y0, x1, y1), width=1)
+
+
+def read(page: pymupdf.Page) -> Reading:
+    return read_title_block(read_text_layer(page, 1, min_chars=1))
+
+
+def bottom_block(page: pymupdf.Page, cells: list[tuple[str, str, float]]) -> None:
+    """A ruled title block along the bottom right: one cell per (label, value, value size),
+    left to right."""
+    x = W - 36 - 260 * len(cells)
+    for label, value, size in cells:
+        box(page, x, H - 200, x + 260, H - 36)
+        text(page, x + 10, H - 180, label, 9)
+        if value:
+            text(page, x + 10, H - 80, value, size)
+        x += 260
+
+
+def test_a_number_stacked_on_two_lines_is_one_number():
+    """ "SC20" over "-TN01" in the PLAN REF NO box is SC20-TN01, not SC20."""
+    _doc, page = new_sheet()
+    bottom_block(page, [("PROJECT TITLE", "SR 167 STAGE 1", 14)])
+    box(page, W - 140, H - 200, W - 36, H - 36)
+    text(page, W - 130, H - 180, "PLAN REF NO", 6)
+    text(page, W - 130, H - 150, "SC20", 18)
+    text(page, W - 132, H - 128, "-TN01", 18)
+    assert read(page).number == "SC20-TN01"
+
+
+@pytest.mark.parametrize(
+    ("printed", "number"),
+    [
+        (["Sheet: 3 OF 23"], "3"),
+        (["SHEET 3 OF 10 SHEETS"], "3"),
+        (["SHEET", "3", "OF", "10"], "3"),  # each in a box of its own, the total largest
+    ],
+)
+def test_the_count_of_sheet_n_of_m_is_never_the_number(printed, number):
+    """The total after "OF" is never the sheet number, however it is laid out."""
+    _doc, page = new_sheet()
+    bottom_block(page, [("PROJECT", "FINAL MAP OF RIVER BEND", 16)])
+    if len(printed) == 1:
+        text(page, W - 500, H - 100, printed[0], 14)
+    else:
+        for k, part in enumerate(printed):
+            text(page, W - 500 + 90 * k, H - 100, part, 30 if part == "10" else 14)
+    assert read(page).number == number
+
+
+def test_a_trade_name_in_large_type_loses_to_a_labelled_number():
+    """ "CIVIL" printed large in the main block's SHEET field loses to the number the
+    consultant's block labels, with digits."""
+    _doc, page = new_sheet()
+    bottom_block(page, [("SHEET", "CIVIL", 60), ("DWG NO.", "C-201", 24)])
+    assert read(page).number == "C-201"
+
+
+@pytest.mark.parametrize(
+    ("number_label", "number", "title_label", "title"),
+    [
+        ("Plan-Nr.", "A-12", "Planinhalt", "Grundriss Erdgeschoss"),
+        ("Plannummer", "5.1.00", "Planinhalt:", "Lageplan"),
+        ("Zeichnungsnummer", "ST-201", "Titel", "Bewehrung Decke"),
+        ("Blatt-Nr.", "12", "Planinhalt", "Schnitt A-A"),
+        ("N° de plan", "ARC-104", "Titre", "Plan du rez-de-chaussée"),
+        ("Planche", "B12", "Titre:", "Coupe longitudinale"),
+        ("Plano N°", "E-03", "Título", "Planta de cubiertas"),
+        ("Lámina", "A-07", "Título:", "Alzados"),
+        ("Tekeningnummer", "BK-010", "Omschrijving", "Plattegrond begane grond"),
+        ("Blad", "7", "Omschrijving:", "Doorsneden"),
+    ],
+)
+def test_labels_of_other_languages(number_label, number, title_label, title):
+    """German, French, Spanish and Dutch labels name the number and title fields; a large
+    order number in the same block does not win."""
+    _doc, page = new_sheet()
+    bottom_block(
+        page,
+        [
+            ("Auftrags-Nr.", "20231187", 40),
+            (title_label, title, 16),
+            (number_label, number, 30),
+        ],
+    )
+    reading = read(page)
+    assert (reading.number, reading.title) == (number, title)
+
+
+def test_a_pair_label_gives_both_numbers_as_one_sheet():
+    """ "Unterlage / Blatt-Nr." over "7 / 1": the sheet is 7 / 1."""
+    _doc, page = new_sheet()
+    bottom_block(page, [("Maßstab", "1:500", 14), ("Unterlage / Blatt-Nr.", "7 / 1", 28)])
+    assert read(page).number == "7 / 1"
+
+
+def test_a_revision_letter_after_the_number_is_not_part_of_it():
+    """ "A-12 c" in the number field: the revision index is printed apart from the number."""
+    _doc, page = new_sheet()
+    bottom_block(page, [("Index", "c", 14), ("Plan-Nr.", "A-12  c", 30)])
+    assert read(page).number == "A-12"
+
+
+def test_a_left_hand_strip_with_text_turned_90_degrees():
+    """A portrait sheet whose title block runs up its left edge, text turned 90°."""
+    width, height = 1224, 1584
+    _doc, page = new_sheet(width, height)
+    page.draw_line((260, 36), (260, height - 36), width=2)
+    box(page, 36, height - 300, 260, height - 36)
+    # Turned 90° (reading upwards): the label, then the number beside it, larger.
+    text(page, 70, height - 60, "DRAWING NO.", 9, rotate=90)
+    text(page, 140, height - 60, "M-301", 48, rotate=90)
+    text(page, 70, height - 400, "DRAWING TITLE", 9, rotate=90)
+    text(page, 120, height - 400, "MECHANICAL ROOF PLAN", 24, rotate=90)
+    text(page, 200, 500, "NORTHWIND ENGINEERS", 14, rotate=90)
+    reading = read(page)
+    assert (reading.number, reading.title) == ("M-301", "MECHANICAL ROOF PLAN")
+
+
+@pytest.mark.parametrize(
+    "number",
+    ["5.1.00", "ABC-XYZ-ZZ-00-DR-A-1001", "PRJ_B1_00_DR_S_2001", "A101.01"],
+)
+def test_numbers_with_dots_underscores_and_hyphens(number):
+    """Section-style dotted numbers and ISO 19650 codes (hyphens or underscores) are read
+    whole."""
+    _doc, page = new_sheet()
+    bottom_block(page, [("SCALE", "1:100", 12), ("DRAWING NUMBER", number, 20)])
+    assert read(page).number == number
+
+
+def test_candidates_say_why_each_won_or_lost():
+    """The reading keeps every number it considered: the winner marked chosen, the others
+    with why they lost."""
+    _doc, page = new_sheet()
+    bottom_block(page, [("SHEET", "CIVIL", 60), ("DWG NO.", "C-201", 24)])
+    reading = read(page)
+    [chosen] = [c for c in reading.candidates if c.chosen]
+    assert chosen.text == "C-201" and chosen.label == "DWGNO"
+    civil = next(c for c in reading.candidates if c.text == "CIVIL")
+    assert civil.why.startswith("lost to C-201")
+    assert reading.region is not None and reading.region.contains(chosen.box.centre)
+
+
+def test_an_iso_19650_code_needs_no_label():
+    """A code of five or more fields, printed large and alone in the title block, is the
+    number even where no label names it."""
+    _doc, page = new_sheet()
+    bottom_block(page, [("SCALE", "1:100", 12), ("STATUS", "S2", 12)])
+    text(page, W - 700, H - 240, "PRJ_B1_00_DR_S_2001", 40)
+    assert read(page).number == "PRJ_B1_00_DR_S_2001"
+
+
+def test_an_issue_status_beside_the_number_is_no_title():
+    """Unruled: the title in large type up the number's column, not "CONSTRUCTION
+    DOCUMENTS" or the copyright line printed beside the number."""
+    _doc, page = new_sheet()
+    for k, line in enumerate(["FLOOR PLAN -", "LEVEL 01 - AREA A"]):
+        text(page, W - 330, H - 330 + 30 * k, line, 25)
+    text(page, W - 330, H - 230, "DATE: APRIL 23, 2021", 12)
+    text(page, W - 330, H - 195, "CONSTRUCTION", 12)
+    text(page, W - 330, H - 180, "DOCUMENTS", 12)
+    text(page, W - 330, H - 120, "E201A", 50)
+    text(page, W - 330, H - 100, "© COPYRIGHT NORTHWIND ENGINEERS, INC.", 9)
+    reading = read(page)
+    assert (reading.number, reading.title) == ("E201A", "FLOOR PLAN - LEVEL 01 - AREA A")
+
+
+def test_the_sheet_title_under_the_project_title_left_of_a_narrow_number_box():
+    """Unruled, left of a narrow PLAN REF NO column: the project's title over the sheet's;
+    the lower stack is the sheet's title."""
+    _doc, page = new_sheet()
+    x = W - 420
+    for k, line in enumerate(["SR 167", "I-5 TO SR 161", "NEW EXPRESSWAY"]):
+        text(page, x, H - 150 + 14 * k, line, 10)
+    text(page, x, H - 90, "COMMUNICATION ONE-LINE DIAGRAM", 9)
+    text(page, W - 120, H - 160, "PLAN REF NO", 4)
+    text(page, W - 120, H - 148, "TSDE01", 10)
+    reading = read(page)
+    assert (reading.number, reading.title) == ("TSDE01", "COMMUNICATION ONE-LINE DIAGRAM")
+
+
+def test_a_title_printed_with_the_number_beats_a_title_field_holding_the_project():
+    """ "A001.01 – SITE PLAN" in the number box: the sheet's own title, where the "Title:"
+    field prints the project."""
+    _doc, page = new_sheet()
+    bottom_block(page, [("Title:", "SFD RENOVATION AND ADDITION", 12)])
+    text(page, W - 300, H - 60, "Drawing Number", 10)
+    text(page, W - 300, H - 40, "A001.01 \u2013 SITE PLAN", 12)
+    reading = read(page)
+    assert (reading.number, reading.title) == ("A001.01", "SITE PLAN")
+
+
+def test_a_sheet_without_a_title_field_takes_its_main_heading():
+    """A title block with a number and no title: the drawing's heading, not the banner the
+    title block prints on every sheet."""
+    _doc, page = new_sheet()
+    text(page, 900, 150, "PROJECT TYPICAL DETAILS", 36)
+    bottom_block(page, [("DESIGNED BY", "ABN", 10), ("SHEET NO.", "UC-3A", 24)])
+    text(page, W - 500, H - 230, "UTILITY CONSTRUCTION", 20)
+    reading = read(page)
+    assert (reading.number, reading.title) == ("UC-3A", "PROJECT TYPICAL DETAILS")
+
+
+def test_drawing_over_no_is_a_number_label_not_a_title_label():
+    """ "DRAWING" alone on its line labels the title ("DRAWING: SITE PLAN"), except where the
+    line under it carries on as a number label ("DRAWING" over "NO.")."""
+    _doc, page = new_sheet()
+    bottom_block(page, [("DRAWING", "GROUND FLOOR PLAN", 16), ("SCALE", "1:100", 12)])
+    box(page, W - 240, H - 200, W - 36, H - 36)
+    text(page, W - 230, H - 182, "DRAWING", 9)
+    text(page, W - 230, H - 170, "NO.", 9)
+    text(page, W - 230, H - 80, "200-00", 30)
+    reading = read(page)
+    assert (reading.number, reading.title) == ("200-00", "GROUND FLOOR PLAN")

@@ -1,0 +1,243 @@
+"""Sheet identity decided across the set (``shared.sheet.decide``): a page its own title block
+leaves ambiguous is decided by the template the other sheets share, a tie by the file's
+bookmarks, a weak number by the set's scheme, and text every sheet prints alike is no
+sheet's number. Each set is a real PDF built with PyMuPDF, read as extract reads it; the
+report carries each decision's source."""
+
+from datetime import UTC, datetime
+
+import pymupdf
+
+from services.extract.textlayer import read_text_layer
+from services.report.assemble import JobInfo, build_report
+from shared.models import Coverage, PageVerdict, SheetHeader, VerifiedPage
+from shared.sheet.decide import decide_set, shape
+from shared.sheet.reading import SheetReading, read_sheet
+from shared.sheet.reconcile import page_facts, reconcile
+
+W, H = 36 * 72, 24 * 72
+
+
+def _sheet(doc: pymupdf.Document, number: str | None, title: str, *, label: bool = True):
+    """A sheet with a ruled right-hand strip: the firm, a title cell, and a number cell at
+    the bottom (labelled SHEET NO. unless ``label`` is false)."""
+    page = doc.new_page(width=W, height=H)
+    page.draw_rect(pymupdf.Rect(36, 36, W - 36, H - 36), width=2)
+    x0 = W - 320
+    page.draw_line((x0, 36), (x0, H - 36), width=2)
+    for y in (H - 400, H - 220):
+        page.draw_line((x0, y), (W - 36, y), width=1)
+    page.insert_text((x0 + 20, 100), "NORTHWIND ARCHITECTS", fontsize=16)
+    page.insert_text((x0 + 20, H - 370), "SHEET TITLE", fontsize=8)
+    page.insert_text((x0 + 20, H - 330), title, fontsize=18)
+    if label:
+        page.insert_text((x0 + 20, H - 190), "SHEET NO.", fontsize=8)
+    if number:
+        page.insert_text((x0 + 20, H - 80), number, fontsize=72)
+    page.insert_text((120, 300), "GENERAL NOTES", fontsize=14)
+    page.insert_text((120, 330), "1. VERIFY ALL DIMENSIONS IN THE FIELD.", fontsize=10)
+    return page
+
+
+def _readings(doc: pymupdf.Document) -> dict[int, SheetReading]:
+    marks: dict[int, list[str]] = {}
+    for _, title, page_number in doc.get_toc():
+        marks.setdefault(page_number, []).append(title)
+    return {
+        n + 1: read_sheet(read_text_layer(page, n + 1, min_chars=1), bookmarks=marks.get(n + 1))
+        for n, page in enumerate(doc)
+    }
+
+
+def template_set() -> pymupdf.Document:
+    """Four sheets numbered in the labelled number cell; on the third, a revision cloud's
+    tag as large as the number stands beside it, so the page alone cannot tell them apart."""
+    doc = pymupdf.open()
+    for number, title in [
+        ("A-101", "FIRST FLOOR PLAN"),
+        ("A-102", "SECOND FLOOR PLAN"),
+        ("A-103", "ROOF PLAN"),
+        ("A-201", "ELEVATIONS"),
+    ]:
+        page = _sheet(doc, number, title, label=number != "A-103")
+        if number == "A-103":
+            page.insert_text((W - 300, H - 520), "B-2", fontsize=72)
+    return doc
+
+
+def bookmarked_set() -> pymupdf.Document:
+    """Two unlabelled sheets; the second prints two numbers equally large, and the file's
+    bookmark names one of them."""
+    doc = pymupdf.open()
+    _sheet(doc, "E-101", "LIGHTING PLAN", label=False)
+    page = _sheet(doc, "E-102", "POWER PLAN", label=False)
+    page.insert_text((W - 300, H - 520), "E-201", fontsize=72)
+    doc.set_toc([[1, "E-101 Lighting Plan", 1], [1, "E-102 Power Plan", 2]])
+    return doc
+
+
+def test_an_ambiguous_page_is_decided_by_the_template_of_the_others():
+    """The page whose number cell lost its label, with a rival as large, takes the number
+    standing where the other sheets print theirs; the source says so."""
+    readings = _readings(template_set())
+    assert readings[3].number is None  # alone, the page cannot tell
+    assert {c.text for c in readings[3].candidates} >= {"A-103", "B-2"}
+    decided = decide_set(readings)
+    assert (decided[3].number, decided[3].source) == ("A-103", "set_template")
+    assert decided[3].title == "ROOF PLAN"
+    assert "print their number here" in decided[3].why
+    assert [decided[n].source for n in (1, 2, 4)] == ["title_block"] * 3
+
+
+def _consultant_sheet(doc: pymupdf.Document, number: str, *, label: bool) -> pymupdf.Page:
+    """A consultant's sheet in the same file: its own block along the bottom, the number
+    at its left end, under DWG NO. (left out when ``label`` is false)."""
+    page = doc.new_page(width=W, height=H)
+    page.draw_rect(pymupdf.Rect(36, 36, W - 36, H - 36), width=2)
+    page.draw_line((36, H - 200), (W - 36, H - 200), width=2)
+    page.insert_text((1200, H - 120), "SOUTHWIND STRUCTURAL CONSULTANTS", fontsize=16)
+    if label:
+        page.insert_text((60, H - 180), "DWG NO.", fontsize=8)
+    page.insert_text((60, H - 80), number, fontsize=60)
+    page.insert_text((400, H - 120), "FOUNDATION DETAILS", fontsize=18)
+    page.insert_text((120, 300), "GENERAL NOTES", fontsize=14)
+    return page
+
+
+def test_sets_that_mix_title_blocks_form_groups():
+    """Architect's sheets number in their strip, the consultant's at the left of their own
+    block; the consultant's sheet that lost its label follows the consultant's sheets."""
+    doc = pymupdf.open()
+    for number in ("A-101", "A-102", "A-103"):
+        _sheet(doc, number, "FLOOR PLAN")
+    _consultant_sheet(doc, "S-1", label=True)
+    _consultant_sheet(doc, "S-2", label=True)
+    page = _consultant_sheet(doc, "S-3", label=False)
+    page.insert_text((1200, H - 60), "B-7", fontsize=60)  # a rival as large, elsewhere
+    readings = _readings(doc)
+    assert readings[6].number is None
+    decided = decide_set(readings)
+    assert (decided[6].number, decided[6].source) == ("S-3", "set_template")
+    assert "'DWGNO'" in decided[6].why
+
+
+def test_bookmarks_break_a_tie_the_page_leaves():
+    """Two numbers equally large and unlabelled: the bookmark names the sheet's own."""
+    readings = _readings(bookmarked_set())
+    assert readings[2].number is None
+    decided = decide_set(readings)
+    assert (decided[2].number, decided[2].source) == ("E-102", "bookmark")
+    assert decided[1].source == "title_block"
+
+
+def test_bookmarks_never_override_what_the_sheet_prints():
+    """A bookmark naming another number than the labelled one changes nothing."""
+    doc = pymupdf.open()
+    _sheet(doc, "M-101", "MECHANICAL PLAN")
+    doc.set_toc([[1, "M-999", 1]])
+    decided = decide_set(_readings(doc))
+    assert (decided[1].number, decided[1].source) == ("M-101", "title_block")
+
+
+def test_text_every_sheet_prints_is_no_sheets_number():
+    """A contract code labelled and printed larger than the sheet number, alike on every
+    sheet, wins on each page alone; across the set it is the set's, and each sheet's own
+    labelled number is its number."""
+    doc = pymupdf.open()
+    for number in ("S-1", "S-2", "S-3"):
+        page = _sheet(doc, None, "FRAMING PLAN", label=False)
+        page.insert_text((W - 300, H - 190), "DWG NO.", fontsize=8)
+        page.insert_text((W - 300, H - 120), "K-7", fontsize=60)
+        page.insert_text((W - 140, H - 190), "SHEET NO.", fontsize=8)
+        page.insert_text((W - 140, H - 120), number, fontsize=40)
+    readings = _readings(doc)
+    assert [readings[n].sheet_number for n in (1, 2, 3)] == ["K-7"] * 3
+    decided = decide_set(readings)
+    assert [decided[n].number for n in (1, 2, 3)] == ["S-1", "S-2", "S-3"]
+    assert {decided[n].source for n in (1, 2, 3)} == {"set_template"}
+
+
+def test_a_number_breaking_the_sets_scheme_loses_to_one_that_fits():
+    """A drawing-body label's value ("DWG NO. 12") outranks the unlabelled number on its
+    page alone; the set's numbers share the shape A-9, so the page's A-103 is its number."""
+    doc = pymupdf.open()
+    for number in ("A-101", "A-102", "A-103", "A-104"):
+        page = _sheet(doc, number, "FLOOR PLAN", label=False)
+        if number == "A-103":
+            page.insert_text((120, 500), "DWG NO. 12", fontsize=10)
+    readings = _readings(doc)
+    assert readings[3].sheet_number == "12"
+    decided = decide_set(readings)
+    assert (decided[3].number, decided[3].source) == ("A-103", "scheme")
+    assert "'A-9'" in decided[3].why
+
+
+def test_a_set_numbered_as_one_drawing_tells_its_sheets_apart_by_position():
+    """One drawing number on every sheet, "SHEET n OF 3" beside it: each sheet is the
+    drawing number with its position, not a duplicate of it."""
+    doc = pymupdf.open()
+    for n in (1, 2, 3):
+        page = _sheet(doc, None, "SITE GRADING PLAN", label=False)
+        page.insert_text((W - 300, H - 190), "DWG NO.", fontsize=8)
+        page.insert_text((W - 300, H - 120), "C-101", fontsize=40)
+        page.insert_text((W - 140, H - 190), "SHEET", fontsize=8)
+        page.insert_text((W - 140, H - 120), f"{n} OF 3", fontsize=14)
+    readings = _readings(doc)
+    assert {readings[n].sheet_number for n in (1, 2, 3)} == {"C-101"}
+    decided = decide_set(readings)
+    assert [decided[n].number for n in (1, 2, 3)] == ["C-101 (1)", "C-101 (2)", "C-101 (3)"]
+    assert {decided[n].source for n in (1, 2, 3)} == {"set_template"}
+
+
+def test_the_scheme_is_the_shape_the_numbers_share():
+    """Letters, digits and separators make a number's shape."""
+    assert shape("S-101") == shape("A-2") == "A-9"
+    assert shape("A101.01") == "A9.9"
+    assert shape("SC20-TN01") == "A9-A9"
+
+
+def _verified(n: int, reading: SheetReading) -> VerifiedPage:
+    coverage = Coverage(total_lines=1, covered_lines=1, ratio=1.0)
+    return VerifiedPage(
+        job_id="j",
+        page_number=n,
+        has_text_layer=True,
+        sheet=SheetHeader(
+            sheet_number=reading.sheet_number,
+            sheet_title=reading.sheet_title,
+            sheet_number_source="text_layer" if reading.number else None,
+        ),
+        coverage_before=coverage,
+        coverage=coverage,
+        floor=0.6,
+        below_floor=False,
+        verdict=PageVerdict(ok=True),
+        reading=reading,
+    )
+
+
+def test_each_decision_and_its_source_reach_report_json():
+    """The report's set step decides from the pages' readings alone; report.json carries
+    each page's source (set_template, bookmark) and the correction with its why, and the
+    page keeps its candidates for a reviewer."""
+    for doc, page, source, number in [
+        (template_set(), 3, "set_template", "A-103"),
+        (bookmarked_set(), 2, "bookmark", "E-102"),
+    ]:
+        pages = [_verified(n, r) for n, r in _readings(doc).items()]
+        sheet_set = reconcile([page_facts(p) for p in pages])
+        job = JobInfo(
+            job_id="j",
+            file_name="set.pdf",
+            page_count=len(pages),
+            created_at=datetime(2026, 5, 29, tzinfo=UTC),
+        )
+        report = build_report(job, pages, finished_at=datetime.now(UTC), sheet_set=sheet_set)
+        stored = report.model_validate_json(report.model_dump_json())
+        sheet = stored.pages[page - 1].sheet
+        assert (sheet.sheet_number, sheet.sheet_number_source) == (number, source)
+        [correction] = stored.set.corrections
+        assert (correction.page_number, correction.basis, correction.now) == (page, source, number)
+        assert stored.summary.set.corrected == 1
+        reading = pages[page - 1].reading
+        assert reading is not None and any(c.text == number for c in reading.candidates)
