@@ -44,6 +44,9 @@ REACH_RIGHT = 20
 REACH_BELOW = 8
 # Without a label, the largest number must be this much larger than any other candidate.
 RIVAL_RATIO = 1.15
+# A title longer than this many words is a paragraph, not a heading (the longest titles of
+# real sets run to a dozen: "FLOOR PLAN - LEVEL 01 - AREA A - POWER & SIGNAL").
+TITLE_MAX_WORDS = 16
 # Stacked lines of one title: sizes within this ratio, gaps under this many line heights.
 STACK_SIZE_RATIO = 1.25
 STACK_GAP = 1.0
@@ -127,7 +130,7 @@ def printed_alone(layer: TextLayer, keys: set[str]) -> Reading | None:
                 continue
             token, ids = first
             number = _Number(token, ids, view.box_of(ids), run.size, run, 0, ())
-            title, title_ids = _title(view, labels, number, set())
+            title, title_ids = _heading_only(*_title(view, labels, number, set()))
             found.setdefault(sheet_key(token), Reading(token, title, ids, title_ids))
     return next(iter(found.values())) if len(found) == 1 else None
 
@@ -145,7 +148,7 @@ def _read(view: View) -> Reading:
     number = max(numbers, key=lambda n: (n.evidence, n.score), default=None)
     if number is not None and number.evidence == Evidence.LARGEST and _rivalled(number, numbers):
         number = None
-    title, title_ids = _title(view, labels, number, excluded)
+    title, title_ids = _heading_only(*_title(view, labels, number, excluded))
     if number is None:
         return Reading(title=title, title_words=title_ids)
     return Reading(
@@ -353,6 +356,15 @@ def _stands_alone(view: View, run: Run, token_ids: tuple[int, ...]) -> bool:
 
 
 # --- the title ----------------------------------------------------------------------------
+
+
+def _heading_only(title: str | None, ids: tuple[int, ...]) -> tuple[str | None, tuple[int, ...]]:
+    """A title is a heading of a few words, never a paragraph of notes (a statement under a
+    map's title, read as its stack of lines): past ``TITLE_MAX_WORDS``, no title rather
+    than a wrong one."""
+    if title and len(title.split()) > TITLE_MAX_WORDS:
+        return None, ()
+    return title, ids
 
 
 def _title(
