@@ -14,6 +14,7 @@ from services.extract.title_ocr import closer_regions, read_already, to_page, to
 from shared.pagetext import Box, Word
 from shared.settings import Settings
 from shared.sheet import read_title_block
+from tests.support.corpus import needs_corpus, pdf_bytes
 
 W, H = 36 * 72, 24 * 72
 SETTINGS = Settings(_env_file=None)
@@ -97,3 +98,61 @@ async def test_a_small_number_on_a_scan_is_read_closer(readers):
     assert reading.number == "E-501"
     assert all(out.text_layer.words[i].origin == "ocr" for i in reading.number_words)
     assert out.result.sheet.sheet_number == "E-501"
+
+
+# A corpus sheet whose text is drawn as outlines (OCR only): 11x17, its sheet number boxed
+# in the lower right of a right strip.
+OUTLINED = ("measurex__kirkland-sample-plans.pdf", 1, "A1")
+
+
+def _turned_inside_a_portrait_page(pdf: bytes, page_number: int) -> bytes:
+    """The page scanned sideways (at 200 dpi) onto a portrait page (``/Rotate 0``): its
+    title strip now along an edge it never sits on, its text running down the page."""
+    src = pymupdf.open(stream=pdf)
+    shown = src[page_number - 1].rect
+    scan = src[page_number - 1].get_pixmap(dpi=200, colorspace=pymupdf.csGRAY)
+    doc = pymupdf.open()
+    page = doc.new_page(width=shown.height, height=shown.width)
+    page.insert_image(page.rect, stream=scan.tobytes("png"), rotate=90)
+    assert page.rotation == 0
+    return doc.tobytes()
+
+
+def _rasterised_in_tiles(pdf: bytes, page_number: int, across: int, down: int) -> bytes:
+    """The page as a mosaic of image tiles (how a plotter driver or Ghostscript sends a
+    raster sheet): each piece rendered at 200 dpi and placed as an image of its own."""
+    src = pymupdf.open(stream=pdf)
+    shown = src[page_number - 1].rect
+    doc = pymupdf.open()
+    page = doc.new_page(width=shown.width, height=shown.height)
+    w, h = shown.width / across, shown.height / down
+    for i in range(across):
+        for j in range(down):
+            clip = pymupdf.Rect(i * w, j * h, (i + 1) * w, (j + 1) * h)
+            piece = src[page_number - 1].get_pixmap(dpi=200, clip=clip, colorspace=pymupdf.csGRAY)
+            page.insert_image(clip, stream=piece.tobytes("png"))
+    return doc.tobytes()
+
+
+@needs_corpus
+@pytest.mark.slow
+async def test_a_sheet_turned_inside_a_portrait_page_reads_its_number(readers):
+    """The same sheet number is read from a corpus sheet turned a quarter inside a portrait
+    page as from the sheet itself, and its words run down the displayed page."""
+    file, page_number, number = OUTLINED
+    pdf = _turned_inside_a_portrait_page(pdf_bytes(file), page_number)
+    out = await extract_rung1(pdf, 1, SETTINGS, None, readers=readers, worker_id="t", job_id="t")
+    assert out.result.sheet.sheet_number == number
+    down = [w for w in out.text_layer.words if abs(w.dir[1]) > 0.9]
+    assert len(down) > 0.8 * len(out.text_layer.words)
+
+
+@needs_corpus
+@pytest.mark.slow
+async def test_a_sheet_rasterised_in_tiles_reads_its_number(readers):
+    """A corpus sheet sent as a mosaic of image tiles reads the same sheet number."""
+    file, page_number, number = OUTLINED
+    pdf = _rasterised_in_tiles(pdf_bytes(file), page_number, across=6, down=5)
+    assert len(pymupdf.open(stream=pdf)[0].get_images()) == 30
+    out = await extract_rung1(pdf, 1, SETTINGS, None, readers=readers, worker_id="t", job_id="t")
+    assert out.result.sheet.sheet_number == number
