@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from shared.pagetext import Box, TextLayer
 from shared.sheet.labels import (
+    BARE_NUMBER_LABELS,
     STAGE_LABELS,
     Field,
     label_key,
@@ -44,6 +45,8 @@ REACH_RIGHT = 20
 REACH_BELOW = 8
 # Without a label, the largest number must be this much larger than any other candidate.
 RIVAL_RATIO = 1.15
+# The lines of a heading are centred on its largest line within this share of its width.
+HEADING_CENTRED = 0.1
 # A title longer than this many words is a paragraph, not a heading (the longest titles of
 # real sets run to a dozen: "FLOOR PLAN - LEVEL 01 - AREA A - POWER & SIGNAL").
 TITLE_MAX_WORDS = 16
@@ -382,7 +385,39 @@ def _title(
         return None, ()
     if number.label is not None and (found := _stamp_title(view, labels, number))[0]:
         return found
+    if number.label is not None and number.label.key in BARE_NUMBER_LABELS:
+        return _heading_above(view, number)
     return _title_near(view, labels, number, excluded)
+
+
+def _heading_above(view: View, number: _Number) -> tuple[str | None, tuple[int, ...]]:
+    """The title of a sheet counted under its heading ("SHEET 3 OF 10" under a map's title,
+    with no title block): the line in the largest print above the number in its column,
+    with the lines stacked on it from above, centred on it (FINAL MAP / OF / ...); what
+    lies near the number (a date, a county, the firm) is no title."""
+    above = [
+        r
+        for r in view.runs
+        if r.line_id >= 0
+        and r.box.y1 <= number.run.box.y0
+        and r.box.overlap_x(number.run.box) > 0
+        and r.size > number.run.size
+    ]
+    worded = [r for r in above if _has_words(r)]
+    if not worded:
+        return None, ()
+    head = max(worded, key=lambda r: r.size)
+    stack, centre = [head], head.box.centre.x
+    for run in sorted(above, key=lambda r: -r.box.y1):
+        top = stack[-1]
+        gap = top.box.y0 - run.box.y1
+        centred = abs(run.box.centre.x - centre) <= HEADING_CENTRED * head.box.width
+        # OCR's boxes of stacked lines may overlap a little.
+        near = -run.box.height / 2 <= gap <= STACK_GAP * top.box.height
+        if run is not head and near and centred:
+            stack.append(run)
+    stack.sort(key=lambda r: r.box.y0)
+    return _clean_title(view, tuple(i for run in stack for i in run.ids), number)
 
 
 def _labelled_title(
