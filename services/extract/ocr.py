@@ -74,7 +74,7 @@ DETECTION_MAX_PX = 4096
 # detector misses text on a long narrow image (a title strip down a sheet's edge). Tiles
 # overlap by more than a line of text is thick.
 DETECTION_TILE_PX = 2048
-_TILE_RATIO = 1.5
+_TILE_RATIO = 1.6
 DETECTION_OVERLAP_PX = 64
 # A tile whose darkest pixel is lighter than this is blank paper: not searched.
 _BLANK = 200

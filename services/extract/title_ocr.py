@@ -43,7 +43,7 @@ _BORDER_SHARE = 0.02
 # A line of the closer reading that the page's words cover this much (of its area, by words
 # of about its print size) was read already.
 READ_ALREADY = 0.5
-SAME_SIZE = 1.5
+SAME_SIZE = 2.0
 
 
 # The way text runs on the displayed page (a word's ``dir``) for each turn of its content.
@@ -210,8 +210,8 @@ def _along(direction: tuple[float, float], runs: tuple[float, float]) -> bool:
 
 
 def _alike(size: float, other: float) -> bool:
-    """Whether two print sizes are about the same (a detector's boxes of one line differ by
-    less than this between resolutions; two lines merged into one box are twice as thick)."""
+    """Whether two print sizes are about the same: a detector's boxes of one line found at
+    the page image's resolution and closer differ by up to about this much."""
     return other / SAME_SIZE <= size <= other * SAME_SIZE
 
 

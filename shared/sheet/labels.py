@@ -95,8 +95,9 @@ def may_start_label(word: str) -> bool:
 
 def _counts_sheets(words: Sequence[str]) -> bool:
     """Whether words read "<value> OF <count>" (the rest of "SHEET 3 OF 10"), the count
-    perhaps followed by its noun (a map's "SHEET 3 OF 10 SHEETS")."""
-    counted = [w.upper() for w in words[3:]] in ([], ["SHEETS"])
+    perhaps followed by its noun (a map's "SHEET 3 OF 10 SHEETS", whatever follows it: a
+    date written over the line on a recorded map)."""
+    counted = len(words) == 3 or (len(words) > 3 and words[3].upper() == "SHEETS")
     return len(words) >= 3 and words[1].upper() == "OF" and words[2].isdigit() and counted
 
 
