@@ -252,8 +252,8 @@ async def _closer_title_block(
 ) -> TextLayer:
     """An OCR page whose words show no sheet number, read closer where a sheet names itself
     (``services.extract.title_ocr``), region by region until one does: each rendered in a
-    bounded child like the page itself (the page image stands in when that is over the
-    page's limits), and only its lines not read already are read."""
+    bounded child like the page itself (a region over the page's limits is left as the
+    page's reading has it), and only its lines not read already are read."""
     if text_layer.source != "ocr":
         return text_layer
     if (await asyncio.to_thread(read_title_block, text_layer)).number:
@@ -261,9 +261,18 @@ async def _closer_title_block(
     # A scan's ruled lines are in its image; a page of drawn outlines has them listed.
     rules = text_layer.rules or await asyncio.to_thread(long_rules, page.png, page.zoom)
     for region in closer_regions(text_layer, turn, rules):
-        if (await asyncio.to_thread(read_title_block, text_layer)).number:
-            break
-        raster = await _area_raster(pdf, page, region, settings, readers.pages)
+        try:
+            raster = await readers.pages.read(
+                render_area,
+                pdf,
+                text_layer.page_number,
+                region,
+                RECOGNITION_DPI,
+                timeout_s=settings.page_render_timeout_s,
+                max_mb=settings.page_render_max_mb,
+            )
+        except OverLimit:
+            continue  # the page image was read already: nothing closer to see there
         words = await asyncio.to_thread(
             readers.ocr.ocr_raster,
             raster,
@@ -273,6 +282,8 @@ async def _closer_title_block(
         )
         if words:
             text_layer = _ocr_layer(text_layer.words + words, text_layer)
+            if (await asyncio.to_thread(read_title_block, text_layer)).number:
+                break
     return text_layer
 
 
