@@ -262,11 +262,12 @@ class OcrEngine:
                     quad = quad + numpy.array([x, y], float)
                     cx, cy = quad.mean(axis=0)
                     if core[0] <= cx < core[2] and core[1] <= cy < core[3]:
+                        near = DETECTION_OVERLAP_PX / 4  # a cut line's box may stop short
                         seam = (
-                            (x and quad[:, 0].min() < x + 2)
-                            or (y and quad[:, 1].min() < y + 2)
-                            or (x + tw < width and quad[:, 0].max() > x + tw - 2)
-                            or (y + th < height and quad[:, 1].max() > y + th - 2)
+                            (x and quad[:, 0].min() < x + near)
+                            or (y and quad[:, 1].min() < y + near)
+                            or (x + tw < width and quad[:, 0].max() > x + tw - near)
+                            or (y + th < height and quad[:, 1].max() > y + th - near)
                         )
                         pieces.append((quad, bool(seam)))
         return _join_cut_lines(pieces)

@@ -27,6 +27,8 @@ CLOSER_MAX_PIXELS = 3_000_000
 # the sheet's "SHEET 3 OF 10"), above it one, and along it a quarter of its length either side.
 HEADING_BELOW = 6.0
 HEADING_SIDE = 0.25
+# The words of the heading's line are printed within this ratio of its size.
+HEADING_SIZE = 1.5
 # A heading word has at least this many letters (not a stray mark, a tag or a stamp's
 # number) and runs the way the page's text does.
 HEADING_MIN_LETTERS = 4
@@ -176,7 +178,8 @@ def _heading(words: list[tuple[Word, Box]]) -> Box | None:
     line = [
         b
         for _, b in words
-        if abs(b.centre[1] - box.centre[1]) < size / 2 and _alike(b.height, size)
+        if abs(b.centre[1] - box.centre[1]) < size / 2
+        and size / HEADING_SIZE <= b.height <= size * HEADING_SIZE
     ]
     x0, _, x1, _ = Box.union(line)
     reach = HEADING_SIDE * (x1 - x0)
