@@ -152,6 +152,8 @@ class OcrEngine:
     def __init__(self) -> None:
         self._engine: Any = None
         self._lock = threading.Lock()
+        # Readings of the lines the last ``page_turn`` sampled, by (line, turn).
+        self._sampled: dict[tuple[bytes, int], tuple[str, float, Any]] = {}
 
     def _rapid(self) -> Any:
         if self._engine is None:
@@ -191,10 +193,16 @@ class OcrEngine:
         sample.sort(key=lambda pair: -_norm(pair[1]))
         quads = [q for q, _ in sample[:_ORIENTATION_SAMPLE]]
         with self._lock:
-            usual = sum(self._read(raster, _line(q, turns[0]))[1] for q in quads)
+            self._sampled = {
+                (q.tobytes(), t): self._read(raster, _line(q, t)) for t in turns[:1] for q in quads
+            }
+            usual = sum(reading[1] for reading in self._sampled.values())
             if usual >= SURE_SCORE * len(quads):
                 return turns[0]
-            other = sum(self._read(raster, _line(q, turns[1]))[1] for q in quads)
+            self._sampled.update(
+                {(q.tobytes(), turns[1]): self._read(raster, _line(q, turns[1])) for q in quads}
+            )
+            other = sum(self._sampled[q.tobytes(), turns[1]][1] for q in quads)
         return turns[1] if other > usual else turns[0]
 
     def ocr_clip(self, pdf: bytes, page_number: int, clip: Box, dpi: float) -> list[Word]:
@@ -292,9 +300,12 @@ class OcrEngine:
         turned ``turn``; the caller holds the lock. A line that reads with less than
         ``SURE_SCORE`` is read turned round as well, and the better reading kept."""
         words: list[Word] = []
+        # The lines ``page_turn`` read to find the turn are not read again.
+        sampled, self._sampled = self._sampled, {}
         for quad in quads:
             line = _line(quad, turn)
-            text, score, layout = self._read(raster, line)
+            known = sampled.get((quad.tobytes(), turn))
+            text, score, layout = known or self._read(raster, line)
             if score < SURE_SCORE:
                 turned = line.turned()
                 turned_text, turned_score, turned_layout = self._read(raster, turned)
