@@ -85,8 +85,9 @@ _SAME_LINE = 0.6
 _LINE_PX = 48
 # A reading below this confidence is noise (hatching, symbols), not text.
 MIN_SCORE = 0.5
-# A vertical line read with less confidence than this may be upside down: it is read the
-# other way round too (a line read the wrong way still scores 0.6-0.8 on its shapes).
+# A line read with less confidence than this may be turned the other way (a part of the
+# sheet turned apart from the rest): it is read the other way round too (a line read the
+# wrong way still scores 0.6-0.8 on its shapes).
 SURE_SCORE = 0.9
 # A box this much longer than thick is a line of text whose long side is its length (a
 # squarer box, a tag or a number, is taken to run the way the page's text does).
@@ -194,7 +195,7 @@ class OcrEngine:
         quads = [q for q, _ in sample[:_ORIENTATION_SAMPLE]]
         with self._lock:
             self._sampled = {
-                (q.tobytes(), t): self._read(raster, _line(q, t)) for t in turns[:1] for q in quads
+                (q.tobytes(), turns[0]): self._read(raster, _line(q, turns[0])) for q in quads
             }
             usual = sum(reading[1] for reading in self._sampled.values())
             if usual >= SURE_SCORE * len(quads):
