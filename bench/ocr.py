@@ -1,8 +1,10 @@
 """OCR of the corpus's sheets without a text layer (scanned, or text drawn as outlines),
 side by side in one run: RapidOCR run once on the plain page image (2048 px on the long side,
 the engine settings OCR had before it read at two resolutions), the same run with the
-recogniser's narrow padding alone, and sheetflow's OCR (``services.extract.ocr``: lines
-found on the page image, read from a 300 DPI render of the area holding text).
+recogniser's narrow padding alone, and sheetflow's OCR as extract runs it on a page
+(``services.extract.ocr`` and ``title_ocr``: lines found on the page image, the page's
+orientation found, its lines read from a 300 DPI render of the area holding text in that
+frame, and, when no sheet number shows, the places the sheet names itself read closer).
 
     python -m bench.ocr [--rounds 2] [--files SUBSTRING ...]
 
@@ -16,8 +18,10 @@ word (or two adjacent ones), plus each word of the sheet title found. Last lines
 ``RESULT ocr_seconds_per_page X`` (sheetflow's OCR, wall) and ``ocr_cpu_seconds_per_page``,
 ``RESULT ocr_title_hits N``, ``RESULT ocr_plain_title_hits N``, ``RESULT ocr_time_ratio X`` and
 ``ocr_cpu_ratio`` (sheetflow's time over the plain run's; goal <= 1 with at least the plain
-run's title hits). Inference runs on one thread, so on a quiet machine wall and CPU seconds
-agree; on a busy one the CPU figures are the steadier.
+run's title hits), and ``ocr_cpu_seconds_per_page_36x24`` / ``_11x17`` / ``_larger``
+(sheetflow's CPU per page by sheet size; goals 15 s and 5 s). Inference runs on one
+thread, so on a quiet machine wall and CPU seconds agree; on a busy one the CPU figures
+are the steadier.
 """
 
 import argparse
@@ -34,11 +38,12 @@ from typing import Any
 import pymupdf
 
 from bench.common import ratio, result_line
-from services.extract import ocr
+from services.extract import ocr, title_ocr
 from services.extract.render import encode_png, render_page, render_zoom
-from services.extract.textlayer import read_text_layer
+from services.extract.textlayer import ocr_text_layer, read_text_layer
 from shared.pagetext import normalize, squash
 from shared.settings import Settings
+from shared.sheet import read_title_block
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 # The engine settings OCR ran with before it read at two resolutions: the plain baseline.
@@ -54,6 +59,8 @@ class Page:
     pdf: bytes
     png: bytes
     zoom: float
+    width: float  # points, as displayed
+    height: float
     sheet_number: str | None
     sheet_title: str | None
 
@@ -88,8 +95,9 @@ def plain_reader(params: dict) -> Callable[[Page], list[str]]:
     return read
 
 
-def two_resolution_reader() -> Callable[[Page], list[str]]:
-    """What extract does on the page, in this process (extract renders in a bounded child)."""
+def sheetflow_reader() -> Callable[[Page], list[str]]:
+    """What extract does on the page (``services.extract.pipeline``: its page words, then
+    the closer reading), in this process (extract renders in a bounded child)."""
     engine = ocr.OcrEngine()
 
     def read(page: Page) -> list[str]:
@@ -98,7 +106,23 @@ def two_resolution_reader() -> Callable[[Page], list[str]]:
             return []
         area = ocr.text_area(lines)
         raster = ocr.render_area(page.pdf, page.number, area, ocr.RECOGNITION_DPI)
-        return [w.text for w in engine.read_lines(raster, lines)]
+        turn = engine.page_turn(raster, lines)
+        layer = ocr_text_layer(
+            engine.read_lines(raster, lines, turn), page.number, page.width, page.height
+        )
+        if not read_title_block(layer).number:
+            rules = title_ocr.long_rules(page.png, page.zoom)
+            for region in title_ocr.closer_regions(layer, turn, rules):
+                closer = engine.ocr_raster(
+                    ocr.render_area(page.pdf, page.number, region, ocr.RECOGNITION_DPI),
+                    turn,
+                    detection_zoom=title_ocr.detection_zoom(region),
+                    skip=title_ocr.read_already(layer.words),
+                )
+                layer = ocr_text_layer(layer.words + closer, page.number, page.width, page.height)
+                if read_title_block(layer).number:
+                    break
+        return [w.text for w in layer.words]
 
     return read
 
@@ -163,11 +187,27 @@ def ocr_pages(entries: list[dict], settings: Settings) -> list[Page]:
                         pdf=pdf,
                         png=encode_png(render_page(page, max_px, max_pixels)),
                         zoom=render_zoom(page, max_px, max_pixels),
+                        width=page.rect.width,
+                        height=page.rect.height,
                         sheet_number=sheet.get("sheet_number"),
                         sheet_title=sheet.get("sheet_title"),
                     )
                 )
     return pages
+
+
+def size_class(page: Page) -> str:
+    """The sheet size the CPU goals name: up to 11x17, up to 36x24 in, or larger."""
+    long, short = sorted((page.width / 72, page.height / 72), reverse=True)
+    if long <= 17.5 and short <= 11.5:
+        return "11x17"
+    return "36x24" if long <= 36.5 and short <= 24.5 else "larger"
+
+
+def print_cpu_by_size(pages: list[Page], runs: dict[tuple[str, str, int], Run]) -> None:
+    for size, group in itertools.groupby(sorted(pages, key=size_class), key=size_class):
+        cpu = [runs["sheetflow", p.file, p.number].cpu_s for p in group]
+        print(result_line(f"ocr_cpu_seconds_per_page_{size}", sum(cpu) / len(cpu)))
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -192,7 +232,7 @@ def main() -> None:
     variants: dict[str, Callable[[Page], list[str]]] = {
         "plain 2048 px": plain_reader(PLAIN_PARAMS),
         "plain, narrow padding": plain_reader(NARROW_PARAMS),
-        "two resolutions": two_resolution_reader(),
+        "sheetflow": sheetflow_reader(),
     }
     # Load every model before timing: the first inference of a session pays for it.
     for read in variants.values():
@@ -231,11 +271,12 @@ def main() -> None:
             f"    {name:<44} {wall / n:7.1f} {cpu / n:6.1f} {word_count / n:6.0f} "
             f"{known_words / n:6.0f} {hit_count:.0f}/{possible_hits:.0f}"
         )
-    plain, ours = totals["plain 2048 px"], totals["two resolutions"]
+    plain, ours = totals["plain 2048 px"], totals["sheetflow"]
     print(
-        f"  two resolutions / plain: {ratio(ours[0], plain[0]):.2f}x the wall time, "
+        f"  sheetflow / plain: {ratio(ours[0], plain[0]):.2f}x the wall time, "
         f"{ratio(ours[1], plain[1]):.2f}x the CPU, {ratio(ours[3], plain[3]):.2f}x the known words"
     )
+    print_cpu_by_size(pages, runs)
     print(result_line("ocr_seconds_per_page", ours[0] / len(pages)))
     print(result_line("ocr_cpu_seconds_per_page", ours[1] / len(pages)))
     print(result_line("ocr_title_hits", ours[4]))

@@ -197,11 +197,16 @@ def backoff_s(settings: Settings, delivery: int) -> float:
     return min(settings.retry_backoff_s * 2 ** (delivery - 1), settings.retry_backoff_max_s)
 
 
-async def _keep_alive(msg: PageMessage, interval: float) -> None:
+async def _keep_alive(
+    msg: PageMessage, interval: float, heartbeat: Callable[[], Awaitable[None]] | None
+) -> None:
     while True:
         await asyncio.sleep(interval)
         with contextlib.suppress(Exception):
             await msg.in_progress()
+        if heartbeat is not None:
+            with contextlib.suppress(Exception):
+                await heartbeat()
 
 
 def is_outage(exc: BaseException) -> bool:
@@ -229,9 +234,11 @@ async def run_page_stage(
     settings: Settings,
     publisher: Publisher,
     work: Callable[[], Awaitable[None]],
+    heartbeat: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
     """Run one page's stage work with the house ack policy (see module docstring); a page
-    that failed for good is published on ``page.failed`` by ``publisher``."""
+    that failed for good is published on ``page.failed`` by ``publisher``. ``heartbeat``
+    runs with each in-progress ack, so others can see the page is being worked on."""
     delivery = deliveries(msg)
 
     async def dead_letter(reason: str) -> None:
@@ -272,7 +279,7 @@ async def run_page_stage(
                 )
                 await asyncio.sleep(backoff_s(settings, attempt))
 
-    keep_alive = asyncio.create_task(_keep_alive(msg, settings.in_progress_interval_s))
+    keep_alive = asyncio.create_task(_keep_alive(msg, settings.in_progress_interval_s, heartbeat))
     try:
         await work_through_outages()
     except PageFailure as exc:

@@ -77,6 +77,13 @@ class PageState(BaseModel):
     updated_at: datetime
 
 
+class PageWork(BaseModel):
+    """A page a worker is working on: the stage, and when the worker last said so."""
+
+    stage: str
+    updated_at: datetime
+
+
 class KvStateStore:
     """The state store on a JetStream key-value bucket."""
 
@@ -206,6 +213,17 @@ class JobStore:
         ):
             return
         await self.state.put(key, PageState(stage=stage, updated_at=now()))
+
+    async def mark_working(self, job_id: str, page_number: int, stage: str) -> None:
+        """Record that a worker is still working on a page in ``stage`` (its heartbeat, sent
+        with the message's in-progress acks): a long page is moving, not stalled."""
+        work = PageWork(stage=stage, updated_at=now())
+        await self.state.put(f"work.{job_id}.{page_number}", work)
+
+    async def page_work(self, job_id: str) -> dict[int, PageWork]:
+        """The last heartbeat of each page a worker has been working on."""
+        found = await self.state.scan(f"work.{job_id}.")
+        return {int(k.rsplit(".", 1)[1]): PageWork.model_validate(v) for k, v in found.items()}
 
     async def page_states(self, job_id: str) -> dict[int, PageState]:
         found = await self.state.scan(f"page.{job_id}.")

@@ -23,7 +23,7 @@ from shared.broker import (
     worker_id,
 )
 from shared.interfaces import Publisher
-from shared.jobs import KvStateStore
+from shared.jobs import JobStore, KvStateStore
 from shared.settings import Settings
 from shared.storage import ObjectStore
 
@@ -50,6 +50,9 @@ class StageIo(Protocol):
 
     @property
     def publisher(self) -> Publisher: ...
+
+    @property
+    def jobs(self) -> JobStore: ...
 
 
 @dataclass(frozen=True)
@@ -137,6 +140,7 @@ async def run_stage(
         settings=io.settings,
         publisher=io.publisher,
         work=work,
+        heartbeat=lambda: io.jobs.mark_working(page.job_id, page.page_number, stage),
     )
 
 

@@ -46,7 +46,7 @@ from services.extract.tiles import (
     render_page_tiles,
     units_in,
 )
-from services.extract.title_ocr import render_tiles, reread_title_block, title_block_regions
+from services.extract.title_ocr import closer_regions, detection_zoom, long_rules, read_already
 from services.extract.visibility import PageRender
 from services.extract.vision import (
     REPLY_JSON_SCHEMA,
@@ -63,6 +63,7 @@ from shared.models import ExtractionResult, GuardCounts, PageObject, Rung, Sheet
 from shared.pagetext import Box, TextLayer, Word
 from shared.pagetext.units import PageUnits, page_units
 from shared.settings import Settings
+from shared.sheet import read_title_block
 from shared.sheet.header import sheet_header
 from shared.sheet.reading import SheetReading, read_sheet
 from shared.sources import PDF_LOCK, open_pdf
@@ -216,33 +217,39 @@ def _without_text(text_layer: TextLayer) -> TextLayer:
     )
 
 
-async def _page_words(pdf: bytes, page: _Page, settings: Settings, readers: Readers) -> TextLayer:
+async def _page_words(
+    pdf: bytes, page: _Page, settings: Settings, readers: Readers
+) -> tuple[TextLayer, int]:
     """The page's words: its text layer, or, on a page without one that carries an image or
     drawings (or text whose layer is switched off), OCR words standing in for it (a truly
-    blank page is not worth OCR's cost). A searchable scan's own OCR text (``source="ocr"``)
-    stands in already."""
+    blank page is not worth OCR's cost); and how its text is turned (0 unless OCR found
+    otherwise). A searchable scan's own OCR text (``source="ocr"``) stands in already."""
     text_layer = page.text_layer
     scanned = text_layer.source == "ocr"
     wants_ocr = settings.ocr_enabled and not scanned and not text_layer.has_text_layer
     inked = page.has_images or text_layer.has_drawings or not settings.text_layer_enabled
     if wants_ocr and inked:
-        words = await _ocr_words(pdf, page, settings, readers)
+        words, turn = await _ocr_words(pdf, page, settings, readers)
         if words:
-            return _ocr_layer(words, text_layer)
-    return text_layer
+            return _ocr_layer(words, text_layer), turn
+    return text_layer, 0
 
 
-async def _ocr_words(pdf: bytes, page: _Page, settings: Settings, readers: Readers) -> list[Word]:
-    """OCR words of the page: lines found on its image, read from a sharper render of the
-    area holding them, made in a bounded child like the page's own render."""
+async def _ocr_words(
+    pdf: bytes, page: _Page, settings: Settings, readers: Readers
+) -> tuple[list[Word], int]:
+    """OCR words of the page and how its text is turned: lines found on its image, read
+    from a sharper render of the area holding them (made in a bounded child like the page's
+    own render) in the frame its text runs in."""
     lines = await asyncio.to_thread(readers.ocr.find_lines, page.png, page.zoom)
     if not lines:
-        return []
-    raster = await _text_area_raster(pdf, page, text_area(lines), settings, readers.pages)
-    return await asyncio.to_thread(readers.ocr.read_lines, raster, lines)
+        return [], 0
+    raster = await _area_raster(pdf, page, text_area(lines), settings, readers.pages)
+    turn = await asyncio.to_thread(readers.ocr.page_turn, raster, lines)
+    return await asyncio.to_thread(readers.ocr.read_lines, raster, lines, turn), turn
 
 
-async def _text_area_raster(
+async def _area_raster(
     pdf: bytes, page: _Page, area: Box, settings: Settings, readers: PageReaders
 ) -> Raster:
     """``area`` of the page at ``RECOGNITION_DPI``, or, when that render goes past the
@@ -275,12 +282,11 @@ def _ocr_layer(words: list[Word], like: TextLayer) -> TextLayer:
 
 
 async def _reading(
-    pdf: bytes, page: _Page, text_layer: TextLayer, settings: Settings, readers: Readers
+    pdf: bytes, page: _Page, text_layer: TextLayer, turn: int, settings: Settings, readers: Readers
 ) -> tuple[TextLayer, SheetReading]:
     """The page's ``SheetReading``, read once from its words. An OCR page whose words show no
-    sheet number has its title block read again closer (``services.extract.title_ocr``),
-    rendered in a bounded child like the page itself, and its new words read instead; left
-    as it was when that render is over the page's limits."""
+    sheet number is read closer where a sheet names itself (``_closer_title_block``), and
+    its reading is made from those words instead."""
 
     def read(layer: TextLayer) -> SheetReading:
         return read_sheet(layer, page.label, page.bookmarks)
@@ -288,21 +294,47 @@ async def _reading(
     reading = await asyncio.to_thread(read, text_layer)
     if text_layer.source != "ocr" or reading.number:
         return text_layer, reading
-    regions = title_block_regions(text_layer)
-    try:
-        tiles = await readers.pages.read(
-            render_tiles,
-            pdf,
-            text_layer.page_number,
-            regions,
-            timeout_s=settings.page_render_timeout_s,
-            max_mb=settings.page_render_max_mb,
-        )
-    except OverLimit:
+    closer = await _closer_title_block(pdf, page, text_layer, turn, settings, readers)
+    if closer is text_layer:
         return text_layer, reading
-    words = await asyncio.to_thread(reread_title_block, text_layer, tiles, regions, readers.ocr)
-    closer = _ocr_layer(words, text_layer)
     return closer, await asyncio.to_thread(read, closer)
+
+
+async def _closer_title_block(
+    pdf: bytes, page: _Page, text_layer: TextLayer, turn: int, settings: Settings, readers: Readers
+) -> TextLayer:
+    """An OCR page's words with those read closer where a sheet names itself
+    (``services.extract.title_ocr``), region by region until one shows a sheet number: each
+    rendered in a
+    bounded child like the page itself (a region over the page's limits is left as the
+    page's reading has it), and only its lines not read already are read."""
+    # A scan's ruled lines are in its image; a page of drawn outlines has them listed.
+    rules = text_layer.rules or await asyncio.to_thread(long_rules, page.png, page.zoom)
+    for region in closer_regions(text_layer, turn, rules):
+        try:
+            raster = await readers.pages.read(
+                render_area,
+                pdf,
+                text_layer.page_number,
+                region,
+                RECOGNITION_DPI,
+                timeout_s=settings.page_render_timeout_s,
+                max_mb=settings.page_render_max_mb,
+            )
+        except OverLimit:
+            continue  # the page image was read already: nothing closer to see there
+        words = await asyncio.to_thread(
+            readers.ocr.ocr_raster,
+            raster,
+            turn,
+            detection_zoom=detection_zoom(region),
+            skip=read_already(text_layer.words),
+        )
+        if words:
+            text_layer = _ocr_layer(text_layer.words + words, text_layer)
+            if (await asyncio.to_thread(read_title_block, text_layer)).number:
+                break
+    return text_layer
 
 
 async def _ask_model(
@@ -463,8 +495,8 @@ async def extract_rung1(
     """
     started = time.perf_counter()
     page = await _read_page_bounded(pdf, page_number, settings, readers.pages)
-    text_layer = await _page_words(pdf, page, settings, readers)
-    text_layer, reading = await _reading(pdf, page, text_layer, settings, readers)
+    text_layer, turn = await _page_words(pdf, page, settings, readers)
+    text_layer, reading = await _reading(pdf, page, text_layer, turn, settings, readers)
     model = settings.llm_extract_model if settings.model_configured else None
     if llm is not None and model and use_vision:
         ask = await _vision_ask(pdf, page, text_layer, settings, readers, model)

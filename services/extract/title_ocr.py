@@ -1,107 +1,235 @@
-"""A closer OCR reading of a title block on a sheet without a text layer.
+"""A closer OCR reading of where a scanned sheet names itself, when its page-resolution
+reading shows no sheet number.
 
 The page image is rendered for the whole sheet (2048 px on its long side: under 60 dpi on an
-E-size sheet), where a title block's small print is a few pixels high and OCR misses it.
-When the page-resolution reading shows no sheet number, the places sheet numbers sit (the
-lower right strip and the right of the bottom band of the sheet) are rendered again at
-``TITLE_BLOCK_DPI``, in tiles the OCR engine reads at full size, and their words replace
-the coarse ones there.
+E-size sheet), where small print is a few pixels high and the detector misses it. The places
+a sheet names itself are found from the page's own reading, in the frame its text runs in
+(``page_turn``), not from fixed shares of the page: the heading in the largest print with
+what is printed under it (a map title and its "SHEET 3 OF 10"), then the strip along the
+sheet's edges where its reading gathers most small text (a title block along any edge, or a
+number printed in the margin). Each is rendered at ``RECOGNITION_DPI``, its text found at
+``CLOSER_DETECTION_DPI`` and only the lines the page's reading did not read already are read
+(each part of the page is read once).
 """
 
-from dataclasses import dataclass
+import cv2
+import imagecodecs
+import numpy
 
-import pymupdf
-
-from services.extract.ocr import ENGINE_PARAMS, OcrEngine, page_raster
-from services.extract.render import encode_png
 from shared.pagetext import Box, TextLayer, Word
-from shared.sources import PDF_LOCK, open_pdf
 
-# The OCR engine's detector finds text from about 25 px high, and reads a tile as it is
-# when its short side is over 736 px: 250 dpi brings 6 pt print to that height.
-TITLE_BLOCK_DPI = 250
-# Where sheet numbers sit, as shares of the sheet's extent (x0, y0, x1, y1): the lower part
-# of the right strip, and the bottom band left of it.
-REGIONS = ((0.78, 0.55, 1.0, 1.0), (0.5, 0.84, 0.78, 1.0))
-# Tiles the engine reads without shrinking them, overlapping so no word is cut in two.
-_ENGINE_SIDE_PX = ENGINE_PARAMS["Global.max_side_len"]
-assert isinstance(_ENGINE_SIDE_PX, int), "the OCR engine's longest side is a number of pixels"
-TILE_PX = _ENGINE_SIDE_PX
-OVERLAP_PT = 36.0
+# Text is found in a closer region at this resolution: 6 pt print is 9 px high.
+CLOSER_DETECTION_DPI = 150
+# A region's detection image, at most (pixels): larger regions are searched at a lower
+# resolution, so a closer look costs about as much as a third of a page's detection.
+CLOSER_MAX_PIXELS = 3_000_000
+# Below the heading, its region reaches this many heading heights (the title's other lines,
+# the sheet's "SHEET 3 OF 10"), above it one, and along it a quarter of its length either side.
+HEADING_BELOW = 6.0
+HEADING_SIDE = 0.25
+# The words of the heading's line are printed within this ratio of its size.
+HEADING_SIZE = 1.5
+# A heading word has at least this many letters (not a stray mark, a tag or a stamp's
+# number) and runs the way the page's text does.
+HEADING_MIN_LETTERS = 4
+# The edge strips of a sheet, as shares of its upright extent: a title block or margin
+# print lies within them, and a ruled line this close to an edge may bound a title strip.
+EDGE_SHARE = 0.2
+STRIP_SHARE = 0.3
+# A ruled line runs at least this share of the page's extent along it (a frame, or the
+# edge of a title strip), and is found on the page image darker than this.
+RULE_SHARE = 0.4
+_INK = 128
+# Lines closer than this share of the extent to the outermost one are the same border.
+_BORDER_SHARE = 0.02
+# A line of the closer reading that the page's words cover this much (of its area, by words
+# of about its print size) was read already.
+READ_ALREADY = 0.5
+SAME_SIZE = 2.0
 
 
-@dataclass(frozen=True)
-class _Tile:
-    clip: Box  # displayed page coordinates, points
-    core: Box  # the part of the clip whose words this tile reports
-    png: bytes
+# The way text runs on the displayed page (a word's ``dir``) for each turn of its content.
+_RUNS = {0: (1.0, 0.0), 90: (0.0, 1.0), 180: (-1.0, 0.0), 270: (0.0, -1.0)}
 
 
-def title_block_regions(layer: TextLayer) -> list[Box]:
-    """The regions of the displayed page where a title block sits: parts of the extent of
-    the sheet's ruled lines (so a frame inside a larger page counts), or of the page (a
-    scan, whose words so far may all lie elsewhere)."""
-    if layer.rules:
-        x0, y0, x1, y1 = Box.union(layer.rules)
+def to_upright(box: Box, turn: int, width: float, height: float) -> Box:
+    """``box`` of the displayed page (``width`` x ``height``) in the frame of its content
+    turned upright (content turned ``turn`` degrees clockwise)."""
+    corners = [_upright_point(x, y, turn, width, height) for x, y in (box[:2], box[2:])]
+    (a, b), (c, d) = corners
+    return Box(min(a, c), min(b, d), max(a, c), max(b, d))
+
+
+def to_page(box: Box, turn: int, width: float, height: float) -> Box:
+    """The inverse of ``to_upright``: a box of the upright content on the displayed page."""
+    back = (360 - turn) % 360
+    w, h = (height, width) if turn in (90, 270) else (width, height)
+    return to_upright(box, back, w, h)
+
+
+def _upright_point(x: float, y: float, turn: int, width: float, height: float):
+    if turn == 90:
+        return y, width - x
+    if turn == 180:
+        return width - x, height - y
+    if turn == 270:
+        return height - y, x
+    return x, y
+
+
+def long_rules(png: bytes, zoom: float) -> list[Box]:
+    """The long straight lines of a page image (``zoom`` pixels per point), across or down
+    the page: a sheet's frame and the edges of its title strip, as thin boxes in points."""
+    gray = imagecodecs.png_decode(png)
+    if gray.ndim == 3:
+        gray = cv2.cvtColor(gray[:, :, :3], cv2.COLOR_RGB2GRAY)
+    ink = (gray < _INK).astype(numpy.uint8)
+    height, width = ink.shape
+    rules: list[Box] = []
+    for axis, reach in ((0, height), (1, width)):
+        length = max(2, int(RULE_SHARE * reach))
+        kernel = numpy.ones((length, 1) if axis == 0 else (1, length), numpy.uint8)
+        runs = cv2.morphologyEx(ink, cv2.MORPH_OPEN, kernel).any(axis=axis)
+        for at in numpy.flatnonzero(runs):
+            if axis == 0:  # a column with a long vertical line
+                rules.append(Box(at / zoom, 0.0, (at + 1) / zoom, height / zoom))
+            else:
+                rules.append(Box(0.0, at / zoom, width / zoom, (at + 1) / zoom))
+    return rules
+
+
+def closer_regions(layer: TextLayer, turn: int, rules: list[Box] | None = None) -> list[Box]:
+    """Where to read the page closer, most promising first (displayed page coordinates):
+    the heading in the largest print and what lies under it, then an edge strip of the
+    sheet: one a long ruled line bounds (a title strip, with the margin outside its
+    border), else the one with the most small print read on it; of equals, the right and
+    bottom ones first, where title blocks usually sit. ``rules`` are the page's long lines
+    (``long_rules`` of a scan's image), else its drawn ones."""
+    w, h = layer.width, layer.height
+    uw, uh = (h, w) if turn in (90, 270) else (w, h)
+    words = [(word, to_upright(word.bbox, turn, w, h)) for word in layer.words]
+    regions: list[Box] = []
+    runs = _RUNS[turn]
+    heading = _heading([(word, box) for word, box in words if _along(word.dir, runs)])
+    if heading:
+        regions.append(heading)
+    frame = Box.union(layer.rules) if layer.rules else Box(0.0, 0.0, w, h)
+    x0, y0, x1, y1 = to_upright(frame, turn, w, h)
+    dx, dy = EDGE_SHARE * (x1 - x0), EDGE_SHARE * (y1 - y0)
+    # The margin outside a ruled frame belongs to the strip beside it.
+    strips = [
+        Box(x1 - dx, 0.0, uw, uh),
+        Box(0.0, y1 - dy, uw, uh),
+        Box(0.0, 0.0, x0 + dx, uh),
+        Box(0.0, 0.0, uw, y0 + dy),
+    ]
+    small = [box for word, box in words if heading is None or not _centre_in(heading, box)]
+
+    def gathered(strip: Box) -> float:
+        return sum(1 for box in small if _centre_in(strip, box)) / max(1.0, _area(strip))
+
+    ruled = _ruled_strips(
+        [to_upright(r, turn, w, h) for r in (rules if rules is not None else layer.rules)],
+        uw,
+        uh,
+    )
+    best = max(ruled or strips, key=gathered)  # the first of equals: right, then bottom
+    regions.append(best)
+    return [to_page(r, turn, w, h) for r in regions]
+
+
+def _ruled_strips(rules: list[Box], width: float, height: float) -> list[Box]:
+    """Strips along the edges of an upright sheet (right, bottom, left, top) that a long
+    ruled line bounds: the innermost line near an edge, when it is not the border itself."""
+    down = sorted({round(r.x0) for r in rules if r.height > RULE_SHARE * height})
+    across = sorted({round(r.y0) for r in rules if r.width > RULE_SHARE * width})
+    strips = []
+    if (x := _inner(down, width, far=True)) is not None:
+        strips.append(Box(x, 0.0, width, height))
+    if (y := _inner(across, height, far=True)) is not None:
+        strips.append(Box(0.0, y, width, height))
+    if (x := _inner(down, width, far=False)) is not None:
+        strips.append(Box(0.0, 0.0, x, height))
+    if (y := _inner(across, height, far=False)) is not None:
+        strips.append(Box(0.0, 0.0, width, y))
+    return strips
+
+
+def _inner(lines: list[int], reach: float, *, far: bool) -> float | None:
+    """Of the lines within ``STRIP_SHARE`` of an edge (the far one, or the near one), the
+    innermost, when it lies apart from the outermost (the border)."""
+    if far:
+        near = [at for at in lines if at > (1 - STRIP_SHARE) * reach]
+        inner, border = (min(near), max(near)) if near else (0, 0)
     else:
-        x0, y0, x1, y1 = 0.0, 0.0, layer.width, layer.height
-    w, h = x1 - x0, y1 - y0
-    return [Box(x0 + a * w, y0 + b * h, x0 + c * w, y0 + d * h) for a, b, c, d in REGIONS]
+        near = [at for at in lines if at < STRIP_SHARE * reach]
+        inner, border = (max(near), min(near)) if near else (0, 0)
+    return float(inner) if near and abs(border - inner) > _BORDER_SHARE * reach else None
 
 
-def render_tiles(pdf: bytes, page_number: int, regions: list[Box]) -> list[_Tile]:
-    """The regions rendered at ``TITLE_BLOCK_DPI`` in tiles of at most ``TILE_PX``."""
-    step = TILE_PX * 72 / TITLE_BLOCK_DPI - OVERLAP_PT
-    tiles: list[_Tile] = []
-    with PDF_LOCK:
-        page = open_pdf(pdf).load_page(page_number - 1)
-        for rx0, ry0, rx1, ry1 in regions:
-            for tx in _starts(rx0, rx1, step):
-                for ty in _starts(ry0, ry1, step):
-                    clip = Box(
-                        tx,
-                        ty,
-                        min(tx + step + OVERLAP_PT, rx1),
-                        min(ty + step + OVERLAP_PT, ry1),
-                    )
-                    core = Box(
-                        tx if tx == rx0 else tx + OVERLAP_PT / 2,
-                        ty if ty == ry0 else ty + OVERLAP_PT / 2,
-                        clip.x1 if clip.x1 == rx1 else clip.x1 - OVERLAP_PT / 2,
-                        clip.y1 if clip.y1 == ry1 else clip.y1 - OVERLAP_PT / 2,
-                    )
-                    pix = page.get_pixmap(clip=pymupdf.Rect(clip), dpi=TITLE_BLOCK_DPI)
-                    tiles.append(_Tile(clip, core, encode_png(pix)))
-    return tiles
+def _heading(words: list[tuple[Word, Box]]) -> Box | None:
+    """The region of the heading in the largest print (upright coordinates): its line, a
+    quarter of its length either side, one height above and ``HEADING_BELOW`` below."""
+    named = [(word, box) for word, box in words if _letters(word.text) >= HEADING_MIN_LETTERS]
+    if not named:
+        return None
+    box = max((b for _, b in named), key=lambda b: b.height)
+    size = box.height
+    line = [
+        b
+        for _, b in words
+        if abs(b.centre[1] - box.centre[1]) < size / 2
+        and size / HEADING_SIZE <= b.height <= size * HEADING_SIZE
+    ]
+    x0, _, x1, _ = Box.union(line)
+    reach = HEADING_SIDE * (x1 - x0)
+    return Box(x0 - reach, box.y0 - size, x1 + reach, box.y1 + HEADING_BELOW * size)
 
 
-def _starts(low: float, high: float, step: float) -> list[float]:
-    starts = [low]
-    while starts[-1] + step + OVERLAP_PT < high:
-        starts.append(starts[-1] + step)
-    return starts
+def detection_zoom(region: Box) -> float:
+    """Pixels per point at which to find a region's text: ``CLOSER_DETECTION_DPI``, lower
+    when that image would exceed ``CLOSER_MAX_PIXELS``."""
+    zoom = CLOSER_DETECTION_DPI / 72
+    return min(zoom, (CLOSER_MAX_PIXELS / max(1.0, _area(region))) ** 0.5)
 
 
-def reread_title_block(
-    layer: TextLayer, tiles: list[_Tile], regions: list[Box], ocr: OcrEngine
-) -> list[Word]:
-    """The layer's words with those inside ``regions`` replaced by the tiles' closer reading
-    by ``ocr`` (each word from the tile whose core holds its centre)."""
-    scale = 72 / TITLE_BLOCK_DPI
-    closer: list[Word] = []
-    for tile in tiles:
-        for word in ocr.ocr_raster(page_raster(tile.png, 1 / scale)):
-            x0, y0, x1, y1 = word.bbox
-            dx, dy = tile.clip.x0, tile.clip.y0
-            bbox = Box(x0 + dx, y0 + dy, x1 + dx, y1 + dy)
-            if _holds(tile.core, bbox):
-                closer.append(word.model_copy(update={"bbox": bbox}))
-    kept = [w for w in layer.words if not any(_holds(r, w.bbox) for r in regions)]
-    return kept + closer
+def read_already(words: list[Word]):
+    """A test of a detected line (page points): whether ``words`` of about its print size
+    cover it already (the page's reading read it)."""
+
+    def covered(quad) -> bool:
+        x0, y0 = quad.min(axis=0)
+        x1, y1 = quad.max(axis=0)
+        line = Box(float(x0), float(y0), float(x1), float(y1))
+        thick = min(line.width, line.height)
+        inside = sum(_overlap(line, w.bbox) for w in words if _alike(w.size, thick))
+        return inside >= READ_ALREADY * max(_area(line), 1e-6)
+
+    return covered
 
 
-def _holds(box: Box, bbox: Box) -> bool:
-    """Whether a box's centre lies in ``box``, its right and bottom edges excluded (a word
-    on the seam of two tiles belongs to one)."""
-    cx, cy = bbox.centre
-    return box.x0 <= cx < box.x1 and box.y0 <= cy < box.y1
+def _along(direction: tuple[float, float], runs: tuple[float, float]) -> bool:
+    return direction[0] * runs[0] + direction[1] * runs[1] > 0.95
+
+
+def _alike(size: float, other: float) -> bool:
+    """Whether two print sizes are about the same: a detector's boxes of one line found at
+    the page image's resolution and closer differ by up to about this much."""
+    return other / SAME_SIZE <= size <= other * SAME_SIZE
+
+
+def _letters(text: str) -> int:
+    return sum(c.isalpha() for c in text)
+
+
+def _area(box: Box) -> float:
+    return max(0.0, box.x1 - box.x0) * max(0.0, box.y1 - box.y0)
+
+
+def _overlap(a: Box, b: Box) -> float:
+    return max(0.0, a.overlap_x(b)) * max(0.0, a.overlap_y(b))
+
+
+def _centre_in(region: Box, box: Box) -> bool:
+    cx, cy = box.centre
+    return region.x0 <= cx < region.x1 and region.y0 <= cy < region.y1

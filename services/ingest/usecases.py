@@ -294,6 +294,7 @@ async def job_status(io: Collaborators, job_id: str) -> JobStatusBody:
     try:
         async with asyncio.timeout(STATUS_READ_TIMEOUT_S):
             states = await io.jobs.page_states(job.job_id)
+            work = await io.jobs.page_work(job.job_id)
     except TimeoutError as exc:
         raise unavailable("The job store (NATS) did not answer in time.") from exc
     counts = dict.fromkeys(("queued", "extracted", "covered", "verified", "failed", "skipped"), 0)
@@ -301,7 +302,9 @@ async def job_status(io: Collaborators, job_id: str) -> JobStatusBody:
         counts[state.stage] += 1
     counts["queued"] += job.page_count - len(states)
     terminal = counts["verified"] + counts["failed"] + counts["skipped"]
-    last_change = max((s.updated_at for s in states.values()), default=job.created_at)
+    # A page a worker is still working on (its heartbeat) is moving, however long it takes.
+    changes = [s.updated_at for s in states.values()] + [w.updated_at for w in work.values()]
+    last_change = max(changes, default=job.created_at)
     idle_s = (now() - last_change).total_seconds()
     stalled = job.status in ("running", "accepted") and idle_s > io.settings.stall_after_s
     body = job.model_dump(mode="json")
@@ -312,11 +315,28 @@ async def job_status(io: Collaborators, job_id: str) -> JobStatusBody:
         idle_seconds=round(idle_s, 1),
     )
     if stalled:
-        body["detail"] = (
-            f"No page has moved for {idle_s:.0f}s: no worker may be running for a stage "
-            "(start one with `sheetflow worker <stage>`)."
-        )
+        body["detail"] = stall_detail(counts, idle_s)
     return JobStatusBody.model_validate(body)
+
+
+# The stage that takes a page on from where it waits.
+NEXT_STAGE = {"queued": "extract", "extracted": "coverage", "covered": "verify"}
+
+
+def stall_detail(counts: dict[str, int], idle_s: float) -> str:
+    """Why a job stands still: no page moved and no worker worked on one for ``idle_s``; the
+    stage its earliest waiting pages need has no worker, or the report is not being made."""
+    waiting = next(((n, state) for state in NEXT_STAGE if (n := counts[state])), None)
+    if waiting is None:
+        stage, what = "report", "every page is done but the report is not made"
+    else:
+        n, state = waiting
+        stage = NEXT_STAGE[state]
+        what = f"{n} page{'s' if n != 1 else ''} {state}, waiting for {stage}"
+    return (
+        f"No page has moved or been worked on for {idle_s:.0f}s ({what}): no {stage} worker "
+        f"seems to be running (start one with `sheetflow worker {stage}`)."
+    )
 
 
 async def cancel_job(io: Collaborators, job_id: str, caller: Caller) -> JobCanceling:

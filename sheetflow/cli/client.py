@@ -153,6 +153,8 @@ def follow_job(
                 if status.get("stalled") and not was_stalled:
                     detail = escape(status.get("detail", ""))
                     progress.console.print(f"[yellow]job stalled:[/] {detail}")
+                elif was_stalled and not status.get("stalled"):
+                    progress.console.print("[green]job moving again[/]")
                 was_stalled = bool(status.get("stalled"))
                 if status["status"] in FINISHED:
                     return status

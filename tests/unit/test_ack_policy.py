@@ -1,6 +1,7 @@
 """run_page_stage's ack policy, on a fake JetStream message and a publisher that records what
 it publishes."""
 
+import asyncio
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
@@ -162,3 +163,31 @@ async def test_outage_past_patience_counts_as_a_failed_delivery(settings):
     assert len(attempts) > 1
     assert msg.settled == [("nack", settings.retry_backoff_s)]
     assert publisher.attempts == []
+
+
+async def test_a_long_page_sends_heartbeats_with_its_in_progress_acks(settings):
+    """While the work runs, each in-progress ack also runs the heartbeat (so the job's
+    status sees the page being worked on); once settled, no more heartbeats."""
+    beats: list[int] = []
+
+    async def heartbeat() -> None:
+        beats.append(1)
+
+    async def work() -> None:
+        await asyncio.sleep(0.35)
+
+    msg = FakeMsg(num_delivered=1)
+    await run_page_stage(
+        msg,
+        stage="extract",
+        job_id="j_1",
+        page_number=2,
+        settings=settings.model_copy(update={"in_progress_interval_s": 0.1}),
+        publisher=RecordingPublisher(),
+        work=work,
+        heartbeat=heartbeat,
+    )
+    assert msg.settled == [("ack", None)] and 2 <= len(beats) <= 4
+    settled_with = len(beats)
+    await asyncio.sleep(0.2)
+    assert len(beats) == settled_with

@@ -146,16 +146,20 @@ def test_stage_counts_include_pages_further_along():
 
 
 def test_follow_job_returns_when_finished_and_says_stalled(capsys):
-    """Following a job polls until its status is final, and says when it is stalled."""
+    """Following a job polls until its status is final, says when it is stalled (once) and
+    when it moves again."""
+    stalled = {
+        "status": "running",
+        "page_count": 2,
+        "pages": {"queued": 2},
+        "stalled": True,
+        "detail": "No page has moved",
+    }
     statuses = iter(
         [
-            {
-                "status": "running",
-                "page_count": 2,
-                "pages": {"queued": 2},
-                "stalled": True,
-                "detail": "No page has moved",
-            },
+            stalled,
+            stalled,
+            {"status": "running", "page_count": 2, "pages": {"queued": 2}, "stalled": False},
             {"status": "complete", "page_count": 2, "pages": {"verified": 2}, "stalled": False},
         ]
     )
@@ -166,7 +170,8 @@ def test_follow_job_returns_when_finished_and_says_stalled(capsys):
     client = httpx.Client(base_url="http://api", transport=httpx.MockTransport(api))
     final = cli_client.follow_job(client, "j_1", timeout=10)
     assert final["status"] == "complete"
-    assert "stalled" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.count("job stalled") == 1 and "moving again" in err
 
 
 def test_follow_job_times_out_with_a_message():

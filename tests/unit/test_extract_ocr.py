@@ -195,3 +195,31 @@ def test_a_line_without_word_layout_is_split_at_its_spaces():
         ("AB", (10.0, 20.0, 50.0, 30.0)),
         ("CDE", (70.0, 20.0, 130.0, 30.0)),
     ]
+
+
+def _scanned_turned(rotate: int) -> bytes:
+    """A scanned letter page of notes, its image placed turned ``rotate`` degrees
+    counterclockwise (``insert_image``) on a page of the turned image's proportions."""
+    lines = ["GENERAL NOTES FOR ALL WORK", "VERIFY ALL DIMENSIONS IN FIELD"]
+    upright = pymupdf.open(stream=make_pdf(lambda doc: add_scanned_page(doc, lines)))[0]
+    scan = upright.get_pixmap(dpi=150, colorspace=pymupdf.csGRAY).tobytes("png")
+    width, height = upright.rect.width, upright.rect.height
+    if rotate in (90, 270):
+        width, height = height, width
+    doc = pymupdf.open()
+    page = doc.new_page(width=width, height=height)
+    page.insert_image(page.rect, stream=scan, rotate=rotate)
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("rotate", [90, 180, 270])
+def test_the_way_a_pages_text_runs_is_found_and_read(ocr, rotate):
+    """A page whose text is turned (a scan placed sideways or upside down) is found turned
+    so, and its lines are read that way round."""
+    pdf = _scanned_turned(rotate)
+    found = ocr.find_lines(*_page_image(pdf))
+    raster = render_area(pdf, 1, text_area(found), RECOGNITION_DPI)
+    turn = ocr.page_turn(raster, found)
+    assert turn == (360 - rotate) % 360  # turns are clockwise
+    words = ocr.read_lines(raster, found, turn)
+    assert {"GENERAL", "DIMENSIONS"} <= set(_texts(words))

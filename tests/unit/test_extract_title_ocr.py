@@ -1,15 +1,20 @@
-"""A scanned sheet whose title block is too small to read in the page image: extract reads
-the title block again, closer, and its sheet number joins the page's OCR words."""
+"""Where a scanned sheet names itself, read closer: found from the page's own reading in the
+frame its text runs in (the heading in the largest print, the edge strip where small print
+gathers); a title block too small to read in the page image is read closer and its sheet
+number joins the page's OCR words."""
 
+import numpy
 import pymupdf
 import pytest
 
-from services.extract.ocr import page_raster
+from services.extract.ocr import TURNS, page_raster
 from services.extract.pipeline import _read_page, extract_rung1
 from services.extract.textlayer import ocr_text_layer
-from services.extract.title_ocr import title_block_regions
+from services.extract.title_ocr import closer_regions, read_already, to_page, to_upright
+from shared.pagetext import Box, Word
 from shared.settings import Settings
 from shared.sheet import read_title_block
+from tests.support.corpus import needs_corpus, pdf_bytes
 
 W, H = 36 * 72, 24 * 72
 SETTINGS = Settings(_env_file=None)
@@ -35,21 +40,52 @@ def scanned_sheet(number: str) -> bytes:
     return doc.tobytes()
 
 
-def test_title_block_regions_follow_the_sheet_frame():
-    """The regions are the lower right strip and the bottom band of the sheet: of its ruled
-    frame where one was read (a frame inside larger paper), else of the page."""
-    right, bottom = title_block_regions(ocr_text_layer([], 1, W, H))
-    assert right[0] > 0.75 * W and right[1] > 0.5 * H and right[2:] == (W, H)
-    assert bottom[1] > 0.8 * H and bottom[2] == right[0] and bottom[3] == H
-    framed = ocr_text_layer([], 1, W, H, rules=[(36, 900, 1200, 900), (1200, 900, 1200, H - 36)])
-    right, _ = title_block_regions(framed)
-    assert right[2] == 1200 and right[3] == H - 36
+def _word(text: str, bbox: tuple, size: float, direction=(1.0, 0.0)) -> Word:
+    return Word(text=text, bbox=Box(*bbox), size=size, dir=direction, origin="ocr")
+
+
+@pytest.mark.parametrize("turn", TURNS)
+def test_upright_and_page_boxes_turn_back_and_forth(turn):
+    """A box of the displayed page, turned upright and back, is the same box; upright, a
+    portrait page whose content is turned a quarter is landscape."""
+    box = Box(100.0, 200.0, 300.0, 260.0)
+    upright = to_upright(box, turn, W, H)
+    assert to_page(upright, turn, W, H) == box
+    if turn in (90, 270):
+        assert upright.width == box.height and upright.height == box.width
+
+
+def test_the_heading_and_the_edge_strip_with_small_print_come_first():
+    """Upright (text turned 270: reading bottom to top), the heading in the largest print
+    with what lies under it is read closer first, then the edge strip where small print
+    gathers (here the upright bottom, which is the page's right edge)."""
+    # A portrait page; upright it is H wide, W tall. Heading: large words reading upwards.
+    heading = _word("NERRADSCALI", (300, 900, 380, 1500), 80, (0.0, -1.0))
+    small = [
+        _word("LOT", (H - 100, 300 + 40 * i, H - 90, 330 + 40 * i), 10, (0.0, -1.0))
+        for i in range(20)
+    ]
+    layer = ocr_text_layer([heading, *small], 1, H, W)
+    first, strip = closer_regions(layer, 270)
+    # Under the heading upright is to its right on the page: the region reaches there.
+    assert first.x0 < 300 and first.x1 >= 380 + 5 * 80 and first.y0 < 900 < 1500 < first.y1
+    assert strip.x0 > 0.7 * H and strip.x1 == H
+
+
+def test_a_line_read_already_is_not_read_again():
+    """A line the page's reading covers with words of its print size was read; one it does
+    not cover, or covers with words of another size (lines merged), was not."""
+    words = [_word("SHEET", (100, 100, 160, 112), 12), _word("A-101", (165, 100, 230, 112), 12)]
+    covered = read_already(words)
+    assert covered(numpy.array([[100, 100], [230, 100], [230, 112], [100, 112]], float))
+    assert not covered(numpy.array([[100, 200], [230, 200], [230, 212], [100, 212]], float))
+    assert not covered(numpy.array([[100, 100], [230, 100], [230, 140], [100, 140]], float))
 
 
 @pytest.mark.slow
 async def test_a_small_number_on_a_scan_is_read_closer(readers):
     """The page image alone gives no sheet number; the closer reading of the title block
-    finds it, and its words replace the coarse ones there (marked OCR)."""
+    finds it, and its words join the page's (marked OCR)."""
     pdf = scanned_sheet("E-501")
     page = _read_page(pdf, 1, SETTINGS)
     lines = readers.ocr.find_lines(page.png, page.zoom)
@@ -62,3 +98,61 @@ async def test_a_small_number_on_a_scan_is_read_closer(readers):
     assert reading.number == "E-501"
     assert all(out.text_layer.words[i].origin == "ocr" for i in reading.number_words)
     assert out.result.sheet.sheet_number == "E-501"
+
+
+# A corpus sheet whose text is drawn as outlines (OCR only): 11x17, its sheet number boxed
+# in the lower right of a right strip.
+OUTLINED = ("measurex__kirkland-sample-plans.pdf", 1, "A1")
+
+
+def _turned_inside_a_portrait_page(pdf: bytes, page_number: int) -> bytes:
+    """The page scanned sideways (at 200 dpi) onto a portrait page (``/Rotate 0``): its
+    title strip now along an edge it never sits on, its text running down the page."""
+    src = pymupdf.open(stream=pdf)
+    shown = src[page_number - 1].rect
+    scan = src[page_number - 1].get_pixmap(dpi=200, colorspace=pymupdf.csGRAY)
+    doc = pymupdf.open()
+    page = doc.new_page(width=shown.height, height=shown.width)
+    page.insert_image(page.rect, stream=scan.tobytes("png"), rotate=90)
+    assert page.rotation == 0
+    return doc.tobytes()
+
+
+def _rasterised_in_tiles(pdf: bytes, page_number: int, across: int, down: int) -> bytes:
+    """The page as a mosaic of image tiles (how a plotter driver or Ghostscript sends a
+    raster sheet): each piece rendered at 200 dpi and placed as an image of its own."""
+    src = pymupdf.open(stream=pdf)
+    shown = src[page_number - 1].rect
+    doc = pymupdf.open()
+    page = doc.new_page(width=shown.width, height=shown.height)
+    w, h = shown.width / across, shown.height / down
+    for i in range(across):
+        for j in range(down):
+            clip = pymupdf.Rect(i * w, j * h, (i + 1) * w, (j + 1) * h)
+            piece = src[page_number - 1].get_pixmap(dpi=200, clip=clip, colorspace=pymupdf.csGRAY)
+            page.insert_image(clip, stream=piece.tobytes("png"))
+    return doc.tobytes()
+
+
+@needs_corpus
+@pytest.mark.slow
+async def test_a_sheet_turned_inside_a_portrait_page_reads_its_number(readers):
+    """The same sheet number is read from a corpus sheet turned a quarter inside a portrait
+    page as from the sheet itself, and its words run down the displayed page."""
+    file, page_number, number = OUTLINED
+    pdf = _turned_inside_a_portrait_page(pdf_bytes(file), page_number)
+    out = await extract_rung1(pdf, 1, SETTINGS, None, readers=readers, worker_id="t", job_id="t")
+    assert out.result.sheet.sheet_number == number
+    down = [w for w in out.text_layer.words if abs(w.dir[1]) > 0.9]
+    assert len(down) > 0.8 * len(out.text_layer.words)
+
+
+@needs_corpus
+@pytest.mark.slow
+async def test_a_sheet_rasterised_in_tiles_reads_its_number(readers):
+    """A corpus sheet sent as a mosaic of image tiles reads the same sheet number."""
+    file, page_number, number = OUTLINED
+    pdf = _rasterised_in_tiles(pdf_bytes(file), page_number, across=6, down=5)
+    assert len(pymupdf.open(stream=pdf)[0].get_images()) == 30
+    out = await extract_rung1(pdf, 1, SETTINGS, None, readers=readers, worker_id="t", job_id="t")
+    assert out.result.sheet.sheet_number == number

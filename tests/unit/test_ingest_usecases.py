@@ -159,6 +159,32 @@ async def test_the_status_counts_pages_by_stage_and_names_a_stall(tmp_path):
     assert status.stalled and status.detail and "sheetflow worker" in status.detail
 
 
+async def test_a_page_being_worked_on_is_no_stall_and_a_stall_names_its_stage(tmp_path):
+    """A job whose pages have not changed stage for long, but whose worker still sends a
+    page's heartbeat, is moving; without heartbeats it is stalled, and the detail names the
+    stage its waiting pages need a worker for."""
+    io = collaborators()
+    source = tmp_path / "set.pdf"
+    source.write_bytes(b"%PDF-1.7")
+    job = await accept_job(io, source, file_name="set.pdf", page_count=3, options=JobOptions())
+    old = job.model_copy(update={"created_at": now() - timedelta(hours=1)})
+    await io.jobs.create_job(old)
+    await io.jobs.mark_working(job.job_id, 2, "extract")
+    status = await job_status(io, job.job_id)
+    assert not status.stalled and status.idle_seconds < 60
+
+    idle = collaborators()
+    await idle.jobs.create_job(old)
+    await idle.jobs.mark_page(job.job_id, 1, "extracted")
+    await idle.jobs.state.put(
+        f"page.{job.job_id}.1", {"stage": "extracted", "updated_at": old.created_at.isoformat()}
+    )
+    status = await job_status(idle, job.job_id)
+    assert status.stalled and status.detail
+    assert "2 pages queued, waiting for extract" in status.detail
+    assert "sheetflow worker extract" in status.detail
+
+
 async def test_a_job_is_found_only_by_a_real_id(tmp_path):
     """An id of the wrong shape and an unknown one are both 'not found', never a lookup
     of whatever key the client sent."""
