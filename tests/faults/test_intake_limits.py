@@ -23,7 +23,7 @@ def test_heavy_uploads_do_not_starve_a_light_one_or_other_routes(settings):
     """Three uploads whose inspection would take tens of seconds each are refused at the 3 s
     limit; a one-page upload sent meanwhile is accepted, and readyz and job status answer."""
     settings = settings.model_copy(update={"inspect_timeout_s": 3.0, "inspect_workers": 4})
-    heavy = many_objects_pdf(300_000)  # ~3 MB; every object visited on inspection
+    heavy = many_objects_pdf(1_000_000)  # ~9.5 MB; every object visited on inspection
     with stack(settings, "ingest") as s, ThreadPoolExecutor(8) as pool:
         known = s.upload(notes_pdf()).json()["job_id"]
         heavies = [pool.submit(s.upload, heavy, name=f"heavy-{i}.pdf") for i in range(3)]
