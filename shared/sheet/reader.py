@@ -21,6 +21,7 @@ from functools import lru_cache
 
 from shared.pagetext import Box, TextLayer
 from shared.sheet.labels import (
+    BARE_NUMBER_LABELS,
     NUMBER_LABELS,
     PAIR_LABELS,
     STAGE_LABELS,
@@ -50,6 +51,8 @@ RIVAL_RATIO = 1.15
 # Stacked lines of one title: sizes within this ratio, gaps under this many line heights.
 STACK_SIZE_RATIO = 1.25
 STACK_GAP = 1.0
+# The lines of a heading are centred on its largest line within this share of its width.
+HEADING_CENTRED = 0.1
 # Title lines are at least this share of the size of the field's largest line.
 TITLE_SHARE = 0.8
 # A line opening with another field's word ("PROJECT TYPICAL DETAILS") printed this many
@@ -634,6 +637,8 @@ def _title(
         return None, ()
     if number.label is not None and (found := _stamp_title(view, labels, number))[0]:
         return found
+    if number.label is not None and number.label.key in BARE_NUMBER_LABELS:
+        return _heading_above(view, number)
     return _title_near(view, labels, number, excluded)
 
 
@@ -644,6 +649,37 @@ def _with_number(view: View, number: _Number) -> tuple[str | None, tuple[int, ..
     if after and _SEPARATOR.match(view.words[after[0]].text):
         return _clean_title(view, after[1:], number)
     return None, ()
+
+
+def _heading_above(view: View, number: _Number) -> tuple[str | None, tuple[int, ...]]:
+    """The title of a sheet counted under its heading ("SHEET 3 OF 10" under a map's title,
+    with no title block): the line in the largest print above the number in its column,
+    with the lines stacked on it from above, centred on it (FINAL MAP / OF / ...); what
+    lies near the number (a date, a county, the firm) is no title."""
+    above = [
+        r
+        for r in view.runs
+        if r.line_id >= 0
+        and r.box.y1 <= number.run.box.y0
+        and r.box.overlap_x(number.run.box) > 0
+        and r.size > number.run.size
+    ]
+    worded = [r for r in above if _has_words(r)]
+    if not worded:
+        return None, ()
+    # The lowest line of the largest print: the stack is gathered upwards from it.
+    head = max(worded, key=lambda r: (round(r.size), r.box.y1))
+    stack, centre = [head], head.box.centre.x
+    for run in sorted(above, key=lambda r: -r.box.y1):
+        top = stack[-1]
+        gap = top.box.y0 - run.box.y1
+        centred = abs(run.box.centre.x - centre) <= HEADING_CENTRED * head.box.width
+        # OCR's boxes of stacked lines may overlap a little.
+        near = -run.box.height / 2 <= gap <= STACK_GAP * top.box.height
+        if run is not head and near and centred:
+            stack.append(run)
+    stack.sort(key=lambda r: r.box.y0)
+    return _clean_title(view, tuple(i for run in stack for i in run.ids), number)
 
 
 def _main_heading(view: View, labels: list[_Label]) -> tuple[str | None, tuple[int, ...]]:

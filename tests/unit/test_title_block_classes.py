@@ -248,3 +248,23 @@ def test_drawing_over_no_is_a_number_label_not_a_title_label():
     text(page, W - 230, H - 80, "200-00", 30)
     reading = read(page)
     assert (reading.number, reading.title) == ("200-00", "GROUND FLOOR PLAN")
+
+
+def test_a_map_counted_under_its_heading_takes_the_heading_as_its_title():
+    """No title block: "SHEET 3 OF 10 SHEETS" under a map's stacked, centred heading. The
+    number is 3 and the title the heading; the date and the firm near the count are not."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=1728, height=2592)
+    for y, line, size in [
+        (300, "FINAL MAP", 28),
+        (340, "OF", 28),
+        (380, "SAMPLE SUBDIVISION", 28),
+        (430, "BEING A DIVISION OF PARCEL 2 OF MAP 61", 10),
+        (460, "MARCH 2025", 12),
+        (490, "SHEET 3 OF 10 SHEETS", 12),
+        (520, "EXAMPLE SURVEYORS INC.", 12),
+    ]:
+        width = pymupdf.get_text_length(line, fontsize=size)
+        text(page, 864 - width / 2, y, line, size)
+    reading = read(page)
+    assert (reading.number, reading.title) == ("3", "FINAL MAP OF SAMPLE SUBDIVISION")
