@@ -11,6 +11,7 @@ pages and in-progress acks.
 import asyncio
 import contextlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,7 +64,6 @@ from shared.models import ExtractionResult, GuardCounts, PageObject, Rung, Sheet
 from shared.pagetext import Box, TextLayer, Word
 from shared.pagetext.units import PageUnits, page_units
 from shared.settings import Settings
-from shared.sheet import read_title_block
 from shared.sheet.header import sheet_header
 from shared.sheet.reading import SheetReading, read_sheet
 from shared.sources import PDF_LOCK, open_pdf
@@ -284,9 +284,9 @@ def _ocr_layer(words: list[Word], like: TextLayer) -> TextLayer:
 async def _reading(
     pdf: bytes, page: _Page, text_layer: TextLayer, turn: int, settings: Settings, readers: Readers
 ) -> tuple[TextLayer, SheetReading]:
-    """The page's ``SheetReading``, read once from its words. An OCR page whose words show no
-    sheet number is read closer where a sheet names itself (``_closer_title_block``), and
-    its reading is made from those words instead."""
+    """The page's ``SheetReading``, read from its words. An OCR page whose words show no sheet
+    number is read closer where a sheet names itself (``_closer_title_block``), and its
+    reading is made from those words instead."""
 
     def read(layer: TextLayer) -> SheetReading:
         return read_sheet(layer, page.label, page.bookmarks)
@@ -294,20 +294,26 @@ async def _reading(
     reading = await asyncio.to_thread(read, text_layer)
     if text_layer.source != "ocr" or reading.number:
         return text_layer, reading
-    closer = await _closer_title_block(pdf, page, text_layer, turn, settings, readers)
-    if closer is text_layer:
-        return text_layer, reading
-    return closer, await asyncio.to_thread(read, closer)
+    return await _closer_title_block(
+        pdf, page, (text_layer, reading), turn, read, settings, readers
+    )
 
 
 async def _closer_title_block(
-    pdf: bytes, page: _Page, text_layer: TextLayer, turn: int, settings: Settings, readers: Readers
-) -> TextLayer:
-    """An OCR page's words with those read closer where a sheet names itself
-    (``services.extract.title_ocr``), region by region until one shows a sheet number: each
-    rendered in a
-    bounded child like the page itself (a region over the page's limits is left as the
-    page's reading has it), and only its lines not read already are read."""
+    pdf: bytes,
+    page: _Page,
+    read_so_far: tuple[TextLayer, SheetReading],
+    turn: int,
+    read: Callable[[TextLayer], SheetReading],
+    settings: Settings,
+    readers: Readers,
+) -> tuple[TextLayer, SheetReading]:
+    """An OCR page's words and reading with the lines read closer where a sheet names itself
+    (``services.extract.title_ocr``), region by region until its reading shows a sheet
+    number: each region rendered in a bounded child like the page itself (one over the
+    page's limits is left as the page's reading has it), and only its lines not read
+    already are read."""
+    text_layer, reading = read_so_far
     # A scan's ruled lines are in its image; a page of drawn outlines has them listed.
     rules = text_layer.rules or await asyncio.to_thread(long_rules, page.png, page.zoom)
     for region in closer_regions(text_layer, turn, rules):
@@ -332,9 +338,10 @@ async def _closer_title_block(
         )
         if words:
             text_layer = _ocr_layer(text_layer.words + words, text_layer)
-            if (await asyncio.to_thread(read_title_block, text_layer)).number:
+            reading = await asyncio.to_thread(read, text_layer)
+            if reading.number:
                 break
-    return text_layer
+    return text_layer, reading
 
 
 async def _ask_model(
