@@ -11,6 +11,7 @@ priority, so that the first looks keep their share of the machine while it is bu
 import asyncio
 import functools
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from services.ingest.refusals import Refusal, RefusalKind, disk_full, unavailable
@@ -50,37 +51,23 @@ class Inspectors:
         Refusal when the PDF is over a limit or kills its reader, or when no inspector frees
         up within the time limit."""
         settings = self._settings
-        max_pages, refuse = settings.max_pages, settings.active_content == "refuse"
         size = await asyncio.to_thread(os.path.getsize, path)
         try:
             if settings.inspect_quick_s > 0 and size <= QUICK_MAX_BYTES:
                 try:
                     # Smallest first: a first look frees its inspector within its limit, so
                     # the smallest upload waiting gets one within that limit too.
-                    quick = self._quick.child(wait_s=settings.inspect_quick_s, priority=size)
-                    async with quick as child:
-                        return await child.run(
-                            functools.partial(
-                                check_and_prepare, max_pages=max_pages, refuse_active_content=refuse
-                            ),
-                            path,
-                            timeout_s=settings.inspect_quick_s,
-                            max_mb=settings.inspect_max_mb,
-                        )
+                    return await self._run(
+                        self._quick, check_and_prepare, path, settings.inspect_quick_s, size
+                    )
                 except PoolBusy:
                     pass  # every first look is taken: the full inspection it is
                 except OverLimit as exc:
                     if exc.kind != "time":
                         raise
-            async with self._pool.child(wait_s=settings.inspect_timeout_s) as child:
-                return await child.run(
-                    functools.partial(
-                        inspect_in_background, max_pages=max_pages, refuse_active_content=refuse
-                    ),
-                    path,
-                    timeout_s=settings.inspect_timeout_s,
-                    max_mb=settings.inspect_max_mb,
-                )
+            return await self._run(
+                self._pool, inspect_in_background, path, settings.inspect_timeout_s
+            )
         except PoolBusy as exc:
             raise unavailable(
                 "Every upload inspector is busy with other uploads; retry shortly.",
@@ -103,6 +90,30 @@ class Inspectors:
             if is_disk_full(exc):
                 raise disk_full("that receives uploads (the API's temporary directory)") from exc
             raise
+
+    async def _run(
+        self,
+        pool: BoundedPool,
+        inspect: Callable[..., tuple[AcceptedPdf, PreparedSource]],
+        path: Path,
+        limit_s: float,
+        priority: float = 0.0,
+    ) -> tuple[AcceptedPdf, PreparedSource]:
+        """``inspect`` (``check_and_prepare`` or its main-lane form) of ``path`` in a child of
+        ``pool``, waited for at most ``limit_s`` (PoolBusy), held to ``limit_s`` and the memory
+        limit."""
+        settings = self._settings
+        async with pool.child(wait_s=limit_s, priority=priority) as child:
+            return await child.run(
+                functools.partial(
+                    inspect,
+                    max_pages=settings.max_pages,
+                    refuse_active_content=settings.active_content == "refuse",
+                ),
+                path,
+                timeout_s=limit_s,
+                max_mb=settings.inspect_max_mb,
+            )
 
     async def warm(self) -> None:
         """Start the inspectors' forkserver and one child of each lane now, not on the first
