@@ -83,6 +83,7 @@ class SheetHeader(BaseModel):
         Literal[
             "extraction",
             "text_layer",
+            "ocr",
             "drawing_index",
             "title_block",
             "set_template",

@@ -170,7 +170,8 @@ class VerificationSummary(BaseModel):
 class SheetSummary(BaseModel):
     identified: int = Field(description="verified pages with a sheet number")
     recovered_from_text_layer: int = Field(
-        description="of those, numbers read from the title block's text, not extracted"
+        description="of those, numbers read from the title block's words (its text layer, or "
+        "OCR where it has none), not extracted"
     )
     missing: int = Field(description="verified pages without a sheet number")
 

@@ -28,7 +28,7 @@ class SheetRow(BaseModel):
     revision: str | None = Field(description="the sheet's current revision mark, where read")
     date: str | None = Field(description="the sheet's issue date, where read")
     number_source: str | None = Field(
-        description="where the sheet number came from (extraction, text_layer, "
+        description="where the sheet number came from (extraction, text_layer, ocr, "
         "drawing_index, person, …)"
     )
     coverage: float | None = Field(description="share of the page's text lines covered")

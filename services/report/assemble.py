@@ -280,7 +280,7 @@ def _sheet_summary(pages: list[VerifiedPage]) -> SheetSummary:
     return SheetSummary(
         identified=len(identified),
         recovered_from_text_layer=sum(
-            p.sheet.sheet_number_source == "text_layer" for p in identified
+            p.sheet.sheet_number_source in ("text_layer", "ocr") for p in identified
         ),
         missing=len(pages) - len(identified),
     )

@@ -7,14 +7,15 @@ from shared.sheet.reading import SheetReading
 
 def sheet_header(reading: SheetReading | None) -> SheetHeader:
     """The number, title and title-block fields a reading found (the number sourced
-    ``text_layer``); discipline is the set's to say, not one page's."""
+    ``text_layer``, or ``ocr`` when OCR words stood in for it); discipline is the set's to
+    say, not one page's."""
     if reading is None:
         return SheetHeader()
     fields = {name: value.text for name, value in reading.fields.items()}
     return SheetHeader(
         sheet_number=reading.sheet_number,
         sheet_title=reading.sheet_title,
-        sheet_number_source="text_layer" if reading.number else None,
+        sheet_number_source=("ocr" if reading.ocr else "text_layer") if reading.number else None,
         revision=fields.get("revision"),
         issue_date=fields.get("issue_date"),
         project_number=fields.get("project_number"),

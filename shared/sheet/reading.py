@@ -49,6 +49,7 @@ class SheetReading(BaseModel):
     number: FieldReading | None = None
     title: FieldReading | None = None
     evidence: int = Field(0, description="how the chosen number was found (higher is stronger)")
+    ocr: bool = Field(False, description="read from OCR words (the page has no usable text layer)")
     fields: dict[str, FieldReading] = Field(
         default={}, description="revision, issue_date, project_number, project_name, scale"
     )
@@ -87,6 +88,7 @@ def read_sheet(
         if found.title
         else None,
         evidence=found.evidence,
+        ocr=layer.source == "ocr",
         fields={
             name: FieldReading(text=value.text, word_ids=list(value.word_ids))
             for name, value in read_fields(layer).items()

@@ -175,6 +175,22 @@ def test_a_scan_shows_the_coverage_of_its_ocr_words():
     assert "No PDF text layer, and no words OCR could read: nothing to cover." in html
 
 
+def test_a_number_ocr_read_says_so():
+    """A number read from OCR words is shown as the title block's, read by OCR, and counted
+    with the numbers the title block gave (not as extracted)."""
+    scan = page(1, "E3.0").model_copy(
+        update={
+            "has_text_layer": False,
+            "sheet": SheetHeader(sheet_number="E3.0", sheet_number_source="ocr"),
+        }
+    )
+    built = report([scan, page(2, "E3.1")])
+    html = render_report_html(built, {})
+    assert "title block (OCR)" in html
+    assert html.count("title block (text layer)") == 1
+    assert built.summary.sheets.recovered_from_text_layer == 2
+
+
 def test_self_read_pages_and_hidden_text_are_named():
     """A page only its own words speak for is called out as not judged (never a pass), and
     text the page does not show is named in a notice and on its page, escaped."""

@@ -86,6 +86,15 @@ def test_recovered_identity_has_number_title_and_source():
     }
 
 
+def test_a_number_read_from_ocr_words_is_sourced_ocr():
+    """On a page whose words OCR read (no usable text layer), the same title block gives the
+    same number, sourced ``ocr``, not the text layer."""
+    layer = text_layer(BODY + title_block("S-201"))
+    scanned = layer.model_copy(update={"source": "ocr", "has_text_layer": False})
+    header = sheet_header(read_sheet(scanned))
+    assert (header.sheet_number, header.sheet_number_source) == ("S-201", "ocr")
+
+
 @pytest.mark.parametrize(
     "label",
     ["SHEET NO.", "SHEET #", "DWG. NO.", "DRAWING NUMBER", "DRAWING NO", "PLAN REF NO", "SHT. NO:"],
