@@ -243,8 +243,10 @@ def _position(reading: SheetReading, current: Decision) -> Decision | None:
     )
     if position is None or current.number is None:
         return None
+    # The count the sheet prints ("SHEET 3 OF 9"), never the pages this set happens to hold.
+    of = f" of {position.of}" if position.of else ""
     return Decision(
-        f"{current.number} ({position.text})",
+        f"{current.number} ({position.text}{of})",
         current.title,
         "set_template",
         f"every sheet prints {current.number}: the set numbers its sheets as one drawing, "

@@ -124,7 +124,15 @@ _OF = frozenset({"OF", "VON", "DE", "SUR", "VAN"})
 def _counts_sheets(words: Sequence[str]) -> bool:
     """Whether words read "<value> OF <count> …" (the rest of "SHEET 3 OF 10 SHEETS"): a
     line that opens so states the sheet's position, whatever follows."""
-    return len(words) >= 3 and words[1].upper() in _OF and words[2].isdigit()
+    return sheet_count(words) is not None
+
+
+def sheet_count(words: Sequence[str]) -> str | None:
+    """The count of words that read "<value> OF <count> …" ("3 OF 10 SHEETS" → "10"), else
+    None."""
+    if len(words) >= 3 and words[1].upper() in _OF and words[2].isdigit():
+        return words[2]
+    return None
 
 
 def _reads_as_label(words: Sequence[str]) -> bool:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from shared.pagetext import Box, TextLayer
 from shared.sheet.fields import read_fields
 from shared.sheet.index import read_drawing_index
+from shared.sheet.labels import sheet_count
 from shared.sheet.reader import read_title_block
 from shared.sheet.references import references
 
@@ -40,6 +41,9 @@ class Candidate(BaseModel):
     score: float = 0.0
     chosen: bool = False
     why: str = Field("", description="why it won or lost")
+    of: str | None = Field(
+        None, description="the count printed after it, where it states a position ('3 OF 10')"
+    )
     title: FieldReading | None = Field(None, description="the title that goes with it")
 
 
@@ -80,6 +84,13 @@ def read_sheet(
 ) -> SheetReading:
     """The page's ``SheetReading`` from its words (text layer, or OCR words on a scan)."""
     found = read_title_block(layer)
+    place = {w: (line, n) for line in layer.lines for n, w in enumerate(line)}
+
+    def count_after(ids: tuple[int, ...]) -> str | None:
+        """The count printed after a candidate on its line ("2 OF 3" → "3"), if any."""
+        line, n = place.get(ids[-1], ([], 0)) if ids else ([], 0)
+        return sheet_count([layer.words[i].text for i in line[n : n + 3]])
+
     return SheetReading(
         number=FieldReading(text=found.number, word_ids=list(found.number_words))
         if found.number
@@ -106,6 +117,7 @@ def read_sheet(
                 chosen=c.chosen,
                 why=c.why,
                 title=FieldReading(text=c.title, word_ids=list(c.title_words)) if c.title else None,
+                of=count_after(c.word_ids),
             )
             for c in found.candidates
         ],

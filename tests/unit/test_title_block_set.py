@@ -185,8 +185,30 @@ def test_a_set_numbered_as_one_drawing_tells_its_sheets_apart_by_position():
     readings = _readings(doc)
     assert {readings[n].sheet_number for n in (1, 2, 3)} == {"C-101"}
     decided = decide_set(readings)
-    assert [decided[n].number for n in (1, 2, 3)] == ["C-101 (1)", "C-101 (2)", "C-101 (3)"]
+    assert [decided[n].number for n in (1, 2, 3)] == [
+        "C-101 (1 of 3)",
+        "C-101 (2 of 3)",
+        "C-101 (3 of 3)",
+    ]
     assert {decided[n].source for n in (1, 2, 3)} == {"set_template"}
+
+
+def test_a_drawings_sheets_say_the_count_it_prints_or_none():
+    """The count is the one the sheets print ("SHEET 5 OF 9"), never how many of them the
+    set holds; a sheet that prints its position without a count is told apart by it alone."""
+    doc = pymupdf.open()
+    for position in ("1 OF 9", "5 OF 9", "7"):
+        page = _sheet(doc, None, "SITE GRADING PLAN", label=False)
+        page.insert_text((W - 300, H - 190), "DWG NO.", fontsize=8)
+        page.insert_text((W - 300, H - 120), "C-101", fontsize=40)
+        page.insert_text((W - 140, H - 190), "SHEET", fontsize=8)
+        page.insert_text((W - 140, H - 120), position, fontsize=14)
+    decided = decide_set(_readings(doc))
+    assert [decided[n].number for n in (1, 2, 3)] == [
+        "C-101 (1 of 9)",
+        "C-101 (5 of 9)",
+        "C-101 (7)",
+    ]
 
 
 def test_the_scheme_is_the_shape_the_numbers_share():
