@@ -143,14 +143,10 @@ def test_text_every_sheet_prints_is_no_sheets_number():
     """A contract code labelled and printed larger than the sheet number, alike on every
     sheet, wins on each page alone; across the set it is the set's, and each sheet's own
     labelled number is its number."""
-    doc = pymupdf.open()
-    for number in ("S-1", "S-2", "S-3"):
-        page = _sheet(doc, None, "FRAMING PLAN", label=False)
-        page.insert_text((W - 300, H - 190), "DWG NO.", fontsize=8)
-        page.insert_text((W - 300, H - 120), "K-7", fontsize=60)
-        page.insert_text((W - 140, H - 190), "SHEET NO.", fontsize=8)
-        page.insert_text((W - 140, H - 120), number, fontsize=40)
-    readings = _readings(doc)
+    readings = _side_by_side(
+        "FRAMING PLAN",
+        [(("DWG NO.", "K-7", 60), ("SHEET NO.", n, 40)) for n in ("S-1", "S-2", "S-3")],
+    )
     assert [readings[n].sheet_number for n in (1, 2, 3)] == ["K-7"] * 3
     decided = decide_set(readings)
     assert [decided[n].number for n in (1, 2, 3)] == ["S-1", "S-2", "S-3"]
@@ -175,14 +171,7 @@ def test_a_number_breaking_the_sets_scheme_loses_to_one_that_fits():
 def test_a_set_numbered_as_one_drawing_tells_its_sheets_apart_by_position():
     """One drawing number on every sheet, "SHEET n OF 3" beside it: each sheet is the
     drawing number with its position, not a duplicate of it."""
-    doc = pymupdf.open()
-    for n in (1, 2, 3):
-        page = _sheet(doc, None, "SITE GRADING PLAN", label=False)
-        page.insert_text((W - 300, H - 190), "DWG NO.", fontsize=8)
-        page.insert_text((W - 300, H - 120), "C-101", fontsize=40)
-        page.insert_text((W - 140, H - 190), "SHEET", fontsize=8)
-        page.insert_text((W - 140, H - 120), f"{n} OF 3", fontsize=14)
-    readings = _readings(doc)
+    readings = _one_drawing(["1 OF 3", "2 OF 3", "3 OF 3"])
     assert {readings[n].sheet_number for n in (1, 2, 3)} == {"C-101"}
     decided = decide_set(readings)
     assert [decided[n].number for n in (1, 2, 3)] == [
@@ -196,19 +185,33 @@ def test_a_set_numbered_as_one_drawing_tells_its_sheets_apart_by_position():
 def test_a_drawings_sheets_say_the_count_it_prints_or_none():
     """The count is the one the sheets print ("SHEET 5 OF 9"), never how many of them the
     set holds; a sheet that prints its position without a count is told apart by it alone."""
-    doc = pymupdf.open()
-    for position in ("1 OF 9", "5 OF 9", "7"):
-        page = _sheet(doc, None, "SITE GRADING PLAN", label=False)
-        page.insert_text((W - 300, H - 190), "DWG NO.", fontsize=8)
-        page.insert_text((W - 300, H - 120), "C-101", fontsize=40)
-        page.insert_text((W - 140, H - 190), "SHEET", fontsize=8)
-        page.insert_text((W - 140, H - 120), position, fontsize=14)
-    decided = decide_set(_readings(doc))
+    decided = decide_set(_one_drawing(["1 OF 9", "5 OF 9", "7"]))
     assert [decided[n].number for n in (1, 2, 3)] == [
         "C-101 (1 of 9)",
         "C-101 (5 of 9)",
         "C-101 (7)",
     ]
+
+
+def _side_by_side(
+    title: str, sheets: list[tuple[tuple[str, str, float], tuple[str, str, float]]]
+) -> dict[int, SheetReading]:
+    """The readings of sheets whose title blocks hold two labelled values side by side, each
+    given as (label, value, the value's size)."""
+    doc = pymupdf.open()
+    for fields in sheets:
+        page = _sheet(doc, None, title, label=False)
+        for x, (label, value, size) in zip((W - 300, W - 140), fields, strict=True):
+            page.insert_text((x, H - 190), label, fontsize=8)
+            page.insert_text((x, H - 120), value, fontsize=size)
+    return _readings(doc)
+
+
+def _one_drawing(positions: list[str]) -> dict[int, SheetReading]:
+    """Sheets of the drawing C-101, each printing its position under SHEET ("2 OF 3")."""
+    return _side_by_side(
+        "SITE GRADING PLAN", [(("DWG NO.", "C-101", 40), ("SHEET", p, 14)) for p in positions]
+    )
 
 
 def test_the_scheme_is_the_shape_the_numbers_share():
