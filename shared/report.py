@@ -25,6 +25,7 @@ from shared.models import (
     SheetHeader,
     Usage,
 )
+from shared.register import RegisterOutcome
 from shared.review import ReviewRecord
 from shared.sheet.sheet_set import SetSummary, SheetSet
 
@@ -258,6 +259,12 @@ class Report(BaseModel):
     )
     review: list[ReviewRecord] = Field(
         [], description="the audit trail: every correction and decision a person made"
+    )
+    changes: RegisterOutcome | None = Field(
+        None,
+        description="for a job of a project: what its sheets did to the project's drawing "
+        "register (new sheets, new versions with what changed, re-issued unchanged, proposed "
+        "matches of renumbered sheets); null for a job without a project",
     )
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from services.report.revisions.delta import SheetDelta
 from shared.models import EvidenceCrop
 from shared.report import FailedPageSummary, PageReport, Report
 
@@ -15,13 +16,18 @@ CANCELED = "canceled"
 
 
 def render_report_html(
-    report: Report, thumbnails: dict[int, bytes], evidence: dict[str, bytes] | None = None
+    report: Report,
+    thumbnails: dict[int, bytes],
+    evidence: dict[str, bytes] | None = None,
+    revisions: dict[str, tuple[SheetDelta, bytes | None]] | None = None,
 ) -> str:
     """Render a ``build_report`` document as one HTML file (images embedded as data URIs).
 
     ``thumbnails`` maps page number → JPEG or PNG bytes (``pages/{n}/thumb.jpg``);
     a page without one shows a placeholder. ``evidence`` maps an evidence crop's key (as
-    the page's ``evidence_crops`` name it) → JPEG, shown beside its problem.
+    the page's ``evidence_crops`` name it) → JPEG, shown beside its problem. ``revisions``
+    maps a revised sheet's delta key (``report.changes``) → its delta and overlay PNG, shown
+    in the Changes section.
     """
     pages = [
         _page_view(page, thumbnails.get(page.page_number), evidence or {}) for page in report.pages
@@ -38,6 +44,7 @@ def render_report_html(
             failed=failed,
             canceled=canceled,
             counts=_counts(report, pages, failed, canceled),
+            changes=_changes_view(report, revisions or {}),
         )
     )
 
@@ -115,6 +122,33 @@ def _page_view(
         ],
         "objects": page.objects,
     }
+
+
+def _changes_view(
+    report: Report, revisions: dict[str, tuple[SheetDelta, bytes | None]]
+) -> dict[str, Any] | None:
+    """The Changes section: each revised sheet with its overlay and its delta's units; the
+    sheets added, re-issued unchanged and proposed as renumbered, listed."""
+    changes = report.changes
+    if changes is None:
+        return None
+    revised = []
+    for sheet in changes.sheets:
+        if sheet.outcome != "revised":
+            continue
+        delta, overlay = revisions.get(sheet.delta_key or "", (None, None))
+        revised.append(
+            {
+                "sheet": sheet,
+                "overlay": _data_uri(overlay) if overlay else None,
+                "units": delta.changes if delta else [],
+            }
+        )
+    by_outcome = {
+        outcome: [s for s in changes.sheets if s.outcome == outcome]
+        for outcome in ("added", "reissued", "proposed")
+    }
+    return {"outcome": changes, "revised": revised, **by_outcome}
 
 
 def _evidence_view(crop: EvidenceCrop | None, evidence: dict[str, bytes]) -> dict[str, Any]:

@@ -1,0 +1,232 @@
+"""Report's use case for a job of a project: once the set step has decided the job's sheets,
+join them to the project's register (``shared.register``; the domain rules in
+``services.report.revisions.register``), keeping each new version's page under the project's
+keys and its change from the version before (the delta in words, the overlay picture).
+
+Idempotent: a job the register holds already gives back what it did the first time. Two jobs
+of one project finishing at once both land: the register's head moves by compare-and-set,
+and the one that lost diffs again against what the other left.
+"""
+
+import asyncio
+import logging
+from collections import Counter
+from collections.abc import Awaitable, Mapping
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+import pymupdf
+
+from services.report.revisions.delta import SheetDelta, sheet_delta
+from services.report.revisions.matching import best_match, word_counts
+from services.report.revisions.overlay import overlay_png
+from services.report.revisions.register import (
+    Change,
+    Kept,
+    Plan,
+    Upload,
+    UploadedSheet,
+    apply_upload,
+    plan_upload,
+    upload_of,
+)
+from shared.interfaces import Bucket, ObjectMissing, StateStore
+from shared.jobs import CAS_ATTEMPTS, JobRecord
+from shared.pagetext import TextLayer
+from shared.register import (
+    Register,
+    RegisterOutcome,
+    SheetVersion,
+    UnitCounts,
+    commit_register,
+    read_register,
+)
+from shared.report import Report
+from shared.sources import PDF_LOCK, open_pdf
+from shared.storage import Keys
+
+log = logging.getLogger("sheetflow.report")
+
+# Sheets of a job diffed at once: their page work runs in threads beside the event loop.
+SHEETS_AT_ONCE = 4
+T = TypeVar("T")
+
+
+@dataclass
+class _Job:
+    """The job's pages as the register needs them, each read once."""
+
+    bucket: Bucket
+    job: JobRecord
+    project: str
+    source: bytes | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    async def layer(self, page_number: int) -> TextLayer:
+        return await self.bucket.get_model(Keys.text(self.job.job_id, page_number), TextLayer)
+
+    async def page_pdf(self, page_number: int) -> bytes:
+        async with self.lock:  # every page of the job is cut from one download
+            if self.source is None:
+                self.source = await self.bucket.get_bytes(self.job.source_key)
+        return await asyncio.to_thread(one_page_pdf, self.source, page_number)
+
+
+def one_page_pdf(source: bytes, page_number: int) -> bytes:
+    """The page alone as a PDF: what a later version is diffed and overlaid against once the
+    job's own source is gone."""
+    with PDF_LOCK:
+        out = pymupdf.open()
+        try:
+            out.insert_pdf(open_pdf(source), from_page=page_number - 1, to_page=page_number - 1)
+            return out.tobytes(garbage=3, deflate=True)
+        finally:
+            out.close()
+
+
+async def update_register(
+    bucket: Bucket, state: StateStore, job: JobRecord, report: Report
+) -> RegisterOutcome:
+    """Join the finished job's sheets to its project's register; what the job did to it."""
+    project = job.options.project
+    if project is None:
+        raise ValueError(f"job {job.job_id} names no project")
+    upload = upload_of(report, job.created_at)
+    pages = _Job(bucket, job, project)
+    for _ in range(CAS_ATTEMPTS):
+        register, revision = await read_register(bucket, state, project)
+        if job.job_id in register.jobs:
+            key = Keys.register_outcome(project, job.job_id)
+            return await bucket.get_model(key, RegisterOutcome)
+        updated, outcome = await _applied(pages, register, upload)
+        await bucket.put_json(Keys.register_outcome(project, job.job_id), outcome)
+        if await commit_register(bucket, state, updated, revision=revision):
+            log.info(
+                "register of %s: job %s added %s, revised %s, re-issued %s, proposed %s",
+                project,
+                job.job_id,
+                outcome.count("added"),
+                outcome.count("revised"),
+                outcome.count("reissued"),
+                outcome.count("proposed"),
+            )
+            return outcome
+        log.info("register of %s moved under job %s; matching again", project, job.job_id)
+    raise RuntimeError(f"could not update the register of {project}: too much contention")
+
+
+async def _applied(
+    pages: _Job, register: Register, upload: Upload
+) -> tuple[Register, RegisterOutcome]:
+    """The register with the job applied: its known sheets diffed against their current
+    versions, its new versions' pages kept, its new numbers matched."""
+    bucket = pages.bucket
+    plan = plan_upload(register, upload)
+    layers = await _gather({s.key: pages.layer(s.page_number) for s in upload.sheets})
+    before = await _gather({s.key: bucket.get_model(v.text_key, TextLayer) for s, v in plan.known})
+    deltas: dict[str, SheetDelta] = await _gather(
+        {s.key: asyncio.to_thread(sheet_delta, before[s.key], layers[s.key]) for s, _ in plan.known}
+    )
+    revised = [(s, v) for s, v in plan.known if not deltas[s.key].is_unchanged()]
+    kept = await _gather({s.key: _keep(pages, s) for s in [*plan.new, *(s for s, _ in revised)]})
+    changes: dict[str, Change | None] = dict.fromkeys((s.key for s, _ in plan.known), None)
+    changes |= await _gather(
+        {s.key: _change(pages, s, v, deltas[s.key], kept[s.key][1]) for s, v in revised}
+    )
+    matches = await _matches(bucket, register, plan, layers)
+    return apply_upload(
+        register,
+        upload,
+        changes=changes,
+        matches=matches,
+        kept={key: k for key, (k, _) in kept.items()},
+    )
+
+
+async def _gather(work: Mapping[str, Awaitable[T]]) -> dict[str, T]:
+    """Each item's work, a few at a time (a coroutine starts when awaited); results by key."""
+    limit = asyncio.Semaphore(SHEETS_AT_ONCE)
+
+    async def one(run: Awaitable[T]) -> T:
+        async with limit:
+            return await run
+
+    results = await asyncio.gather(*(one(run) for run in work.values()))
+    return dict(zip(work, results, strict=True))
+
+
+async def _keep(pages: _Job, sheet: UploadedSheet) -> tuple[Kept, bytes]:
+    """Copy a new version's page (words, image, the page as a PDF) under the project's keys;
+    where it is kept, and the page's PDF."""
+    job_id, n = pages.job.job_id, sheet.page_number
+
+    def key(name: str) -> str:
+        return Keys.sheet_version(pages.project, sheet.key, job_id, name)
+
+    pdf = await pages.page_pdf(n)
+    await pages.bucket.put_bytes(key("page.pdf"), pdf, "application/pdf")
+    await pages.bucket.put_bytes(
+        key("text.json"), await pages.bucket.get_bytes(Keys.text(job_id, n)), "application/json"
+    )
+    try:
+        image = await pages.bucket.get_bytes(Keys.image(job_id, n))
+    except ObjectMissing:
+        image_key = None  # a page read without a render (never a verified one, as built)
+    else:
+        image_key = key("image.png")
+        await pages.bucket.put_bytes(image_key, image, "image/png")
+    return Kept(text_key=key("text.json"), image_key=image_key, pdf_key=key("page.pdf")), pdf
+
+
+async def _change(
+    pages: _Job, sheet: UploadedSheet, before: SheetVersion, delta: SheetDelta, pdf: bytes
+) -> Change:
+    """Store a changed sheet's delta and overlay; the change as the register records it. An
+    overlay that cannot be drawn is left out (the delta says what changed), never the
+    version."""
+    bucket, job_id = pages.bucket, pages.job.job_id
+    delta_key = Keys.sheet_version(pages.project, sheet.key, job_id, "delta.json")
+    await bucket.put_bytes(delta_key, delta.to_json().encode(), "application/json")
+    overlay_key: str | None = Keys.sheet_version(pages.project, sheet.key, job_id, "overlay.png")
+    try:
+        before_pdf = await bucket.get_bytes(before.pdf_key)
+        png = await asyncio.to_thread(overlay_png, before_pdf, 1, pdf, 1, delta)
+        await bucket.put_bytes(overlay_key, png, "image/png")
+    except ObjectMissing:
+        overlay_key = None
+    except Exception as exc:
+        if isinstance(exc, OSError):
+            raise  # S3 trouble: the whole update is retried
+        log.warning("no overlay for %s of job %s: %s", sheet.sheet_number, job_id, exc)
+        overlay_key = None
+    counts = UnitCounts(added=delta.added, removed=delta.removed, changed=delta.changed)
+    return Change(
+        counts=counts,
+        title_block_only=delta.title_block_only,
+        delta_key=delta_key,
+        overlay_key=overlay_key,
+    )
+
+
+async def _matches(
+    bucket: Bucket, register: Register, plan: Plan, layers: dict[str, TextLayer]
+) -> dict[str, tuple[str, float]]:
+    """A new sheet's proposed match among the register sheets the upload lacks with its
+    title: the one whose words are nearly its own."""
+    wanted = {key for keys in plan.candidates.values() for key in keys}
+    theirs = await _gather(
+        {
+            key: (
+                lambda key=key: bucket.get_model(register.sheets[key].current.text_key, TextLayer)
+            )
+            for key in wanted
+        }
+    )
+    words = {key: word_counts(layer) for key, layer in theirs.items()}
+    found: dict[str, tuple[str, float]] = {}
+    for key, candidates in plan.candidates.items():
+        ours: Counter[str] = word_counts(layers[key])
+        match = best_match(ours, {c: words[c] for c in candidates})
+        if match is not None:
+            found[key] = match
+    return found
