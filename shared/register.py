@@ -56,7 +56,6 @@ class SheetVersion(BaseModel):
     uploaded_at: datetime
     text_key: str = Field(description="the page's words (TextLayer)")
     image_key: str | None = Field(None, description="the rendered page")
-    pdf_key: str = Field(description="the page alone, as a one-page PDF")
     changes: UnitCounts | None = Field(None, description="against the version before")
     title_block_only: bool = Field(False, description="only title-block fields changed")
     delta_key: str | None = Field(None, description="the change from the version before")

@@ -12,14 +12,12 @@ import asyncio
 import logging
 from collections import Counter
 from collections.abc import Awaitable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TypeVar
-
-import pymupdf
 
 from services.report.revisions.delta import SheetDelta, sheet_delta
 from services.report.revisions.matching import best_match, word_counts
-from services.report.revisions.overlay import overlay_png
+from services.report.revisions.overlay import PageImage, overlay_png
 from services.report.revisions.register import (
     Change,
     Kept,
@@ -42,7 +40,6 @@ from shared.register import (
     read_register,
 )
 from shared.report import Report
-from shared.sources import PDF_LOCK, open_pdf
 from shared.storage import Keys
 
 log = logging.getLogger("sheetflow.report")
@@ -52,36 +49,14 @@ SHEETS_AT_ONCE = 4
 T = TypeVar("T")
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Job:
-    """The job's pages as the register needs them, each read once."""
-
     bucket: Bucket
     job: JobRecord
     project: str
-    source: bytes | None = None
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     async def layer(self, page_number: int) -> TextLayer:
         return await self.bucket.get_model(Keys.text(self.job.job_id, page_number), TextLayer)
-
-    async def page_pdf(self, page_number: int) -> bytes:
-        async with self.lock:  # every page of the job is cut from one download
-            if self.source is None:
-                self.source = await self.bucket.get_bytes(self.job.source_key)
-        return await asyncio.to_thread(one_page_pdf, self.source, page_number)
-
-
-def one_page_pdf(source: bytes, page_number: int) -> bytes:
-    """The page alone as a PDF: what a later version is diffed and overlaid against once the
-    job's own source is gone."""
-    with PDF_LOCK:
-        out = pymupdf.open()
-        try:
-            out.insert_pdf(open_pdf(source), from_page=page_number - 1, to_page=page_number - 1)
-            return out.tobytes(garbage=3, deflate=True)
-        finally:
-            out.close()
 
 
 async def update_register(
@@ -131,7 +106,10 @@ async def _applied(
     kept = await _gather({s.key: _keep(pages, s) for s in [*plan.new, *(s for s, _ in revised)]})
     changes: dict[str, Change | None] = dict.fromkeys((s.key for s, _ in plan.known), None)
     changes |= await _gather(
-        {s.key: _change(pages, s, v, deltas[s.key], kept[s.key][1]) for s, v in revised}
+        {
+            s.key: _change(pages, s, v, deltas[s.key], (before[s.key], layers[s.key]))
+            for s, v in revised
+        }
     )
     matches = await _matches(bucket, register, plan, layers)
     return apply_upload(
@@ -139,7 +117,7 @@ async def _applied(
         upload,
         changes=changes,
         matches=matches,
-        kept={key: k for key, (k, _) in kept.items()},
+        kept=kept,
     )
 
 
@@ -155,57 +133,70 @@ async def _gather(work: Mapping[str, Awaitable[T]]) -> dict[str, T]:
     return dict(zip(work, results, strict=True))
 
 
-async def _keep(pages: _Job, sheet: UploadedSheet) -> tuple[Kept, bytes]:
-    """Copy a new version's page (words, image, the page as a PDF) under the project's keys;
-    where it is kept, and the page's PDF."""
-    job_id, n = pages.job.job_id, sheet.page_number
+async def _keep(pages: _Job, sheet: UploadedSheet) -> Kept:
+    """Copy a new version's page (its words and image) under the project's keys: a later
+    version is diffed and overlaid against them once the job's own keys are gone."""
+    bucket, job_id, n = pages.bucket, pages.job.job_id, sheet.page_number
 
     def key(name: str) -> str:
         return Keys.sheet_version(pages.project, sheet.key, job_id, name)
 
-    pdf = await pages.page_pdf(n)
-    await pages.bucket.put_bytes(key("page.pdf"), pdf, "application/pdf")
-    await pages.bucket.put_bytes(
-        key("text.json"), await pages.bucket.get_bytes(Keys.text(job_id, n)), "application/json"
+    await bucket.put_bytes(
+        key("text.json"), await bucket.get_bytes(Keys.text(job_id, n)), "application/json"
     )
     try:
-        image = await pages.bucket.get_bytes(Keys.image(job_id, n))
+        image = await bucket.get_bytes(Keys.image(job_id, n))
     except ObjectMissing:
-        image_key = None  # a page read without a render (never a verified one, as built)
-    else:
-        image_key = key("image.png")
-        await pages.bucket.put_bytes(image_key, image, "image/png")
-    return Kept(text_key=key("text.json"), image_key=image_key, pdf_key=key("page.pdf")), pdf
+        return Kept(text_key=key("text.json"), image_key=None)  # no render: no overlay
+    await bucket.put_bytes(key("image.png"), image, "image/png")
+    return Kept(text_key=key("text.json"), image_key=key("image.png"))
 
 
 async def _change(
-    pages: _Job, sheet: UploadedSheet, before: SheetVersion, delta: SheetDelta, pdf: bytes
+    pages: _Job,
+    sheet: UploadedSheet,
+    before: SheetVersion,
+    delta: SheetDelta,
+    layers: tuple[TextLayer, TextLayer],
 ) -> Change:
     """Store a changed sheet's delta and overlay; the change as the register records it. An
     overlay that cannot be drawn is left out (the delta says what changed), never the
     version."""
     bucket, job_id = pages.bucket, pages.job.job_id
     delta_key = Keys.sheet_version(pages.project, sheet.key, job_id, "delta.json")
-    await bucket.put_bytes(delta_key, delta.to_json().encode(), "application/json")
-    overlay_key: str | None = Keys.sheet_version(pages.project, sheet.key, job_id, "overlay.png")
-    try:
-        before_pdf = await bucket.get_bytes(before.pdf_key)
-        png = await asyncio.to_thread(overlay_png, before_pdf, 1, pdf, 1, delta)
-        await bucket.put_bytes(overlay_key, png, "image/png")
-    except ObjectMissing:
-        overlay_key = None
-    except Exception as exc:
-        if isinstance(exc, OSError):
-            raise  # S3 trouble: the whole update is retried
-        log.warning("no overlay for %s of job %s: %s", sheet.sheet_number, job_id, exc)
-        overlay_key = None
-    counts = UnitCounts(added=delta.added, removed=delta.removed, changed=delta.changed)
+    await bucket.put_json(delta_key, delta.to_json())
+    overlay_key = await _overlay(pages, sheet, before, delta, layers)
     return Change(
-        counts=counts,
+        counts=UnitCounts(added=delta.added, removed=delta.removed, changed=delta.changed),
         title_block_only=delta.title_block_only,
         delta_key=delta_key,
         overlay_key=overlay_key,
     )
+
+
+async def _overlay(
+    pages: _Job,
+    sheet: UploadedSheet,
+    before: SheetVersion,
+    delta: SheetDelta,
+    layers: tuple[TextLayer, TextLayer],
+) -> str | None:
+    """Draw and store the overlay of the two versions' images; its key, or None when a
+    version has no image."""
+    bucket, job_id = pages.bucket, pages.job.job_id
+    if before.image_key is None:
+        return None
+    try:
+        old_png = await bucket.get_bytes(before.image_key)
+        new_png = await bucket.get_bytes(Keys.image(job_id, sheet.page_number))
+    except ObjectMissing:
+        return None
+    old = PageImage(png=old_png, width=layers[0].width, height=layers[0].height)
+    new = PageImage(png=new_png, width=layers[1].width, height=layers[1].height)
+    png = await asyncio.to_thread(overlay_png, old, new, delta)
+    key = Keys.sheet_version(pages.project, sheet.key, job_id, "overlay.png")
+    await bucket.put_bytes(key, png, "image/png")
+    return key
 
 
 async def _matches(
@@ -215,12 +206,7 @@ async def _matches(
     title: the one whose words are nearly its own."""
     wanted = {key for keys in plan.candidates.values() for key in keys}
     theirs = await _gather(
-        {
-            key: (
-                lambda key=key: bucket.get_model(register.sheets[key].current.text_key, TextLayer)
-            )
-            for key in wanted
-        }
+        {key: bucket.get_model(register.sheets[key].current.text_key, TextLayer) for key in wanted}
     )
     words = {key: word_counts(layer) for key, layer in theirs.items()}
     found: dict[str, tuple[str, float]] = {}

@@ -2,6 +2,7 @@
 write its report and announce it, once."""
 
 import asyncio
+import json
 import logging
 from dataclasses import dataclass
 from datetime import timedelta
@@ -135,7 +136,7 @@ async def _revisions(
     """The delta and overlay of each sheet the job revised, by delta key."""
 
     async def load(sheet: SheetOutcome) -> tuple[SheetDelta, bytes | None]:
-        delta = SheetDelta.from_json((await io.bucket.get_bytes(sheet.delta_key or "")).decode())
+        delta = SheetDelta.from_json(json.loads(await io.bucket.get_bytes(sheet.delta_key or "")))
         try:
             overlay = await io.bucket.get_bytes(sheet.overlay_key) if sheet.overlay_key else None
         except ObjectMissing:

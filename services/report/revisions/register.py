@@ -138,7 +138,6 @@ class Kept:
 
     text_key: str
     image_key: str | None
-    pdf_key: str
 
 
 def apply_upload(
@@ -205,7 +204,6 @@ def _version(upload: Upload, sheet: UploadedSheet, number: int, kept: Kept) -> S
         uploaded_at=upload.uploaded_at,
         text_key=kept.text_key,
         image_key=kept.image_key,
-        pdf_key=kept.pdf_key,
     )
 
 
