@@ -98,6 +98,12 @@ def authorize(
     return caller
 
 
+def project_id(project: str) -> str:
+    """The route's project id, refused (422 ``bad_project``) before anything else is done
+    when it is not one."""
+    return projects.valid_project(project)
+
+
 Reader = Annotated[Caller, Security(authorize, scopes=["reader"])]
 Submitter = Annotated[Caller, Security(authorize, scopes=["submitter"])]
 Reviewer = Annotated[Caller, Security(authorize, scopes=["reviewer"])]
@@ -105,6 +111,7 @@ Admin = Annotated[Caller, Security(authorize, scopes=["admin"])]
 # Routes take their caller first: the role is checked before anything else is resolved.
 IoDep = Annotated[Collaborators, Depends(get_collaborators)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
+ProjectId = Annotated[str, Depends(project_id)]
 
 router = APIRouter()
 v1 = APIRouter(
@@ -197,11 +204,11 @@ async def create_job(
     responses=UPLOAD_RESPONSES,
 )
 async def create_project_job(
-    caller: Submitter, project: str, request: Request, io: IoDep, settings: SettingsDep
+    caller: Submitter, project: ProjectId, request: Request, io: IoDep, settings: SettingsDep
 ) -> JobCreated:
     """Upload a PDF of a project (as `POST /v1/jobs` with `options.project`): once its
     report is written its sheets join the project's drawing register."""
-    return await _upload(caller, request, io, settings, projects.valid_project(project))
+    return await _upload(caller, request, io, settings, project)
 
 
 async def _upload(
@@ -320,14 +327,16 @@ NOT_FOUND_PROJECT: dict[int | str, dict[str, Any]] = {
 
 
 @v1.get("/projects/{project}/sheets", responses=NOT_FOUND_PROJECT)
-async def get_project_sheets(_: Reader, project: str, io: IoDep) -> projects.ProjectSheets:
+async def get_project_sheets(_: Reader, project: ProjectId, io: IoDep) -> projects.ProjectSheets:
     """The project's drawing register: every sheet as its current version stands (a sheet
     a later upload lacked stays current), with the matches proposed for renumbered sheets."""
     return await projects.project_sheets(io, project)
 
 
 @v1.get("/projects/{project}/sheets/{sheet}/versions", responses=NOT_FOUND_PROJECT)
-async def get_sheet_versions(_: Reader, project: str, sheet: str, io: IoDep) -> list[SheetVersion]:
+async def get_sheet_versions(
+    _: Reader, project: ProjectId, sheet: str, io: IoDep
+) -> list[SheetVersion]:
     """A sheet's versions, oldest first: the upload and page, revision mark, issue date,
     what changed against the version before, and the uploads that re-issued it unchanged."""
     return await projects.sheet_versions(io, project, sheet)
@@ -336,7 +345,7 @@ async def get_sheet_versions(_: Reader, project: str, sheet: str, io: IoDep) -> 
 @v1.get("/projects/{project}/sheets/{sheet}/delta", responses=NOT_FOUND_PROJECT)
 async def get_sheet_delta(
     _: Reader,
-    project: str,
+    project: ProjectId,
     sheet: str,
     io: IoDep,
     before: Annotated[int, Query(alias="from", ge=1, description="the earlier version")],
@@ -358,7 +367,7 @@ async def get_sheet_delta(
 )
 async def get_sheet_overlay(
     _: Reader,
-    project: str,
+    project: ProjectId,
     sheet: str,
     io: IoDep,
     before: Annotated[int, Query(alias="from", ge=1, description="the earlier version (red)")],

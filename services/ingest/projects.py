@@ -17,7 +17,8 @@ from services.report.revisions.overlay import PageImage, overlay_png
 from shared.interfaces import ObjectMissing
 from shared.messages import PROJECT_ID_PATTERN
 from shared.pagetext import TextLayer
-from shared.register import ProposedMatch, Register, RegisterSheet, SheetVersion, read_register
+from shared.register import ProposedMatch, Register, RegisterSheet, SheetVersion
+from shared.register_store import read_register
 from shared.sheet.tokens import sheet_key
 
 PROJECT_ID = re.compile(PROJECT_ID_PATTERN)

@@ -31,14 +31,8 @@ from services.report.revisions.register import (
 from shared.interfaces import Bucket, ObjectMissing, StateStore
 from shared.jobs import CAS_ATTEMPTS, JobRecord
 from shared.pagetext import TextLayer
-from shared.register import (
-    Register,
-    RegisterOutcome,
-    SheetVersion,
-    UnitCounts,
-    commit_register,
-    read_register,
-)
+from shared.register import Register, RegisterOutcome, SheetVersion, UnitCounts
+from shared.register_store import commit_register, read_register
 from shared.report import Report
 from shared.storage import Keys
 
