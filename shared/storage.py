@@ -41,9 +41,13 @@ def is_storage_outage(exc: BaseException) -> bool:
 
 def _key_part(text: str) -> str:
     """``text`` as one key segment, unambiguously: characters a key should not carry become
-    ``~`` and their code point in hex, ``~`` itself included."""
+    ``~`` and their code point in hex, ``~`` itself included (and a leading dot: no segment is
+    ``.`` or ``..``)."""
     return "".join(
-        ch if ch.isascii() and (ch.isalnum() or ch in ".-") else f"~{ord(ch):x}~" for ch in text
+        ch
+        if ch.isascii() and (ch.isalnum() or ch == "-" or (ch == "." and i))
+        else f"~{ord(ch):x}~"
+        for i, ch in enumerate(text)
     )
 
 
