@@ -266,6 +266,11 @@ class Report(BaseModel):
         "register (new sheets, new versions with what changed, re-issued unchanged, proposed "
         "matches of renumbered sheets); null for a job without a project",
     )
+    changes_error: str | None = Field(
+        None,
+        description="why the job's sheets could not join its project's register (the "
+        "report is complete without it); null when they did, or for a job without a project",
+    )
 
 
 class ReadySheet(BaseModel):

@@ -14,7 +14,7 @@ from services.report.review import apply_review, corrected_pages
 from services.report.revisions.delta import SheetDelta
 from services.report.store import TerminalPages
 from shared import subjects
-from shared.broker import msg_id
+from shared.broker import describe, is_outage, msg_id
 from shared.interfaces import Bucket, ObjectMissing, Publisher
 from shared.jobs import JobRecord, JobStore, now
 from shared.messages import PageFailed, PageVerified, RegisterUpdated, ReportReady, SheetRevised
@@ -130,6 +130,26 @@ async def _evidence(
     return {key: jpeg for key, jpeg in zip(keys, crops, strict=True) if jpeg}
 
 
+async def _with_changes(
+    io: Collaborators, job: JobRecord, report: Report
+) -> tuple[Report, dict[str, tuple[SheetDelta, bytes | None]]]:
+    """A job of a project: the report with what its sheets did to the project's register,
+    and the deltas and overlays of the sheets it revised. The register failing for a reason
+    of its own is said in the report, never made the pages' failure (their message would be
+    redelivered until a page failed for it); NATS or S3 trouble is waited out as for any
+    write."""
+    if not job.options.project:
+        return report, {}
+    try:
+        changes = await update_register(io.bucket, io.jobs.state, job, report)
+    except Exception as exc:
+        if is_outage(exc):
+            raise
+        log.exception("the register of %s could not take job %s", job.options.project, job.job_id)
+        return report.model_copy(update={"changes_error": describe(exc)}), {}
+    return report.model_copy(update={"changes": changes}), await _revisions(io, changes)
+
+
 async def _revisions(
     io: Collaborators, changes: RegisterOutcome
 ) -> dict[str, tuple[SheetDelta, bytes | None]]:
@@ -183,11 +203,7 @@ async def write_report(
         info, [o for o in outcomes if o is not None], finished_at=finished_at, sheet_set=sheet_set
     )
     report = apply_review(report, records)
-    revisions: dict[str, tuple[SheetDelta, bytes | None]] = {}
-    if job.options.project:
-        changes = await update_register(io.bucket, io.jobs.state, job, report)
-        report = report.model_copy(update={"changes": changes})
-        revisions = await _revisions(io, changes)
+    report, revisions = await _with_changes(io, job, report)
     evidence = await _evidence(io, job.job_id, outcomes)
     html = await asyncio.to_thread(
         render_report_html,

@@ -26,7 +26,9 @@ def _spans(page: pymupdf.Page) -> list[dict]:
     ]
 
 
-def replace_word(page: pymupdf.Page, old: str, new: str, *, near: tuple[float, float] | None = None) -> int:
+def replace_word(
+    page: pymupdf.Page, old: str, new: str, *, near: tuple[float, float] | None = None
+) -> int:
     """Replace the printed word ``old`` by ``new`` (every one, or the one nearest ``near``);
     how many were replaced."""
     every = page.get_text("words")
@@ -47,9 +49,8 @@ def replace_word(page: pymupdf.Page, old: str, new: str, *, near: tuple[float, f
         wide = pymupdf.get_text_length(new, fontname="helv", fontsize=span["size"])
         size = span["size"] * min(1.0, room / wide)
         printed.append((pymupdf.Point(x0, span["origin"][1]), size))
-    page.apply_redactions(
-        images=pymupdf.PDF_REDACT_IMAGE_NONE, graphics=pymupdf.PDF_REDACT_LINE_ART_NONE
-    )
+    # Images and line art under the word stay (PDF_REDACT_IMAGE_NONE, _LINE_ART_NONE: 0).
+    page.apply_redactions(images=0, graphics=0)
     for origin, size in printed:
         page.insert_text(origin, new, fontsize=size, fontname="helv")
     return len(words)

@@ -12,11 +12,11 @@ import numpy
 
 from services.report.bootstrap import bootstrap
 from services.report.projects import update_register
-from services.report.usecases import announce_changes
+from services.report.usecases import announce_changes, on_verified
 from shared import subjects
-from shared.jobs import JobRecord
-from shared.messages import JobOptions, RegisterUpdated, SheetRevised
-from shared.models import SheetHeader
+from shared.jobs import JobRecord, JobStore
+from shared.messages import JobOptions, PageVerified, RegisterUpdated, SheetRevised
+from shared.models import Coverage, PageVerdict, SheetHeader, VerifiedPage
 from shared.pagetext import TextLayer, laid_out
 from shared.register_store import head_key, read_register
 from shared.report import PageReport, Report
@@ -234,3 +234,44 @@ async def test_a_register_whose_head_the_job_store_forgot_goes_on_from_its_newes
     await world.state.delete(head_key(PROJECT))  # the job state's retention passed
     outcome = await world.apply([("S-101", "FOUNDATION PLAN", NOTES, "2")])
     assert outcome.sequence == 2 and outcome.sheets[0].outcome == "revised"
+
+
+async def test_a_register_that_cannot_take_the_job_is_said_in_a_report_still_written():
+    """The job's words are gone (a failure of the register's own, not NATS's or S3's): the
+    report is written and announced all the same, saying why the register lacks the job."""
+    world = World()
+    publisher = RecordingPublisher()
+    io = bootstrap(
+        bucket=world.bucket,
+        state=world.state,
+        publisher=publisher,
+        settings=Settings(_env_file=None),
+    )
+    job, _ = await world.upload(FIRST[:1])
+    await JobStore(world.state).create_job(job.model_copy(update={"status": "running"}))
+    page = VerifiedPage(
+        job_id=job.job_id,
+        page_number=1,
+        has_text_layer=True,
+        sheet=SheetHeader(sheet_number="S-101", sheet_title="FOUNDATION PLAN"),
+        coverage_before=Coverage(total_lines=1, covered_lines=1, ratio=1.0),
+        coverage=Coverage(total_lines=1, covered_lines=1, ratio=1.0),
+        floor=0.6,
+        below_floor=False,
+        rungs=["offline"],
+        verdict=PageVerdict(ok=True),
+    )
+    key = Keys.verified(job.job_id, 1)
+    await world.bucket.put_json(key, page)
+    await world.bucket.delete_prefix(Keys.text(job.job_id, 1))
+    await on_verified(
+        io, PageVerified(job_id=job.job_id, page_number=1, verified_key=key, verdict=page.verdict)
+    )
+    report = await world.bucket.get_model(Keys.report(job.job_id), Report)
+    assert report.changes is None and report.changes_error and "text.json" in report.changes_error
+    assert len(publisher.on(subjects.REPORT_READY)) == 1 and not publisher.on(
+        subjects.REGISTER_UPDATED
+    )
+    assert (
+        "could not join" in (await world.bucket.get_bytes(Keys.report(job.job_id, "html"))).decode()
+    )
