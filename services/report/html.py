@@ -1,13 +1,15 @@
 """Render ``report.json`` as a self-contained HTML page a reviewer can read."""
 
 import base64
+import difflib
 from datetime import datetime
 from functools import cache
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup, escape
 
-from services.report.revisions.delta import SheetDelta
+from services.report.revisions.delta import SheetDelta, UnitChange
 from shared.models import EvidenceCrop
 from shared.report import FailedPageSummary, PageReport, Report
 
@@ -141,7 +143,7 @@ def _changes_view(
             {
                 "sheet": sheet,
                 "overlay": _data_uri(overlay) if overlay else None,
-                "units": delta.changes if delta else [],
+                "units": [_unit_view(u) for u in delta.changes] if delta else [],
             }
         )
     by_outcome = {
@@ -149,6 +151,29 @@ def _changes_view(
         for outcome in ("added", "reissued", "proposed")
     }
     return {"outcome": changes, "revised": revised, **by_outcome}
+
+
+def _unit_view(unit: UnitChange) -> dict[str, Any]:
+    """A changed unit as the Changes section lists it: what it is (a title-block field by
+    name), and its text before and after with the words that differ marked."""
+    before, after = _marked(unit.before or "", unit.after or "")
+    label = unit.field if unit.unit_kind == "title_field" and unit.field else unit.unit_kind
+    return {"kind": unit.kind, "label": label.replace("_", " "), "before": before, "after": after}
+
+
+def _marked(before: str, after: str) -> tuple[Markup, Markup]:
+    """The two texts with the words that differ between them marked."""
+    old, new = before.split(), after.split()
+    marked_old: list[str] = []
+    marked_new: list[str] = []
+    opcodes = difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
+    for tag, i1, i2, j1, j2 in opcodes:
+        for words, out in ((old[i1:i2], marked_old), (new[j1:j2], marked_new)):
+            if not words:
+                continue
+            text = str(escape(" ".join(words)))
+            out.append(text if tag == "equal" else f"<mark>{text}</mark>")
+    return Markup(" ".join(marked_old)), Markup(" ".join(marked_new))
 
 
 def _evidence_view(crop: EvidenceCrop | None, evidence: dict[str, bytes]) -> dict[str, Any]:
