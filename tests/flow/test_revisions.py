@@ -16,12 +16,18 @@ import httpx
 import pytest
 
 from shared import subjects
+from shared.jobs import KvStateStore
+from shared.register import Register
+from shared.register_store import read_register
 from shared.settings import Settings
+from shared.storage import ObjectStore
+from sheetflow.registers import keep_project, project_dir, restore_project
 from sheetflow.runtime import SERVICES, EmbeddedServers, free_port
 from tests.support.buckets import remove_bucket
 from tests.support.corpus import needs_corpus
+from tests.support.fakes import MemoryStateStore
 from tests.support.revisions import edited, pages_of
-from tests.support.stack import Stack, stack, stream_messages
+from tests.support.stack import Stack, nats_client, stack, stream_messages
 
 pytestmark = [pytest.mark.slow, needs_corpus]
 
@@ -188,3 +194,30 @@ def test_report_html_shows_the_changes_and_the_api_refuses_what_it_lacks(revisio
         revisions.get("/sheets/S101/delta", **{"from": 1, "to": 3}).json()["error"]
         == "no_such_version"
     )
+
+
+def test_the_register_kept_in_the_data_dir_serves_a_new_stack(revisions, tmp_path):
+    """What `sheetflow run` does around a project's job: the register copied out of the S3
+    the run is about to remove, into the data dir, and into the next run's fresh S3 (whose
+    job state has no head for it) gives the same register."""
+    kept = keep_project(revisions.settings, tmp_path, PROJECT)
+    assert kept and (project_dir(tmp_path, PROJECT) / "register").is_dir()
+    fresh = revisions.settings.model_copy(
+        update={"s3_bucket": f"{revisions.settings.s3_bucket}-next"}
+    )
+    try:
+        assert restore_project(fresh, tmp_path, PROJECT) == kept
+        original = asyncio.run(register_of(revisions.settings))
+        restored, head = asyncio.run(read_register(ObjectStore(fresh), MemoryStateStore(), PROJECT))
+        assert restored == original and restored.sequence == 3 and head is None
+    finally:
+        remove_bucket(fresh)
+
+
+async def register_of(settings: Settings) -> Register:
+    """The project's register as the stack's own job state store names it."""
+    async with nats_client(settings) as nc:
+        kv = await nc.jetstream().key_value(settings.kv_bucket)
+        register, head = await read_register(ObjectStore(settings), KvStateStore(kv), PROJECT)
+    assert head is not None
+    return register
