@@ -9,14 +9,15 @@ diffs cleanly:
 1. the same text (letters and digits, case and spacing folded) pairs as unchanged, repeated
    texts as multisets, each copy with its nearest copy on the other sheet;
 2. the same words in another order pair as unchanged;
-3. units with one key pair as changed: a title-block field by its label, a table row by its
+3. a unit whose words are exactly those of several units on the other sheet, printed near
+   each other (a line split or joined), is unchanged;
+4. units with one key pair as changed: a title-block field by its label, a table row by its
    first cell, a note by its text without its number; then units of one kind whose texts are
    similar (a short text only near where it was);
-4. a unit whose words are exactly those of several units on the other sheet, printed near
-   each other (a line split or joined), is unchanged;
-5. what is left was removed (before) or added (after).
+5. units of one kind printed in one place pair as changed (a revision mark rewritten);
+6. what is left was removed (before) or added (after).
 
-A false alarm costs as much as a miss: steps 1, 2 and 4 keep reflowed text out of the delta.
+A false alarm costs as much as a miss: steps 1 to 3 keep reflowed text out of the delta.
 """
 
 from collections import Counter, defaultdict
@@ -46,6 +47,8 @@ SIMILAR_KEYED_ROW = 0.4
 SHORT_CHARS = 8
 # "Near": within this share of the page's diagonal, after the sheets' common offset.
 NEAR_SHARE = 0.05
+# Two units' boxes covering this share of the smaller one are printed in one place.
+IN_PLACE_OVERLAP = 0.5
 # Pieces of a split line lie within this many text heights of each other.
 PIECE_GAP_HEIGHTS = 3.0
 # The title-block region a reader found counts only when it is a block, not most of the sheet.
@@ -267,6 +270,34 @@ class _Matcher:
                 self.changed.append((a, b))
         self._drop(paired)
 
+    def pair_in_place(self) -> None:
+        """Units of one kind printed in one place (their boxes mostly overlap, after the
+        sheets' offset) pair as changed, however different their texts: a revision mark or a
+        tag rewritten where it stood."""
+        paired: set[int] = set()
+        news = _groups(self.new, lambda i: i.kind)
+        for kind, group in _groups(self.old, lambda i: i.kind).items():
+            candidates = [
+                (-share, n, m)
+                for n, a in enumerate(group)
+                for m, b in enumerate(news.get(kind, []))
+                if (share := self.overlap(a, b)) >= IN_PLACE_OVERLAP
+            ]
+            for a, b in _greedy(candidates, group, news.get(kind, [])):
+                paired.update((id(a), id(b)))
+                self.changed.append((a, b))
+        self._drop(paired)
+
+    def overlap(self, a: _Item, b: _Item) -> float:
+        """How much of the smaller of two boxes the other covers, ``a`` moved by the offset."""
+        dx, dy = self.offset
+        moved = Box(a.box.x0 + dx, a.box.y0 + dy, a.box.x1 + dx, a.box.y1 + dy)
+        width, height = moved.overlap_x(b.box), moved.overlap_y(b.box)
+        if width <= 0 or height <= 0:
+            return 0.0
+        smaller = min(moved.width * moved.height, b.box.width * b.box.height)
+        return width * height / smaller if smaller > 0 else 0.0
+
     def pair_regrouped(self) -> None:
         """A unit whose words are exactly those of several units printed together on the
         other sheet is unchanged (a line split in two, two lines joined), both ways."""
@@ -435,9 +466,10 @@ def sheet_delta(
     matcher.find_offset()
     matcher.pair_equal(_squashed)
     matcher.pair_equal(_sorted_words)
+    matcher.pair_regrouped()
     matcher.pair_keyed()
     matcher.pair_similar()
-    matcher.pair_regrouped()
+    matcher.pair_in_place()
     if not (matcher.changed or matcher.old or matcher.new):
         return SheetDelta(unchanged=matcher.unchanged)
 

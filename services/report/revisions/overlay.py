@@ -28,11 +28,18 @@ FRAME_ASPECT_TOLERANCE = 0.03
 # Ink of one version within this many pixels of the other's is the same line, a pixel off.
 ALIGN_SLACK_PX = 1
 
-GREY = (170, 170, 170)
-RED = (220, 30, 30)
-BLUE = (30, 70, 230)
-WHITE = (255, 255, 255)
-BOX_COLOUR = (255, 150, 0)
+# The overlay's colours, by the code a pixel gets.
+WHITE, GREY, RED, BLUE, BOX = range(5)
+PALETTE = numpy.array(
+    [
+        (255, 255, 255),  # no ink on either version
+        (170, 170, 170),  # ink on both: unchanged
+        (220, 30, 30),  # only the previous version: removed
+        (30, 70, 230),  # only the new version: added
+        (255, 150, 0),  # a changed unit's box
+    ],
+    numpy.uint8,
+)
 BOX_WIDTH_PX = 3
 BOX_PAD_PX = 4
 
@@ -77,27 +84,29 @@ def overlay_png(before: PageImage, after: PageImage, delta: SheetDelta) -> bytes
     rows = numpy.rint((numpy.arange(height) - new_frame.y0) * sy + old_frame.y0).astype(numpy.intp)
     inside_x = (cols >= 0) & (cols < old_ink.shape[1])
     inside_y = (rows >= 0) & (rows < old_ink.shape[0])
-    old_aligned = old_ink[numpy.clip(rows, 0, old_ink.shape[0] - 1)][
-        :, numpy.clip(cols, 0, old_ink.shape[1] - 1)
+    old_aligned = old_ink[
+        numpy.ix_(
+            numpy.clip(rows, 0, old_ink.shape[0] - 1), numpy.clip(cols, 0, old_ink.shape[1] - 1)
+        )
     ]
     old_aligned &= inside_y[:, None] & inside_x[None, :]
 
-    image = numpy.empty((height, width, 3), numpy.uint8)
-    image[:] = WHITE
+    # One code per pixel (an index into PALETTE), coloured once at the end.
+    codes = numpy.zeros((height, width), numpy.uint8)
     # Ink within the slack of the other version's ink is the same line: grey, not colour.
-    image[old_aligned | new_ink] = GREY
-    image[old_aligned & ~_grown(new_ink)] = RED
-    image[new_ink & ~_grown(old_aligned)] = BLUE
+    codes[old_aligned | new_ink] = GREY
+    codes[old_aligned & ~_grown(new_ink)] = RED
+    codes[new_ink & ~_grown(old_aligned)] = BLUE
 
-    new_scale = (width / after.width, height / after.height)
+    new_zoom = (width / after.width, height / after.height)
     old_zoom = (old_ink.shape[1] / before.width, old_ink.shape[0] / before.height)
     for change in delta.changes:
         if change.after_bbox is not None:
-            _draw_box(image, _scaled(change.after_bbox, new_scale))
+            _draw_box(codes, _scaled(change.after_bbox, new_zoom))
         if change.before_bbox is not None:
             in_old = _scaled(change.before_bbox, old_zoom)
             _draw_box(
-                image,
+                codes,
                 Box(
                     (in_old.x0 - old_frame.x0) / sx + new_frame.x0,
                     (in_old.y0 - old_frame.y0) / sy + new_frame.y0,
@@ -105,6 +114,9 @@ def overlay_png(before: PageImage, after: PageImage, delta: SheetDelta) -> bytes
                     (in_old.y1 - old_frame.y0) / sy + new_frame.y0,
                 ),
             )
+    image = numpy.empty((height, width, 3), numpy.uint8)
+    for channel in range(3):
+        numpy.take(PALETTE[:, channel], codes, out=image[..., channel])
     png = imagecodecs.png_encode(
         image, level=imagecodecs.PNG.COMPRESSION.SPEED, filter=imagecodecs.PNG.FILTER.NONE
     )
@@ -115,7 +127,11 @@ def _ink(png: bytes) -> NDArray[numpy.bool_]:
     """Where the image has ink (any channel dark)."""
     pixels = imagecodecs.png_decode(png)
     if pixels.ndim == 3:
-        pixels = pixels[..., :3].min(axis=2)
+        channels = pixels.shape[2]
+        darkest = pixels[..., 0]
+        for c in range(1, min(channels, 3)):
+            darkest = numpy.minimum(darkest, pixels[..., c])
+        pixels = darkest
     ink: NDArray[numpy.bool_] = pixels < INK_BELOW
     return ink
 
@@ -151,9 +167,9 @@ def _scaled(box: Box, scale: tuple[float, float]) -> Box:
     return Box(box.x0 * scale[0], box.y0 * scale[1], box.x1 * scale[0], box.y1 * scale[1])
 
 
-def _draw_box(image: NDArray[numpy.uint8], box: Box) -> None:
+def _draw_box(codes: NDArray[numpy.uint8], box: Box) -> None:
     """An outline around ``box`` (image pixels), padded, clipped to the image."""
-    height, width = image.shape[:2]
+    height, width = codes.shape
     x0 = max(int(box.x0) - BOX_PAD_PX, 0)
     y0 = max(int(box.y0) - BOX_PAD_PX, 0)
     x1 = min(int(box.x1 + 0.999) + BOX_PAD_PX, width - 1)
@@ -161,7 +177,7 @@ def _draw_box(image: NDArray[numpy.uint8], box: Box) -> None:
     if x1 <= x0 or y1 <= y0:
         return
     w = BOX_WIDTH_PX
-    image[y0 : y0 + w, x0 : x1 + 1] = BOX_COLOUR
-    image[max(y1 - w + 1, 0) : y1 + 1, x0 : x1 + 1] = BOX_COLOUR
-    image[y0 : y1 + 1, x0 : x0 + w] = BOX_COLOUR
-    image[y0 : y1 + 1, max(x1 - w + 1, 0) : x1 + 1] = BOX_COLOUR
+    codes[y0 : y0 + w, x0 : x1 + 1] = BOX
+    codes[max(y1 - w + 1, 0) : y1 + 1, x0 : x1 + 1] = BOX
+    codes[y0 : y1 + 1, x0 : x0 + w] = BOX
+    codes[y0 : y1 + 1, max(x1 - w + 1, 0) : x1 + 1] = BOX
