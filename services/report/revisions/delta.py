@@ -20,6 +20,7 @@ diffs cleanly:
 A false alarm costs as much as a miss: steps 1 to 3 keep reflowed text out of the delta.
 """
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -45,7 +46,7 @@ SIMILAR_KEYED_ROW = 0.4
 # A text this short (letters and digits) pairs by similarity only near where it was: "A1"
 # and "A2" far apart are two tags, not one changed.
 SHORT_CHARS = 8
-# "Near": within this share of the page's diagonal, after the sheets' common offset.
+# "Near": within this share of the page's diagonal, where the new sheet puts the old text.
 NEAR_SHARE = 0.05
 # Two units' boxes covering this share of the smaller one are printed in one place.
 IN_PLACE_OVERLAP = 0.5
@@ -53,6 +54,12 @@ IN_PLACE_OVERLAP = 0.5
 PIECE_GAP_HEIGHTS = 3.0
 # The title-block region a reader found counts only when it is a block, not most of the sheet.
 MAX_REGION_SHARE = 0.2
+# The old sheet's placement on the new one is read from at least this many texts printed
+# once on both, from pairs of them at least this far apart (PDF points); a scale this close
+# to 1 is 1 (the same drawing, not a rescaled one).
+MIN_PLACING_TEXTS = 3
+MIN_PLACING_GAP = 72.0
+SAME_SCALE = 0.002
 # Identical texts paired nearest-first up to this many candidate pairs; beyond, in order.
 MAX_NEAREST_PAIRS = 250_000
 
@@ -100,6 +107,24 @@ class UnitChange:
 
 
 @dataclass(frozen=True)
+class Placement:
+    """Where the previous sheet's drawing sits on the new sheet: a point (x, y) of the old
+    sheet is at (scale·x + dx, scale·y + dy) on the new one (PDF points), as the texts
+    printed once on both sheets place it."""
+
+    scale: float = 1.0
+    dx: float = 0.0
+    dy: float = 0.0
+
+    def box(self, box: Box) -> Box:
+        """A box of the old sheet, on the new one."""
+        s = self.scale
+        return Box(
+            s * box.x0 + self.dx, s * box.y0 + self.dy, s * box.x1 + self.dx, s * box.y1 + self.dy
+        )
+
+
+@dataclass(frozen=True)
 class SheetDelta:
     """The changes between two versions of a sheet, in the newer sheet's reading order, and
     how many units each way they are."""
@@ -112,6 +137,8 @@ class SheetDelta:
     # Every change lies in the title block: the sheet was re-issued with only its revision,
     # date or other title-block fields changed. False when nothing changed.
     title_block_only: bool = False
+    # How the old sheet's drawing sits on the new one; None when too few texts say.
+    placement: Placement | None = None
 
     def is_unchanged(self) -> bool:
         return not self.changes
@@ -125,6 +152,7 @@ class SheetDelta:
             "changed": self.changed,
             "unchanged": self.unchanged,
             "title_block_only": self.title_block_only,
+            "placement": [p.scale, p.dx, p.dy] if (p := self.placement) else None,
         }
 
     @classmethod
@@ -136,6 +164,7 @@ class SheetDelta:
             changed=data.get("changed", 0),
             unchanged=data.get("unchanged", 0),
             title_block_only=data.get("title_block_only", False),
+            placement=Placement(*place) if (place := data.get("placement")) else None,
         )
 
 
@@ -208,25 +237,44 @@ class _Matcher:
     old: list[_Item]
     new: list[_Item]
     near: float  # "near where it was", PDF points
-    offset: tuple[float, float] = (0.0, 0.0)  # new sheet minus old sheet, where they agree
+    placement: Placement | None = None
     unchanged: int = 0
     changed: list[tuple[_Item, _Item]] = field(default_factory=list)
 
-    def distance(self, a: _Item, b: _Item) -> float:
-        (ax, ay), (bx, by) = a.box.centre, b.box.centre
-        return abs(bx - ax - self.offset[0]) + abs(by - ay - self.offset[1])
+    def moved(self, box: Box) -> Box:
+        """An old sheet's box where the new sheet's drawing puts it."""
+        return self.placement.box(box) if self.placement else box
 
-    def find_offset(self) -> None:
-        """The offset of the new sheet's drawing from the old one's: the median shift of the
-        texts printed once on each sheet (a moved detail is outvoted by the rest)."""
+    def distance(self, a: _Item, b: _Item) -> float:
+        (ax, ay), (bx, by) = self.moved(a.box).centre, b.box.centre
+        return abs(bx - ax) + abs(by - ay)
+
+    def find_placement(self) -> None:
+        """How the old sheet's drawing sits on the new one, from the texts printed once on
+        each (a moved detail is outvoted by the rest): the median ratio of their distances
+        apart, then the median shift."""
         olds, news = _groups(self.old, _squashed), _groups(self.new, _squashed)
-        shifts = [
-            _shift(o[0], news[k][0])
+        pairs = [
+            (o[0].box.centre, news[k][0].box.centre)
             for k, o in olds.items()
             if len(o) == 1 and len(news.get(k, ())) == 1
         ]
-        if shifts:
-            self.offset = (median(s[0] for s in shifts), median(s[1] for s in shifts))
+        if len(pairs) < MIN_PLACING_TEXTS:
+            return
+        half = len(pairs) // 2
+        ratios = [
+            math.dist(b1, b2) / gap
+            for (a1, b1), (a2, b2) in zip(pairs, pairs[half:], strict=False)
+            if (gap := math.dist(a1, a2)) >= MIN_PLACING_GAP
+        ]
+        scale = median(ratios) if ratios else 1.0
+        if abs(scale - 1.0) < SAME_SCALE:
+            scale = 1.0
+        self.placement = Placement(
+            scale,
+            median(b.x - scale * a.x for a, b in pairs),
+            median(b.y - scale * a.y for a, b in pairs),
+        )
 
     def pair_equal(self, key: Callable[[_Item], Hashable]) -> None:
         """Pair units whose keys are equal as unchanged, as multisets: each copy with the
@@ -289,9 +337,9 @@ class _Matcher:
         self._drop(paired)
 
     def overlap(self, a: _Item, b: _Item) -> float:
-        """How much of the smaller of two boxes the other covers, ``a`` moved by the offset."""
-        dx, dy = self.offset
-        moved = Box(a.box.x0 + dx, a.box.y0 + dy, a.box.x1 + dx, a.box.y1 + dy)
+        """How much of the smaller of two boxes the other covers, ``a`` where the new sheet
+        puts it."""
+        moved = self.moved(a.box)
         width, height = moved.overlap_x(b.box), moved.overlap_y(b.box)
         if width <= 0 or height <= 0:
             return 0.0
@@ -463,7 +511,7 @@ def sheet_delta(
     something changed."""
     diagonal = (after.width**2 + after.height**2) ** 0.5
     matcher = _Matcher(_items(before), _items(after), near=NEAR_SHARE * diagonal)
-    matcher.find_offset()
+    matcher.find_placement()
     matcher.pair_equal(_squashed)
     matcher.pair_equal(_sorted_words)
     matcher.pair_regrouped()
@@ -471,7 +519,7 @@ def sheet_delta(
     matcher.pair_similar()
     matcher.pair_in_place()
     if not (matcher.changed or matcher.old or matcher.new):
-        return SheetDelta(unchanged=matcher.unchanged)
+        return SheetDelta(unchanged=matcher.unchanged, placement=matcher.placement)
 
     old_block = _TitleBlock.of(before, before_reading)
     new_block = _TitleBlock.of(after, after_reading)
@@ -507,8 +555,8 @@ def sheet_delta(
         if change.after_bbox is not None:
             return (round(change.after_bbox.y0), change.after_bbox.x0)
         assert change.before_bbox is not None
-        dx, dy = matcher.offset
-        return (round(change.before_bbox.y0 + dy), change.before_bbox.x0 + dx)
+        box = matcher.moved(change.before_bbox)
+        return (round(box.y0), box.x0)
 
     return SheetDelta(
         changes=sorted(changes, key=place),
@@ -517,4 +565,5 @@ def sheet_delta(
         changed=len(matcher.changed),
         unchanged=matcher.unchanged,
         title_block_only=title_block_only,
+        placement=matcher.placement,
     )
