@@ -50,8 +50,10 @@ SHORT_CHARS = 8
 NEAR_SHARE = 0.05
 # Two units' boxes covering this share of the smaller one are printed in one place.
 IN_PLACE_OVERLAP = 0.5
-# Pieces of a split line lie within this many text heights of each other.
-PIECE_GAP_HEIGHTS = 3.0
+# The pieces of a split line fit in the whole line's box grown by this many text heights;
+# a unit's pieces are sought from this many of its largest candidates.
+PIECE_SLACK_LINES = 3.0
+MAX_PIECE_SEEDS = 5
 # The title-block region a reader found counts only when it is a block, not most of the sheet.
 MAX_REGION_SHARE = 0.2
 # The old sheet's placement on the new one is read from at least this many texts printed
@@ -436,32 +438,37 @@ def _greedy(
 
 
 def _pieces_of(whole: _Item, parts: list[_Item]) -> list[_Item] | None:
-    """Two or more of ``parts`` whose words together are exactly ``whole``'s, printed near
-    each other; or None."""
+    """Two or more of ``parts`` whose words together are exactly ``whole``'s, printed
+    together (they fit in a box little larger than the whole's); or None."""
     if len(whole.tokens) < 2:
         return None
-    need = Counter(whole.tokens)
-    fitting = [p for p in parts if not Counter(p.tokens) - need]
-    chosen: list[_Item] = []
-    for part in sorted(fitting, key=lambda p: -len(p.tokens)):
-        words = Counter(part.tokens)
-        if not words - need and _beside(part, chosen):
-            chosen.append(part)
-            need -= words
+    words = Counter(whole.tokens)
+    fitting = sorted(
+        (p for p in parts if not Counter(p.tokens) - words), key=lambda p: -len(p.tokens)
+    )
+    for seed in fitting[:MAX_PIECE_SEEDS]:
+        chosen, need = [seed], words - Counter(seed.tokens)
+        for part in fitting:
             if not need:
                 break
-    return chosen if not need and len(chosen) > 1 else None
+            if (
+                part is not seed
+                and not Counter(part.tokens) - need
+                and _together(whole, [*chosen, part])
+            ):
+                chosen.append(part)
+                need -= Counter(part.tokens)
+        if not need and len(chosen) > 1:
+            return chosen
+    return None
 
 
-def _beside(part: _Item, chosen: list[_Item]) -> bool:
-    """The part lies within a few text heights of the pieces already chosen (or is the
-    first)."""
-    if not chosen:
-        return True
-    gap = PIECE_GAP_HEIGHTS * part.height
-    return any(
-        part.box.overlap_x(c.box) > -gap and part.box.overlap_y(c.box) > -gap for c in chosen
-    )
+def _together(whole: _Item, pieces: list[_Item]) -> bool:
+    """The pieces fit in a box no more than a few text lines larger each way than the
+    whole: wherever each version put it, one text."""
+    box = Box.union(p.box for p in pieces)
+    slack = PIECE_SLACK_LINES * min(p.height for p in pieces)
+    return box.width <= whole.box.width + slack and box.height <= whole.box.height + slack
 
 
 @dataclass(frozen=True)
