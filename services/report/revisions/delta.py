@@ -9,16 +9,18 @@ diffs cleanly:
 1. the same text (letters and digits, case and spacing folded) pairs as unchanged, repeated
    texts as multisets, each copy with its nearest copy on the other sheet;
 2. the same words in another order pair as unchanged;
-3. units with one key pair as changed: a title-block field by its label, a table row by its
+3. a unit whose words are exactly those of several units on the other sheet, printed near
+   each other (a line split or joined), is unchanged;
+4. units with one key pair as changed: a title-block field by its label, a table row by its
    first cell, a note by its text without its number; then units of one kind whose texts are
    similar (a short text only near where it was);
-4. a unit whose words are exactly those of several units on the other sheet, printed near
-   each other (a line split or joined), is unchanged;
-5. what is left was removed (before) or added (after).
+5. units of one kind printed in one place pair as changed (a revision mark rewritten);
+6. what is left was removed (before) or added (after).
 
-A false alarm costs as much as a miss: steps 1, 2 and 4 keep reflowed text out of the delta.
+A false alarm costs as much as a miss: steps 1 to 3 keep reflowed text out of the delta.
 """
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -44,12 +46,22 @@ SIMILAR_KEYED_ROW = 0.4
 # A text this short (letters and digits) pairs by similarity only near where it was: "A1"
 # and "A2" far apart are two tags, not one changed.
 SHORT_CHARS = 8
-# "Near": within this share of the page's diagonal, after the sheets' common offset.
+# "Near": within this share of the page's diagonal, where the new sheet puts the old text.
 NEAR_SHARE = 0.05
-# Pieces of a split line lie within this many text heights of each other.
-PIECE_GAP_HEIGHTS = 3.0
+# Two units' boxes covering this share of the smaller one are printed in one place.
+IN_PLACE_OVERLAP = 0.5
+# The pieces of a split line fit in the whole line's box grown by this many text heights;
+# a unit's pieces are sought from this many of its largest candidates.
+PIECE_SLACK_LINES = 3.0
+MAX_PIECE_SEEDS = 5
 # The title-block region a reader found counts only when it is a block, not most of the sheet.
 MAX_REGION_SHARE = 0.2
+# The old sheet's placement on the new one is read from at least this many texts printed
+# once on both, from pairs of them at least this far apart (PDF points); a scale this close
+# to 1 is 1 (the same drawing, not a rescaled one).
+MIN_PLACING_TEXTS = 3
+MIN_PLACING_GAP = 72.0
+SAME_SCALE = 0.002
 # Identical texts paired nearest-first up to this many candidate pairs; beyond, in order.
 MAX_NEAREST_PAIRS = 250_000
 
@@ -97,6 +109,24 @@ class UnitChange:
 
 
 @dataclass(frozen=True)
+class Placement:
+    """Where the previous sheet's drawing sits on the new sheet: a point (x, y) of the old
+    sheet is at (scale·x + dx, scale·y + dy) on the new one (PDF points), as the texts
+    printed once on both sheets place it."""
+
+    scale: float = 1.0
+    dx: float = 0.0
+    dy: float = 0.0
+
+    def box(self, box: Box) -> Box:
+        """A box of the old sheet, on the new one."""
+        s = self.scale
+        return Box(
+            s * box.x0 + self.dx, s * box.y0 + self.dy, s * box.x1 + self.dx, s * box.y1 + self.dy
+        )
+
+
+@dataclass(frozen=True)
 class SheetDelta:
     """The changes between two versions of a sheet, in the newer sheet's reading order, and
     how many units each way they are."""
@@ -109,6 +139,8 @@ class SheetDelta:
     # Every change lies in the title block: the sheet was re-issued with only its revision,
     # date or other title-block fields changed. False when nothing changed.
     title_block_only: bool = False
+    # How the old sheet's drawing sits on the new one; None when too few texts say.
+    placement: Placement | None = None
 
     def is_unchanged(self) -> bool:
         return not self.changes
@@ -122,6 +154,7 @@ class SheetDelta:
             "changed": self.changed,
             "unchanged": self.unchanged,
             "title_block_only": self.title_block_only,
+            "placement": [p.scale, p.dx, p.dy] if (p := self.placement) else None,
         }
 
     @classmethod
@@ -133,6 +166,7 @@ class SheetDelta:
             changed=data.get("changed", 0),
             unchanged=data.get("unchanged", 0),
             title_block_only=data.get("title_block_only", False),
+            placement=Placement(*place) if (place := data.get("placement")) else None,
         )
 
 
@@ -205,25 +239,44 @@ class _Matcher:
     old: list[_Item]
     new: list[_Item]
     near: float  # "near where it was", PDF points
-    offset: tuple[float, float] = (0.0, 0.0)  # new sheet minus old sheet, where they agree
+    placement: Placement | None = None
     unchanged: int = 0
     changed: list[tuple[_Item, _Item]] = field(default_factory=list)
 
-    def distance(self, a: _Item, b: _Item) -> float:
-        (ax, ay), (bx, by) = a.box.centre, b.box.centre
-        return abs(bx - ax - self.offset[0]) + abs(by - ay - self.offset[1])
+    def moved(self, box: Box) -> Box:
+        """An old sheet's box where the new sheet's drawing puts it."""
+        return self.placement.box(box) if self.placement else box
 
-    def find_offset(self) -> None:
-        """The offset of the new sheet's drawing from the old one's: the median shift of the
-        texts printed once on each sheet (a moved detail is outvoted by the rest)."""
+    def distance(self, a: _Item, b: _Item) -> float:
+        (ax, ay), (bx, by) = self.moved(a.box).centre, b.box.centre
+        return abs(bx - ax) + abs(by - ay)
+
+    def find_placement(self) -> None:
+        """How the old sheet's drawing sits on the new one, from the texts printed once on
+        each (a moved detail is outvoted by the rest): the median ratio of their distances
+        apart, then the median shift."""
         olds, news = _groups(self.old, _squashed), _groups(self.new, _squashed)
-        shifts = [
-            _shift(o[0], news[k][0])
+        pairs = [
+            (o[0].box.centre, news[k][0].box.centre)
             for k, o in olds.items()
             if len(o) == 1 and len(news.get(k, ())) == 1
         ]
-        if shifts:
-            self.offset = (median(s[0] for s in shifts), median(s[1] for s in shifts))
+        if len(pairs) < MIN_PLACING_TEXTS:
+            return
+        half = len(pairs) // 2
+        ratios = [
+            math.dist(b1, b2) / gap
+            for (a1, b1), (a2, b2) in zip(pairs, pairs[half:], strict=False)
+            if (gap := math.dist(a1, a2)) >= MIN_PLACING_GAP
+        ]
+        scale = median(ratios) if ratios else 1.0
+        if abs(scale - 1.0) < SAME_SCALE:
+            scale = 1.0
+        self.placement = Placement(
+            scale,
+            median(b.x - scale * a.x for a, b in pairs),
+            median(b.y - scale * a.y for a, b in pairs),
+        )
 
     def pair_equal(self, key: Callable[[_Item], Hashable]) -> None:
         """Pair units whose keys are equal as unchanged, as multisets: each copy with the
@@ -266,6 +319,34 @@ class _Matcher:
                 paired.update((id(a), id(b)))
                 self.changed.append((a, b))
         self._drop(paired)
+
+    def pair_in_place(self) -> None:
+        """Units of one kind printed in one place (their boxes mostly overlap, after the
+        sheets' offset) pair as changed, however different their texts: a revision mark or a
+        tag rewritten where it stood."""
+        paired: set[int] = set()
+        news = _groups(self.new, lambda i: i.kind)
+        for kind, group in _groups(self.old, lambda i: i.kind).items():
+            candidates = [
+                (-share, n, m)
+                for n, a in enumerate(group)
+                for m, b in enumerate(news.get(kind, []))
+                if (share := self.overlap(a, b)) >= IN_PLACE_OVERLAP
+            ]
+            for a, b in _greedy(candidates, group, news.get(kind, [])):
+                paired.update((id(a), id(b)))
+                self.changed.append((a, b))
+        self._drop(paired)
+
+    def overlap(self, a: _Item, b: _Item) -> float:
+        """How much of the smaller of two boxes the other covers, ``a`` where the new sheet
+        puts it."""
+        moved = self.moved(a.box)
+        width, height = moved.overlap_x(b.box), moved.overlap_y(b.box)
+        if width <= 0 or height <= 0:
+            return 0.0
+        smaller = min(moved.width * moved.height, b.box.width * b.box.height)
+        return width * height / smaller if smaller > 0 else 0.0
 
     def pair_regrouped(self) -> None:
         """A unit whose words are exactly those of several units printed together on the
@@ -357,32 +438,37 @@ def _greedy(
 
 
 def _pieces_of(whole: _Item, parts: list[_Item]) -> list[_Item] | None:
-    """Two or more of ``parts`` whose words together are exactly ``whole``'s, printed near
-    each other; or None."""
+    """Two or more of ``parts`` whose words together are exactly ``whole``'s, printed
+    together (they fit in a box little larger than the whole's); or None."""
     if len(whole.tokens) < 2:
         return None
-    need = Counter(whole.tokens)
-    fitting = [p for p in parts if not Counter(p.tokens) - need]
-    chosen: list[_Item] = []
-    for part in sorted(fitting, key=lambda p: -len(p.tokens)):
-        words = Counter(part.tokens)
-        if not words - need and _beside(part, chosen):
-            chosen.append(part)
-            need -= words
+    words = Counter(whole.tokens)
+    fitting = sorted(
+        (p for p in parts if not Counter(p.tokens) - words), key=lambda p: -len(p.tokens)
+    )
+    for seed in fitting[:MAX_PIECE_SEEDS]:
+        chosen, need = [seed], words - Counter(seed.tokens)
+        for part in fitting:
             if not need:
                 break
-    return chosen if not need and len(chosen) > 1 else None
+            if (
+                part is not seed
+                and not Counter(part.tokens) - need
+                and _together(whole, [*chosen, part])
+            ):
+                chosen.append(part)
+                need -= Counter(part.tokens)
+        if not need and len(chosen) > 1:
+            return chosen
+    return None
 
 
-def _beside(part: _Item, chosen: list[_Item]) -> bool:
-    """The part lies within a few text heights of the pieces already chosen (or is the
-    first)."""
-    if not chosen:
-        return True
-    gap = PIECE_GAP_HEIGHTS * part.height
-    return any(
-        part.box.overlap_x(c.box) > -gap and part.box.overlap_y(c.box) > -gap for c in chosen
-    )
+def _together(whole: _Item, pieces: list[_Item]) -> bool:
+    """The pieces fit in a box no more than a few text lines larger each way than the
+    whole: wherever each version put it, one text."""
+    box = Box.union(p.box for p in pieces)
+    slack = PIECE_SLACK_LINES * min(p.height for p in pieces)
+    return box.width <= whole.box.width + slack and box.height <= whole.box.height + slack
 
 
 @dataclass(frozen=True)
@@ -432,14 +518,15 @@ def sheet_delta(
     something changed."""
     diagonal = (after.width**2 + after.height**2) ** 0.5
     matcher = _Matcher(_items(before), _items(after), near=NEAR_SHARE * diagonal)
-    matcher.find_offset()
+    matcher.find_placement()
     matcher.pair_equal(_squashed)
     matcher.pair_equal(_sorted_words)
+    matcher.pair_regrouped()
     matcher.pair_keyed()
     matcher.pair_similar()
-    matcher.pair_regrouped()
+    matcher.pair_in_place()
     if not (matcher.changed or matcher.old or matcher.new):
-        return SheetDelta(unchanged=matcher.unchanged)
+        return SheetDelta(unchanged=matcher.unchanged, placement=matcher.placement)
 
     old_block = _TitleBlock.of(before, before_reading)
     new_block = _TitleBlock.of(after, after_reading)
@@ -475,8 +562,8 @@ def sheet_delta(
         if change.after_bbox is not None:
             return (round(change.after_bbox.y0), change.after_bbox.x0)
         assert change.before_bbox is not None
-        dx, dy = matcher.offset
-        return (round(change.before_bbox.y0 + dy), change.before_bbox.x0 + dx)
+        box = matcher.moved(change.before_bbox)
+        return (round(box.y0), box.x0)
 
     return SheetDelta(
         changes=sorted(changes, key=place),
@@ -485,4 +572,5 @@ def sheet_delta(
         changed=len(matcher.changed),
         unchanged=matcher.unchanged,
         title_block_only=title_block_only,
+        placement=matcher.placement,
     )

@@ -16,23 +16,36 @@ import imagecodecs
 import numpy
 from numpy.typing import NDArray
 
-from services.report.revisions.delta import SheetDelta
+from services.report.revisions.delta import Placement, SheetDelta
 from shared.pagetext import Box
 
 # A pixel darker than this (in its darkest channel) is ink: coloured linework counts too.
 INK_BELOW = 160
 # A frame line runs along at least this share of the image's side.
 FRAME_LINE_SHARE = 0.5
-# Two frames agree when their aspect ratios are within this share of each other.
-FRAME_ASPECT_TOLERANCE = 0.03
+# A frame line is any mark this dark or darker: a border drawn in a light pen counts.
+FRAME_BELOW = 230
+# Two frames are one sheet's when their aspect ratios are within this share of each other,
+# and lay the drawing where its texts put it within this share of the image's long side.
+FRAME_ASPECT = 0.03
+FRAME_TRUST_SHARE = 0.01
+# A frame spans at least this share of the image each way.
+FRAME_MIN_SHARE = 0.6
 # Ink of one version within this many pixels of the other's is the same line, a pixel off.
 ALIGN_SLACK_PX = 1
 
-GREY = (170, 170, 170)
-RED = (220, 30, 30)
-BLUE = (30, 70, 230)
-WHITE = (255, 255, 255)
-BOX_COLOUR = (255, 150, 0)
+# The overlay's colours, by the code a pixel gets.
+WHITE, GREY, RED, BLUE, BOX = range(5)
+PALETTE = numpy.array(
+    [
+        (255, 255, 255),  # no ink on either version
+        (170, 170, 170),  # ink on both: unchanged
+        (220, 30, 30),  # only the previous version: removed
+        (30, 70, 230),  # only the new version: added
+        (255, 150, 0),  # a changed unit's box
+    ],
+    numpy.uint8,
+)
 BOX_WIDTH_PX = 3
 BOX_PAD_PX = 4
 
@@ -60,64 +73,118 @@ class _Frame:
         return (self.x1 - self.x0) / max(self.y1 - self.y0, 1.0)
 
 
+@dataclass(frozen=True)
+class _Map:
+    """Where a pixel of the new image is on the old one: ``old = scale * new + shift`` on
+    each axis."""
+
+    scale_x: float
+    shift_x: float
+    scale_y: float
+    shift_y: float
+
+    @classmethod
+    def between(cls, new: _Frame, old: _Frame) -> "_Map":
+        """The map that lays the new frame onto the old one."""
+        sx = (old.x1 - old.x0) / max(new.x1 - new.x0, 1.0)
+        sy = (old.y1 - old.y0) / max(new.y1 - new.y0, 1.0)
+        return cls(sx, old.x0 - sx * new.x0, sy, old.y0 - sy * new.y0)
+
+    @classmethod
+    def placed(
+        cls, placement: Placement, new_zoom: tuple[float, float], old_zoom: tuple[float, float]
+    ) -> "_Map":
+        """The map the texts' placement gives (PDF points, each image at its own zoom)."""
+        s = placement.scale
+        return cls(
+            old_zoom[0] / (s * new_zoom[0]),
+            -old_zoom[0] * placement.dx / s,
+            old_zoom[1] / (s * new_zoom[1]),
+            -old_zoom[1] * placement.dy / s,
+        )
+
+    def agrees(self, other: "_Map", width: int, height: int, tolerance: float) -> bool:
+        """Both maps put the new image's corners within ``tolerance`` old pixels."""
+        return all(
+            abs(self.scale_x * x + self.shift_x - other.scale_x * x - other.shift_x) <= tolerance
+            and abs(self.scale_y * y + self.shift_y - other.scale_y * y - other.shift_y)
+            <= tolerance
+            for x, y in ((0, 0), (width, height))
+        )
+
+    def to_new(self, box: Box) -> Box:
+        """A box of old pixels, on the new image."""
+        return Box(
+            (box.x0 - self.shift_x) / self.scale_x,
+            (box.y0 - self.shift_y) / self.scale_y,
+            (box.x1 - self.shift_x) / self.scale_x,
+            (box.y1 - self.shift_y) / self.scale_y,
+        )
+
+
 def overlay_png(before: PageImage, after: PageImage, delta: SheetDelta) -> bytes:
     """The overlay of ``before`` and ``after`` on the new image's pixels, as a PNG: red
     where only the previous version has ink, blue where only the new one has, grey where
     both have, and the delta's changed units boxed (their boxes on both sheets)."""
-    old_ink, new_ink = _ink(before.png), _ink(after.png)
+    old_dark, new_dark = _darkest(before.png), _darkest(after.png)
+    old_ink, new_ink = old_dark < INK_BELOW, new_dark < INK_BELOW
     height, width = new_ink.shape
-    old_frame, new_frame = _frame(old_ink), _frame(new_ink)
-    if old_frame is None or new_frame is None or not _agree(old_frame, new_frame):
-        old_frame = _Frame(0, 0, old_ink.shape[1], old_ink.shape[0])
-        new_frame = _Frame(0, 0, width, height)
-    # Each pixel of the new image looks up the old image's pixel at the same place of the frame.
-    sx = (old_frame.x1 - old_frame.x0) / max(new_frame.x1 - new_frame.x0, 1.0)
-    sy = (old_frame.y1 - old_frame.y0) / max(new_frame.y1 - new_frame.y0, 1.0)
-    cols = numpy.rint((numpy.arange(width) - new_frame.x0) * sx + old_frame.x0).astype(numpy.intp)
-    rows = numpy.rint((numpy.arange(height) - new_frame.y0) * sy + old_frame.y0).astype(numpy.intp)
+    new_zoom = (width / after.width, height / after.height)
+    old_zoom = (old_ink.shape[1] / before.width, old_ink.shape[0] / before.height)
+    where = _alignment(old_dark, new_dark, delta, old_zoom, new_zoom)
+    cols = numpy.rint(numpy.arange(width) * where.scale_x + where.shift_x).astype(numpy.intp)
+    rows = numpy.rint(numpy.arange(height) * where.scale_y + where.shift_y).astype(numpy.intp)
     inside_x = (cols >= 0) & (cols < old_ink.shape[1])
     inside_y = (rows >= 0) & (rows < old_ink.shape[0])
-    old_aligned = old_ink[numpy.clip(rows, 0, old_ink.shape[0] - 1)][
-        :, numpy.clip(cols, 0, old_ink.shape[1] - 1)
+    old_aligned = old_ink[
+        numpy.ix_(
+            numpy.clip(rows, 0, old_ink.shape[0] - 1), numpy.clip(cols, 0, old_ink.shape[1] - 1)
+        )
     ]
     old_aligned &= inside_y[:, None] & inside_x[None, :]
 
-    image = numpy.empty((height, width, 3), numpy.uint8)
-    image[:] = WHITE
-    # Ink within the slack of the other version's ink is the same line: grey, not colour.
-    image[old_aligned | new_ink] = GREY
-    image[old_aligned & ~_grown(new_ink)] = RED
-    image[new_ink & ~_grown(old_aligned)] = BLUE
-
-    new_scale = (width / after.width, height / after.height)
-    old_zoom = (old_ink.shape[1] / before.width, old_ink.shape[0] / before.height)
+    boxes: list[Box] = []
     for change in delta.changes:
-        if change.after_bbox is not None:
-            _draw_box(image, _scaled(change.after_bbox, new_scale))
-        if change.before_bbox is not None:
-            in_old = _scaled(change.before_bbox, old_zoom)
-            _draw_box(
-                image,
-                Box(
-                    (in_old.x0 - old_frame.x0) / sx + new_frame.x0,
-                    (in_old.y0 - old_frame.y0) / sy + new_frame.y0,
-                    (in_old.x1 - old_frame.x0) / sx + new_frame.x0,
-                    (in_old.y1 - old_frame.y0) / sy + new_frame.y0,
-                ),
-            )
+        on_new = [_scaled(change.after_bbox, new_zoom)] if change.after_bbox else []
+        if change.before_bbox:
+            on_new.append(where.to_new(_scaled(change.before_bbox, old_zoom)))
+        # A unit changed where it stood gets one box around both its versions.
+        if len(on_new) == 2 and on_new[0].overlaps(on_new[1]):
+            on_new = [Box.union(on_new)]
+        boxes += on_new
+    frames = [_padded(box, width, height) for box in boxes]
+    # Ink within the slack of the other version's ink is the same line, a pixel off: grey,
+    # not colour. Inside a changed unit's box the versions are compared pixel for pixel, so
+    # a rewritten word shows in colour where its strokes differ.
+    near_new, near_old = _grown(new_ink), _grown(old_aligned)
+    for x0, y0, x1, y1 in frames:
+        near_new[y0:y1, x0:x1] = new_ink[y0:y1, x0:x1]
+        near_old[y0:y1, x0:x1] = old_aligned[y0:y1, x0:x1]
+    # One code per pixel (an index into PALETTE), coloured once at the end.
+    codes = numpy.zeros((height, width), numpy.uint8)
+    codes[old_aligned | new_ink] = GREY
+    codes[old_aligned & ~near_new] = RED
+    codes[new_ink & ~near_old] = BLUE
+    for frame in frames:
+        _draw_box(codes, frame)
+    image = numpy.empty((height, width, 3), numpy.uint8)
+    for channel in range(3):
+        numpy.take(PALETTE[:, channel], codes, out=image[..., channel])
     png = imagecodecs.png_encode(
         image, level=imagecodecs.PNG.COMPRESSION.SPEED, filter=imagecodecs.PNG.FILTER.NONE
     )
     return cast(bytes, png)
 
 
-def _ink(png: bytes) -> NDArray[numpy.bool_]:
-    """Where the image has ink (any channel dark)."""
-    pixels = imagecodecs.png_decode(png)
-    if pixels.ndim == 3:
-        pixels = pixels[..., :3].min(axis=2)
-    ink: NDArray[numpy.bool_] = pixels < INK_BELOW
-    return ink
+def _darkest(png: bytes) -> NDArray[numpy.uint8]:
+    """Each pixel's darkest channel: coloured linework is as dark as black is."""
+    pixels: NDArray[numpy.uint8] = imagecodecs.png_decode(png)
+    if pixels.ndim == 2:
+        return pixels
+    darkest = pixels[..., 0]
+    for channel in range(1, min(pixels.shape[2], 3)):
+        darkest = numpy.minimum(darkest, pixels[..., channel])
+    return darkest
 
 
 def _grown(mask: NDArray[numpy.bool_]) -> NDArray[numpy.bool_]:
@@ -133,35 +200,69 @@ def _grown(mask: NDArray[numpy.bool_]) -> NDArray[numpy.bool_]:
     return grown
 
 
-def _frame(ink: NDArray[numpy.bool_]) -> _Frame | None:
-    """The sheet's drawing border: the outermost rows and columns of ink that run along most
-    of the image (long ruled lines); None when the sheet has no such lines both ways."""
-    rows = numpy.flatnonzero(ink.mean(axis=1) >= FRAME_LINE_SHARE)
-    cols = numpy.flatnonzero(ink.mean(axis=0) >= FRAME_LINE_SHARE)
-    if len(rows) < 2 or len(cols) < 2 or rows[-1] - rows[0] < 2 or cols[-1] - cols[0] < 2:
+def _alignment(
+    old_dark: NDArray[numpy.uint8],
+    new_dark: NDArray[numpy.uint8],
+    delta: SheetDelta,
+    old_zoom: tuple[float, float],
+    new_zoom: tuple[float, float],
+) -> _Map:
+    """How the old image lies on the new: frame on frame where both sheets have one of one
+    shape (and the texts, where they place the drawing, agree); else where the texts place
+    it; else page on page."""
+    height, width = new_dark.shape
+    old_frame, new_frame = _frame(old_dark), _frame(new_dark)
+    framed = None
+    if old_frame and new_frame and abs(old_frame.aspect / new_frame.aspect - 1.0) <= FRAME_ASPECT:
+        framed = _Map.between(new_frame, old_frame)
+    placed = _Map.placed(delta.placement, new_zoom, old_zoom) if delta.placement else None
+    tolerance = FRAME_TRUST_SHARE * max(old_dark.shape)
+    if framed and (placed is None or framed.agrees(placed, width, height, tolerance)):
+        return framed
+    if placed:
+        return placed
+    return _Map.between(_Frame(0, 0, width, height), _Frame(0, 0, *old_dark.shape[::-1]))
+
+
+def _frame(darkest: NDArray[numpy.uint8]) -> _Frame | None:
+    """The sheet's drawing border: the outermost rows and columns marked along most of the
+    image (long ruled lines), spanning most of it; None when the sheet has no such frame."""
+    marked = darkest < FRAME_BELOW
+    height, width = marked.shape
+    rows = numpy.flatnonzero(numpy.count_nonzero(marked, axis=1) >= FRAME_LINE_SHARE * width)
+    cols = numpy.flatnonzero(numpy.count_nonzero(marked, axis=0) >= FRAME_LINE_SHARE * height)
+    if len(rows) < 2 or len(cols) < 2:
+        return None
+    if (
+        rows[-1] - rows[0] < FRAME_MIN_SHARE * height
+        or cols[-1] - cols[0] < FRAME_MIN_SHARE * width
+    ):
         return None
     return _Frame(float(cols[0]), float(rows[0]), float(cols[-1]), float(rows[-1]))
-
-
-def _agree(old: _Frame, new: _Frame) -> bool:
-    return abs(old.aspect / new.aspect - 1.0) <= FRAME_ASPECT_TOLERANCE
 
 
 def _scaled(box: Box, scale: tuple[float, float]) -> Box:
     return Box(box.x0 * scale[0], box.y0 * scale[1], box.x1 * scale[0], box.y1 * scale[1])
 
 
-def _draw_box(image: NDArray[numpy.uint8], box: Box) -> None:
-    """An outline around ``box`` (image pixels), padded, clipped to the image."""
-    height, width = image.shape[:2]
-    x0 = max(int(box.x0) - BOX_PAD_PX, 0)
-    y0 = max(int(box.y0) - BOX_PAD_PX, 0)
-    x1 = min(int(box.x1 + 0.999) + BOX_PAD_PX, width - 1)
-    y1 = min(int(box.y1 + 0.999) + BOX_PAD_PX, height - 1)
+def _padded(box: Box, width: int, height: int) -> tuple[int, int, int, int]:
+    """A box of image pixels, padded and clipped to the image, as whole pixels (x0, y0,
+    x1, y1), ends exclusive."""
+    return (
+        min(max(int(box.x0) - BOX_PAD_PX, 0), width),
+        min(max(int(box.y0) - BOX_PAD_PX, 0), height),
+        max(min(int(box.x1 + 0.999) + BOX_PAD_PX, width), 0),
+        max(min(int(box.y1 + 0.999) + BOX_PAD_PX, height), 0),
+    )
+
+
+def _draw_box(codes: NDArray[numpy.uint8], frame: tuple[int, int, int, int]) -> None:
+    """The outline of a box of whole pixels (ends exclusive)."""
+    x0, y0, x1, y1 = frame
     if x1 <= x0 or y1 <= y0:
         return
     w = BOX_WIDTH_PX
-    image[y0 : y0 + w, x0 : x1 + 1] = BOX_COLOUR
-    image[max(y1 - w + 1, 0) : y1 + 1, x0 : x1 + 1] = BOX_COLOUR
-    image[y0 : y1 + 1, x0 : x0 + w] = BOX_COLOUR
-    image[y0 : y1 + 1, max(x1 - w + 1, 0) : x1 + 1] = BOX_COLOUR
+    codes[y0 : y0 + w, x0:x1] = BOX
+    codes[max(y1 - w, y0) : y1, x0:x1] = BOX
+    codes[y0:y1, x0 : x0 + w] = BOX
+    codes[y0:y1, max(x1 - w, x0) : x1] = BOX
