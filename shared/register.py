@@ -47,6 +47,9 @@ class SheetVersion(BaseModel):
     uploaded_at: datetime
     text_key: str = Field(description="the page's words (TextLayer)")
     image_key: str | None = Field(None, description="the rendered page")
+    reading_key: str | None = Field(
+        None, description="what extract read of its identity (where its title block is)"
+    )
     changes: UnitCounts | None = Field(None, description="against the version before")
     title_block_only: bool = Field(False, description="only title-block fields changed")
     delta_key: str | None = Field(None, description="the change from the version before")

@@ -11,7 +11,8 @@ than the retention; the register does not: without its head the newest document 
 from pydantic import BaseModel
 
 from shared.interfaces import Bucket, StateStore
-from shared.register import Register
+from shared.register import Register, SheetVersion
+from shared.sheet.reading import SheetReading
 from shared.storage import Keys
 
 
@@ -53,3 +54,10 @@ async def commit_register(
         return key
     await bucket.delete_prefix(key)
     return None
+
+
+async def kept_reading(bucket: Bucket, version: SheetVersion) -> SheetReading | None:
+    """A version's kept reading of its identity; None for one kept without it."""
+    if version.reading_key is None:
+        return None
+    return await bucket.get_model(version.reading_key, SheetReading)

@@ -156,8 +156,8 @@ class Keys:
 
     @staticmethod
     def sheet_version(project: str, sheet_key: str, job_id: str, name: str) -> str:
-        """A version's kept page (``text.json``, ``image.png``) and its change from the
-        version before (``delta.json``, ``overlay.png``)."""
+        """A version's kept page (``text.json``, ``image.png``, ``reading.json``) and its
+        change from the version before (``delta.json``, ``overlay.png``)."""
         return f"projects/{project}/sheets/{_key_part(sheet_key)}/{job_id}/{name}"
 
     # Webhooks: subscriptions made over the API, and every delivery's body and log.

@@ -7,18 +7,19 @@ import asyncio
 import json
 import re
 from datetime import datetime
+from functools import partial
 
 from pydantic import BaseModel, Field
 
 from services.ingest.refusals import Refusal, RefusalKind, not_found, refusing_outages
 from services.ingest.usecases import Collaborators
-from services.report.revisions.delta import sheet_delta
+from services.report.revisions.delta import SheetDelta, sheet_delta
 from services.report.revisions.overlay import PageImage, overlay_png
 from shared.interfaces import ObjectMissing
 from shared.messages import PROJECT_ID_PATTERN
 from shared.pagetext import TextLayer
 from shared.register import ProposedMatch, Register, RegisterSheet, SheetVersion
-from shared.register_store import read_register
+from shared.register_store import kept_reading, read_register
 from shared.sheet.tokens import sheet_key
 
 PROJECT_ID = re.compile(PROJECT_ID_PATTERN)
@@ -138,9 +139,18 @@ async def sheet_delta_json(
     old, new = await _pair(io, project, sheet, before, after)
     if new.delta_key and new.version == old.version + 1:
         return await io.bucket.get_bytes(new.delta_key)
-    layers = await _layers(io, old, new)
-    delta = await asyncio.to_thread(sheet_delta, *layers)
+    delta = await _delta(io, old, new, *await _layers(io, old, new))
     return json.dumps(delta.to_json()).encode()
+
+
+async def _delta(
+    io: Collaborators, old: SheetVersion, new: SheetVersion, before: TextLayer, after: TextLayer
+) -> SheetDelta:
+    readings = await asyncio.gather(kept_reading(io.bucket, old), kept_reading(io.bucket, new))
+    work = partial(
+        sheet_delta, before, after, before_reading=readings[0], after_reading=readings[1]
+    )
+    return await asyncio.to_thread(work)
 
 
 async def _layers(
@@ -167,7 +177,7 @@ async def sheet_overlay(
     if old.image_key is None or new.image_key is None:
         raise not_found("A version of the sheet has no image to overlay.", "no_image")
     before_layer, after_layer = await _layers(io, old, new)
-    delta = await asyncio.to_thread(sheet_delta, before_layer, after_layer)
+    delta = await _delta(io, old, new, before_layer, after_layer)
     pngs = await asyncio.gather(
         io.bucket.get_bytes(old.image_key), io.bucket.get_bytes(new.image_key)
     )

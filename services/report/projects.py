@@ -13,6 +13,7 @@ import logging
 from collections import Counter
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import TypeVar
 
 from services.report.revisions.delta import SheetDelta, sheet_delta
@@ -30,10 +31,12 @@ from services.report.revisions.register import (
 )
 from shared.interfaces import Bucket, ObjectMissing, StateStore
 from shared.jobs import CAS_ATTEMPTS, JobRecord
+from shared.models import VerifiedPage
 from shared.pagetext import TextLayer
 from shared.register import Register, RegisterOutcome, SheetVersion, UnitCounts
-from shared.register_store import commit_register, read_register
+from shared.register_store import commit_register, kept_reading, read_register
 from shared.report import Report
+from shared.sheet.reading import SheetReading
 from shared.storage import Keys
 
 log = logging.getLogger("sheetflow.report")
@@ -51,6 +54,15 @@ class _Job:
 
     async def layer(self, page_number: int) -> TextLayer:
         return await self.bucket.get_model(Keys.text(self.job.job_id, page_number), TextLayer)
+
+    async def reading(self, page_number: int) -> SheetReading | None:
+        """What extract read of the page's identity (where its title block is); None when
+        it is not at hand (the delta then finds the title block itself)."""
+        key = Keys.verified(self.job.job_id, page_number)
+        try:
+            return (await self.bucket.get_model(key, VerifiedPage)).reading
+        except ObjectMissing:
+            return None
 
 
 async def update_register(
@@ -92,12 +104,27 @@ async def _applied(
     bucket = pages.bucket
     plan = plan_upload(register, upload)
     layers = await _gather({s.key: pages.layer(s.page_number) for s in upload.sheets})
+    readings = await _gather({s.key: pages.reading(s.page_number) for s in upload.sheets})
     before = await _gather({s.key: bucket.get_model(v.text_key, TextLayer) for s, v in plan.known})
+    before_readings = await _gather({s.key: kept_reading(bucket, v) for s, v in plan.known})
     deltas: dict[str, SheetDelta] = await _gather(
-        {s.key: asyncio.to_thread(sheet_delta, before[s.key], layers[s.key]) for s, _ in plan.known}
+        {
+            s.key: asyncio.to_thread(
+                partial(
+                    sheet_delta,
+                    before[s.key],
+                    layers[s.key],
+                    before_reading=before_readings[s.key],
+                    after_reading=readings[s.key],
+                )
+            )
+            for s, _ in plan.known
+        }
     )
     revised = [(s, v) for s, v in plan.known if not deltas[s.key].is_unchanged()]
-    kept = await _gather({s.key: _keep(pages, s) for s in [*plan.new, *(s for s, _ in revised)]})
+    kept = await _gather(
+        {s.key: _keep(pages, s, readings[s.key]) for s in [*plan.new, *(s for s, _ in revised)]}
+    )
     changes: dict[str, Change | None] = dict.fromkeys((s.key for s, _ in plan.known), None)
     changes |= await _gather(
         {
@@ -127,9 +154,9 @@ async def _gather(work: Mapping[str, Awaitable[T]]) -> dict[str, T]:
     return dict(zip(work, results, strict=True))
 
 
-async def _keep(pages: _Job, sheet: UploadedSheet) -> Kept:
-    """Copy a new version's page (its words and image) under the project's keys: a later
-    version is diffed and overlaid against them once the job's own keys are gone."""
+async def _keep(pages: _Job, sheet: UploadedSheet, reading: SheetReading | None) -> Kept:
+    """Copy a new version's page (its words, image and reading) under the project's keys: a
+    later version is diffed and overlaid against them once the job's own keys are gone."""
     bucket, job_id, n = pages.bucket, pages.job.job_id, sheet.page_number
 
     def key(name: str) -> str:
@@ -138,12 +165,15 @@ async def _keep(pages: _Job, sheet: UploadedSheet) -> Kept:
     await bucket.put_bytes(
         key("text.json"), await bucket.get_bytes(Keys.text(job_id, n)), "application/json"
     )
+    if reading is not None:
+        await bucket.put_json(key("reading.json"), reading)
+    reading_key = key("reading.json") if reading is not None else None
     try:
         image = await bucket.get_bytes(Keys.image(job_id, n))
-    except ObjectMissing:
-        return Kept(text_key=key("text.json"), image_key=None)  # no render: no overlay
+    except ObjectMissing:  # no render: no overlay
+        return Kept(text_key=key("text.json"), image_key=None, reading_key=reading_key)
     await bucket.put_bytes(key("image.png"), image, "image/png")
-    return Kept(text_key=key("text.json"), image_key=key("image.png"))
+    return Kept(text_key=key("text.json"), image_key=key("image.png"), reading_key=reading_key)
 
 
 async def _change(

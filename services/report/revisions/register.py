@@ -138,6 +138,7 @@ class Kept:
 
     text_key: str
     image_key: str | None
+    reading_key: str | None = None
 
 
 def apply_upload(
@@ -204,6 +205,7 @@ def _version(upload: Upload, sheet: UploadedSheet, number: int, kept: Kept) -> S
         uploaded_at=upload.uploaded_at,
         text_key=kept.text_key,
         image_key=kept.image_key,
+        reading_key=kept.reading_key,
     )
 
 
