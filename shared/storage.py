@@ -150,9 +150,11 @@ class Keys:
         return f"{Keys.register_snapshots(project)}{sequence:08d}-{job_id}.json"
 
     @staticmethod
-    def register_outcome(project: str, job_id: str) -> str:
-        """What a job did to the register (``shared.register.RegisterOutcome``)."""
-        return f"projects/{project}/jobs/{job_id}.json"
+    def register_outcome(project: str, job_id: str, sequence: int) -> str:
+        """What a job did to the register (``shared.register.RegisterOutcome``), applied as
+        its ``sequence``-th job: an attempt that lost the race to another job's writes
+        another key than the one that won."""
+        return f"projects/{project}/jobs/{job_id}-{sequence:08d}.json"
 
     @staticmethod
     def sheet_version(project: str, sheet_key: str, job_id: str, name: str) -> str:

@@ -77,10 +77,12 @@ async def update_register(
     for _ in range(CAS_ATTEMPTS):
         register, revision = await read_register(bucket, state, project)
         if job.job_id in register.jobs:
-            key = Keys.register_outcome(project, job.job_id)
+            sequence = register.jobs.index(job.job_id) + 1
+            key = Keys.register_outcome(project, job.job_id, sequence)
             return await bucket.get_model(key, RegisterOutcome)
         updated, outcome = await _applied(pages, register, upload)
-        await bucket.put_json(Keys.register_outcome(project, job.job_id), outcome)
+        key = Keys.register_outcome(project, job.job_id, outcome.sequence)
+        await bucket.put_json(key, outcome)
         if await commit_register(bucket, state, updated, revision=revision):
             log.info(
                 "register of %s: job %s added %s, revised %s, re-issued %s, proposed %s",
