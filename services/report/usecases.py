@@ -35,6 +35,7 @@ SUPERVISE_EVERY_S = 10.0
 INTAKE_GRACE_S = 10.0
 # Pages failed at once when an abandoned intake is finished.
 FAIL_BATCH = 64
+CANCELED_JOB = "the job was canceled: its sheets did not join the project's register"
 INTAKE_ABANDONED = (
     "the upload's intake did not finish (the ingest service stopped before every page was "
     "queued); upload the file again"
@@ -130,7 +131,7 @@ async def _evidence(
     return {key: jpeg for key, jpeg in zip(keys, crops, strict=True) if jpeg}
 
 
-async def _with_changes(
+async def with_register_changes(
     io: Collaborators, job: JobRecord, report: Report
 ) -> tuple[Report, dict[str, tuple[SheetDelta, bytes | None]]]:
     """A job of a project: the report with what its sheets did to the project's register,
@@ -140,6 +141,9 @@ async def _with_changes(
     write."""
     if not job.options.project:
         return report, {}
+    if report.status == "canceled":
+        # Not an issue of the set: what was read before the cancel replaces nothing.
+        return report.model_copy(update={"changes_error": CANCELED_JOB}), {}
     try:
         changes = await update_register(io.bucket, io.jobs.state, job, report)
     except Exception as exc:
@@ -203,7 +207,7 @@ async def write_report(
         info, [o for o in outcomes if o is not None], finished_at=finished_at, sheet_set=sheet_set
     )
     report = apply_review(report, records)
-    report, revisions = await _with_changes(io, job, report)
+    report, revisions = await with_register_changes(io, job, report)
     evidence = await _evidence(io, job.job_id, outcomes)
     html = await asyncio.to_thread(
         render_report_html,

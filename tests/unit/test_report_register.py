@@ -12,7 +12,7 @@ import numpy
 
 from services.report.bootstrap import bootstrap
 from services.report.projects import update_register
-from services.report.usecases import announce_changes, on_verified
+from services.report.usecases import announce_changes, on_verified, with_register_changes
 from shared import subjects
 from shared.jobs import JobRecord, JobStore
 from shared.messages import JobOptions, PageVerified, RegisterUpdated, SheetRevised
@@ -275,3 +275,18 @@ async def test_a_register_that_cannot_take_the_job_is_said_in_a_report_still_wri
     assert (
         "could not join" in (await world.bucket.get_bytes(Keys.report(job.job_id, "html"))).decode()
     )
+
+
+async def test_a_canceled_job_of_a_project_leaves_its_register_alone():
+    world = World()
+    io = bootstrap(
+        bucket=world.bucket,
+        state=world.state,
+        publisher=RecordingPublisher(),
+        settings=Settings(_env_file=None),
+    )
+    job, report = await world.upload(FIRST)
+    canceled = report.model_copy(update={"status": "canceled"})
+    done, revisions = await with_register_changes(io, job, canceled)
+    assert done.changes is None and done.changes_error and "canceled" in done.changes_error
+    assert revisions == {} and (await world.register()).sequence == 0
