@@ -33,7 +33,7 @@ def page_image(pdf: bytes) -> PageImage:
 
 def codes_of(png: bytes) -> NDArray[numpy.int_]:
     """The overlay's pixels as palette codes (-1: a colour outside the palette)."""
-    pixels = imagecodecs.png_decode(png)
+    pixels = imagecodecs.png_decode(png)[..., :3]
     codes = numpy.full(pixels.shape[:2], -1)
     for code, colour in enumerate(PALETTE):
         codes[numpy.all(pixels == colour, axis=2)] = code

@@ -279,15 +279,21 @@ class _Matcher:
         )
 
     def pair_equal(self, key: Callable[[_Item], Hashable]) -> None:
-        """Pair units whose keys are equal as unchanged, as multisets: each copy with the
-        nearest copy on the other sheet."""
+        """Pair units whose keys are equal as unchanged, as multisets: as many copies on
+        each sheet pair whole; otherwise each copy with the nearest on the other sheet, and
+        the copies left over are the ones added or removed."""
         olds, news = _groups(self.old, key), _groups(self.new, key)
         paired: set[int] = set()
         for k, group in olds.items():
-            if k in news:
-                for a, b in self._nearest_pairs(group, news[k]):
-                    paired.update((id(a), id(b)))
-                    self.unchanged += 1
+            if k not in news:
+                continue
+            if len(group) == len(news[k]):
+                pairs = list(zip(group, news[k], strict=True))
+            else:
+                pairs = self._nearest_pairs(group, news[k])
+            for a, b in pairs:
+                paired.update((id(a), id(b)))
+                self.unchanged += 1
         self._drop(paired)
 
     def pair_keyed(self) -> None:
