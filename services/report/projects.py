@@ -102,46 +102,41 @@ async def _applied(
     pages: _Job, register: Register, upload: Upload
 ) -> tuple[Register, RegisterOutcome]:
     """The register with the job applied: its known sheets diffed against their current
-    versions, its new versions' pages kept, its new numbers matched."""
-    bucket = pages.bucket
+    versions, its new versions' pages kept, its new numbers matched. A few sheets at a time,
+    each page's words held only while its sheet is worked on (a set has hundreds)."""
     plan = plan_upload(register, upload)
-    layers = await _gather({s.key: pages.layer(s.page_number) for s in upload.sheets})
-    readings = await _gather({s.key: pages.reading(s.page_number) for s in upload.sheets})
-    before = await _gather({s.key: bucket.get_model(v.text_key, TextLayer) for s, v in plan.known})
-    before_readings = await _gather({s.key: kept_reading(bucket, v) for s, v in plan.known})
-    deltas: dict[str, SheetDelta] = await _gather(
-        {
-            s.key: asyncio.to_thread(
-                partial(
-                    sheet_delta,
-                    before[s.key],
-                    layers[s.key],
-                    before_reading=before_readings[s.key],
-                    after_reading=readings[s.key],
-                )
-            )
-            for s, _ in plan.known
-        }
-    )
-    revised = [(s, v) for s, v in plan.known if not deltas[s.key].is_unchanged()]
-    kept = await _gather(
-        {s.key: _keep(pages, s, readings[s.key]) for s in [*plan.new, *(s for s, _ in revised)]}
-    )
-    changes: dict[str, Change | None] = dict.fromkeys((s.key for s, _ in plan.known), None)
-    changes |= await _gather(
-        {
-            s.key: _change(pages, s, v, deltas[s.key], (before[s.key], layers[s.key]))
-            for s, v in revised
-        }
-    )
-    matches = await _matches(bucket, register, plan, layers)
+    known = await _gather({s.key: _known(pages, s, v) for s, v in plan.known})
+    kept = {key: k for key, (_, k) in known.items() if k is not None}
+    kept |= await _gather({s.key: _keep(pages, s) for s in plan.new})
+    matches = await _matches(pages, register, plan)
     return apply_upload(
         register,
         upload,
-        changes=changes,
+        changes={key: change for key, (change, _) in known.items()},
         matches=matches,
         kept=kept,
     )
+
+
+async def _known(
+    pages: _Job, sheet: UploadedSheet, before: SheetVersion
+) -> tuple[Change | None, Kept | None]:
+    """A sheet the register holds, diffed against its current version: its change and where
+    its page is kept, or nothing when it is unchanged."""
+    layer, reading = await pages.layer(sheet.page_number), await pages.reading(sheet.page_number)
+    before_layer = await pages.bucket.get_model(before.text_key, TextLayer)
+    work = partial(
+        sheet_delta,
+        before_layer,
+        layer,
+        before_reading=await kept_reading(pages.bucket, before),
+        after_reading=reading,
+    )
+    delta = await asyncio.to_thread(work)
+    if delta.is_unchanged():
+        return None, None
+    kept = await _keep(pages, sheet, reading)
+    return await _change(pages, sheet, before, delta, (before_layer, layer)), kept
 
 
 async def _gather(work: Mapping[str, Awaitable[T]]) -> dict[str, T]:
@@ -156,10 +151,11 @@ async def _gather(work: Mapping[str, Awaitable[T]]) -> dict[str, T]:
     return dict(zip(work, results, strict=True))
 
 
-async def _keep(pages: _Job, sheet: UploadedSheet, reading: SheetReading | None) -> Kept:
+async def _keep(pages: _Job, sheet: UploadedSheet, reading: SheetReading | None = None) -> Kept:
     """Copy a new version's page (its words, image and reading) under the project's keys: a
     later version is diffed and overlaid against them once the job's own keys are gone."""
     bucket, job_id, n = pages.bucket, pages.job.job_id, sheet.page_number
+    reading = reading or await pages.reading(n)
 
     def key(name: str) -> str:
         return Keys.sheet_version(pages.project, sheet.key, job_id, name)
@@ -225,20 +221,27 @@ async def _overlay(
     return key
 
 
-async def _matches(
-    bucket: Bucket, register: Register, plan: Plan, layers: dict[str, TextLayer]
-) -> dict[str, tuple[str, float]]:
+async def _matches(pages: _Job, register: Register, plan: Plan) -> dict[str, tuple[str, float]]:
     """A new sheet's proposed match among the register sheets the upload lacks with its
     title: the one whose words are nearly its own."""
+    new = {s.key: s for s in plan.new}
     wanted = {key for keys in plan.candidates.values() for key in keys}
     theirs = await _gather(
-        {key: bucket.get_model(register.sheets[key].current.text_key, TextLayer) for key in wanted}
+        {key: _words(pages.bucket, register.sheets[key].current.text_key) for key in wanted}
     )
-    words = {key: word_counts(layer) for key, layer in theirs.items()}
+    ours = await _gather(
+        {
+            key: _words(pages.bucket, Keys.text(pages.job.job_id, new[key].page_number))
+            for key in plan.candidates
+        }
+    )
     found: dict[str, tuple[str, float]] = {}
     for key, candidates in plan.candidates.items():
-        ours: Counter[str] = word_counts(layers[key])
-        match = best_match(ours, {c: words[c] for c in candidates})
+        match = best_match(ours[key], {c: theirs[c] for c in candidates})
         if match is not None:
             found[key] = match
     return found
+
+
+async def _words(bucket: Bucket, text_key: str) -> Counter[str]:
+    return word_counts(await bucket.get_model(text_key, TextLayer))
