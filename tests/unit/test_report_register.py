@@ -290,3 +290,46 @@ async def test_a_canceled_job_of_a_project_leaves_its_register_alone():
     done, revisions = await with_register_changes(io, job, canceled)
     assert done.changes is None and done.changes_error and "canceled" in done.changes_error
     assert revisions == {} and (await world.register()).sequence == 0
+
+
+async def test_a_job_redelivered_after_the_register_took_it_is_applied_once():
+    """The report service stopped after the register took the job and before the report was
+    written: the redelivered last page writes the report with the same changes, and the
+    register holds the job once."""
+    world = World()
+    await world.apply(FIRST)
+    publisher = RecordingPublisher()
+    io = bootstrap(
+        bucket=world.bucket,
+        state=world.state,
+        publisher=publisher,
+        settings=Settings(_env_file=None),
+    )
+    edited = [n.replace("(5)", "(6)") for n in NOTES]
+    job, report = await world.upload([("S-101", "FOUNDATION PLAN", edited, "2")])
+    await JobStore(world.state).create_job(job.model_copy(update={"status": "running"}))
+    first = await update_register(world.bucket, world.state, job, report)  # then it stopped
+    coverage = Coverage(total_lines=1, covered_lines=1, ratio=1.0)
+    page = VerifiedPage(
+        job_id=job.job_id,
+        page_number=1,
+        has_text_layer=True,
+        sheet=SheetHeader(sheet_number="S-101", sheet_title="FOUNDATION PLAN", revision="2"),
+        coverage_before=coverage,
+        coverage=coverage,
+        floor=0.6,
+        below_floor=False,
+        rungs=["offline"],
+        verdict=PageVerdict(ok=True),
+    )
+    key = Keys.verified(job.job_id, 1)
+    await world.bucket.put_json(key, page)
+    event = PageVerified(job_id=job.job_id, page_number=1, verified_key=key, verdict=page.verdict)
+    await on_verified(io, event)
+    register = await world.register()
+    assert register.jobs.count(job.job_id) == 1 and len(register.sheets["S101"].versions) == 2
+    written = await world.bucket.get_model(Keys.report(job.job_id), Report)
+    assert written.changes == first
+    [revised] = publisher.on(subjects.SHEET_REVISED)
+    assert isinstance(revised, SheetRevised) and revised.delta_key == first.sheets[0].delta_key
+    assert len(publisher.on(subjects.REGISTER_UPDATED)) == 1
