@@ -27,6 +27,9 @@ EVENTS: dict[Subject, str] = {
     subjects.SHEET_CORRECTED: "a person corrected a page's sheet identity",
     subjects.PROBLEM_REVIEWED: "a person dismissed or confirmed a reported problem",
     subjects.WEBHOOK_DELIVER: "command: attempt one webhook delivery (the webhooks service's own)",
+    subjects.SHEET_REVISED: "a project's sheet has a new version: what changed, counted, with "
+    "the keys of its delta and overlay",
+    subjects.REGISTER_UPDATED: "a job's sheets joined its project's register (once per job)",
 }
 
 

@@ -21,6 +21,10 @@ from shared.models import (
 from shared.report import ReadySummary, ReportStatus
 
 JOB_ID_EXAMPLE = "j_4f9c2b7e1a6d4c0e9b8a7f6e5d4c3b2a"
+# A project's id: it names the project's keys in the bucket and in the job state store, so it
+# is kept to what both take as it is (no dots: a dot separates the state store's key tokens).
+PROJECT_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
+PROJECT_EXAMPLE = "tower-b"
 
 
 class JobOptions(BaseModel):
@@ -33,6 +37,13 @@ class JobOptions(BaseModel):
     fallback: bool | None = Field(None, description="allow rung 3 (deterministic stubs)")
     judge: bool | None = Field(None, description="allow the model judge in verify")
     vision: bool | None = Field(None, description="use the vision model for rung 1 when configured")
+    project: str | None = Field(
+        None,
+        pattern=PROJECT_ID_PATTERN,
+        description="the project whose drawing register the job's sheets join (1-64 letters, "
+        "digits, '-' or '_', starting with a letter or digit); none: the job stands alone",
+        examples=[PROJECT_EXAMPLE],
+    )
 
 
 class _PageMessage(BaseModel):
@@ -176,3 +187,48 @@ class DeliverWebhook(BaseModel):
     subscription_id: str = Field(examples=["wh_5d41402abc4b2a76"])
     delivery_id: str = Field(examples=["20260529T090000-9e107d9d372bb682"])
     round: int = Field(1, ge=1)
+
+
+class SheetRevised(BaseModel):
+    """A project's sheet has a new version: what changed on it since the one before, counted
+    in text units, with the keys of the delta (words) and the overlay (picture)."""
+
+    project: str = Field(examples=[PROJECT_EXAMPLE])
+    job_id: str = Field(examples=[JOB_ID_EXAMPLE])
+    page_number: int = Field(ge=1, description="the sheet's page in the job", examples=[4])
+    sheet_number: str = Field(examples=["A-201"])
+    sheet_key: str = Field(description="the sheet number as compared", examples=["A201"])
+    from_version: int = Field(ge=1, examples=[1])
+    to_version: int = Field(ge=2, examples=[2])
+    from_revision: str | None = Field(description="the revision mark before", examples=["1"])
+    to_revision: str | None = Field(description="the revision mark now", examples=["2"])
+    added: int = Field(ge=0, description="text units only the new version has", examples=[1])
+    removed: int = Field(ge=0, description="text units only the old version had", examples=[0])
+    changed: int = Field(ge=0, description="text units whose text changed", examples=[3])
+    title_block_only: bool = Field(
+        description="nothing changed but title-block fields (revision, date)", examples=[False]
+    )
+    delta_key: str = Field(examples=["projects/tower-b/sheets/A201/j_4f9c/delta.json"])
+    overlay_key: str | None = Field(
+        description="the overlay picture; null when it could not be drawn",
+        examples=["projects/tower-b/sheets/A201/j_4f9c/overlay.png"],
+    )
+
+
+class RegisterUpdated(BaseModel):
+    """A job's sheets were matched to its project's register (once per job)."""
+
+    project: str = Field(examples=[PROJECT_EXAMPLE])
+    job_id: str = Field(examples=[JOB_ID_EXAMPLE])
+    sequence: int = Field(ge=1, description="jobs the register holds, this one included")
+    added: int = Field(ge=0, description="sheets new to the project (version 1)")
+    revised: int = Field(ge=0, description="sheets given a new version")
+    reissued_unchanged: int = Field(ge=0, description="sheets uploaded again with no change")
+    proposed: int = Field(
+        ge=0,
+        description="new sheet numbers that look like a sheet already in the register "
+        "(renumbered?): proposed as a match, never merged",
+    )
+    carried: int = Field(ge=0, description="register sheets the upload lacks: still current")
+    sheets_current: int = Field(ge=0, description="sheets in the register after the job")
+    register_key: str = Field(examples=["projects/tower-b/register/00000002-j_4f9c.json"])

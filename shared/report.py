@@ -25,6 +25,7 @@ from shared.models import (
     SheetHeader,
     Usage,
 )
+from shared.register import RegisterOutcome
 from shared.review import ReviewRecord
 from shared.sheet.sheet_set import SetSummary, SheetSet
 
@@ -259,6 +260,17 @@ class Report(BaseModel):
     )
     review: list[ReviewRecord] = Field(
         [], description="the audit trail: every correction and decision a person made"
+    )
+    changes: RegisterOutcome | None = Field(
+        None,
+        description="for a job of a project: what its sheets did to the project's drawing "
+        "register (new sheets, new versions with what changed, re-issued unchanged, proposed "
+        "matches of renumbered sheets); null for a job without a project",
+    )
+    changes_error: str | None = Field(
+        None,
+        description="why the job's sheets could not join its project's register (the "
+        "report is complete without it); null when they did, or for a job without a project",
     )
 
 

@@ -39,6 +39,18 @@ def is_storage_outage(exc: BaseException) -> bool:
     )
 
 
+def _key_part(text: str) -> str:
+    """``text`` as one key segment, unambiguously: characters a key should not carry become
+    ``~`` and their code point in hex, ``~`` itself included (and a leading dot: no segment is
+    ``.`` or ``..``)."""
+    return "".join(
+        ch
+        if ch.isascii() and (ch.isalnum() or ch == "-" or (ch == "." and i))
+        else f"~{ord(ch):x}~"
+        for i, ch in enumerate(text)
+    )
+
+
 class Keys:
     """Object keys under ``jobs/{job_id}/`` as laid out in DESIGN.md: the one place they are
     built."""
@@ -121,6 +133,34 @@ class Keys:
     @staticmethod
     def review(job_id: str, record_id: str) -> str:
         return f"{Keys.reviews(job_id)}{record_id}.json"
+
+    # A project's drawing register (``shared.register``), kept apart from any job's keys: a
+    # job's own artifacts may be removed while the register still needs its sheets.
+    @staticmethod
+    def project(project: str) -> str:
+        return f"projects/{project}/"
+
+    @staticmethod
+    def register_snapshots(project: str) -> str:
+        """Every register the project has had, one per job applied."""
+        return f"projects/{project}/register/"
+
+    @staticmethod
+    def register_snapshot(project: str, sequence: int, job_id: str) -> str:
+        return f"{Keys.register_snapshots(project)}{sequence:08d}-{job_id}.json"
+
+    @staticmethod
+    def register_outcome(project: str, job_id: str, sequence: int) -> str:
+        """What a job did to the register (``shared.register.RegisterOutcome``), applied as
+        its ``sequence``-th job: an attempt that lost the race to another job's writes
+        another key than the one that won."""
+        return f"projects/{project}/jobs/{job_id}-{sequence:08d}.json"
+
+    @staticmethod
+    def sheet_version(project: str, sheet_key: str, job_id: str, name: str) -> str:
+        """A version's kept page (``text.json``, ``image.png``, ``reading.json``) and its
+        change from the version before (``delta.json``, ``overlay.png``)."""
+        return f"projects/{project}/sheets/{_key_part(sheet_key)}/{job_id}/{name}"
 
     # Webhooks: subscriptions made over the API, and every delivery's body and log.
     WEBHOOKS = "webhooks/subscriptions/"

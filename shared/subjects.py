@@ -26,8 +26,10 @@ from shared.messages import (
     PageStructured,
     PageVerified,
     ProblemReviewed,
+    RegisterUpdated,
     ReportReady,
     SheetCorrected,
+    SheetRevised,
     StructurePage,
 )
 
@@ -62,3 +64,5 @@ REPORT_READY = Subject("report.ready", ReportReady)
 SHEET_CORRECTED = Subject("sheet.corrected", SheetCorrected)
 PROBLEM_REVIEWED = Subject("problem.reviewed", ProblemReviewed)
 WEBHOOK_DELIVER = Subject("webhook.deliver", DeliverWebhook)
+SHEET_REVISED = Subject("sheet.revised", SheetRevised)
+REGISTER_UPDATED = Subject("register.updated", RegisterUpdated)

@@ -25,6 +25,8 @@ EVENTS: tuple[str, ...] = (
     str(subjects.REPORT_READY),
     str(subjects.SHEET_CORRECTED),
     str(subjects.PROBLEM_REVIEWED),
+    str(subjects.SHEET_REVISED),
+    str(subjects.REGISTER_UPDATED),
 )
 SETTINGS_PREFIX = "settings-"
 

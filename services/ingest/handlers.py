@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Query, Request, Response, Security
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer, SecurityScopes
 
-from services.ingest import corrections, usecases, webhooks
+from services.ingest import corrections, projects, usecases, webhooks
 from services.ingest.accesslog import record_caller
 from services.ingest.bootstrap import Running
 from services.ingest.corrections import ProblemDecision, SheetFix
@@ -20,6 +20,7 @@ from services.ingest.upload import receive_upload
 from services.ingest.usecases import Collaborators
 from services.ingest.webhooks import DeliveryView, NewWebhook, Replaying, WebhookView
 from shared.asyncapi import asyncapi_document
+from shared.register import SheetVersion
 from shared.report import Report
 from shared.review import ProblemReview, ReviewRecord, SheetCorrection
 from shared.settings import Settings
@@ -97,6 +98,12 @@ def authorize(
     return caller
 
 
+def project_id(project: str) -> str:
+    """The route's project id, refused (422 ``bad_project``) before anything else is done
+    when it is not one."""
+    return projects.valid_project(project)
+
+
 Reader = Annotated[Caller, Security(authorize, scopes=["reader"])]
 Submitter = Annotated[Caller, Security(authorize, scopes=["submitter"])]
 Reviewer = Annotated[Caller, Security(authorize, scopes=["reviewer"])]
@@ -104,6 +111,7 @@ Admin = Annotated[Caller, Security(authorize, scopes=["admin"])]
 # Routes take their caller first: the role is checked before anything else is resolved.
 IoDep = Annotated[Collaborators, Depends(get_collaborators)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
+ProjectId = Annotated[str, Depends(project_id)]
 
 router = APIRouter()
 v1 = APIRouter(
@@ -156,8 +164,9 @@ UPLOAD_BODY = {
                         "file": {"type": "string", "format": "binary", "description": "the PDF"},
                         "options": {
                             "type": "string",
-                            "description": "JSON object of job options",
-                            "example": '{"coverage_floor": 0.6}',
+                            "description": "JSON object of job options (JobOptions); "
+                            "`project` joins the job to a project's drawing register",
+                            "example": '{"coverage_floor": 0.6, "project": "tower-b"}',
                         },
                     },
                 }
@@ -167,31 +176,49 @@ UPLOAD_BODY = {
 }
 
 
-@v1.post(
-    "/jobs",
-    status_code=202,
-    openapi_extra=UPLOAD_BODY,
-    responses={
-        400: {"description": "Malformed upload"},
-        413: {"description": "Upload too large"},
-        507: {"description": "A disk that must hold the upload is full; nothing was kept"},
-        415: {"description": "Not a PDF"},
-        422: {
-            "description": "Encrypted, corrupt (no page readable), empty, too many pages, or "
-            "active content where the deployment refuses it"
-        },
+UPLOAD_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: {"description": "Malformed upload"},
+    413: {"description": "Upload too large"},
+    507: {"description": "A disk that must hold the upload is full; nothing was kept"},
+    415: {"description": "Not a PDF"},
+    422: {
+        "description": "Encrypted, corrupt (no page readable), empty, too many pages, active "
+        "content where the deployment refuses it, invalid options or project id"
     },
-)
+}
+
+
+@v1.post("/jobs", status_code=202, openapi_extra=UPLOAD_BODY, responses=UPLOAD_RESPONSES)
 async def create_job(
     caller: Submitter, request: Request, io: IoDep, settings: SettingsDep
 ) -> JobCreated:
     """Upload a PDF (multipart field `file`, optional JSON field `options`); its pages are
     queued."""
+    return await _upload(caller, request, io, settings, None)
+
+
+@v1.post(
+    "/projects/{project}/jobs",
+    status_code=202,
+    openapi_extra=UPLOAD_BODY,
+    responses=UPLOAD_RESPONSES,
+)
+async def create_project_job(
+    caller: Submitter, project: ProjectId, request: Request, io: IoDep, settings: SettingsDep
+) -> JobCreated:
+    """Upload a PDF of a project (as `POST /v1/jobs` with `options.project`): once its
+    report is written its sheets join the project's drawing register."""
+    return await _upload(caller, request, io, settings, project)
+
+
+async def _upload(
+    caller: Caller, request: Request, io: Collaborators, settings: Settings, project: str | None
+) -> JobCreated:
     with tempfile.TemporaryDirectory(prefix="sheetflow-upload-") as tmp:
         upload = await receive_upload(
             request, Path(tmp) / "source.pdf", max_bytes=settings.max_upload_mb * 1024 * 1024
         )
-        job = await usecases.accept_upload(io, upload, submitted_by=caller.name)
+        job = await usecases.accept_upload(io, upload, submitted_by=caller.name, project=project)
     base = _base_url(request, settings)
     return JobCreated(
         job_id=job.job_id,
@@ -292,6 +319,64 @@ async def review_problem(
 async def get_review(_: Reader, job_id: str, io: IoDep) -> list[ReviewRecord]:
     """The job's review records, oldest first: who, when, before, after, why."""
     return await corrections.review_log(io, job_id)
+
+
+NOT_FOUND_PROJECT: dict[int | str, dict[str, Any]] = {
+    404: {"description": "No such project, sheet or version"}
+}
+
+
+@v1.get("/projects/{project}/sheets", responses=NOT_FOUND_PROJECT)
+async def get_project_sheets(_: Reader, project: ProjectId, io: IoDep) -> projects.ProjectSheets:
+    """The project's drawing register: every sheet as its current version stands (a sheet
+    a later upload lacked stays current), with the matches proposed for renumbered sheets."""
+    return await projects.project_sheets(io, project)
+
+
+@v1.get("/projects/{project}/sheets/{sheet}/versions", responses=NOT_FOUND_PROJECT)
+async def get_sheet_versions(
+    _: Reader, project: ProjectId, sheet: str, io: IoDep
+) -> list[SheetVersion]:
+    """A sheet's versions, oldest first: the upload and page, revision mark, issue date,
+    what changed against the version before, and the uploads that re-issued it unchanged."""
+    return await projects.sheet_versions(io, project, sheet)
+
+
+@v1.get("/projects/{project}/sheets/{sheet}/delta", responses=NOT_FOUND_PROJECT)
+async def get_sheet_delta(
+    _: Reader,
+    project: ProjectId,
+    sheet: str,
+    io: IoDep,
+    before: Annotated[int, Query(alias="from", ge=1, description="the earlier version")],
+    after: Annotated[int, Query(alias="to", ge=1, description="the later version")],
+) -> Response:
+    """What changed on the sheet from one version to another, in its text units: added,
+    removed and changed, each with its text and its box on both sheets."""
+    body = await projects.sheet_delta_json(io, project, sheet, before, after)
+    return Response(body, media_type="application/json")
+
+
+@v1.get(
+    "/projects/{project}/sheets/{sheet}/overlay.png",
+    response_class=Response,
+    responses={
+        200: {"content": {"image/png": {}}, "description": "the overlay"},
+        **NOT_FOUND_PROJECT,
+    },
+)
+async def get_sheet_overlay(
+    _: Reader,
+    project: ProjectId,
+    sheet: str,
+    io: IoDep,
+    before: Annotated[int, Query(alias="from", ge=1, description="the earlier version (red)")],
+    after: Annotated[int, Query(alias="to", ge=1, description="the later version (blue)")],
+) -> Response:
+    """The two versions overlaid: the earlier in red, the later in blue, unchanged in grey,
+    the changed regions boxed."""
+    png = await projects.sheet_overlay(io, project, sheet, before, after)
+    return Response(png, media_type="image/png")
 
 
 @v1.post(

@@ -163,18 +163,16 @@ async def _store_upload(
 
 
 async def accept_upload(
-    io: Collaborators, upload: ReceivedUpload, *, submitted_by: str | None = None
+    io: Collaborators,
+    upload: ReceivedUpload,
+    *,
+    submitted_by: str | None = None,
+    project: str | None = None,
 ) -> JobRecord:
     """The job for a received upload: its options read, the file inspected and its source
-    (active content stripped) stored, the job recorded and its pages announced."""
-    try:
-        options = JobOptions.model_validate_json(upload.options) if upload.options else JobOptions()
-    except ValidationError as exc:
-        raise Refusal(
-            RefusalKind.INVALID,
-            "bad_options",
-            f"The 'options' field is not valid: {exc.errors()[0]['msg']}.",
-        ) from exc
+    (active content stripped) stored, the job recorded and its pages announced. ``project``
+    (the route's) joins the job to that project, as ``options.project`` does."""
+    options = job_options(upload.options, project)
     accepted, source = await io.inspector.inspect(upload.path)
     return await accept_job(
         io,
@@ -186,6 +184,29 @@ async def accept_upload(
         original=upload.path if io.settings.keep_original_upload else None,
         submitted_by=submitted_by,
     )
+
+
+def job_options(given: bytes | None, project: str | None) -> JobOptions:
+    """The upload's ``options`` field read, with the route's project."""
+    try:
+        options = JobOptions.model_validate_json(given) if given else JobOptions()
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(p) for p in error["loc"])
+        raise Refusal(
+            RefusalKind.INVALID,
+            "bad_options",
+            f"The 'options' field is not valid: {f'{where}: ' if where else ''}{error['msg']}.",
+        ) from exc
+    if project is None or options.project == project:
+        return options
+    if options.project is not None:
+        raise Refusal(
+            RefusalKind.INVALID,
+            "project_mismatch",
+            f"The route names project {project!r} and options.project {options.project!r}.",
+        )
+    return options.model_copy(update={"project": project})
 
 
 async def accept_job(

@@ -1,12 +1,15 @@
 """Render ``report.json`` as a self-contained HTML page a reviewer can read."""
 
 import base64
+import difflib
 from datetime import datetime
 from functools import cache
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup, escape
 
+from services.report.revisions.delta import SheetDelta, UnitChange
 from shared.models import EvidenceCrop
 from shared.report import FailedPageSummary, PageReport, Report
 
@@ -15,13 +18,18 @@ CANCELED = "canceled"
 
 
 def render_report_html(
-    report: Report, thumbnails: dict[int, bytes], evidence: dict[str, bytes] | None = None
+    report: Report,
+    thumbnails: dict[int, bytes],
+    evidence: dict[str, bytes] | None = None,
+    revisions: dict[str, tuple[SheetDelta, bytes | None]] | None = None,
 ) -> str:
     """Render a ``build_report`` document as one HTML file (images embedded as data URIs).
 
     ``thumbnails`` maps page number → JPEG or PNG bytes (``pages/{n}/thumb.jpg``);
     a page without one shows a placeholder. ``evidence`` maps an evidence crop's key (as
-    the page's ``evidence_crops`` name it) → JPEG, shown beside its problem.
+    the page's ``evidence_crops`` name it) → JPEG, shown beside its problem. ``revisions``
+    maps a revised sheet's delta key (``report.changes``) → its delta and overlay PNG, shown
+    in the Changes section.
     """
     pages = [
         _page_view(page, thumbnails.get(page.page_number), evidence or {}) for page in report.pages
@@ -38,6 +46,7 @@ def render_report_html(
             failed=failed,
             canceled=canceled,
             counts=_counts(report, pages, failed, canceled),
+            changes=_changes_view(report, revisions or {}),
         )
     )
 
@@ -115,6 +124,56 @@ def _page_view(
         ],
         "objects": page.objects,
     }
+
+
+def _changes_view(
+    report: Report, revisions: dict[str, tuple[SheetDelta, bytes | None]]
+) -> dict[str, Any] | None:
+    """The Changes section: each revised sheet with its overlay and its delta's units; the
+    sheets added, re-issued unchanged and proposed as renumbered, listed."""
+    changes = report.changes
+    if changes is None:
+        return None
+    revised = []
+    for sheet in changes.sheets:
+        if sheet.outcome != "revised":
+            continue
+        delta, overlay = revisions.get(sheet.delta_key or "", (None, None))
+        revised.append(
+            {
+                "sheet": sheet,
+                "overlay": _data_uri(overlay) if overlay else None,
+                "units": [_unit_view(u) for u in delta.changes] if delta else [],
+            }
+        )
+    by_outcome = {
+        outcome: [s for s in changes.sheets if s.outcome == outcome]
+        for outcome in ("added", "reissued", "proposed")
+    }
+    return {"outcome": changes, "revised": revised, **by_outcome}
+
+
+def _unit_view(unit: UnitChange) -> dict[str, Any]:
+    """A changed unit as the Changes section lists it: what it is (a title-block field by
+    name), and its text before and after with the words that differ marked."""
+    before, after = _marked(unit.before or "", unit.after or "")
+    label = unit.field if unit.unit_kind == "title_field" and unit.field else unit.unit_kind
+    return {"kind": unit.kind, "label": label.replace("_", " "), "before": before, "after": after}
+
+
+def _marked(before: str, after: str) -> tuple[Markup, Markup]:
+    """The two texts with the words that differ between them marked."""
+    old, new = before.split(), after.split()
+    marked_old: list[str] = []
+    marked_new: list[str] = []
+    opcodes = difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
+    for tag, i1, i2, j1, j2 in opcodes:
+        for words, out in ((old[i1:i2], marked_old), (new[j1:j2], marked_new)):
+            if not words:
+                continue
+            text = str(escape(" ".join(words)))
+            out.append(text if tag == "equal" else f"<mark>{text}</mark>")
+    return Markup(" ".join(marked_old)), Markup(" ".join(marked_new))
 
 
 def _evidence_view(crop: EvidenceCrop | None, evidence: dict[str, bytes]) -> dict[str, Any]:

@@ -2,20 +2,24 @@
 write its report and announce it, once."""
 
 import asyncio
+import json
 import logging
 from dataclasses import dataclass
 from datetime import timedelta
 
 from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
 from services.report.html import render_report_html
+from services.report.projects import update_register
 from services.report.review import apply_review, corrected_pages
+from services.report.revisions.delta import SheetDelta
 from services.report.store import TerminalPages
 from shared import subjects
-from shared.broker import msg_id
+from shared.broker import describe, is_outage, msg_id
 from shared.interfaces import Bucket, ObjectMissing, Publisher
 from shared.jobs import JobRecord, JobStore, now
-from shared.messages import PageFailed, PageVerified, ReportReady
+from shared.messages import PageFailed, PageVerified, RegisterUpdated, ReportReady, SheetRevised
 from shared.models import VerifiedPage
+from shared.register import RegisterOutcome, SheetOutcome
 from shared.report import ReadySummary, Report
 from shared.review_store import review_records
 from shared.settings import Settings
@@ -31,6 +35,7 @@ SUPERVISE_EVERY_S = 10.0
 INTAKE_GRACE_S = 10.0
 # Pages failed at once when an abandoned intake is finished.
 FAIL_BATCH = 64
+CANCELED_JOB = "the job was canceled: its sheets did not join the project's register"
 INTAKE_ABANDONED = (
     "the upload's intake did not finish (the ingest service stopped before every page was "
     "queued); upload the file again"
@@ -126,6 +131,47 @@ async def _evidence(
     return {key: jpeg for key, jpeg in zip(keys, crops, strict=True) if jpeg}
 
 
+async def with_register_changes(
+    io: Collaborators, job: JobRecord, report: Report
+) -> tuple[Report, dict[str, tuple[SheetDelta, bytes | None]]]:
+    """A job of a project: the report with what its sheets did to the project's register,
+    and the deltas and overlays of the sheets it revised. The register failing for a reason
+    of its own is said in the report, never made the pages' failure (their message would be
+    redelivered until a page failed for it); NATS or S3 trouble is waited out as for any
+    write."""
+    if not job.options.project:
+        return report, {}
+    if report.status == "canceled":
+        # Not an issue of the set: what was read before the cancel replaces nothing.
+        return report.model_copy(update={"changes_error": CANCELED_JOB}), {}
+    try:
+        changes = await update_register(io.bucket, io.jobs.state, job, report)
+    except Exception as exc:
+        if is_outage(exc):
+            raise
+        log.exception("the register of %s could not take job %s", job.options.project, job.job_id)
+        return report.model_copy(update={"changes_error": describe(exc)}), {}
+    return report.model_copy(update={"changes": changes}), await _revisions(io, changes)
+
+
+async def _revisions(
+    io: Collaborators, changes: RegisterOutcome
+) -> dict[str, tuple[SheetDelta, bytes | None]]:
+    """The delta and overlay of each sheet the job revised, by delta key."""
+
+    async def load(sheet: SheetOutcome) -> tuple[SheetDelta, bytes | None]:
+        delta = SheetDelta.from_json(json.loads(await io.bucket.get_bytes(sheet.delta_key or "")))
+        try:
+            overlay = await io.bucket.get_bytes(sheet.overlay_key) if sheet.overlay_key else None
+        except ObjectMissing:
+            overlay = None  # the Changes section lists the delta without its picture
+        return delta, overlay
+
+    revised = [s for s in changes.sheets if s.outcome == "revised" and s.delta_key]
+    found = await asyncio.gather(*(load(s) for s in revised))
+    return {s.delta_key or "": f for s, f in zip(revised, found, strict=True)}
+
+
 def reconcile_set(pages: list[VerifiedPage]) -> SheetSet:
     """The set's reconciliation from the verified pages' readings alone (each page's title
     block, drawing index and references were read once, in extract)."""
@@ -161,12 +207,14 @@ async def write_report(
         info, [o for o in outcomes if o is not None], finished_at=finished_at, sheet_set=sheet_set
     )
     report = apply_review(report, records)
+    report, revisions = await with_register_changes(io, job, report)
     evidence = await _evidence(io, job.job_id, outcomes)
     html = await asyncio.to_thread(
         render_report_html,
         report,
         {n: t for n, t in zip(pages, thumbnails, strict=True) if t},
         evidence,
+        revisions,
     )
     json_key, html_key = Keys.report(job.job_id, "json"), Keys.report(job.job_id, "html")
     await io.bucket.put_json(json_key, report)
@@ -189,8 +237,12 @@ async def write_report(
 
 
 async def announce(io: Collaborators, job: JobRecord) -> None:
-    """Publish report.ready from the stored report; de-duplicated by job id."""
+    """Publish report.ready from the stored report; de-duplicated by job id. A job of a
+    project first says what it did to the project's register (once: a report rebuilt after
+    a review changes nothing there)."""
     report = await io.bucket.get_model(Keys.report(job.job_id, "json"), Report)
+    if report.changes is not None and job.announced_revision == 0:
+        await announce_changes(io, report.changes)
     ready = ReportReady(
         job_id=job.job_id,
         file_name=job.file_name,
@@ -205,6 +257,49 @@ async def announce(io: Collaborators, job: JobRecord) -> None:
         subjects.REPORT_READY, ready, dedup_id=msg_id(job.job_id, report.revision)
     )
     await io.jobs.update_job(job.job_id, announced=True, announced_revision=report.revision)
+
+
+async def announce_changes(io: Collaborators, changes: RegisterOutcome) -> None:
+    """``sheet.revised`` for each sheet the job gave a new version, then
+    ``register.updated``; de-duplicated by project, job and sheet."""
+    project, job_id = changes.project, changes.job_id
+    for sheet in changes.sheets:
+        if sheet.outcome != "revised" or sheet.from_version is None or sheet.delta_key is None:
+            continue
+        counts = sheet.changes
+        revised = SheetRevised(
+            project=project,
+            job_id=job_id,
+            page_number=sheet.page_number,
+            sheet_number=sheet.sheet_number,
+            sheet_key=sheet.sheet_key,
+            from_version=sheet.from_version,
+            to_version=sheet.to_version,
+            from_revision=sheet.from_revision,
+            to_revision=sheet.to_revision,
+            added=counts.added if counts else 0,
+            removed=counts.removed if counts else 0,
+            changed=counts.changed if counts else 0,
+            title_block_only=sheet.title_block_only,
+            delta_key=sheet.delta_key,
+            overlay_key=sheet.overlay_key,
+        )
+        dedup = msg_id(project, job_id, sheet.sheet_key, "revised")
+        await io.publisher.publish(subjects.SHEET_REVISED, revised, dedup_id=dedup)
+    updated = RegisterUpdated(
+        project=project,
+        job_id=job_id,
+        sequence=changes.sequence,
+        added=changes.count("added"),
+        revised=changes.count("revised"),
+        reissued_unchanged=changes.count("reissued"),
+        proposed=changes.count("proposed"),
+        carried=len(changes.carried),
+        sheets_current=len(changes.sheets) + len(changes.carried),
+        register_key=changes.register_key,
+    )
+    dedup = msg_id(project, job_id, "register")
+    await io.publisher.publish(subjects.REGISTER_UPDATED, updated, dedup_id=dedup)
 
 
 async def supervise_intakes(io: Collaborators) -> None:

@@ -95,12 +95,14 @@ def wait_ready(
     )
 
 
-def submit_file(client: httpx.Client, pdf: Path) -> dict[str, Any]:
-    """Upload ``pdf``; the API's 202 body ``{job_id, status_url, report_url}``."""
+def submit_file(client: httpx.Client, pdf: Path, project: str | None = None) -> dict[str, Any]:
+    """Upload ``pdf`` (to ``project``'s register, when named); the API's 202 body
+    ``{job_id, status_url, report_url}``."""
+    route = f"/v1/projects/{project}/jobs" if project else "/v1/jobs"
     try:
         with pdf.open("rb") as fh:
             files = {"file": (pdf.name, fh, "application/pdf")}
-            r = client.post("/v1/jobs", files=files, timeout=300)
+            r = client.post(route, files=files, timeout=300)
     except httpx.HTTPError as exc:
         api = redact_url(str(client.base_url))
         raise CliError(f"could not reach the API at {api}: {exc}") from None

@@ -11,12 +11,14 @@ import asyncio
 import contextlib
 import importlib.util
 import os
+import re
 import shutil
 import signal
 import socket
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -28,6 +30,7 @@ from rich.markup import escape
 from shared.asyncapi import asyncapi_document
 from shared.interfaces import LLMError
 from shared.llm import check_model_server, model_settings_warnings
+from shared.messages import PROJECT_ID_PATTERN
 from shared.redact import redact_url
 from shared.report import report_json_schema
 from shared.settings import Settings
@@ -60,6 +63,7 @@ from sheetflow.endpoints import (
     remove_endpoints,
     write_endpoints,
 )
+from sheetflow.registers import keep_project, project_dir, restore_project
 from sheetflow.runtime import (
     SERVICES,
     ManagedProcess,
@@ -76,6 +80,10 @@ app = typer.Typer(
 )
 
 READY_TIMEOUT_S = 180.0
+PROJECT_HELP = (
+    "the project whose drawing register the file's sheets join (its changes are printed); "
+    "1-64 letters, digits, '-' or '_'"
+)
 OUT_HELP = "where report.json, report.html and sheets.csv go (default ./sheetflow-out/JOB_ID)"
 
 
@@ -105,6 +113,15 @@ def load_settings() -> Settings:
         field = "_".join(str(p) for p in first["loc"]).upper()
         where = f" SHEETFLOW_{field}" if field else ""
         raise CliError(f"invalid configuration{where}: {first['msg']}") from None
+
+
+def project_id(project: str | None) -> str | None:
+    if project is not None and not re.fullmatch(PROJECT_ID_PATTERN, project):
+        raise CliError(
+            f"{project!r} is not a project id: 1 to 64 letters, digits, '-' or '_', starting "
+            "with a letter or a digit"
+        )
+    return project
 
 
 def existing_file(path: Path) -> Path:
@@ -272,11 +289,14 @@ def run(
     keep_logs: Annotated[
         bool, typer.Option(help="keep this run's service logs even when it succeeds")
     ] = False,
+    project: Annotated[str | None, typer.Option(help=PROJECT_HELP)] = None,
 ) -> None:
     """Process FILE end to end on this machine and write its report (exit 2 if a page or a
-    model call failed)."""
+    model call failed). With --project, its sheets join the project's register, which is
+    kept in the data dir after the run."""
     with user_errors():
         settings = load_settings()
+        project = project_id(project)
         pdf = accepted_pdf(file, settings)
         settings = check_model(settings)
         runs = settings.data_dir.resolve() / "runs"
@@ -287,7 +307,8 @@ def run(
         else:
             updates["api_port"] = free_port()  # never collide with a running `sheetflow up`
         try:
-            code = run_job(settings.model_copy(update=updates), pdf, out, extract_workers, timeout)
+            job = RunJob(pdf, out, extract_workers, timeout, project, settings.data_dir.resolve())
+            code = run_job(settings.model_copy(update=updates), job)
         except CliError as exc:
             raise CliError(f"{exc}\nservice logs: {workdir / 'logs'}") from None
         finally:
@@ -301,21 +322,33 @@ def run(
     raise typer.Exit(code)
 
 
-def run_job(
-    settings: Settings, pdf: Path, out: Path | None, extract_workers: int, timeout: float
-) -> int:
-    """Start the stack, process ``pdf``, print its summary the moment the report is written
-    (before everything is stopped); the exit code."""
+@dataclass(frozen=True)
+class RunJob:
+    """What `sheetflow run` processes, and where it keeps a project's register."""
+
+    pdf: Path
+    out: Path | None
+    extract_workers: int
+    timeout: float
+    project: str | None
+    data_dir: Path
+
+
+def run_job(settings: Settings, job: RunJob) -> int:
+    """Start the stack, process the PDF, print its summary the moment the report is written
+    (before everything is stopped); the exit code. A project's register is brought into the
+    run's embedded S3 first and kept in the data dir after (the run's S3 is removed)."""
     services = available_services()
     for name in SERVICES:
         if name not in services:
             stderr.print(f"[yellow]warning:[/] services.{name} is not installed; pages stall there")
+    keeps_register = job.project is not None and not settings.s3_endpoint
     with stop_on_signals(), contextlib.ExitStack() as stack:
         with stderr.status("starting NATS, S3 and the services"):
             live, supervisor = stack.enter_context(
                 supervised_stack(
                     settings,
-                    extract_workers=extract_workers,
+                    extract_workers=job.extract_workers,
                     services=services,
                     say=supervisor_line,
                 )
@@ -328,11 +361,17 @@ def run_job(
                 READY_TIMEOUT_S,
                 instance_pid=lambda: ingest_pid(supervisor.processes),
             )
-        created = submit_file(client, pdf)
-        stderr.print(f"job {created['job_id']}: {pdf.name}")
+        if keeps_register and job.project:
+            restore_project(live, job.data_dir, job.project)
+        created = submit_file(client, job.pdf, job.project)
+        stderr.print(f"job {created['job_id']}: {job.pdf.name}")
         report, out_dir = wait_and_report(
-            client, created["job_id"], out, timeout=timeout, check=check
+            client, created["job_id"], job.out, timeout=job.timeout, check=check
         )
+        if keeps_register and job.project:
+            keep_project(live, job.data_dir, job.project)
+            where = project_dir(job.data_dir, job.project)
+            stderr.print(f"register of project {job.project}: {where}")
         return conclude(report, out_dir)
 
 
@@ -362,13 +401,15 @@ def submit(
     wait: Annotated[bool, typer.Option(help="follow the job and fetch its report")] = False,
     out: Annotated[Path | None, typer.Option(help=OUT_HELP)] = None,
     timeout: Annotated[float, typer.Option(min=1, help="seconds to wait with --wait")] = 3600,
+    project: Annotated[str | None, typer.Option(help=PROJECT_HELP)] = None,
 ) -> None:
     """Upload FILE to a running deployment; with --wait, follow it like `run`."""
     with user_errors():
         pdf = existing_file(file)
+        project = project_id(project)
         api = api or running_up(load_settings(), "an API to send to: pass --api URL").api
         with api_client(api, token) as client:
-            created = submit_file(client, pdf)
+            created = submit_file(client, pdf, project)
             stdout.print(f"job {created['job_id']}")
             stdout.print(f"status: {created['status_url']}")
             stdout.print(f"report: {created['report_url']}")

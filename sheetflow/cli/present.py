@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from shared.register import SheetOutcome, UnitCounts
 from shared.report import PageReport, Report, VerificationSummary
 from sheetflow.runtime import RuntimeStartError
 
@@ -75,21 +76,58 @@ def coverage_text(page: PageReport) -> str:
     return f"{coverage.ratio:.2f} ({coverage.covered_lines}/{coverage.total_lines}{ocr})"
 
 
+def change_text(sheet: SheetOutcome) -> str:
+    """What the job did to the sheet in its project's register, in a few words."""
+    if sheet.outcome == "revised":
+        counts = sheet.changes or UnitCounts()
+        what = f"+{counts.added} -{counts.removed} ~{counts.changed}"
+        if sheet.title_block_only:
+            what += ", title block only"
+        return f"v{sheet.from_version} -> v{sheet.to_version} ({what})"
+    if sheet.outcome == "reissued":
+        return f"v{sheet.to_version} re-issued unchanged"
+    if sheet.outcome == "proposed" and sheet.proposed_match:
+        return f"new v1; same drawing as {sheet.proposed_match.matches_number}? (proposed)"
+    return "new v1"
+
+
 def sheet_table(report: Report) -> Table:
     table = Table(title=f"{report.file_name} ({report.status})")
-    for column in ("page", "sheet", "title", "discipline", "coverage", "verdict"):
+    columns = ["page", "sheet", "title", "discipline", "coverage", "verdict"]
+    changes = {s.page_number: s for s in report.changes.sheets} if report.changes else None
+    for column in [*columns, *(["change"] if changes is not None else [])]:
         table.add_column(column, justify="right" if column == "page" else "left", overflow="fold")
     for page in report.pages:
         sheet = page.sheet
-        table.add_row(
+        row = [
             str(page.page_number),
             escape(sheet.sheet_number or "-"),
             escape(sheet.sheet_title or "-"),
             escape(sheet.discipline or "-"),
             coverage_text(page),
             escape(verdict_text(page)),
-        )
+        ]
+        if changes is not None:
+            change = changes.get(page.page_number)
+            row.append(escape(change_text(change)) if change else "-")
+        table.add_row(*row)
     return table
+
+
+def changes_lines(report: Report) -> list[str]:
+    """What the job did to its project's register, counted."""
+    changes = report.changes
+    if changes is None:
+        return []
+    line = (
+        f"project {changes.project} (upload {changes.sequence}): "
+        f"revised {changes.count('revised')}, new {changes.count('added')}, "
+        f"re-issued unchanged {changes.count('reissued')}, "
+        f"proposed as renumbered {changes.count('proposed')}"
+    )
+    if changes.carried:
+        line += f"; not in this upload, still current: {', '.join(changes.carried)}"
+    return [line]
 
 
 def summary_lines(report: Report) -> list[str]:
@@ -165,7 +203,7 @@ def conclude(report: Report, out_dir: Path) -> int:
     """Print the summary; the exit code: 0 complete, 2 when a page failed or a configured
     model call failed for good (its pages were read offline or left unjudged), 1 canceled."""
     stdout.print(sheet_table(report))
-    for line in [*summary_lines(report), *intake_lines(report)]:
+    for line in [*summary_lines(report), *intake_lines(report), *changes_lines(report)]:
         stdout.print(escape(line))
     stdout.print(f"report: {out_dir / 'report.json'}  {out_dir / 'report.html'}")
     stdout.print(f"sheet log: {out_dir / 'sheets.csv'}")

@@ -13,6 +13,7 @@ import pytest
 from services.extract.render import render_thumbnail_jpeg
 from services.report.assemble import FailedPage, JobInfo, build_report
 from services.report.html import render_report_html
+from services.report.revisions.delta import SheetDelta, UnitChange
 from services.verify.crops import render_evidence_jpeg
 from shared.models import (
     Coverage,
@@ -23,6 +24,7 @@ from shared.models import (
     SheetHeader,
     VerifiedPage,
 )
+from shared.register import ProposedMatch, RegisterOutcome, SheetOutcome, UnitCounts
 from shared.report import Report
 from shared.storage import Keys
 
@@ -362,4 +364,101 @@ def test_canceled_pages_are_shown_canceled_not_failed(tmp_path):
         assert page.locator("#failed-pages").count() == 0
         assert "2, 3, 4" in page.locator("#canceled-pages").inner_text()
         assert page.locator(".badge.failed").count() == 0
+    assert errors == []
+
+
+def changes_report() -> tuple[Report, dict[str, tuple[SheetDelta, bytes | None]]]:
+    """The sample report of a project's second upload: page 2 revised (a note's count and
+    the revision mark), page 1 proposed as sheet A100 renumbered; with the delta and an
+    overlay picture."""
+    delta_key = "projects/tower-b/sheets/S001/j_browser/delta.json"
+    note = "PROVIDE ({}) 2X6 STUD PACK AT EACH END OF HEADER UNLESS NOTED OTHERWISE ON PLAN"
+    delta = SheetDelta(
+        changes=[
+            UnitChange(
+                "changed", "note", note.format(2), note.format(5), (1, 2, 3, 4), (1, 2, 3, 4)
+            ),
+            UnitChange("changed", "title_field", "B", "C", None, None, field="revision"),
+            UnitChange(
+                "added", "line", None, "SEE-SPECIFICATION-SECTION-09-51-13-PANELS", None, None
+            ),
+        ],
+        changed=2,
+        added=1,
+    )
+    proposal = ProposedMatch(
+        sheet_key="A101",
+        sheet_number="A101",
+        matches_key="A100",
+        matches_number="A100",
+        sheet_title="FLOOR PLAN - LEVEL 1",
+        similarity=0.97,
+        job_id="j_browser",
+    )
+    changes = RegisterOutcome(
+        project="tower-b",
+        job_id="j_browser",
+        sequence=2,
+        register_key="projects/tower-b/register/00000002-j_browser.json",
+        sheets=[
+            SheetOutcome(
+                sheet_key="A101",
+                sheet_number="A101",
+                page_number=1,
+                outcome="proposed",
+                to_version=1,
+                proposed_match=proposal,
+            ),
+            SheetOutcome(
+                sheet_key="S001",
+                sheet_number="S001",
+                sheet_title="STRUCTURAL GENERAL NOTES",
+                page_number=2,
+                outcome="revised",
+                from_version=1,
+                to_version=2,
+                from_revision="B",
+                to_revision="C",
+                changes=UnitCounts(added=1, changed=2),
+                delta_key=delta_key,
+                overlay_key="projects/tower-b/sheets/S001/j_browser/overlay.png",
+            ),
+        ],
+        carried=["A100", "A601"],
+    )
+    overlay = sheets_pdf()[1].get_pixmap(dpi=20).tobytes("png")
+    return sample_report().model_copy(update={"changes": changes}), {delta_key: (delta, overlay)}
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_changes_section_shows_the_overlay_beside_the_delta(tmp_path, viewport):
+    """A revised sheet's overlay and its delta, the words that changed marked, side by side
+    on a desktop and one above the other on a phone, nothing clipped; the renumbered sheet's
+    proposal listed."""
+    report, revisions = changes_report()
+    path = tmp_path / "changes.html"
+    path.write_text(render_report_html(report, sheet_thumbnails(), {}, revisions), encoding="utf-8")
+    errors: list[str] = []
+    with browser_page(viewport, errors) as page:
+        page.goto(path.as_uri(), wait_until="load")
+        change = page.locator("#change-S001")
+        assert "version 1 → 2" in change.locator("h3").inner_text()
+        width = change.locator("img").evaluate("i => i.naturalWidth")
+        assert width > 0
+        assert change.locator("td.before mark").all_inner_texts() == ["(2)", "B"]
+        assert change.locator("td.after mark").all_inner_texts() == [
+            "(5)",
+            "C",
+            "SEE-SPECIFICATION-SECTION-09-51-13-PANELS",
+        ]
+        picture = change.locator("figure").bounding_box()
+        listing = change.locator("table.delta").bounding_box()
+        assert picture and listing
+        if viewport is DESKTOP:
+            assert listing["x"] > picture["x"] + picture["width"] - 1  # beside
+        else:
+            assert listing["y"] > picture["y"] + picture["height"] - 1  # below
+        assert "A100" in page.locator("#changes-proposed").inner_text()
+        page.locator("#changes").scroll_into_view_if_needed()
+        assert page.evaluate(FIND_CLIPPED) == []
     assert errors == []

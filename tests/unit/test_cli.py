@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
 from shared.models import Coverage, HiddenText, PageVerdict, SheetHeader, VerifiedPage
+from shared.register import ProposedMatch, RegisterOutcome, SheetOutcome, UnitCounts
 from shared.report import Report
 from shared.settings import Settings
 from sheetflow import cli
@@ -379,3 +380,84 @@ def test_a_canceled_page_reads_canceled_in_the_table():
     canceled = FailedPage(page_number=2, stage="canceled", reason=reason)
     pages = report([verified_page(1), canceled, failed_page(3)], canceled=True).pages
     assert [present.verdict_text(p) for p in pages] == ["ok", "canceled", "FAILED"]
+
+
+def test_submit_to_a_project_posts_to_its_route(tmp_path):
+    pdf = tmp_path / "plans.pdf"
+    pdf.write_bytes(b"%PDF-1.7")
+    seen: list[str] = []
+
+    def api(request: httpx.Request) -> httpx.Response:
+        seen.append(request.url.path)
+        return httpx.Response(202, json={"job_id": "j_1", "status_url": "s", "report_url": "r"})
+
+    client = httpx.Client(base_url="http://api", transport=httpx.MockTransport(api))
+    cli_client.submit_file(client, pdf, "tower-b")
+    assert seen == ["/v1/projects/tower-b/jobs"]
+
+
+def test_run_and_submit_refuse_a_bad_project_id_before_anything_starts(tmp_path):
+    pdf = tmp_path / "plans.pdf"
+    pdf.write_bytes(b"%PDF-1.7")
+    for command in ("run", "submit"):
+        result = runner.invoke(cli.app, [command, str(pdf), "--project", "no.dots"])
+        assert result.exit_code == 1, result.output
+        assert "not a project id" in result.output
+
+
+def test_conclude_prints_each_sheets_change_in_its_project(tmp_path, capsys):
+    """A job of a project: the table's change column and the register's counts."""
+    pages = [verified_page(1), verified_page(2), verified_page(3)]
+    changes = RegisterOutcome(
+        project="tower-b",
+        job_id="j_" + "0" * 32,
+        sequence=2,
+        register_key="k",
+        sheets=[
+            SheetOutcome(
+                sheet_key="A101",
+                sheet_number="A101",
+                page_number=1,
+                outcome="revised",
+                from_version=1,
+                to_version=2,
+                changes=UnitCounts(added=1, changed=2),
+            ),
+            SheetOutcome(
+                sheet_key="A102",
+                sheet_number="A102",
+                page_number=2,
+                outcome="reissued",
+                from_version=3,
+                to_version=3,
+            ),
+            SheetOutcome(
+                sheet_key="A103",
+                sheet_number="A103",
+                page_number=3,
+                outcome="proposed",
+                to_version=1,
+                proposed_match=ProposedMatch(
+                    sheet_key="A103",
+                    sheet_number="A103",
+                    matches_key="A109",
+                    matches_number="A109",
+                    similarity=0.98,
+                    job_id="j_1",
+                ),
+            ),
+        ],
+        carried=["A200"],
+    )
+    done = report(pages).model_copy(update={"changes": changes})
+    assert present.conclude(done, tmp_path) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "change" in out.split("┃ page", 1)[1].split("┡", 1)[0]  # the table's last column
+    texts = [present.change_text(s) for s in changes.sheets]
+    assert texts == [
+        "v1 -> v2 (+1 -0 ~2)",
+        "v3 re-issued unchanged",
+        "new v1; same drawing as A109? (proposed)",
+    ]
+    assert "project tower-b (upload 2): revised 1, new 0, re-issued unchanged 1" in out
+    assert "still current: A200" in out

@@ -34,6 +34,11 @@ ROUTES = {
     ("delete", "/v1/webhooks/{webhook_id}"): "admin",
     ("get", "/v1/webhooks/{webhook_id}/deliveries"): "admin",
     ("post", "/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/replay"): "admin",
+    ("post", "/v1/projects/{project}/jobs"): "submitter",
+    ("get", "/v1/projects/{project}/sheets"): "reader",
+    ("get", "/v1/projects/{project}/sheets/{sheet}/versions"): "reader",
+    ("get", "/v1/projects/{project}/sheets/{sheet}/delta"): "reader",
+    ("get", "/v1/projects/{project}/sheets/{sheet}/overlay.png"): "reader",
 }
 TOKENS = [
     ApiToken(name=f"{role}-bot", role=role, token=SecretStr(f"tok-{role}-9x")) for role in ROLES
@@ -53,9 +58,11 @@ def api(**more) -> TestClient:
 def request(client: TestClient, method: str, path: str, token: str | None):
     url = path.replace("{job_id}", JOB.rsplit("/", 1)[1]).replace("{page_number}", "1")
     url = url.replace("{webhook_id}", "wh_1").replace("{delivery_id}", "d1")
-    url = url.replace("{problem}", "1")
+    url = url.replace("{problem}", "1").replace("{project}", "tower-b").replace("{sheet}", "A-1")
+    if path.endswith(("/delta", "/overlay.png")):
+        url += "?from=1&to=2"
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    if (method, path) == ("post", "/v1/jobs"):
+    if method == "post" and path.endswith("/jobs"):
         return client.post(url, headers=headers, files={"file": ("a.pdf", b"%PDF-1.7")})
     if method == "post":
         body = {"url": "https://example.com/h", "events": ["report.ready"]}

@@ -1,0 +1,188 @@
+"""The API's reading of a project's drawing register (``shared.register``; the report
+service writes it): the project's current sheets, a sheet's versions, and what changed
+between any two of them, in words (the delta) and in a picture (the overlay). What they
+refuse is a ``Refusal``."""
+
+import asyncio
+import json
+import re
+from datetime import datetime
+from functools import partial
+
+from pydantic import BaseModel, Field
+
+from services.ingest.refusals import Refusal, RefusalKind, not_found, refusing_outages
+from services.ingest.usecases import Collaborators
+from services.report.revisions.delta import SheetDelta, sheet_delta
+from services.report.revisions.overlay import PageImage, overlay_png
+from shared.interfaces import ObjectMissing
+from shared.messages import PROJECT_ID_PATTERN
+from shared.pagetext import TextLayer
+from shared.register import ProposedMatch, Register, RegisterSheet, SheetVersion
+from shared.register_store import kept_reading, read_register
+from shared.sheet.tokens import sheet_key
+
+PROJECT_ID = re.compile(PROJECT_ID_PATTERN)
+
+
+class CurrentSheet(BaseModel):
+    """A sheet of the project as its current version stands."""
+
+    sheet_number: str = Field(examples=["A-201"])
+    sheet_key: str = Field(description="the number as compared", examples=["A201"])
+    sheet_title: str | None = None
+    version: int = Field(description="the current version", examples=[2])
+    versions: int = Field(description="versions the register holds", examples=[2])
+    revision: str | None = Field(None, description="the current version's revision mark")
+    issue_date: str | None = None
+    job_id: str = Field(description="the upload the current version came from")
+    page_number: int
+    uploaded_at: datetime
+    reissued: int = Field(0, description="later uploads of the current version, unchanged")
+    proposed_match: ProposedMatch | None = Field(
+        None, description="a sheet this one may be, renumbered (proposed, never applied)"
+    )
+
+
+class ProjectSheets(BaseModel):
+    project: str
+    sequence: int = Field(description="uploads the register holds")
+    sheets: list[CurrentSheet]
+    proposals: list[ProposedMatch] = []
+
+
+def valid_project(project: str) -> str:
+    """``project`` when it is a project id, else a refusal saying what one is."""
+    if not PROJECT_ID.match(project):
+        raise Refusal(
+            RefusalKind.INVALID,
+            "bad_project",
+            "A project id is 1 to 64 letters, digits, '-' or '_', starting with a letter or "
+            "a digit.",
+        )
+    return project
+
+
+async def _register(io: Collaborators, project: str) -> Register:
+    register, _ = await read_register(io.bucket, io.jobs.state, valid_project(project))
+    if not register.jobs:
+        raise not_found(f"The project {project!r} has no register yet.", "no_such_project")
+    return register
+
+
+def _sheet(register: Register, sheet: str) -> RegisterSheet:
+    found = register.sheets.get(sheet_key(sheet))
+    if found is None:
+        raise not_found(f"The project has no sheet {sheet!r}.", "no_such_sheet")
+    return found
+
+
+def _version(entry: RegisterSheet, number: int) -> SheetVersion:
+    if not 1 <= number <= len(entry.versions):
+        raise not_found(
+            f"{entry.sheet_number} has versions 1 to {len(entry.versions)}.", "no_such_version"
+        )
+    return entry.versions[number - 1]
+
+
+@refusing_outages
+async def project_sheets(io: Collaborators, project: str) -> ProjectSheets:
+    register = await _register(io, project)
+    proposed = {p.sheet_key: p for p in register.proposals}
+    sheets = [
+        CurrentSheet(
+            sheet_number=entry.sheet_number,
+            sheet_key=entry.key,
+            sheet_title=entry.sheet_title,
+            version=entry.current.version,
+            versions=len(entry.versions),
+            revision=entry.current.revision,
+            issue_date=entry.current.issue_date,
+            job_id=entry.current.job_id,
+            page_number=entry.current.page_number,
+            uploaded_at=entry.current.uploaded_at,
+            reissued=len(entry.current.reissued),
+            proposed_match=proposed.get(entry.key),
+        )
+        for entry in sorted(register.sheets.values(), key=lambda e: e.key)
+    ]
+    return ProjectSheets(
+        project=register.project,
+        sequence=register.sequence,
+        sheets=sheets,
+        proposals=register.proposals,
+    )
+
+
+@refusing_outages
+async def sheet_versions(io: Collaborators, project: str, sheet: str) -> list[SheetVersion]:
+    return _sheet(await _register(io, project), sheet).versions
+
+
+async def _pair(
+    io: Collaborators, project: str, sheet: str, before: int, after: int
+) -> tuple[SheetVersion, SheetVersion]:
+    entry = _sheet(await _register(io, project), sheet)
+    if before == after:
+        raise Refusal(
+            RefusalKind.INVALID, "same_version", "Name two different versions to compare."
+        )
+    return _version(entry, before), _version(entry, after)
+
+
+@refusing_outages
+async def sheet_delta_json(
+    io: Collaborators, project: str, sheet: str, before: int, after: int
+) -> bytes:
+    """The delta from version ``before`` to ``after`` (JSON): the one stored for
+    consecutive versions, else worked out from the two kept pages."""
+    old, new = await _pair(io, project, sheet, before, after)
+    if new.delta_key and new.version == old.version + 1:
+        return await io.bucket.get_bytes(new.delta_key)
+    delta = await _delta(io, old, new, *await _layers(io, old, new))
+    return json.dumps(delta.to_json()).encode()
+
+
+async def _delta(
+    io: Collaborators, old: SheetVersion, new: SheetVersion, before: TextLayer, after: TextLayer
+) -> SheetDelta:
+    readings = await asyncio.gather(kept_reading(io.bucket, old), kept_reading(io.bucket, new))
+    work = partial(
+        sheet_delta, before, after, before_reading=readings[0], after_reading=readings[1]
+    )
+    return await asyncio.to_thread(work)
+
+
+async def _layers(
+    io: Collaborators, old: SheetVersion, new: SheetVersion
+) -> tuple[TextLayer, TextLayer]:
+    before, after = await asyncio.gather(
+        io.bucket.get_model(old.text_key, TextLayer), io.bucket.get_model(new.text_key, TextLayer)
+    )
+    return before, after
+
+
+@refusing_outages
+async def sheet_overlay(
+    io: Collaborators, project: str, sheet: str, before: int, after: int
+) -> bytes:
+    """The overlay of version ``before`` (red) and ``after`` (blue) as PNG: the one stored
+    for consecutive versions, else drawn from the two kept pages."""
+    old, new = await _pair(io, project, sheet, before, after)
+    if new.overlay_key and new.version == old.version + 1:
+        try:
+            return await io.bucket.get_bytes(new.overlay_key)
+        except ObjectMissing:
+            pass  # drawn again below
+    if old.image_key is None or new.image_key is None:
+        raise not_found("A version of the sheet has no image to overlay.", "no_image")
+    before_layer, after_layer = await _layers(io, old, new)
+    delta = await _delta(io, old, new, before_layer, after_layer)
+    pngs = await asyncio.gather(
+        io.bucket.get_bytes(old.image_key), io.bucket.get_bytes(new.image_key)
+    )
+    images = [
+        PageImage(png=png, width=layer.width, height=layer.height)
+        for png, layer in zip(pngs, (before_layer, after_layer), strict=True)
+    ]
+    return await asyncio.to_thread(overlay_png, images[0], images[1], delta)

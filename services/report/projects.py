@@ -1,0 +1,247 @@
+"""Report's use case for a job of a project: once the set step has decided the job's sheets,
+join them to the project's register (``shared.register``; the domain rules in
+``services.report.revisions.register``), keeping each new version's page under the project's
+keys and its change from the version before (the delta in words, the overlay picture).
+
+Idempotent: a job the register holds already gives back what it did the first time. Two jobs
+of one project finishing at once both land: the register's head moves by compare-and-set,
+and the one that lost diffs again against what the other left.
+"""
+
+import asyncio
+import logging
+from collections import Counter
+from collections.abc import Awaitable, Mapping
+from dataclasses import dataclass
+from functools import partial
+from typing import TypeVar
+
+from services.report.revisions.delta import SheetDelta, sheet_delta
+from services.report.revisions.matching import best_match, word_counts
+from services.report.revisions.overlay import PageImage, overlay_png
+from services.report.revisions.register import (
+    Change,
+    Kept,
+    Plan,
+    Upload,
+    UploadedSheet,
+    apply_upload,
+    plan_upload,
+    upload_of,
+)
+from shared.interfaces import Bucket, ObjectMissing, StateStore
+from shared.jobs import CAS_ATTEMPTS, JobRecord
+from shared.models import VerifiedPage
+from shared.pagetext import TextLayer
+from shared.register import Register, RegisterOutcome, SheetVersion, UnitCounts
+from shared.register_store import commit_register, kept_reading, read_register
+from shared.report import Report
+from shared.sheet.reading import SheetReading
+from shared.storage import Keys
+
+log = logging.getLogger("sheetflow.report")
+
+# Sheets of a job diffed at once: their page work runs in threads beside the event loop.
+SHEETS_AT_ONCE = 4
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class _Job:
+    bucket: Bucket
+    job: JobRecord
+    project: str
+
+    async def layer(self, page_number: int) -> TextLayer:
+        return await self.bucket.get_model(Keys.text(self.job.job_id, page_number), TextLayer)
+
+    async def reading(self, page_number: int) -> SheetReading | None:
+        """What extract read of the page's identity (where its title block is); None when
+        it is not at hand (the delta then finds the title block itself)."""
+        key = Keys.verified(self.job.job_id, page_number)
+        try:
+            return (await self.bucket.get_model(key, VerifiedPage)).reading
+        except ObjectMissing:
+            return None
+
+
+async def update_register(
+    bucket: Bucket, state: StateStore, job: JobRecord, report: Report
+) -> RegisterOutcome:
+    """Join the finished job's sheets to its project's register; what the job did to it."""
+    project = job.options.project
+    if project is None:
+        raise ValueError(f"job {job.job_id} names no project")
+    upload = upload_of(report, job.created_at)
+    pages = _Job(bucket, job, project)
+    for _ in range(CAS_ATTEMPTS):
+        register, revision = await read_register(bucket, state, project)
+        if job.job_id in register.jobs:
+            sequence = register.jobs.index(job.job_id) + 1
+            key = Keys.register_outcome(project, job.job_id, sequence)
+            return await bucket.get_model(key, RegisterOutcome)
+        updated, outcome = await _applied(pages, register, upload)
+        key = Keys.register_outcome(project, job.job_id, outcome.sequence)
+        await bucket.put_json(key, outcome)
+        if await commit_register(bucket, state, updated, revision=revision):
+            log.info(
+                "register of %s: job %s added %s, revised %s, re-issued %s, proposed %s",
+                project,
+                job.job_id,
+                outcome.count("added"),
+                outcome.count("revised"),
+                outcome.count("reissued"),
+                outcome.count("proposed"),
+            )
+            return outcome
+        log.info("register of %s moved under job %s; matching again", project, job.job_id)
+    raise RuntimeError(f"could not update the register of {project}: too much contention")
+
+
+async def _applied(
+    pages: _Job, register: Register, upload: Upload
+) -> tuple[Register, RegisterOutcome]:
+    """The register with the job applied: its known sheets diffed against their current
+    versions, its new versions' pages kept, its new numbers matched. A few sheets at a time,
+    each page's words held only while its sheet is worked on (a set has hundreds)."""
+    plan = plan_upload(register, upload)
+    known = await _gather({s.key: _known(pages, s, v) for s, v in plan.known})
+    kept = {key: k for key, (_, k) in known.items() if k is not None}
+    kept |= await _gather({s.key: _keep(pages, s) for s in plan.new})
+    matches = await _matches(pages, register, plan)
+    return apply_upload(
+        register,
+        upload,
+        changes={key: change for key, (change, _) in known.items()},
+        matches=matches,
+        kept=kept,
+    )
+
+
+async def _known(
+    pages: _Job, sheet: UploadedSheet, before: SheetVersion
+) -> tuple[Change | None, Kept | None]:
+    """A sheet the register holds, diffed against its current version: its change and where
+    its page is kept, or nothing when it is unchanged."""
+    layer, reading = await pages.layer(sheet.page_number), await pages.reading(sheet.page_number)
+    before_layer = await pages.bucket.get_model(before.text_key, TextLayer)
+    work = partial(
+        sheet_delta,
+        before_layer,
+        layer,
+        before_reading=await kept_reading(pages.bucket, before),
+        after_reading=reading,
+    )
+    delta = await asyncio.to_thread(work)
+    if delta.is_unchanged():
+        return None, None
+    kept = await _keep(pages, sheet, reading)
+    return await _change(pages, sheet, before, delta, (before_layer, layer)), kept
+
+
+async def _gather(work: Mapping[str, Awaitable[T]]) -> dict[str, T]:
+    """Each item's work, a few at a time (a coroutine starts when awaited); results by key."""
+    limit = asyncio.Semaphore(SHEETS_AT_ONCE)
+
+    async def one(run: Awaitable[T]) -> T:
+        async with limit:
+            return await run
+
+    results = await asyncio.gather(*(one(run) for run in work.values()))
+    return dict(zip(work, results, strict=True))
+
+
+async def _keep(pages: _Job, sheet: UploadedSheet, reading: SheetReading | None = None) -> Kept:
+    """Copy a new version's page (its words, image and reading) under the project's keys: a
+    later version is diffed and overlaid against them once the job's own keys are gone."""
+    bucket, job_id, n = pages.bucket, pages.job.job_id, sheet.page_number
+    reading = reading or await pages.reading(n)
+
+    def key(name: str) -> str:
+        return Keys.sheet_version(pages.project, sheet.key, job_id, name)
+
+    await bucket.put_bytes(
+        key("text.json"), await bucket.get_bytes(Keys.text(job_id, n)), "application/json"
+    )
+    if reading is not None:
+        await bucket.put_json(key("reading.json"), reading)
+    reading_key = key("reading.json") if reading is not None else None
+    try:
+        image = await bucket.get_bytes(Keys.image(job_id, n))
+    except ObjectMissing:  # no render: no overlay
+        return Kept(text_key=key("text.json"), image_key=None, reading_key=reading_key)
+    await bucket.put_bytes(key("image.png"), image, "image/png")
+    return Kept(text_key=key("text.json"), image_key=key("image.png"), reading_key=reading_key)
+
+
+async def _change(
+    pages: _Job,
+    sheet: UploadedSheet,
+    before: SheetVersion,
+    delta: SheetDelta,
+    layers: tuple[TextLayer, TextLayer],
+) -> Change:
+    """Store a changed sheet's delta and overlay; the change as the register records it. An
+    overlay that cannot be drawn is left out (the delta says what changed), never the
+    version."""
+    bucket, job_id = pages.bucket, pages.job.job_id
+    delta_key = Keys.sheet_version(pages.project, sheet.key, job_id, "delta.json")
+    await bucket.put_json(delta_key, delta.to_json())
+    overlay_key = await _overlay(pages, sheet, before, delta, layers)
+    return Change(
+        counts=UnitCounts(added=delta.added, removed=delta.removed, changed=delta.changed),
+        title_block_only=delta.title_block_only,
+        delta_key=delta_key,
+        overlay_key=overlay_key,
+    )
+
+
+async def _overlay(
+    pages: _Job,
+    sheet: UploadedSheet,
+    before: SheetVersion,
+    delta: SheetDelta,
+    layers: tuple[TextLayer, TextLayer],
+) -> str | None:
+    """Draw and store the overlay of the two versions' images; its key, or None when a
+    version has no image."""
+    bucket, job_id = pages.bucket, pages.job.job_id
+    if before.image_key is None:
+        return None
+    try:
+        old_png = await bucket.get_bytes(before.image_key)
+        new_png = await bucket.get_bytes(Keys.image(job_id, sheet.page_number))
+    except ObjectMissing:
+        return None
+    old = PageImage(png=old_png, width=layers[0].width, height=layers[0].height)
+    new = PageImage(png=new_png, width=layers[1].width, height=layers[1].height)
+    png = await asyncio.to_thread(overlay_png, old, new, delta)
+    key = Keys.sheet_version(pages.project, sheet.key, job_id, "overlay.png")
+    await bucket.put_bytes(key, png, "image/png")
+    return key
+
+
+async def _matches(pages: _Job, register: Register, plan: Plan) -> dict[str, tuple[str, float]]:
+    """A new sheet's proposed match among the register sheets the upload lacks with its
+    title: the one whose words are nearly its own."""
+    new = {s.key: s for s in plan.new}
+    wanted = {key for keys in plan.candidates.values() for key in keys}
+    theirs = await _gather(
+        {key: _words(pages.bucket, register.sheets[key].current.text_key) for key in wanted}
+    )
+    ours = await _gather(
+        {
+            key: _words(pages.bucket, Keys.text(pages.job.job_id, new[key].page_number))
+            for key in plan.candidates
+        }
+    )
+    found: dict[str, tuple[str, float]] = {}
+    for key, candidates in plan.candidates.items():
+        match = best_match(ours[key], {c: theirs[c] for c in candidates})
+        if match is not None:
+            found[key] = match
+    return found
+
+
+async def _words(bucket: Bucket, text_key: str) -> Counter[str]:
+    return word_counts(await bucket.get_model(text_key, TextLayer))

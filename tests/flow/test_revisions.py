@@ -1,0 +1,223 @@
+"""A project's drawing register end to end, on the embedded servers with every service running
+(one stack for the module, three uploads of a three-sheet set cut from a real one): the set,
+then a copy edited with PyMuPDF (a note's number changed, a revision mark changed, a sheet
+renumbered), then that copy again. The register holds two versions of each edited sheet,
+each delta lists exactly the edit, the overlay is drawn, subscribers hear sheet.revised, the
+same file again is re-issued unchanged, the renumbered sheet is proposed, never merged nor
+taken for a new one; the API serves the register and report.html shows the changes."""
+
+import asyncio
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from shared import subjects
+from shared.jobs import KvStateStore
+from shared.register import Register
+from shared.register_store import read_register
+from shared.settings import Settings
+from shared.storage import ObjectStore
+from sheetflow.registers import keep_project, project_dir, restore_project
+from sheetflow.runtime import SERVICES, EmbeddedServers, free_port
+from tests.support.buckets import remove_bucket
+from tests.support.corpus import needs_corpus
+from tests.support.fakes import MemoryStateStore
+from tests.support.revisions import edited, pages_of
+from tests.support.stack import Stack, nats_client, stack, stream_messages
+
+pytestmark = [pytest.mark.slow, needs_corpus]
+
+PROJECT = "star-of-the-sea"
+SET = ("sots__StarOfTheSea_structural_test_file2.pdf", [4, 5, 10])  # S101, S301, S701
+EDITS = [
+    (1, "1.5m", "1.2m", None),  # a note's number: "... LESS THAN 1.5m IN HEIGHT ..."
+    (2, "C", "D", (1594.0, 1123.0)),  # the title block's revision mark
+    (3, "S701", "S709", None),  # the sheet renumbered, nothing else
+]
+
+
+@dataclass
+class Revisions:
+    stack: Stack
+    settings: Settings
+    jobs: list[str]
+    reports: list[dict]
+
+    def get(self, path: str, **params) -> httpx.Response:
+        return httpx.get(f"{self.stack.api}/v1/projects/{PROJECT}{path}", params=params, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def revisions(
+    servers: EmbeddedServers, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Revisions]:
+    tag = uuid.uuid4().hex[:10]
+    settings = servers.settings.model_copy(
+        update={
+            "namespace": f"rg{tag}",
+            "s3_bucket": f"rg-{tag}",
+            "data_dir": Path(tmp_path_factory.mktemp("register")),
+            "api_port": free_port(),
+            "ack_wait_s": 10.0,
+            "retry_backoff_s": 0.2,
+            "retry_backoff_max_s": 2.0,
+        }
+    )
+    first = pages_of(*SET)
+    second = edited(first, EDITS)
+    with stack(settings, *SERVICES) as s:
+        jobs: list[str] = []
+        reports: list[dict] = []
+        # One after another: each upload is matched against the register the one before left.
+        for n, (pdf, how) in enumerate(((first, "options"), (second, "route"), (second, "route"))):
+            if how == "options":
+                job = s.submit(pdf, name=f"issue-{n}.pdf", options={"project": PROJECT})
+            else:
+                r = httpx.post(
+                    f"{s.api}/v1/projects/{PROJECT}/jobs",
+                    files={"file": (f"issue-{n}.pdf", pdf, "application/pdf")},
+                    timeout=60,
+                )
+                assert r.status_code == 202, r.text
+                job = r.json()["job_id"]
+            jobs.append(job)
+            reports.append(s.wait_report(job, timeout=240))
+        yield Revisions(s, settings, jobs, reports)
+    remove_bucket(settings)
+
+
+def outcomes(report: dict) -> dict[str, dict]:
+    return {s["sheet_number"]: s for s in report["changes"]["sheets"]}
+
+
+def test_the_first_upload_makes_version_1_of_each_sheet(revisions):
+    changes = revisions.reports[0]["changes"]
+    assert changes["project"] == PROJECT and changes["sequence"] == 1
+    assert {
+        n: (s["outcome"], s["to_version"]) for n, s in outcomes(revisions.reports[0]).items()
+    } == {
+        "S101": ("added", 1),
+        "S301": ("added", 1),
+        "S701": ("added", 1),
+    }
+
+
+def test_each_edited_sheet_has_a_second_version_whose_delta_is_exactly_the_edit(revisions):
+    second = outcomes(revisions.reports[1])
+    note, mark = second["S101"], second["S301"]
+    for sheet in (note, mark):
+        assert (sheet["outcome"], sheet["from_version"], sheet["to_version"]) == ("revised", 1, 2)
+        assert sheet["overlay_key"] and sheet["delta_key"]
+    assert (
+        note["changes"] == {"added": 0, "removed": 0, "changed": 1} and not note["title_block_only"]
+    )
+    assert mark["changes"] == {"added": 0, "removed": 0, "changed": 1} and mark["title_block_only"]
+    assert (mark["from_revision"], mark["to_revision"]) == ("C", "D")
+
+    delta = revisions.get("/sheets/S101/delta", **{"from": 1, "to": 2})
+    assert delta.status_code == 200, delta.text
+    [change] = delta.json()["changes"]
+    assert change["kind"] == "changed"
+    assert "1.5m" in change["before"] and "1.2m" in change["after"]
+    assert change["before"].replace("1.5m", "1.2m") == change["after"]  # nothing else on the sheet
+    [change] = revisions.get("/sheets/S-301/delta", **{"from": 1, "to": 2}).json()["changes"]
+    assert change["before"].replace(" C", " D") == change["after"]
+
+    overlay = revisions.get("/sheets/S101/overlay.png", **{"from": 1, "to": 2})
+    assert overlay.status_code == 200 and overlay.content.startswith(b"\x89PNG")
+
+    versions = revisions.get("/sheets/S101/versions").json()
+    assert [(v["version"], v["job_id"]) for v in versions] == [
+        (1, revisions.jobs[0]),
+        (2, revisions.jobs[1]),
+    ]
+    assert versions[1]["delta_key"] == note["delta_key"]
+
+
+def test_subscribers_hear_each_revised_sheet_and_each_register_update(revisions):
+    revised = asyncio.run(stream_messages(revisions.settings, subjects.SHEET_REVISED, expect=2))
+    assert sorted((e["sheet_number"], e["from_version"], e["to_version"]) for e in revised) == [
+        ("S101", 1, 2),
+        ("S301", 1, 2),
+    ]
+    assert all(e["project"] == PROJECT and e["job_id"] == revisions.jobs[1] for e in revised)
+    assert {e["sheet_number"]: e["changed"] for e in revised} == {"S101": 1, "S301": 1}
+    updated = asyncio.run(stream_messages(revisions.settings, subjects.REGISTER_UPDATED, expect=3))
+    assert [e["job_id"] for e in updated] == revisions.jobs
+    assert [
+        (e["added"], e["revised"], e["reissued_unchanged"], e["proposed"]) for e in updated
+    ] == [
+        (3, 0, 0, 0),
+        (0, 2, 0, 1),
+        (0, 0, 3, 0),
+    ]
+
+
+def test_the_same_file_again_is_reissued_unchanged(revisions):
+    third = outcomes(revisions.reports[2])
+    assert {n: (s["outcome"], s["to_version"]) for n, s in third.items()} == {
+        "S101": ("reissued", 2),
+        "S301": ("reissued", 2),
+        "S709": ("reissued", 1),
+    }
+
+
+def test_a_renumbered_sheet_is_proposed_never_merged_nor_taken_for_new(revisions):
+    renumbered = outcomes(revisions.reports[1])["S709"]
+    assert renumbered["outcome"] == "proposed"
+    assert renumbered["proposed_match"]["matches_number"] == "S701"
+    register = revisions.get("/sheets").json()
+    sheets = {s["sheet_number"]: s for s in register["sheets"]}
+    assert set(sheets) == {"S101", "S301", "S701", "S709"}
+    assert sheets["S701"]["versions"] == 1 and sheets["S701"]["proposed_match"] is None
+    assert sheets["S709"]["proposed_match"]["matches_number"] == "S701"
+    assert [p["sheet_number"] for p in register["proposals"]] == ["S709"]
+    assert revisions.reports[1]["changes"]["carried"] == ["S701"]  # still current
+
+
+def test_report_html_shows_the_changes_and_the_api_refuses_what_it_lacks(revisions):
+    html = httpx.get(
+        f"{revisions.stack.api}/v1/jobs/{revisions.jobs[1]}/report.html", timeout=30
+    ).text
+    assert 'id="changes"' in html and 'id="change-S101"' in html and "1.2m" in html
+    assert "data:image/png;base64," in html.split('id="change-S101"', 1)[1]
+    assert (
+        httpx.get(f"{revisions.stack.api}/v1/projects/nobody/sheets").json()["error"]
+        == "no_such_project"
+    )
+    assert revisions.get("/sheets/Z999/versions").json()["error"] == "no_such_sheet"
+    assert (
+        revisions.get("/sheets/S101/delta", **{"from": 1, "to": 3}).json()["error"]
+        == "no_such_version"
+    )
+
+
+def test_the_register_kept_in_the_data_dir_serves_a_new_stack(revisions, tmp_path):
+    """What `sheetflow run` does around a project's job: the register copied out of the S3
+    the run is about to remove, into the data dir, and into the next run's fresh S3 (whose
+    job state has no head for it) gives the same register."""
+    kept = keep_project(revisions.settings, tmp_path, PROJECT)
+    assert kept and (project_dir(tmp_path, PROJECT) / "register").is_dir()
+    fresh = revisions.settings.model_copy(
+        update={"s3_bucket": f"{revisions.settings.s3_bucket}-next"}
+    )
+    try:
+        assert restore_project(fresh, tmp_path, PROJECT) == kept
+        original = asyncio.run(register_of(revisions.settings))
+        restored, head = asyncio.run(read_register(ObjectStore(fresh), MemoryStateStore(), PROJECT))
+        assert restored == original and restored.sequence == 3 and head is None
+    finally:
+        remove_bucket(fresh)
+
+
+async def register_of(settings: Settings) -> Register:
+    """The project's register as the stack's own job state store names it."""
+    async with nats_client(settings) as nc:
+        kv = await nc.jetstream().key_value(settings.kv_bucket)
+        register, head = await read_register(ObjectStore(settings), KvStateStore(kv), PROJECT)
+    assert head is not None
+    return register
