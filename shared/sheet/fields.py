@@ -113,7 +113,7 @@ _DATE = re.compile(
 _MARK = re.compile(r"^(?:[A-Z]\d{0,3}|[A-Z]{2}\d{1,3}|\d{1,3}[A-Z]?)$")
 _SCALE = re.compile(
     r"(?<![\d:])\d+\s*:\s*\d+(?![\d:])(?!\s*[AP]\.?M)|\d+(?:/\d+)?\s*\"\s*=\s*\d+\s*'(?:\s*-\s*\d+(?:\s+\d+/\d+)?\s*\")?"
-    r"|\d+\s*=\s*\d+\s*'|^(?:AS\s+(?:INDICATED|SHOWN|NOTED)|N\.?\s*T\.?\s*S\.?|NOT\s+TO\s+SCALE"
+    r"|\d+\s*=\s*\d+\s*'|\d+\s*'\s*=\s*\d+(?:/\d+)?\s*\"|^(?:AS\s+(?:INDICATED|SHOWN|NOTED)|N\.?\s*T\.?\s*S\.?|NOT\s+TO\s+SCALE"
     r"|VARIES|O\.\s*M\.|OHNE\s+MA(?:SS|ß)STAB|SANS\s+ÉCHELLE|SIN\s+ESCALA|GEEN\s+SCHAAL)",
     re.IGNORECASE,
 )

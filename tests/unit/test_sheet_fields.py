@@ -171,3 +171,10 @@ def test_the_page_reading_has_every_labelled_field_with_its_words():
     words = [page.words[i].text for i in fields["SHEET TITLE"].word_ids]
     assert words == ["SHEET", "TITLE", "FIRST", "FLOOR", "PLAN"]
     assert values([(X, 1480, "ISSUE DATE: 05/14/2024", 9)]) == {"issue_date": "05/14/2024"}
+
+
+def test_a_scale_printed_feet_first_is_a_scale():
+    """ "1'=1/8"" (a foot to an eighth of an inch, the usual scale written the other way
+    round) is the title block's scale."""
+    found = values([(X, 1600, "SCALE", 8), (X, 1620, "1'=1/8\"", 12), (X, 1680, "A-101", 40)])
+    assert found == {"scale": "1'=1/8\""}
