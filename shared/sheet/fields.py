@@ -4,11 +4,12 @@ and every labelled field with the sheet number, title and who drew, checked, des
 approved it for the page's reading (``title_block_fields``: its units, the offline objects).
 
 A field is read the way the sheet number is: a label ("REVISION", "Datum", "Maßstab",
-"Échelle", "Escala", "Schaal" …) at the start of a line of the title block, and its value
-after it on its line, beside it on its row, or under it in its column (within its ruled cell,
-or up to the next label). A value must have its field's shape (a date is a date, a scale a
-ratio or a phrase like "AS INDICATED", a revision a short mark), so an empty field, a
-placeholder or a neighbour's value is never taken: a page that prints no value gets none.
+"Échelle", "Escala", "Schaal" …) at the start of a line of the title block (for the page's
+reading, elsewhere on the sheet too), and its value after it on its line, beside it on its
+row, or under it in its column (within its ruled cell, or up to the next label). A value
+must have its field's shape (a date is a date, a scale a ratio or a phrase like "AS
+INDICATED", a revision a short mark), so an empty field, a placeholder or a neighbour's value
+is never taken: a page that prints no value gets none.
 
 The current revision is the revision field's value; without one, the revision table's
 filled row farthest from its header row (tables grow away from their header), its mark read
@@ -152,8 +153,8 @@ def read_fields(layer: TextLayer) -> dict[str, Value]:
     found: dict[str, tuple[tuple, Value | None]] = {}
     for view in views(layer):
         for label, value in _labelled_values(view):
-            if label.field not in HEADER_FIELDS or not view.in_zone(label.box):
-                continue  # the header's fields are the title block's
+            if label.field not in HEADER_FIELDS:
+                continue
             # A filled field first; then an empty one, which a value printed bare after its
             # label (a view's "SCALE 1:100") never fills: the block leaves it blank.
             strength = 2 if value is not None and label.bare else int(value is None)
@@ -172,7 +173,7 @@ def title_block_fields(layer: TextLayer) -> list[TitleField]:
     found: list[TitleField] = []
     taken: set[int] = set()
     for view in views(layer):
-        for label, value in _labelled_values(view):
+        for label, value in _labelled_values(view, anywhere=True):
             if value is None or label.bare:
                 continue  # an empty field; a view's title or prose ("PROJECT / TRUE NORTH")
             ids = (*label.ids, *value.word_ids)
@@ -274,17 +275,19 @@ def _is_other_label(view: View, run: Run) -> bool:
 # --- values -------------------------------------------------------------------------------
 
 
-def _labelled_values(view: View) -> Iterator[tuple[_Label, Value | None]]:
-    """Each label of the page with its value (None where its field is empty). Outside the
-    title block, a name's label ("PROJECT", "DRAWN BY") only with its value after it: one
-    heading a note or a view would take any text near it as its value."""
+def _labelled_values(view: View, anywhere: bool = False) -> Iterator[tuple[_Label, Value | None]]:
+    """Each label of the title block with its value (None where its field is empty); with
+    ``anywhere``, labels elsewhere too, but a name's label ("PROJECT", "DRAWN BY") there only
+    with its value after it: one heading a note or a view would take any text near it."""
     labels = list(_labels(view))
     label_runs = {id(label.run) for label in labels}
     for label in labels:
         if label.in_table_header:
             continue  # a revision table's column (its rows are read below)
-        if label.field in _NAME_FIELDS and not label.rest and not view.in_zone(label.box):
-            continue
+        if not view.in_zone(label.box) and (
+            not anywhere or (label.field in _NAME_FIELDS and not label.rest)
+        ):
+            continue  # a view's scale, a note's date: not the title block's
         if label.rest:
             yield label, _shaped(label.field, view, label.rest)
             continue
