@@ -41,8 +41,8 @@ from services.extract.tiles import merge_tile_objects, plan_tiles, units_in
 from services.extract.vision import SYSTEM_PROMPT, TEXT_LAYER_HEADING, parse_reply
 from shared.models import PageObject
 from shared.pagetext import NOTE_NUMBER, TextLayer
-from shared.pagetext.units import page_units
 from shared.settings import Settings
+from shared.sheet.fields import read_units
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "drawing-set.pdf"
@@ -96,7 +96,7 @@ def before_blocks(layer: TextLayer, _zoom: float, settings: Settings) -> list[st
 def after_blocks(layer: TextLayer, zoom: float, settings: Settings) -> list[str]:
     """The TEXT LAYER blocks now: the page's units, or each tile's units on a page the
     vision pass reads in tiles (its image at ``zoom``), capped by whole units."""
-    units = page_units(layer)
+    units = read_units(layer)
     limit = settings.text_layer_max_chars
     max_px, max_tiles = settings.page_image_max_px, settings.vision_max_tiles
     plan = plan_tiles(layer, zoom, max_px, max_tiles, units=units.units, max_chars=limit)
@@ -138,7 +138,7 @@ def _answer(layer: TextLayer, blocks: list[str], model: Model, with_ids: bool) -
         reply = parse_reply(json.dumps({"objects": model(block, with_ids)}), "stop", f"b{n}-")
         objects += [o.model_copy(update={"rung": "vision"}) for o in reply.objects]
         cited |= reply.cited
-    units = page_units(layer) if with_ids else None
+    units = read_units(layer) if with_ids else None
     kept, _ = apply_grounding_guard(objects, layer, cited, units)
     return merge_tile_objects(kept) if len(blocks) > 1 else kept
 
@@ -189,7 +189,7 @@ def _shown(layer: TextLayer, blocks: list[str], with_ids: bool) -> set[int]:
     """The words the blocks show: those of the units they name (after), or of the layer's
     lines the cut kept whole (before)."""
     if with_ids:
-        units = page_units(layer)
+        units = read_units(layer)
         named = [
             m.group(1) for b in blocks for line in b.splitlines() if (m := _ID_LINE.match(line))
         ]

@@ -16,7 +16,6 @@ from typing import Any
 from shared.models import PageObject
 from shared.pagetext import (
     Box,
-    Cell,
     Table,
     TextLayer,
     cells_of,
@@ -24,7 +23,8 @@ from shared.pagetext import (
     is_header,
     join_words,
 )
-from shared.pagetext.units import free_runs, starts_note, title_block_fields
+from shared.pagetext.units import field_lines, field_rest, free_runs, starts_note
+from shared.sheet.fields import title_block_fields
 
 DIMENSION = re.compile(r"^\d+'\s*(?:-\s*\d+(?:\s+\d+/\d+)?\")?$|^\d+(?:\s+\d+/\d+)?\"$")
 ROOM_TAG = re.compile(r"^(?P<name>[A-Z][A-Z&'/. -]*[A-Z.])\s+(?P<number>\d{2,4}[A-Z]?)$")
@@ -41,8 +41,17 @@ class _Found:
     fields: dict
 
 
-def _title_block_fields(cells_by_direction: dict[int, list[Cell]], used: set[int]) -> list[_Found]:
-    return [
+def _title_block_fields(layer: TextLayer, used: set[int]) -> list[_Found]:
+    """The title block's fields and the rest of their lines (the page's units show the
+    same); their lines are used."""
+    fields = title_block_fields(layer)
+    used.update(field_lines(layer, fields))
+    rests = [
+        _Found(list(rest), kind)
+        for rest in field_rest(layer, fields)
+        if (kind := _classify(join_words(layer.words, rest), numbered=False))
+    ]
+    return rests + [
         _Found(
             list(f.word_ids),
             {
@@ -53,7 +62,7 @@ def _title_block_fields(cells_by_direction: dict[int, list[Cell]], used: set[int
                 "confidence": "high",
             },
         )
-        for f in title_block_fields(cells_by_direction, used)
+        for f in fields
     ]
 
 
@@ -138,7 +147,7 @@ def extract_offline(layer: TextLayer) -> list[PageObject]:
     callouts and remaining text, in reading order, each citing its words."""
     used: set[int] = set()
     cells = cells_of(layer)
-    found = _title_block_fields(cells, used)
+    found = _title_block_fields(layer, used)
     for table in find_tables(layer, cells, skip=used):
         found += _schedule_rows(table)
         used.update(c.line_id for row in table.rows for c in row.cells)

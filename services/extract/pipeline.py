@@ -62,8 +62,9 @@ from shared.damage import DAMAGED, page_damage
 from shared.interfaces import LLMError, ModelClient
 from shared.models import ExtractionResult, GuardCounts, PageObject, Rung, SheetHeader, Usage
 from shared.pagetext import Box, TextLayer, Word
-from shared.pagetext.units import PageUnits, page_units
+from shared.pagetext.units import PageUnits
 from shared.settings import Settings
+from shared.sheet.fields import read_units
 from shared.sheet.header import sheet_header
 from shared.sheet.reading import SheetReading, read_sheet
 from shared.sources import PDF_LOCK, open_pdf
@@ -536,7 +537,7 @@ async def _vision_ask(
     legible in the page image or its reading is too long for one prompt
     (``services.extract.tiles``); the whole page when the tiles' render is over the page's
     limits."""
-    units = await asyncio.to_thread(page_units, text_layer)
+    units = await asyncio.to_thread(read_units, text_layer)
     limit = settings.text_layer_max_chars
     inked = page.has_images or text_layer.has_drawings
     max_px, max_tiles = settings.page_image_max_px, settings.vision_max_tiles
@@ -626,7 +627,7 @@ async def structure_text(
             has_text_layer=text_layer.has_text_layer,
             worker_id=worker_id,
         )
-    units = await asyncio.to_thread(page_units, text_layer)
+    units = await asyncio.to_thread(read_units, text_layer)
     messages = build_structuring_messages(text_layer, settings.text_layer_max_chars, sheet, units)
     ask = _Ask(
         model, [messages], units, "text_structuring", "structure", f"p{text_layer.page_number}-s"

@@ -5,7 +5,8 @@ misread), segmented into one object per note, row, tag and field. Replies are pa
 from services.extract.vision import REPLY_SCHEMA
 from shared.models import SheetHeader
 from shared.pagetext import TextLayer
-from shared.pagetext.units import PageUnits, page_units
+from shared.pagetext.units import PageUnits
+from shared.sheet.fields import read_units
 
 TEXT_HEADING = "TEXT LAYER (segment ALL of it):"
 SHEET_HINT_HEADING = "SHEET HINT (what is already known of this sheet):"
@@ -59,7 +60,7 @@ def build_structuring_messages(
     known of the sheet (``sheet``), then the page's units (``units``, default read from
     ``text_layer``), one ``L17 text`` line each, capped at ``max_chars`` by whole units,
     after the line ``TEXT LAYER (segment ALL of it):``."""
-    text = (units if units is not None else page_units(text_layer)).render(max_chars)
+    text = (units if units is not None else read_units(text_layer)).render(max_chars)
     prompt = f"Sheet {text_layer.page_number} of the drawing set.\n\n"
     if hint := _sheet_hint(sheet):
         prompt += f"{SHEET_HINT_HEADING}\n{hint}\n\n"

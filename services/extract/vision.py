@@ -10,7 +10,8 @@ from typing import Any
 from shared.llm import image_part
 from shared.models import PageObject, SheetHeader
 from shared.pagetext import TextLayer
-from shared.pagetext.units import PageUnits, page_units
+from shared.pagetext.units import PageUnits
+from shared.sheet.fields import read_units
 
 REPLY_SCHEMA = """{
   "sheet": {"sheet_number": str|null, "sheet_title": str|null, "discipline": str|null,
@@ -140,7 +141,7 @@ def build_vision_messages(
             "and its TEXT LAYER lines show."
         )
     if text_layer.has_text_layer:
-        reading = units if units is not None else page_units(text_layer)
+        reading = units if units is not None else read_units(text_layer)
         prompt += f"\n\n{TEXT_LAYER_HEADING}\n{reading.render(max_chars)}"
     content: list[dict] = [{"type": "text", "text": prompt}, image_part(png)]
     if overview is not None:

@@ -44,8 +44,8 @@ from shared.models import (
     merge_usage,
 )
 from shared.pagetext import Box, PageWords, TextLayer, page_reading
-from shared.pagetext.units import page_units
 from shared.settings import Settings
+from shared.sheet.fields import read_units
 from shared.sheet.reading import SheetReading
 from shared.sources import PDF_LOCK, open_pdf
 from shared.storage import Keys
@@ -274,7 +274,7 @@ class _Judgement:
 def _excerpt(text_layer: TextLayer, claims: list[list[int]], settings: Settings) -> str:
     if not text_layer.has_text_layer:
         return ""
-    return text_excerpt(page_units(text_layer), claims, settings.verify_text_max_chars)
+    return text_excerpt(read_units(text_layer), claims, settings.verify_text_max_chars)
 
 
 async def _judge_objects(

@@ -1,12 +1,12 @@
 """The page as sheetflow reads it, for models and people: units in reading order, each with a
 short id that maps to its words.
 
-A unit is one line of the reading: a title-block field (``LABEL: value``), a table row (its
-cells separated, the header row first), a block (a numbered note whole, with its wrapped
-lines; a label; a paragraph). The title-block fields, tables and blocks are those the offline
-extractor makes objects of, so a model that returns one object per unit returns what the
-offline reader finds. Units of one title block or one table stay together; groups follow
-each other top to bottom, then left to right.
+A unit is one line of the reading: a title-block field (``LABEL: value``, as the sheet
+reader finds it), a table row (its cells separated, the header row first), a block (a
+numbered note whole, with its wrapped lines; a label; a paragraph). The title-block fields,
+tables and blocks are those the offline extractor makes objects of, so a model that returns
+one object per unit returns what the offline reader finds. Units of one title block or one
+table stay together; groups follow each other top to bottom, then left to right.
 
 Every unit is written ``L17 text``: a reply cites the ids its claims come from, and the ids'
 words become the claim's evidence (``carried_by``) where they carry it. Units are built from
@@ -26,7 +26,7 @@ from shared.pagetext.geometry import Box
 from shared.pagetext.lines import NOTE_NUMBER
 from shared.pagetext.model import TextLayer, join_words
 from shared.pagetext.normalize import squash
-from shared.pagetext.tables import Cell, cells_of, find_tables
+from shared.pagetext.tables import cells_of, find_tables
 
 UnitKind = Literal["field", "header", "row", "note", "block"]
 
@@ -34,32 +34,6 @@ ID_PREFIX = "L"
 CELL_SEPARATOR = " | "
 # An id as a reply cites it: "L17", "l17", "[L17]", 17.
 _UNIT_ID = re.compile(rf"^\[?{ID_PREFIX}?(\d+)\]?$", re.IGNORECASE)
-
-# Title-block labels, longest first (the offline extractor's fields are these units).
-TITLE_LABELS: list[str] = [
-    r"SHEET\s+NUMBER",
-    r"SHEET\s+NO\.?",
-    r"DRAWING\s+NUMBER",
-    r"DRAWING\s+NO\.?",
-    r"DWG\.?\s+NO\.?",
-    r"SHEET\s+TITLE",
-    r"DRAWING\s+TITLE",
-    r"SCALE",
-    r"PROJECT\s+(?:NO\.?|NUMBER)",
-    r"PROJECT\s+NAME",
-    r"JOB\s+NO\.?",
-    r"(?:ISSUE\s+)?DATE",
-    r"(?:DRAWN|CHECKED|DESIGNED|APPROVED)\s+BY",
-    r"REVISION",
-]
-# "LABEL" alone, or "LABEL: value" (a colon is required for an inline value, so a note
-# that merely starts with "DATE" or "SCALE" is not mistaken for a field).
-LABEL = re.compile(
-    r"^(?P<label>" + "|".join(TITLE_LABELS) + r")\s*(?::\s*(?P<value>.+))?$", re.IGNORECASE
-)
-# A value sits at most this many label heights right of its label, or below it.
-VALUE_REACH_RIGHT = 15
-VALUE_REACH_BELOW = 3
 
 
 @dataclass(frozen=True)
@@ -135,13 +109,13 @@ def cut_note(units: int, chars: int) -> str:
     return f"[… {units} more unit{'s' if units != 1 else ''} ({chars} characters) left out]"
 
 
-def page_units(layer: TextLayer) -> PageUnits:
-    """The page's units: title-block fields, then the tables' rows and the remaining blocks,
+def page_units(layer: TextLayer, fields: Sequence[TitleField] = ()) -> PageUnits:
+    """The page's units: the title block's ``fields`` (``shared.sheet.fields`` reads them;
+    this package reads no title block), then the tables' rows and the remaining blocks,
     every group placed by its top-left corner; ids ``L1``, ``L2``… in that order."""
-    used: set[int] = set()
+    used = field_lines(layer, fields)
     cells = cells_of(layer)
     groups: list[list[tuple[UnitKind, str, tuple[int, ...]]]] = []
-    fields = title_block_fields(cells, used)
     if fields:
         groups.append([("field", f"{f.label}: {f.value}", f.word_ids) for f in fields])
     for table in find_tables(layer, cells, skip=used):
@@ -153,6 +127,8 @@ def page_units(layer: TextLayer) -> PageUnits:
             rows.append(("header" if n == 0 else "row", text, ids))
         groups.append(rows)
         used.update(c.line_id for row in table.rows for c in row.cells)
+    for rest in field_rest(layer, fields):
+        groups.append([("block", join_words(layer.words, rest), rest)])
     for run in free_runs(layer, used):
         ids = tuple(w for line_id in run for w in layer.lines[line_id])
         kind: UnitKind = "note" if starts_note(layer, run[0]) else "block"
@@ -168,6 +144,22 @@ def page_units(layer: TextLayer) -> PageUnits:
             box = Box.union(layer.words[i].bbox for i in ids)
             units.append(Unit(f"{ID_PREFIX}{len(units) + 1}", kind, text, ids, box, g))
     return PageUnits(units)
+
+
+def field_lines(layer: TextLayer, fields: Sequence[TitleField]) -> set[int]:
+    """The lines the fields' words are on: no table row or block reads them again."""
+    return {layer.line_of_word[i] for f in fields for i in f.word_ids} - {-1}
+
+
+def field_rest(layer: TextLayer, fields: Sequence[TitleField]) -> list[tuple[int, ...]]:
+    """The words of the fields' lines that no field holds ("SITE PLAN" after a number that
+    a dash joins to it), each line's as one block of its own."""
+    taken = {i for f in fields for i in f.word_ids}
+    rests = (
+        tuple(i for i in layer.lines[line_id] if i not in taken)
+        for line_id in sorted(field_lines(layer, fields))
+    )
+    return [rest for rest in rests if rest]
 
 
 def free_runs(layer: TextLayer, used: set[int]) -> list[list[int]]:
@@ -189,60 +181,6 @@ def starts_note(layer: TextLayer, line_id: int) -> bool:
     """The line opens a numbered note: a note number followed by more words."""
     line = layer.lines[line_id]
     return len(line) > 1 and bool(NOTE_NUMBER.match(layer.words[line[0]].text))
-
-
-def _value_for(label: Cell, row: list[Cell], below: list[Cell], used: set[int]) -> Cell | None:
-    """The value of a label without an inline value: the next cell to its right on its row,
-    else the cell just below it (title blocks put values under small labels)."""
-    right = [c for c in row if c.box.x0 > label.box.x1 and c.line_id not in used]
-    if right:
-        first = min(right, key=lambda c: c.box.x0)
-        near = first.box.x0 - label.box.x1 <= VALUE_REACH_RIGHT * label.height
-        if near and not LABEL.match(first.text):
-            return first
-    for cell in sorted(below, key=lambda c: c.box.y0):
-        if cell.line_id in used or LABEL.match(cell.text):
-            continue
-        under = cell.box.y0 >= label.box.y0 + 0.5 * label.height
-        near = cell.box.y0 - label.box.y1 <= VALUE_REACH_BELOW * label.height
-        overlaps = cell.box.overlap_x(label.box) > 0
-        if under and near and overlaps:
-            return cell
-    return None
-
-
-def title_block_fields(
-    cells_by_direction: dict[int, list[Cell]], used: set[int]
-) -> list[TitleField]:
-    """Title-block fields: a label line with its inline value, or with the value line beside
-    or under it. Their lines are added to ``used``."""
-    found: list[TitleField] = []
-    for cells in cells_by_direction.values():
-        by_top = sorted(cells, key=lambda c: c.box.y0)
-        for cell in by_top:
-            match = LABEL.match(cell.text)
-            if cell.line_id in used or not match:
-                continue
-            if match.group("value"):
-                value, parts = match.group("value"), [cell]
-            else:
-                middle = cell.box.y0 + cell.box.y1
-                row = [c for c in cells if abs((c.box.y0 + c.box.y1) - middle) <= cell.height]
-                reach = (VALUE_REACH_BELOW + 1) * cell.height
-                below = [c for c in by_top if 0 <= c.box.y0 - cell.box.y0 <= reach]
-                value_cell = _value_for(cell, row, below, used | {cell.line_id})
-                if value_cell is None:
-                    continue
-                value, parts = value_cell.text, [cell, value_cell]
-            used.update(p.line_id for p in parts)
-            found.append(
-                TitleField(
-                    label=match.group("label"),
-                    value=value,
-                    word_ids=tuple(i for p in parts for i in p.ids),
-                )
-            )
-    return found
 
 
 def carried_by(claim: str, layer: TextLayer, ids: Sequence[int]) -> list[int] | None:

@@ -1,12 +1,15 @@
-"""The title block's fields beyond number and title: revision, issue date, project number,
-project name and scale, each as printed with the words it came from.
+"""The title block's labelled fields, each as printed with the words it came from: revision,
+issue date, project number, project name and scale for the sheet's header (``read_fields``),
+and every labelled field with the sheet number, title and who drew, checked, designed or
+approved it for the page's reading (``title_block_fields``: its units, the offline objects).
 
 A field is read the way the sheet number is: a label ("REVISION", "Datum", "Maßstab",
-"Échelle", "Escala", "Schaal" …) at the start of a line of the title block, and its value
-after it on its line, beside it on its row, or under it in its column (within its ruled cell,
-or up to the next label). A value must have its field's shape (a date is a date, a scale a
-ratio or a phrase like "AS INDICATED", a revision a short mark), so an empty field, a
-placeholder or a neighbour's value is never taken: a page that prints no value gets none.
+"Échelle", "Escala", "Schaal" …) at the start of a line of the title block (for the page's
+reading, elsewhere on the sheet too), and its value after it on its line, beside it on its
+row, or under it in its column (within its ruled cell, or up to the next label). A value
+must have its field's shape (a date is a date, a scale a ratio or a phrase like "AS
+INDICATED", a revision a short mark), so an empty field, a placeholder or a neighbour's value
+is never taken: a page that prints no value gets none.
 
 The current revision is the revision field's value; without one, the revision table's
 filled row farthest from its header row (tables grow away from their header), its mark read
@@ -19,7 +22,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from shared.pagetext import Box, TextLayer, Word
-from shared.sheet.labels import label_key, match_label
+from shared.pagetext.units import PageUnits, TitleField, page_units
+from shared.sheet.labels import (
+    NUMBER_LABELS,
+    ONE_WORD_TITLE_LABELS,
+    PAIR_LABELS,
+    TITLE_LABELS,
+    label_key,
+    match_label,
+)
 from shared.sheet.view import Run, View, views
 
 # Label keys (``label_key`` form: capitals, punctuation dropped) by field, in order of
@@ -54,7 +65,16 @@ LABELS: dict[str, tuple[frozenset[str], ...]] = {
         ),
     ),
     "scale": (frozenset({"SCALE", "MASSSTAB", "ÉCHELLE", "ECHELLE", "ESCALA", "SCHAAL"}),),
+    # The page's reading only: the header takes number and title from ``reader``.
+    "sheet_number": (NUMBER_LABELS - PAIR_LABELS,),
+    # One-word title labels ("TITLE", "DRAWING") also start prose ("TITLE 24 COMPLIANCE").
+    "sheet_title": (TITLE_LABELS - ONE_WORD_TITLE_LABELS,),
+    "drawn_by": (frozenset({"DRAWNBY"}),),
+    "checked_by": (frozenset({"CHECKEDBY"}),),
+    "designed_by": (frozenset({"DESIGNEDBY"}),),
+    "approved_by": (frozenset({"APPROVEDBY"}),),
 }
+HEADER_FIELDS = ("revision", "issue_date", "project_number", "project_name", "scale")
 # Labels of the revision table's other columns: a row holding one of them beside a revision
 # or date label is the table's header row.
 TABLE_COLUMNS = frozenset(
@@ -94,11 +114,17 @@ _DATE = re.compile(
 _MARK = re.compile(r"^(?:[A-Z]\d{0,3}|[A-Z]{2}\d{1,3}|\d{1,3}[A-Z]?)$")
 _SCALE = re.compile(
     r"(?<![\d:])\d+\s*:\s*\d+(?![\d:])(?!\s*[AP]\.?M)|\d+(?:/\d+)?\s*\"\s*=\s*\d+\s*'(?:\s*-\s*\d+(?:\s+\d+/\d+)?\s*\")?"
-    r"|\d+\s*=\s*\d+\s*'|^(?:AS\s+(?:INDICATED|SHOWN|NOTED)|N\.?\s*T\.?\s*S\.?|NOT\s+TO\s+SCALE"
+    r"|\d+\s*=\s*\d+\s*'|\d+\s*'\s*=\s*\d+(?:/\d+)?\s*\"|^(?:AS\s+(?:INDICATED|SHOWN|NOTED)|N\.?\s*T\.?\s*S\.?|NOT\s+TO\s+SCALE"
     r"|VARIES|O\.\s*M\.|OHNE\s+MA(?:SS|ß)STAB|SANS\s+ÉCHELLE|SIN\s+ESCALA|GEEN\s+SCHAAL)",
     re.IGNORECASE,
 )
 _PROJECT_NUMBER = re.compile(r"^(?=.*\d)[A-Z0-9][A-Z0-9./_\-\u2010-\u2013()]{2,29}$", re.I)
+_SHEET_NUMBER = re.compile(r"^(?=.*\d)[A-Z0-9][A-Z0-9./_\-\u2010-\u2013]{0,39}$", re.I)
+# Who drew, checked, designed or approved a sheet: initials or a name, a few words at most.
+_PERSON_FIELDS = ("drawn_by", "checked_by", "designed_by", "approved_by")
+_PERSON_MAX_WORDS = 4
+# Fields whose value is any short text, not a shape of its own.
+_NAME_FIELDS = ("project_name", "sheet_title", *_PERSON_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -114,7 +140,8 @@ class _Label:
     field: str
     rank: int  # its place in the field's label list: lower is more specific
     run: Run
-    box: Box  # the label's own words
+    ids: tuple[int, ...]  # the label's own words
+    box: Box
     rest: tuple[int, ...]  # word ids after the label on its line
     in_table_header: bool
     bare: bool  # its inline value follows without a colon ("SCALE 1:100", a view's title)
@@ -126,6 +153,8 @@ def read_fields(layer: TextLayer) -> dict[str, Value]:
     found: dict[str, tuple[tuple, Value | None]] = {}
     for view in views(layer):
         for label, value in _labelled_values(view):
+            if label.field not in HEADER_FIELDS:
+                continue
             # A filled field first; then an empty one, which a value printed bare after its
             # label (a view's "SCALE 1:100") never fills: the block leaves it blank.
             strength = 2 if value is not None and label.bare else int(value is None)
@@ -135,6 +164,30 @@ def read_fields(layer: TextLayer) -> dict[str, Value]:
         if found.get("revision", (None, None))[1] is None and (mark := _revision_table(view)):
             found["revision"] = ((9, 0, 0.0), mark)
     return {name: value for name, (_, value) in found.items() if value is not None}
+
+
+def title_block_fields(layer: TextLayer) -> list[TitleField]:
+    """Every filled field the title block labels (and any "LABEL: value" elsewhere), in
+    reading order of its labels: the label as printed (without its colon), the value, and
+    the words of both. ``read_fields`` picks the header's fields from the same labels."""
+    found: list[TitleField] = []
+    taken: set[int] = set()
+    for view in views(layer):
+        for label, value in _labelled_values(view, anywhere=True):
+            if value is None or label.bare:
+                continue  # an empty field; a view's title or prose ("PROJECT / TRUE NORTH")
+            ids = (*label.ids, *value.word_ids)
+            if taken.intersection(ids):
+                continue  # a value an earlier label already has
+            taken.update(ids)
+            printed = " ".join(view.words[i].text for i in label.ids).rstrip(": ")
+            found.append(TitleField(printed, value.text, ids))
+    return found
+
+
+def read_units(layer: TextLayer) -> PageUnits:
+    """The page's units with its title block's fields: the reading every stage shows."""
+    return page_units(layer, title_block_fields(layer))
 
 
 # --- labels -------------------------------------------------------------------------------
@@ -187,7 +240,7 @@ def _labels(view: View) -> Iterator[_Label]:
         box = view.box_of(run.ids[:n])
         # Only a revision or date label can head a revision table's column.
         header = field in _TABLE_FIELDS and _in_table_header(view, run, words[:n])
-        yield _Label(field, rank, run, box, rest, header, bare)
+        yield _Label(field, rank, run, run.ids[:n], box, rest, header, bare)
 
 
 def _in_table_header(view: View, run: Run, label_words: list[str]) -> bool:
@@ -222,23 +275,30 @@ def _is_other_label(view: View, run: Run) -> bool:
 # --- values -------------------------------------------------------------------------------
 
 
-def _labelled_values(view: View) -> Iterator[tuple[_Label, Value | None]]:
-    """Each label of the title block with its value (None where its field is empty)."""
+def _labelled_values(view: View, anywhere: bool = False) -> Iterator[tuple[_Label, Value | None]]:
+    """Each label of the title block with its value (None where its field is empty); with
+    ``anywhere``, labels elsewhere too, but a name's label ("PROJECT", "DRAWN BY") there only
+    with its value after it: one heading a note or a view would take any text near it."""
     labels = list(_labels(view))
     label_runs = {id(label.run) for label in labels}
     for label in labels:
-        if not view.in_zone(label.box):
-            continue  # a view's scale, a note's date: the title block's fields only
         if label.in_table_header:
             continue  # a revision table's column (its rows are read below)
+        if not view.in_zone(label.box) and (
+            not anywhere or (label.field in _NAME_FIELDS and not label.rest)
+        ):
+            continue  # a view's scale, a note's date: not the title block's
         if label.rest:
             yield label, _shaped(label.field, view, label.rest)
             continue
         found = None
-        for run in _field_runs(view, label, labels, label_runs):
+        runs = _field_runs(view, label, labels, label_runs)
+        # A person's field holds the nearest text or nothing: any text far enough to pass
+        # an empty field has a name's shape too.
+        for run in runs[:1] if label.field in _PERSON_FIELDS else runs:
             if value := _shaped(label.field, view, run.ids):
                 found = value
-                if label.field == "project_name":
+                if label.field in ("project_name", "sheet_title"):
                     found = _stacked_name(view, run, value, label_runs)
                 break
         yield label, found
@@ -255,7 +315,10 @@ def _field_runs(view: View, label: _Label, labels: list[_Label], label_runs: set
         for o in labels
         if o.run is not label.run and o.run.box.overlap_y(label.run.box) > 0
     ]
-    right = min((b.x0 for b in row_labels if b.x0 >= x1), default=x1 + max(REACH_RIGHT * h, 144.0))
+    # The next label on the row bounds the field, and so does the reach (a label far along
+    # the row lets no value beside it come from beyond the reach).
+    reach = x1 + max(REACH_RIGHT * h, 144.0)
+    right = min([reach, *(b.x0 for b in row_labels if b.x0 >= x1)])
     bottom = y1 + REACH_BELOW * h
     if cell:
         right, bottom = min(right, cell.x1), cell.y1
@@ -298,15 +361,26 @@ def _shaped(field: str, view: View, ids: tuple[int, ...]) -> Value | None:
         if label_key([token]) in LABELS["revision"][0] and len(words) > 1:
             token, words = words[1].text, words[1:]  # "REV A - …" in a table row
         return Value(token, (words[0].id,)) if _MARK.match(token) else None
-    if field == "project_number":
+    if field in ("project_number", "sheet_number"):
         token = words[0].text
-        if _PROJECT_NUMBER.match(token) and not _DATE.search(token):
+        shape = _PROJECT_NUMBER if field == "project_number" else _SHEET_NUMBER
+        if shape.match(token) and not _DATE.search(token):
             return Value(token, (words[0].id,))
         return None
+    if field in _PERSON_FIELDS:
+        return Value(text, tuple(ids)) if _is_person(words) else None
     letters = sum(ch.isalpha() for ch in text)
     if letters < 3 or len(text) > NAME_MAX_CHARS:
         return None  # a note or a paragraph, not a name
     return Value(" ".join(text.split()), tuple(ids))
+
+
+def _is_person(words: list[Word]) -> bool:
+    """Initials or a short name, not the next field's label ("CHECKED:")."""
+    texts = [w.text for w in words]
+    if len(texts) > _PERSON_MAX_WORDS or not any(ch.isalpha() for t in texts for ch in t):
+        return False
+    return not any(t.endswith(":") for t in texts) and match_label(texts) is None
 
 
 def _span(words: list[Word], start: int, end: int) -> Value:

@@ -37,7 +37,7 @@ TITLE_LABELS = frozenset(
 )
 # One-word title labels also start titles and prose ("TITLE 24 COMPLIANCE"): they label
 # only as a line of their own or before a colon.
-_ONE_WORD_TITLE_LABELS = frozenset(
+ONE_WORD_TITLE_LABELS = frozenset(
     {"TITLE", "TITEL", "TITRE", "TITULO", "DRAWING", "OMSCHRIJVING", "DESIGNATION", "CONTENIDO"}
 )
 # Labels of other title-block fields; a first word is enough ("PROJECT DETAILS:").
@@ -95,7 +95,7 @@ def match_label(words: Sequence[str]) -> tuple[Field, int] | None:
         if key in NUMBER_LABELS:
             return Field.NUMBER, n
         if key in TITLE_LABELS and (
-            key not in _ONE_WORD_TITLE_LABELS or n == len(words) or words[n - 1].endswith(":")
+            key not in ONE_WORD_TITLE_LABELS or n == len(words) or words[n - 1].endswith(":")
         ):
             return Field.TITLE, n
     if label_key(words) in BARE_NUMBER_LABELS:

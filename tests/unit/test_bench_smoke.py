@@ -24,8 +24,8 @@ from bench import (
 from services.extract.textlayer import read_text_layer
 from services.extract.vision import build_vision_messages, parse_reply
 from shared.models import ObjectVerification, PageObject, PageVerdict, SheetHeader
-from shared.pagetext.units import page_units
 from shared.report import PageReport, Report
+from shared.sheet.fields import read_units
 
 
 @pytest.mark.parametrize(
@@ -72,7 +72,7 @@ def test_scripted_vision_reply_echoes_the_text_layer():
         layer = read_text_layer(doc[0], 1, 20)
     request = {"messages": build_vision_messages(b"png", layer, 12000)}
     parsed = parse_reply(scaling.responder(0.0)(request).content, "stop")
-    units = page_units(layer).units
+    units = read_units(layer).units
     assert [o.source_text for o in parsed.objects] == [u.text for u in units]
     assert list(parsed.cited.values()) == [[u.id] for u in units]
 

@@ -11,6 +11,7 @@ from services.extract.pipeline import Readers
 from services.verify.oracle import check_object
 from shared.models import PageObject
 from shared.settings import Settings
+from shared.sheet.labels import match_label
 from tests.support.corpus import corpus_pages, needs_corpus, offline_page
 
 pytestmark = [needs_corpus, pytest.mark.slow]
@@ -46,8 +47,8 @@ def test_offline_objects_are_never_refuted_and_the_page_is_covered(file, number,
 @pytest.mark.parametrize(("file", "number"), TEXT_PAGES)
 def test_every_object_is_one_unit_of_the_page(file, number, readers):
     """An object's words are one block's lines, or one table row (cells side by side on one
-    band of the page), or a title-block label with its value: never two neighbouring labels
-    joined. Its source_text is exactly its words."""
+    band of the page), or a title-block label with its value (on up to three lines): never
+    two neighbouring labels joined. Its source_text is exactly its words."""
     result = page(file, number, readers)
     layer = result.layer
     for obj in result.covered.objects:
@@ -56,7 +57,13 @@ def test_every_object_is_one_unit_of_the_page(file, number, readers):
         if obj.object_type in ("schedule_row", "text") and obj.category == "schedule_header":
             continue
         if obj.object_type == "title_block_field":
-            assert len(blocks) <= 2, obj.source_text
+            # Its label's line, then the value's lines (a title stacked on up to three): no
+            # line of the value opens another label.
+            label_line = layer.line_of_word[obj.evidence[0]]
+            lines = {layer.line_of_word[i] for i in obj.evidence} - {label_line}
+            assert len(lines) <= 3, obj.source_text
+            for n in lines:
+                assert match_label([layer.words[i].text for i in layer.lines[n]]) is None, n
         elif obj.object_type != "schedule_row" and obj.rung == "offline":
             assert len(blocks) == 1, obj.source_text
 

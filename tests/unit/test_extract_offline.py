@@ -5,6 +5,8 @@ import pymupdf
 from services.extract.offline import extract_offline
 from services.extract.textlayer import read_text_layer
 from services.verify.oracle import check_object
+from shared.pagetext.units import page_units
+from shared.sheet.fields import title_block_fields
 from shared.sheet.header import sheet_header
 from shared.sheet.reading import read_sheet
 from tests.support.pdfs import NOTES, SCHEDULE_ROWS, notes_pdf, plan_pdf, schedule_pdf
@@ -192,6 +194,31 @@ def test_value_under_one_of_a_row_of_labels_is_its_field():
     assert fields["PROJECT NO."].attributes["value"] == "25177"
     assert fields["SCALE"].source_text == "SCALE NTS"
     assert set(_confirmed(layer, objects)) == {"confirmed"}
+
+
+def test_revision_table_column_headers_are_not_a_label_and_its_value():
+    """A revision table's header row ("REV", "DATE", "DESCRIPTION" side by side) is no field:
+    neither "DATE: DESCRIPTION" nor "REV: DATE"; the sheet's own labelled date is one, and
+    the page's units show the same fields."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=792, height=612)
+    page.insert_text((40, 100), "1. VERIFY ALL DIMENSIONS IN THE FIELD.", fontsize=9)
+    table = [("REV", "DATE", "DESCRIPTION"), ("A", "05/14/2024", "ISSUED FOR PERMIT")]
+    for row, cells in enumerate(table):
+        for x, text in zip((600, 630, 690), cells, strict=True):
+            page.insert_text((x, 480 + 12 * row), text, fontsize=6)
+    page.insert_text((600, 540), "ISSUE DATE", fontsize=6)
+    page.insert_text((600, 552), "06/01/2024", fontsize=9)
+    layer, _, objects = _extract(doc.tobytes())
+    fields = [
+        (o.attributes["label"], o.attributes["value"])
+        for o in objects
+        if o.object_type == "title_block_field"
+    ]
+    assert fields == [("ISSUE DATE", "06/01/2024")]
+    units = page_units(layer, title_block_fields(layer)).units
+    assert [u.text for u in units if u.kind == "field"] == ["ISSUE DATE: 06/01/2024"]
+    assert any("DESCRIPTION" in u.text and u.kind != "field" for u in units)
 
 
 def test_every_object_is_one_unit_of_the_page_model():

@@ -9,6 +9,7 @@ from services.extract.offline import extract_offline
 from services.extract.textlayer import read_text_layer
 from shared.pagetext import TextLayer, Word, laid_out
 from shared.pagetext.units import page_units
+from shared.sheet.fields import title_block_fields
 from tests.support.pdfs import notes_pdf
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "drawing-set.pdf"
@@ -29,7 +30,8 @@ def test_a_schedule_reads_as_rows_header_first_notes_whole_and_fields_labelled()
     """Each table row is one line with its cells separated, the header row first; each
     numbered note one line; each title-block field ``LABEL: value``; ids L1, L2... in order;
     rows of one table and fields of one title block stay together."""
-    units = page_units(_schedule_page()).units
+    layer = _schedule_page()
+    units = page_units(layer, title_block_fields(layer)).units
     assert [u.id for u in units] == [f"L{n}" for n in range(1, len(units) + 1)]
     header = next(u for u in units if u.kind == "header")
     assert header.text.startswith("MARK | WIDTH | HEIGHT")

@@ -6,7 +6,7 @@ import pymupdf
 
 from services.extract.textlayer import read_text_layer
 from shared.pagetext import TextLayer
-from shared.sheet.fields import read_fields
+from shared.sheet.fields import read_fields, title_block_fields
 from shared.sheet.reading import read_sheet
 
 W, H = 2592, 1728
@@ -141,3 +141,40 @@ def test_a_filled_field_wins_over_an_empty_one_but_a_views_scale_fills_nothing()
         ]
     )
     assert row == {"issue_date": "13/10/2023"}
+
+
+def test_the_page_reading_has_every_labelled_field_with_its_words():
+    """title_block_fields gives the header's fields and the sheet's number, title and who drew
+    and checked it, each with the words of its label and value; a label whose neighbour is
+    the next label ("DRAWN BY" over "CHECKED BY:") or a placeholder is no field."""
+    page = layer(
+        [
+            (X, 1360, "SHEET TITLE", 8),
+            (X, 1380, "FIRST FLOOR PLAN", 14),
+            (X, 1420, "DRAWN BY", 8),
+            (X, 1440, "CHECKED BY:", 8),
+            (X + 60, 1440, "KL", 8),
+            (X, 1480, "ISSUE DATE: 05/14/2024", 9),
+            (X, 1520, "DATE", 8),
+            (X, 1540, "Month Day, Year", 12),
+            (X, 1590, "SHEET NO.", 8),
+            (X, 1630, "A-101", 30),
+        ]
+    )
+    fields = {f.label: f for f in title_block_fields(page)}
+    assert {label: f.value for label, f in fields.items()} == {
+        "SHEET TITLE": "FIRST FLOOR PLAN",
+        "CHECKED BY": "KL",
+        "ISSUE DATE": "05/14/2024",
+        "SHEET NO.": "A-101",
+    }
+    words = [page.words[i].text for i in fields["SHEET TITLE"].word_ids]
+    assert words == ["SHEET", "TITLE", "FIRST", "FLOOR", "PLAN"]
+    assert values([(X, 1480, "ISSUE DATE: 05/14/2024", 9)]) == {"issue_date": "05/14/2024"}
+
+
+def test_a_scale_printed_feet_first_is_a_scale():
+    """ "1'=1/8"" (a foot to an eighth of an inch, the usual scale written the other way
+    round) is the title block's scale."""
+    found = values([(X, 1600, "SCALE", 8), (X, 1620, "1'=1/8\"", 12), (X, 1680, "A-101", 40)])
+    assert found == {"scale": "1'=1/8\""}
