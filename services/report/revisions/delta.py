@@ -15,9 +15,12 @@ diffs cleanly:
    first cell, a note by its text without its number; then units of one kind whose texts are
    similar (a short text only near where it was);
 5. units of one kind printed in one place pair as changed (a revision mark rewritten);
-6. what is left was removed (before) or added (after).
+6. what is left was removed (before) or added (after);
+7. changes whose every word gained or lost is printed at the same place on the other sheet,
+   or moved between them to places the other sheet leaves empty, are no change: the words
+   stayed, the units holding them were found otherwise.
 
-A false alarm costs as much as a miss: steps 1 to 3 keep reflowed text out of the delta.
+A false alarm costs as much as a miss: steps 1 to 3 and 7 keep reflowed text out of the delta.
 """
 
 import math
@@ -30,7 +33,7 @@ from typing import Any, Literal
 from rapidfuzz.distance import Indel
 from rapidfuzz.process import cdist
 
-from shared.pagetext import NOTE_NUMBER, Box, TextLayer, normalize
+from shared.pagetext import NOTE_NUMBER, Box, TextLayer, Word, normalize, squash
 from shared.pagetext.units import CELL_SEPARATOR, page_units
 from shared.sheet.fields import read_fields
 from shared.sheet.reading import SheetReading
@@ -48,8 +51,10 @@ SIMILAR_KEYED_ROW = 0.4
 SHORT_CHARS = 8
 # "Near": within this share of the page's diagonal, where the new sheet puts the old text.
 NEAR_SHARE = 0.05
-# Two units' boxes covering this share of the smaller one are printed in one place.
+# Two units' (or words') boxes covering this share of the smaller one are printed in one
+# place; words are found by place on a grid of cells this size (PDF points).
 IN_PLACE_OVERLAP = 0.5
+GRID_PTS = 72.0
 # The pieces of a split line fit in the whole line's box grown by this many text heights;
 # a unit's pieces are sought from this many of its largest candidates.
 PIECE_SLACK_LINES = 3.0
@@ -347,12 +352,7 @@ class _Matcher:
     def overlap(self, a: _Item, b: _Item) -> float:
         """How much of the smaller of two boxes the other covers, ``a`` where the new sheet
         puts it."""
-        moved = self.moved(a.box)
-        width, height = moved.overlap_x(b.box), moved.overlap_y(b.box)
-        if width <= 0 or height <= 0:
-            return 0.0
-        smaller = min(moved.width * moved.height, b.box.width * b.box.height)
-        return width * height / smaller if smaller > 0 else 0.0
+        return _covering(self.moved(a.box), b.box)
 
     def pair_regrouped(self) -> None:
         """A unit whose words are exactly those of several units printed together on the
@@ -368,6 +368,32 @@ class _Matcher:
                     used.add(id(whole))
                     self.unchanged += 1
             self._drop(used)
+
+    def drop_words_kept(self, before: TextLayer, after: TextLayer) -> None:
+        """Drop the changes whose words all stayed, only the units holding them drawn
+        otherwise (a table's rows found anew around a detail moved beside it): each word a
+        change loses or gains is printed at the same place on the other sheet, or it moved
+        to (or from) a place the other sheet leaves empty, where the other changes gain (or
+        lose) just those words. A word rewritten where it stood (another text in its place)
+        is an edit, never a move: a change holding one stays."""
+        old_places, new_places = _WordPlaces(before, self.moved), _WordPlaces(after, _same)
+        changes: list[tuple[_Item | None, _Item | None]] = [
+            *self.changed,
+            *((a, None) for a in self.old),
+            *((None, b) for b in self.new),
+        ]
+        moves: list[_Move | None] = []
+        for a, b in changes:
+            lost = _without(a, b, before, after)
+            gained = _without(b, a, after, before)
+            gone = new_places.moved_words((squash(w.text), self.moved(w.bbox)) for w in lost)
+            come = old_places.moved_words((squash(w.text), w.bbox) for w in gained)
+            moves.append(None if gone is None or come is None else _Move(gone, come))
+        kept = _unbalanced(moves)
+        self.unchanged += len(changes) - len(kept)
+        self.changed = [(a, b) for n, (a, b) in enumerate(changes) if n in kept and a and b]
+        self.old = [a for n, (a, b) in enumerate(changes) if n in kept and a and not b]
+        self.new = [b for n, (a, b) in enumerate(changes) if n in kept and b and not a]
 
     def _drop(self, paired: set[int]) -> None:
         self.old = [i for i in self.old if id(i) not in paired]
@@ -410,6 +436,105 @@ class _Matcher:
 
 def _shift(old: _Item, new: _Item) -> tuple[float, float]:
     return (new.box.centre.x - old.box.centre.x, new.box.centre.y - old.box.centre.y)
+
+
+@dataclass(frozen=True)
+class _Move:
+    """The words a change loses and gains that the other sheet leaves empty where they
+    stand (by text)."""
+
+    gone: Counter[str]
+    come: Counter[str]
+
+
+class _WordPlaces:
+    """A sheet's shown words (text folded, box on the new sheet), found by place."""
+
+    def __init__(self, layer: TextLayer, on_new: Callable[[Box], Box]) -> None:
+        self.cells: dict[tuple[int, int], list[tuple[str, Box]]] = defaultdict(list)
+        for line in layer.lines:
+            for i in line:
+                box = on_new(layer.words[i].bbox)
+                for cell in _cells(box):
+                    self.cells[cell].append((squash(layer.words[i].text), box))
+
+    def moved_words(self, words: Iterable[tuple[str, Box]]) -> Counter[str] | None:
+        """Of the words (text and box on the new sheet) with letters or digits, those this
+        sheet leaves empty where they stand (moved, or removed); None when one of them has
+        another text printed in its place here (rewritten)."""
+        moved: Counter[str] = Counter()
+        for text, box in words:
+            if not text:
+                continue
+            here = {
+                other
+                for cell in _cells(box)
+                for other, there in self.cells.get(cell, ())
+                if _covering(box, there) >= IN_PLACE_OVERLAP
+            }
+            if text in here:
+                continue
+            if here:
+                return None
+            moved[text] += 1
+        return moved
+
+
+def _cells(box: Box) -> list[tuple[int, int]]:
+    """The cells of a coarse grid a box touches."""
+    return [
+        (x, y)
+        for x in range(int(box.x0 // GRID_PTS), int(box.x1 // GRID_PTS) + 1)
+        for y in range(int(box.y0 // GRID_PTS), int(box.y1 // GRID_PTS) + 1)
+    ]
+
+
+def _unbalanced(moves: list[_Move | None]) -> set[int]:
+    """The changes (by index) that stay: those with a word rewritten in place (None), and
+    those whose moved words the other changes do not account for. The rest moved words as
+    a whole: every word one of them lost, others gained, and the other way round."""
+    candidates = {n: move for n, move in enumerate(moves) if move is not None}
+    while True:
+        gone = sum((m.gone for m in candidates.values()), Counter[str]())
+        come = sum((m.come for m in candidates.values()), Counter[str]())
+        covered = {n: m for n, m in candidates.items() if not (m.gone - come or m.come - gone)}
+        if len(covered) == len(candidates):
+            break
+        candidates = covered
+    if gone != come:
+        # What is left does not balance: only the changes that moved no word are dropped.
+        candidates = {n: m for n, m in candidates.items() if not (m.gone or m.come)}
+    return set(range(len(moves))) - set(candidates)
+
+
+def _same(box: Box) -> Box:
+    return box
+
+
+def _without(
+    item: _Item | None, other: _Item | None, layer: TextLayer, other_layer: TextLayer
+) -> list[Word]:
+    """The words of ``item`` whose texts the other unit lacks (as a multiset)."""
+    if item is None:
+        return []
+    left = Counter(squash(other_layer.words[i].text) for i in (other.word_ids if other else ()))
+    missing = []
+    for i in item.word_ids:
+        text = squash(layer.words[i].text)
+        if left[text] > 0:
+            left[text] -= 1
+        else:
+            missing.append(layer.words[i])
+    return missing
+
+
+def _covering(a: Box, b: Box) -> float:
+    """How much of the smaller of two boxes the other covers."""
+    width, height = a.overlap_x(b), a.overlap_y(b)
+    if width <= 0 or height <= 0:
+        return 0.0
+    smaller = min(a.width * a.height, b.width * b.height)
+    return width * height / smaller if smaller > 0 else 0.0
 
 
 def _squashed(item: _Item) -> str:
@@ -531,6 +656,7 @@ def sheet_delta(
     matcher.pair_keyed()
     matcher.pair_similar()
     matcher.pair_in_place()
+    matcher.drop_words_kept(before, after)
     if not (matcher.changed or matcher.old or matcher.new):
         return SheetDelta(unchanged=matcher.unchanged, placement=matcher.placement)
 
