@@ -3,8 +3,8 @@
 The units are those every stage reads (``shared.pagetext.units.page_units``): title-block
 fields (``LABEL: value``), table rows, whole notes; the remaining blocks are compared line by
 line (a drawing's block is a cluster of labels that a moved detail may join or leave, a line
-is not). Units are matched by content, never by position, so a drawing moved on the sheet
-diffs cleanly:
+is not). Units are matched by content first (place only decides among equal texts and pairs
+what content leaves unpaired), so a drawing moved on the sheet diffs cleanly:
 
 1. the same text (letters and digits, case and spacing folded) pairs as unchanged, repeated
    texts as multisets, each copy with its nearest copy on the other sheet;
@@ -12,15 +12,15 @@ diffs cleanly:
 3. a unit whose words are exactly those of several units on the other sheet, printed near
    each other (a line split or joined), is unchanged;
 4. units with one key pair as changed: a title-block field by its label, a table row by its
-   first cell, a note by its text without its number; then units of one kind whose texts are
-   similar (a short text only near where it was);
-5. units of one kind printed in one place pair as changed (a revision mark rewritten);
-6. what is left was removed (before) or added (after);
-7. changes whose every word gained or lost is printed at the same place on the other sheet,
+   first cell, a note by its text without its number; then units of one kind printed in one
+   place (a revision mark rewritten); then units of one kind whose texts are similar (a
+   short text only near where it was);
+5. what is left was removed (before) or added (after);
+6. changes whose every word gained or lost is printed at the same place on the other sheet,
    or moved between them to places the other sheet leaves empty, are no change: the words
    stayed, the units holding them were found otherwise.
 
-A false alarm costs as much as a miss: steps 1 to 3 and 7 keep reflowed text out of the delta.
+A false alarm costs as much as a miss: steps 1 to 3 and 6 keep reflowed text out of the delta.
 """
 
 import math
@@ -384,8 +384,8 @@ class _Matcher:
         ]
         moves: list[_Move | None] = []
         for a, b in changes:
-            lost = _without(a, b, before, after)
-            gained = _without(b, a, after, before)
+            lost = _without(a, before, self.moved, b, after, _same)
+            gained = _without(b, after, _same, a, before, self.moved)
             gone = new_places.moved_words((squash(w.text), self.moved(w.bbox)) for w in lost)
             come = old_places.moved_words((squash(w.text), w.bbox) for w in gained)
             moves.append(None if gone is None or come is None else _Move(gone, come))
@@ -512,19 +512,37 @@ def _same(box: Box) -> Box:
 
 
 def _without(
-    item: _Item | None, other: _Item | None, layer: TextLayer, other_layer: TextLayer
+    item: _Item | None,
+    layer: TextLayer,
+    on_new: Callable[[Box], Box],
+    other: _Item | None,
+    other_layer: TextLayer,
+    other_on_new: Callable[[Box], Box],
 ) -> list[Word]:
-    """The words of ``item`` whose texts the other unit lacks (as a multiset)."""
+    """The words of ``item`` the other unit does not print, with the same text, at the same
+    place (boxes on the new sheet): a unit drawn elsewhere keeps none of its words."""
     if item is None:
         return []
-    left = Counter(squash(other_layer.words[i].text) for i in (other.word_ids if other else ()))
+    theirs = [
+        (squash(other_layer.words[i].text), other_on_new(other_layer.words[i].bbox))
+        for i in (other.word_ids if other else ())
+    ]
     missing = []
     for i in item.word_ids:
-        text = squash(layer.words[i].text)
-        if left[text] > 0:
-            left[text] -= 1
+        word = layer.words[i]
+        text, box = squash(word.text), on_new(word.bbox)
+        same = next(
+            (
+                n
+                for n, (t, b) in enumerate(theirs)
+                if t == text and _covering(box, b) >= IN_PLACE_OVERLAP
+            ),
+            None,
+        )
+        if same is None:
+            missing.append(word)
         else:
-            missing.append(layer.words[i])
+            del theirs[same]
     return missing
 
 
@@ -654,8 +672,8 @@ def sheet_delta(
     matcher.pair_equal(_sorted_words)
     matcher.pair_regrouped()
     matcher.pair_keyed()
-    matcher.pair_similar()
     matcher.pair_in_place()
+    matcher.pair_similar()
     matcher.drop_words_kept(before, after)
     if not (matcher.changed or matcher.old or matcher.new):
         return SheetDelta(unchanged=matcher.unchanged, placement=matcher.placement)
