@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from statistics import median
 from typing import Any, Literal
 
+import numpy
 from rapidfuzz.distance import Indel
 from rapidfuzz.process import cdist
 
@@ -52,9 +53,8 @@ SHORT_CHARS = 8
 # "Near": within this share of the page's diagonal, where the new sheet puts the old text.
 NEAR_SHARE = 0.05
 # Two units' (or words') boxes covering this share of the smaller one are printed in one
-# place; words are found by place on a grid of cells this size (PDF points).
+# place.
 IN_PLACE_OVERLAP = 0.5
-GRID_PTS = 72.0
 # The pieces of a split line fit in the whole line's box grown by this many text heights;
 # a unit's pieces are sought from this many of its largest candidates.
 PIECE_SLACK_LINES = 3.0
@@ -376,6 +376,8 @@ class _Matcher:
         to (or from) a place the other sheet leaves empty, where the other changes gain (or
         lose) just those words. A word rewritten where it stood (another text in its place)
         is an edit, never a move: a change holding one stays."""
+        if not (self.changed or self.old or self.new):
+            return
         old_places, new_places = _WordPlaces(before, self.moved), _WordPlaces(after, _same)
         changes: list[tuple[_Item | None, _Item | None]] = [
             *self.changed,
@@ -451,26 +453,28 @@ class _WordPlaces:
     """A sheet's shown words (text folded, box on the new sheet), found by place."""
 
     def __init__(self, layer: TextLayer, on_new: Callable[[Box], Box]) -> None:
-        self.cells: dict[tuple[int, int], list[tuple[str, Box]]] = defaultdict(list)
-        for line in layer.lines:
-            for i in line:
-                box = on_new(layer.words[i].bbox)
-                for cell in _cells(box):
-                    self.cells[cell].append((squash(layer.words[i].text), box))
+        ids = [i for line in layer.lines for i in line]
+        self.texts = [squash(layer.words[i].text) for i in ids]
+        self.boxes = numpy.array([on_new(layer.words[i].bbox) for i in ids]).reshape(-1, 4)
 
     def moved_words(self, words: Iterable[tuple[str, Box]]) -> Counter[str] | None:
         """Of the words (text and box on the new sheet) with letters or digits, those this
         sheet leaves empty where they stand (moved, or removed); None when one of them has
         another text printed in its place here (rewritten)."""
         moved: Counter[str] = Counter()
+        x0, y0, x1, y1 = self.boxes.T
         for text, box in words:
             if not text:
                 continue
+            width = numpy.minimum(x1, box.x1) - numpy.maximum(x0, box.x0)
+            height = numpy.minimum(y1, box.y1) - numpy.maximum(y0, box.y0)
+            smaller = numpy.minimum((x1 - x0) * (y1 - y0), box.width * box.height)
+            shared = numpy.clip(width, 0, None) * numpy.clip(height, 0, None)
             here = {
-                other
-                for cell in _cells(box)
-                for other, there in self.cells.get(cell, ())
-                if _covering(box, there) >= IN_PLACE_OVERLAP
+                self.texts[n]
+                for n in numpy.flatnonzero(
+                    shared >= IN_PLACE_OVERLAP * numpy.maximum(smaller, 1e-9)
+                )
             }
             if text in here:
                 continue
@@ -478,15 +482,6 @@ class _WordPlaces:
                 return None
             moved[text] += 1
         return moved
-
-
-def _cells(box: Box) -> list[tuple[int, int]]:
-    """The cells of a coarse grid a box touches."""
-    return [
-        (x, y)
-        for x in range(int(box.x0 // GRID_PTS), int(box.x1 // GRID_PTS) + 1)
-        for y in range(int(box.y0 // GRID_PTS), int(box.y1 // GRID_PTS) + 1)
-    ]
 
 
 def _unbalanced(moves: list[_Move | None]) -> set[int]:
