@@ -332,9 +332,9 @@ class _Matcher:
         self._drop(paired)
 
     def pair_in_place(self) -> None:
-        """Units of one kind printed in one place (their boxes mostly overlap, after the
-        sheets' offset) pair as changed, however different their texts: a revision mark or a
-        tag rewritten where it stood."""
+        """Units of one kind printed in one place (their boxes mostly overlap, the old one
+        where the new sheet puts it) pair as changed, however different their texts: a
+        revision mark or a tag rewritten where it stood."""
         paired: set[int] = set()
         news = _groups(self.new, lambda i: i.kind)
         for kind, group in _groups(self.old, lambda i: i.kind).items():
@@ -434,10 +434,6 @@ class _Matcher:
                     continue
                 candidates.append((-score, distance, n, m))
         return _greedy(candidates, olds, news)
-
-
-def _shift(old: _Item, new: _Item) -> tuple[float, float]:
-    return (new.box.centre.x - old.box.centre.x, new.box.centre.y - old.box.centre.y)
 
 
 @dataclass(frozen=True)
