@@ -34,7 +34,7 @@ import numpy
 from rapidfuzz.distance import Indel
 from rapidfuzz.process import cdist
 
-from shared.pagetext import NOTE_NUMBER, Box, TextLayer, Word, normalize, squash
+from shared.pagetext import NOTE_NUMBER, Box, TextLayer, normalize
 from shared.pagetext.units import CELL_SEPARATOR, page_units
 from shared.sheet.fields import read_fields
 from shared.sheet.reading import SheetReading
@@ -200,18 +200,39 @@ class _Item:
         return min(self.box.height, self.box.width) or 1.0
 
 
-def _items(layer: TextLayer) -> list[_Item]:
+@dataclass
+class _Sheet:
+    """A version's text layer with each word's normalised tokens (a unit's tokens are its
+    words' tokens, in order: the normaliser splits at every space)."""
+
+    layer: TextLayer
+    tokens: list[list[str]]
+
+    @classmethod
+    def of(cls, layer: TextLayer) -> "_Sheet":
+        return cls(layer, [normalize(w.text).split() for w in layer.words])
+
+    def word(self, i: int) -> str:
+        """A word's text as compared: its tokens run together."""
+        return "".join(self.tokens[i])
+
+    def unit_tokens(self, word_ids: Iterable[int]) -> list[str]:
+        return [t for i in word_ids for t in self.tokens[i]]
+
+
+def _items(sheet: _Sheet) -> list[_Item]:
     """The layer's units as the delta compares them; units without a letter or digit (a
     dash, a rule of underscores) are left out."""
+    layer = sheet.layer
     items: list[_Item] = []
     for unit in page_units(layer).units:
         if unit.kind == "block":
             for ids in _lines_of(layer, unit.word_ids):
                 text = " ".join(layer.words[i].text for i in ids)
                 box = Box.union(layer.words[i].bbox for i in ids)
-                items.append(_Item("line", text, normalize(text).split(), box, ids, None))
+                items.append(_Item("line", text, sheet.unit_tokens(ids), box, ids, None))
             continue
-        tokens = normalize(unit.text).split()
+        tokens = sheet.unit_tokens(unit.word_ids)
         if unit.kind == "field":
             label = unit.text.split(":", 1)[0]
             name = " ".join(label.split()).upper()
@@ -369,7 +390,7 @@ class _Matcher:
                     self.unchanged += 1
             self._drop(used)
 
-    def drop_words_kept(self, before: TextLayer, after: TextLayer) -> None:
+    def drop_words_kept(self, before: _Sheet, after: _Sheet) -> None:
         """Drop the changes whose words all stayed, only the units holding them drawn
         otherwise (a table's rows found anew around a detail moved beside it): each word a
         change loses or gains is printed at the same place on the other sheet, or it moved
@@ -378,7 +399,8 @@ class _Matcher:
         is an edit, never a move: a change holding one stays."""
         if not (self.changed or self.old or self.new):
             return
-        old_places, new_places = _WordPlaces(before, self.moved), _WordPlaces(after, _same)
+        old_places = _WordPlaces(before, self.placement)
+        new_places = _WordPlaces(after, None)
         changes: list[tuple[_Item | None, _Item | None]] = [
             *self.changed,
             *((a, None) for a in self.old),
@@ -386,10 +408,10 @@ class _Matcher:
         ]
         moves: list[_Move | None] = []
         for a, b in changes:
-            lost = _without(a, before, self.moved, b, after, _same)
-            gained = _without(b, after, _same, a, before, self.moved)
-            gone = new_places.moved_words((squash(w.text), self.moved(w.bbox)) for w in lost)
-            come = old_places.moved_words((squash(w.text), w.bbox) for w in gained)
+            lost = _without(a, old_places, b, new_places)
+            gained = _without(b, new_places, a, old_places)
+            gone = new_places.moved_words(old_places.at(i) for i in lost)
+            come = old_places.moved_words(new_places.at(i) for i in gained)
             moves.append(None if gone is None or come is None else _Move(gone, come))
         kept = _unbalanced(moves)
         self.unchanged += len(changes) - len(kept)
@@ -446,19 +468,27 @@ class _Move:
 
 
 class _WordPlaces:
-    """A sheet's shown words (text folded, box on the new sheet), found by place."""
+    """A sheet's words (text as compared, box on the new sheet), found by place; only the
+    words the page shows are found."""
 
-    def __init__(self, layer: TextLayer, on_new: Callable[[Box], Box]) -> None:
-        ids = [i for line in layer.lines for i in line]
-        self.texts = [squash(layer.words[i].text) for i in ids]
-        self.boxes = numpy.array([on_new(layer.words[i].bbox) for i in ids]).reshape(-1, 4)
+    def __init__(self, sheet: _Sheet, placement: Placement | None) -> None:
+        self.sheet = sheet
+        boxes = numpy.array([w.bbox for w in sheet.layer.words], float).reshape(-1, 4)
+        if placement is not None:
+            boxes = boxes * placement.scale + (placement.dx, placement.dy) * 2
+        self.boxes = boxes
+        self.shown = numpy.array([i for line in sheet.layer.lines for i in line], int)
+
+    def at(self, i: int) -> tuple[str, Box]:
+        """Word ``i``: its text as compared, and its box on the new sheet."""
+        return self.sheet.word(i), Box(*self.boxes[i].tolist())
 
     def moved_words(self, words: Iterable[tuple[str, Box]]) -> Counter[str] | None:
         """Of the words (text and box on the new sheet) with letters or digits, those this
         sheet leaves empty where they stand (moved, or removed); None when one of them has
         another text printed in its place here (rewritten)."""
         moved: Counter[str] = Counter()
-        x0, y0, x1, y1 = self.boxes.T
+        x0, y0, x1, y1 = self.boxes[self.shown].T
         for text, box in words:
             if not text:
                 continue
@@ -466,12 +496,8 @@ class _WordPlaces:
             height = numpy.minimum(y1, box.y1) - numpy.maximum(y0, box.y0)
             smaller = numpy.minimum((x1 - x0) * (y1 - y0), box.width * box.height)
             shared = numpy.clip(width, 0, None) * numpy.clip(height, 0, None)
-            here = {
-                self.texts[n]
-                for n in numpy.flatnonzero(
-                    shared >= IN_PLACE_OVERLAP * numpy.maximum(smaller, 1e-9)
-                )
-            }
+            covering = shared >= IN_PLACE_OVERLAP * numpy.maximum(smaller, 1e-9)
+            here = {self.sheet.word(int(self.shown[n])) for n in numpy.flatnonzero(covering)}
             if text in here:
                 continue
             if here:
@@ -498,30 +524,17 @@ def _unbalanced(moves: list[_Move | None]) -> set[int]:
     return set(range(len(moves))) - set(candidates)
 
 
-def _same(box: Box) -> Box:
-    return box
-
-
 def _without(
-    item: _Item | None,
-    layer: TextLayer,
-    on_new: Callable[[Box], Box],
-    other: _Item | None,
-    other_layer: TextLayer,
-    other_on_new: Callable[[Box], Box],
-) -> list[Word]:
+    item: _Item | None, places: _WordPlaces, other: _Item | None, other_places: _WordPlaces
+) -> list[int]:
     """The words of ``item`` the other unit does not print, with the same text, at the same
     place (boxes on the new sheet): a unit drawn elsewhere keeps none of its words."""
     if item is None:
         return []
-    theirs = [
-        (squash(other_layer.words[i].text), other_on_new(other_layer.words[i].bbox))
-        for i in (other.word_ids if other else ())
-    ]
+    theirs = [other_places.at(i) for i in (other.word_ids if other else ())]
     missing = []
     for i in item.word_ids:
-        word = layer.words[i]
-        text, box = squash(word.text), on_new(word.bbox)
+        text, box = places.at(i)
         same = next(
             (
                 n
@@ -531,7 +544,7 @@ def _without(
             None,
         )
         if same is None:
-            missing.append(word)
+            missing.append(i)
         else:
             del theirs[same]
     return missing
@@ -657,7 +670,8 @@ def sheet_delta(
     where each title block is; without them its fields are read again, and only when
     something changed."""
     diagonal = (after.width**2 + after.height**2) ** 0.5
-    matcher = _Matcher(_items(before), _items(after), near=NEAR_SHARE * diagonal)
+    old_sheet, new_sheet = _Sheet.of(before), _Sheet.of(after)
+    matcher = _Matcher(_items(old_sheet), _items(new_sheet), near=NEAR_SHARE * diagonal)
     matcher.find_placement()
     matcher.pair_equal(_squashed)
     matcher.pair_equal(_sorted_words)
@@ -665,7 +679,7 @@ def sheet_delta(
     matcher.pair_keyed()
     matcher.pair_in_place()
     matcher.pair_similar()
-    matcher.drop_words_kept(before, after)
+    matcher.drop_words_kept(old_sheet, new_sheet)
     if not (matcher.changed or matcher.old or matcher.new):
         return SheetDelta(unchanged=matcher.unchanged, placement=matcher.placement)
 
