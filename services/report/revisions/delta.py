@@ -550,6 +550,18 @@ def _without(
     return missing
 
 
+def _differing(item: _Item, sheet: _Sheet, other: _Item, other_sheet: _Sheet) -> list[int]:
+    """The words of ``item`` whose texts the other unit does not print (as a multiset)."""
+    left = Counter(other_sheet.word(i) for i in other.word_ids)
+    differing = []
+    for i in item.word_ids:
+        if left[sheet.word(i)] > 0:
+            left[sheet.word(i)] -= 1
+        else:
+            differing.append(i)
+    return differing
+
+
 def _covering(a: Box, b: Box) -> float:
     """How much of the smaller of two boxes the other covers."""
     width, height = a.overlap_x(b), a.overlap_y(b)
@@ -654,8 +666,11 @@ class _TitleBlock:
             return True
         return self.region is not None and self.region.contains(item.box.centre)
 
-    def field_of(self, item: _Item) -> str | None:
-        return item.field or next((self.words[i] for i in item.word_ids if i in self.words), None)
+    def field_of(self, item: _Item, changed: Sequence[int] = ()) -> str | None:
+        """The field the unit is (a LABEL: value unit), else the field of the words that
+        changed in it, else of any of its words."""
+        named = (self.words[i] for ids in (changed, item.word_ids) for i in ids if i in self.words)
+        return item.field or next(named, None)
 
 
 def sheet_delta(
@@ -685,18 +700,14 @@ def sheet_delta(
 
     old_block = _TitleBlock.of(before, before_reading)
     new_block = _TitleBlock.of(after, after_reading)
-    changes = [
-        UnitChange(
-            "changed",
-            b.kind,
-            a.text,
-            b.text,
-            a.box,
-            b.box,
-            new_block.field_of(b) or old_block.field_of(a),
+    changes = []
+    for a, b in matcher.changed:
+        lost, gained = (
+            _differing(a, old_sheet, b, new_sheet),
+            _differing(b, new_sheet, a, old_sheet),
         )
-        for a, b in matcher.changed
-    ]
+        field = new_block.field_of(b, gained) or old_block.field_of(a, lost)
+        changes.append(UnitChange("changed", b.kind, a.text, b.text, a.box, b.box, field))
     changes += [
         UnitChange("removed", a.kind, a.text, None, a.box, None, old_block.field_of(a))
         for a in matcher.old
@@ -705,9 +716,11 @@ def sheet_delta(
         UnitChange("added", b.kind, None, b.text, None, b.box, new_block.field_of(b))
         for b in matcher.new
     ]
-    title_block_only = all(old_block.holds(a) for a, _ in matcher.changed) and all(
+    # A unit changed where it was is in the title block when either version is: the new
+    # sheet's reading may not take a rewritten value for its field.
+    title_block_only = all(
         [
-            *(new_block.holds(b) for _, b in matcher.changed),
+            *(old_block.holds(a) or new_block.holds(b) for a, b in matcher.changed),
             *(old_block.holds(a) for a in matcher.old),
             *(new_block.holds(b) for b in matcher.new),
         ]
