@@ -74,6 +74,13 @@ def rewritten(pdf: bytes, edits: list[tuple[list[Word], str]]) -> bytes:
         return doc.tobytes()
 
 
+def one_page(pdf: bytes, number: int) -> bytes:
+    """Page ``number`` alone, as a one-page PDF."""
+    with pymupdf.open(stream=pdf, filetype="pdf") as doc:
+        doc.select([number - 1])
+        return doc.tobytes()
+
+
 def moved(pdf: bytes, region: Box, target: Box) -> bytes:
     """``pdf`` with everything inside ``region`` of page 1 (text and the drawing wholly in
     it) taken away and drawn again at ``target``, the same size."""
@@ -200,12 +207,16 @@ def test_only_the_revision_and_date_changed_says_title_block_only():
     assert delta.title_block_only
 
 
-def test_a_detail_moved_across_the_sheet_is_unchanged():
-    """The legend table cut out and drawn again at a free place far across the sheet: the
-    same text elsewhere is no change."""
-    pdf, layer = original()
-    row = next(u for u in units() if u.kind == "row")
-    table = [u for u in units() if u.group == row.group]
+@pytest.mark.parametrize("number", [1, 2])
+def test_a_detail_moved_across_the_sheet_is_unchanged(number):
+    """The legend table cut out and drawn again at a free place far across the sheet (on
+    page 2, beside another schedule, whose rows are then found anew with it): the same text
+    elsewhere is no change."""
+    pdf = one_page(pdf_bytes(SHEET), number)
+    layer = read_layer(pdf)
+    sheet_units = page_units(layer).units
+    row = next(u for u in sheet_units if u.text.startswith("ACT | ACOUSTICAL"))
+    table = [u for u in sheet_units if u.group == row.group]
     box = Box.union(u.box for u in table)
     region = Box(box.x0 - 6, box.y0 - 6, box.x1 + 6, box.y1 + 6)
     target = free_spot(layer, region)
@@ -333,6 +344,30 @@ def test_a_different_value_in_one_place_is_changed_not_added_and_removed():
     after = page_of(("B", 900, 700), ("GENERAL NOTES", 100, 100))
     change = only_change(sheet_delta(before, after))
     assert (change.kind, change.before, change.after) == ("changed", "A", "B")
+
+
+def test_values_swapped_between_two_rows_are_two_changes():
+    """Two lines trading a word in place ('WOOD' and 'STEEL') are two changes: a word
+    rewritten where it stood is an edit, however the words balance."""
+    before = page_of(("DOOR 1 WOOD", 100, 100), ("DOOR 2 STEEL", 100, 300))
+    after = page_of(("DOOR 1 STEEL", 100, 100), ("DOOR 2 WOOD", 100, 300))
+    delta = sheet_delta(before, after)
+    assert [(c.kind, c.before, c.after) for c in delta.changes] == [
+        ("changed", "DOOR 1 WOOD", "DOOR 1 STEEL"),
+        ("changed", "DOOR 2 STEEL", "DOOR 2 WOOD"),
+    ]
+
+
+def test_a_word_removed_here_and_written_into_a_new_note_there_is_reported():
+    """'TYP.' erased in one place and a new note holding 'TYP.' written elsewhere: the
+    removal and the addition both stand (the note's other words came from nowhere)."""
+    before = page_of(("TYP.", 100, 100), ("GENERAL NOTES", 400, 400))
+    after = page_of(("SEE NOTE 3 TYP.", 600, 600), ("GENERAL NOTES", 400, 400))
+    delta = sheet_delta(before, after)
+    assert sorted((c.kind, c.before or c.after) for c in delta.changes) == [
+        ("added", "SEE NOTE 3 TYP."),
+        ("removed", "TYP."),
+    ]
 
 
 def test_short_labels_far_apart_are_not_paired():

@@ -123,3 +123,27 @@ def test_a_drawing_on_a_larger_sheet_is_aligned_by_its_frame():
     codes = codes_of(overlay_png(original_image(), page_image(larger), SheetDelta()))
     assert mismatch(codes) < 0.1
     assert not (codes == BOX).any()
+
+
+def test_a_tag_erased_on_a_shifted_drawing_is_boxed_where_it_was():
+    """One copy of a repeated tag erased and the drawing shifted on its sheet: the removal
+    is boxed where the old tag lies once laid over the new sheet, and it shows in red there."""
+    pdf, layer = original()
+    texts = [u.text for u in units() if u.kind == "block"]
+    tag = max(set(texts), key=texts.count)
+    copies = [w for w in layer.words if w.text == tag]
+    erased = copies[len(copies) // 2]
+    where = pymupdf.Rect(36, 24, layer.width - 12, layer.height - 8)
+    shifted = placed(rewritten(pdf, [([erased], "")]), 1, where, (layer.width, layer.height))
+    delta = sheet_delta(layer, read_layer(shifted))
+    (change,) = delta.changes
+    assert change.kind == "removed" and delta.placement is not None
+    new = page_image(shifted)
+    codes = codes_of(overlay_png(original_image(), new, delta))
+    zoom = codes.shape[1] / new.width
+    old_place = delta.placement.box(erased.bbox)
+    x0, y0 = int(old_place.x0 * zoom) - BOX_PAD_PX, int(old_place.y0 * zoom) - BOX_PAD_PX
+    x1, y1 = int(old_place.x1 * zoom + 1) + BOX_PAD_PX, int(old_place.y1 * zoom + 1) + BOX_PAD_PX
+    around = codes[y0 - 2 : y1 + 2, x0 - 2 : x1 + 2]
+    assert (around == BOX).sum() >= 2 * (x1 - x0)  # the outline's top and bottom at least
+    assert (codes[y0:y1, x0:x1] == RED).sum() > 0

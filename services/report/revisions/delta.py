@@ -3,8 +3,8 @@
 The units are those every stage reads (``shared.pagetext.units.page_units``): title-block
 fields (``LABEL: value``), table rows, whole notes; the remaining blocks are compared line by
 line (a drawing's block is a cluster of labels that a moved detail may join or leave, a line
-is not). Units are matched by content, never by position, so a drawing moved on the sheet
-diffs cleanly:
+is not). Units are matched by content first (place only decides among equal texts and pairs
+what content leaves unpaired), so a drawing moved on the sheet diffs cleanly:
 
 1. the same text (letters and digits, case and spacing folded) pairs as unchanged, repeated
    texts as multisets, each copy with its nearest copy on the other sheet;
@@ -12,12 +12,15 @@ diffs cleanly:
 3. a unit whose words are exactly those of several units on the other sheet, printed near
    each other (a line split or joined), is unchanged;
 4. units with one key pair as changed: a title-block field by its label, a table row by its
-   first cell, a note by its text without its number; then units of one kind whose texts are
-   similar (a short text only near where it was);
-5. units of one kind printed in one place pair as changed (a revision mark rewritten);
-6. what is left was removed (before) or added (after).
+   first cell, a note by its text without its number; then units of one kind printed in one
+   place (a revision mark rewritten); then units of one kind whose texts are similar (a
+   short text only near where it was);
+5. what is left was removed (before) or added (after);
+6. changes whose every word gained or lost is printed at the same place on the other sheet,
+   or moved between them to places the other sheet leaves empty, are no change: the words
+   stayed, the units holding them were found otherwise.
 
-A false alarm costs as much as a miss: steps 1 to 3 keep reflowed text out of the delta.
+A false alarm costs as much as a miss: steps 1 to 3 and 6 keep reflowed text out of the delta.
 """
 
 import math
@@ -27,6 +30,7 @@ from dataclasses import dataclass, field
 from statistics import median
 from typing import Any, Literal
 
+import numpy
 from rapidfuzz.distance import Indel
 from rapidfuzz.process import cdist
 
@@ -48,7 +52,8 @@ SIMILAR_KEYED_ROW = 0.4
 SHORT_CHARS = 8
 # "Near": within this share of the page's diagonal, where the new sheet puts the old text.
 NEAR_SHARE = 0.05
-# Two units' boxes covering this share of the smaller one are printed in one place.
+# Two units' (or words') boxes covering this share of the smaller one are printed in one
+# place.
 IN_PLACE_OVERLAP = 0.5
 # The pieces of a split line fit in the whole line's box grown by this many text heights;
 # a unit's pieces are sought from this many of its largest candidates.
@@ -195,18 +200,39 @@ class _Item:
         return min(self.box.height, self.box.width) or 1.0
 
 
-def _items(layer: TextLayer) -> list[_Item]:
+@dataclass
+class _Sheet:
+    """A version's text layer with each word's normalised tokens (a unit's tokens are its
+    words' tokens, in order: the normaliser splits at every space)."""
+
+    layer: TextLayer
+    tokens: list[list[str]]
+
+    @classmethod
+    def of(cls, layer: TextLayer) -> "_Sheet":
+        return cls(layer, [normalize(w.text).split() for w in layer.words])
+
+    def word(self, i: int) -> str:
+        """A word's text as compared: its tokens run together."""
+        return "".join(self.tokens[i])
+
+    def unit_tokens(self, word_ids: Iterable[int]) -> list[str]:
+        return [t for i in word_ids for t in self.tokens[i]]
+
+
+def _items(sheet: _Sheet) -> list[_Item]:
     """The layer's units as the delta compares them; units without a letter or digit (a
     dash, a rule of underscores) are left out."""
+    layer = sheet.layer
     items: list[_Item] = []
     for unit in page_units(layer).units:
         if unit.kind == "block":
             for ids in _lines_of(layer, unit.word_ids):
                 text = " ".join(layer.words[i].text for i in ids)
                 box = Box.union(layer.words[i].bbox for i in ids)
-                items.append(_Item("line", text, normalize(text).split(), box, ids, None))
+                items.append(_Item("line", text, sheet.unit_tokens(ids), box, ids, None))
             continue
-        tokens = normalize(unit.text).split()
+        tokens = sheet.unit_tokens(unit.word_ids)
         if unit.kind == "field":
             label = unit.text.split(":", 1)[0]
             name = " ".join(label.split()).upper()
@@ -327,9 +353,9 @@ class _Matcher:
         self._drop(paired)
 
     def pair_in_place(self) -> None:
-        """Units of one kind printed in one place (their boxes mostly overlap, after the
-        sheets' offset) pair as changed, however different their texts: a revision mark or a
-        tag rewritten where it stood."""
+        """Units of one kind printed in one place (their boxes mostly overlap, the old one
+        where the new sheet puts it) pair as changed, however different their texts: a
+        revision mark or a tag rewritten where it stood."""
         paired: set[int] = set()
         news = _groups(self.new, lambda i: i.kind)
         for kind, group in _groups(self.old, lambda i: i.kind).items():
@@ -347,12 +373,7 @@ class _Matcher:
     def overlap(self, a: _Item, b: _Item) -> float:
         """How much of the smaller of two boxes the other covers, ``a`` where the new sheet
         puts it."""
-        moved = self.moved(a.box)
-        width, height = moved.overlap_x(b.box), moved.overlap_y(b.box)
-        if width <= 0 or height <= 0:
-            return 0.0
-        smaller = min(moved.width * moved.height, b.box.width * b.box.height)
-        return width * height / smaller if smaller > 0 else 0.0
+        return _covering(self.moved(a.box), b.box)
 
     def pair_regrouped(self) -> None:
         """A unit whose words are exactly those of several units printed together on the
@@ -368,6 +389,35 @@ class _Matcher:
                     used.add(id(whole))
                     self.unchanged += 1
             self._drop(used)
+
+    def drop_words_kept(self, before: _Sheet, after: _Sheet) -> None:
+        """Drop the changes whose words all stayed, only the units holding them drawn
+        otherwise (a table's rows found anew around a detail moved beside it): each word a
+        change loses or gains is printed at the same place on the other sheet, or it moved
+        to (or from) a place the other sheet leaves empty, where the other changes gain (or
+        lose) just those words. A word rewritten where it stood (another text in its place)
+        is an edit, never a move: a change holding one stays."""
+        if not (self.changed or self.old or self.new):
+            return
+        old_places = _WordPlaces(before, self.placement)
+        new_places = _WordPlaces(after, None)
+        changes: list[tuple[_Item | None, _Item | None]] = [
+            *self.changed,
+            *((a, None) for a in self.old),
+            *((None, b) for b in self.new),
+        ]
+        moves: list[_Move | None] = []
+        for a, b in changes:
+            lost = _without(a, old_places, b, new_places)
+            gained = _without(b, new_places, a, old_places)
+            gone = new_places.moved_words(old_places.at(i) for i in lost)
+            come = old_places.moved_words(new_places.at(i) for i in gained)
+            moves.append(None if gone is None or come is None else _Move(gone, come))
+        kept = _unbalanced(moves)
+        self.unchanged += len(changes) - len(kept)
+        self.changed = [(a, b) for n, (a, b) in enumerate(changes) if n in kept and a and b]
+        self.old = [a for n, (a, b) in enumerate(changes) if n in kept and a and not b]
+        self.new = [b for n, (a, b) in enumerate(changes) if n in kept and b and not a]
 
     def _drop(self, paired: set[int]) -> None:
         self.old = [i for i in self.old if id(i) not in paired]
@@ -408,8 +458,117 @@ class _Matcher:
         return _greedy(candidates, olds, news)
 
 
-def _shift(old: _Item, new: _Item) -> tuple[float, float]:
-    return (new.box.centre.x - old.box.centre.x, new.box.centre.y - old.box.centre.y)
+@dataclass(frozen=True)
+class _Move:
+    """The words a change loses and gains that the other sheet leaves empty where they
+    stand (by text)."""
+
+    gone: Counter[str]
+    come: Counter[str]
+
+
+class _WordPlaces:
+    """A sheet's words (text as compared, box on the new sheet), found by place; only the
+    words the page shows are found."""
+
+    def __init__(self, sheet: _Sheet, placement: Placement | None) -> None:
+        self.sheet = sheet
+        boxes = numpy.array([w.bbox for w in sheet.layer.words], float).reshape(-1, 4)
+        if placement is not None:
+            boxes = boxes * placement.scale + (placement.dx, placement.dy) * 2
+        self.boxes = boxes
+        self.shown = numpy.array([i for line in sheet.layer.lines for i in line], int)
+
+    def at(self, i: int) -> tuple[str, Box]:
+        """Word ``i``: its text as compared, and its box on the new sheet."""
+        return self.sheet.word(i), Box(*self.boxes[i].tolist())
+
+    def moved_words(self, words: Iterable[tuple[str, Box]]) -> Counter[str] | None:
+        """Of the words (text and box on the new sheet) with letters or digits, those this
+        sheet leaves empty where they stand (moved, or removed); None when one of them has
+        another text printed in its place here (rewritten)."""
+        moved: Counter[str] = Counter()
+        x0, y0, x1, y1 = self.boxes[self.shown].T
+        for text, box in words:
+            if not text:
+                continue
+            width = numpy.minimum(x1, box.x1) - numpy.maximum(x0, box.x0)
+            height = numpy.minimum(y1, box.y1) - numpy.maximum(y0, box.y0)
+            smaller = numpy.minimum((x1 - x0) * (y1 - y0), box.width * box.height)
+            shared = numpy.clip(width, 0, None) * numpy.clip(height, 0, None)
+            covering = shared >= IN_PLACE_OVERLAP * numpy.maximum(smaller, 1e-9)
+            here = {self.sheet.word(int(self.shown[n])) for n in numpy.flatnonzero(covering)}
+            if text in here:
+                continue
+            if here:
+                return None
+            moved[text] += 1
+        return moved
+
+
+def _unbalanced(moves: list[_Move | None]) -> set[int]:
+    """The changes (by index) that stay: those with a word rewritten in place (None), and
+    those whose moved words the other changes do not account for. The rest moved words as
+    a whole: every word one of them lost, others gained, and the other way round."""
+    candidates = {n: move for n, move in enumerate(moves) if move is not None}
+    while True:
+        gone = sum((m.gone for m in candidates.values()), Counter[str]())
+        come = sum((m.come for m in candidates.values()), Counter[str]())
+        covered = {n: m for n, m in candidates.items() if not (m.gone - come or m.come - gone)}
+        if len(covered) == len(candidates):
+            break
+        candidates = covered
+    if gone != come:
+        # What is left does not balance: only the changes that moved no word are dropped.
+        candidates = {n: m for n, m in candidates.items() if not (m.gone or m.come)}
+    return set(range(len(moves))) - set(candidates)
+
+
+def _without(
+    item: _Item | None, places: _WordPlaces, other: _Item | None, other_places: _WordPlaces
+) -> list[int]:
+    """The words of ``item`` the other unit does not print, with the same text, at the same
+    place (boxes on the new sheet): a unit drawn elsewhere keeps none of its words."""
+    if item is None:
+        return []
+    theirs = [other_places.at(i) for i in (other.word_ids if other else ())]
+    missing = []
+    for i in item.word_ids:
+        text, box = places.at(i)
+        same = next(
+            (
+                n
+                for n, (t, b) in enumerate(theirs)
+                if t == text and _covering(box, b) >= IN_PLACE_OVERLAP
+            ),
+            None,
+        )
+        if same is None:
+            missing.append(i)
+        else:
+            del theirs[same]
+    return missing
+
+
+def _differing(item: _Item, sheet: _Sheet, other: _Item, other_sheet: _Sheet) -> list[int]:
+    """The words of ``item`` whose texts the other unit does not print (as a multiset)."""
+    left = Counter(other_sheet.word(i) for i in other.word_ids)
+    differing = []
+    for i in item.word_ids:
+        if left[sheet.word(i)] > 0:
+            left[sheet.word(i)] -= 1
+        else:
+            differing.append(i)
+    return differing
+
+
+def _covering(a: Box, b: Box) -> float:
+    """How much of the smaller of two boxes the other covers."""
+    width, height = a.overlap_x(b), a.overlap_y(b)
+    if width <= 0 or height <= 0:
+        return 0.0
+    smaller = min(a.width * a.height, b.width * b.height)
+    return width * height / smaller if smaller > 0 else 0.0
 
 
 def _squashed(item: _Item) -> str:
@@ -507,8 +666,11 @@ class _TitleBlock:
             return True
         return self.region is not None and self.region.contains(item.box.centre)
 
-    def field_of(self, item: _Item) -> str | None:
-        return item.field or next((self.words[i] for i in item.word_ids if i in self.words), None)
+    def field_of(self, item: _Item, changed: Sequence[int] = ()) -> str | None:
+        """The field the unit is (a LABEL: value unit), else the field of the words that
+        changed in it, else of any of its words."""
+        named = (self.words[i] for ids in (changed, item.word_ids) for i in ids if i in self.words)
+        return item.field or next(named, None)
 
 
 def sheet_delta(
@@ -523,31 +685,29 @@ def sheet_delta(
     where each title block is; without them its fields are read again, and only when
     something changed."""
     diagonal = (after.width**2 + after.height**2) ** 0.5
-    matcher = _Matcher(_items(before), _items(after), near=NEAR_SHARE * diagonal)
+    old_sheet, new_sheet = _Sheet.of(before), _Sheet.of(after)
+    matcher = _Matcher(_items(old_sheet), _items(new_sheet), near=NEAR_SHARE * diagonal)
     matcher.find_placement()
     matcher.pair_equal(_squashed)
     matcher.pair_equal(_sorted_words)
     matcher.pair_regrouped()
     matcher.pair_keyed()
-    matcher.pair_similar()
     matcher.pair_in_place()
+    matcher.pair_similar()
+    matcher.drop_words_kept(old_sheet, new_sheet)
     if not (matcher.changed or matcher.old or matcher.new):
         return SheetDelta(unchanged=matcher.unchanged, placement=matcher.placement)
 
     old_block = _TitleBlock.of(before, before_reading)
     new_block = _TitleBlock.of(after, after_reading)
-    changes = [
-        UnitChange(
-            "changed",
-            b.kind,
-            a.text,
-            b.text,
-            a.box,
-            b.box,
-            new_block.field_of(b) or old_block.field_of(a),
+    changes = []
+    for a, b in matcher.changed:
+        lost, gained = (
+            _differing(a, old_sheet, b, new_sheet),
+            _differing(b, new_sheet, a, old_sheet),
         )
-        for a, b in matcher.changed
-    ]
+        field = new_block.field_of(b, gained) or old_block.field_of(a, lost)
+        changes.append(UnitChange("changed", b.kind, a.text, b.text, a.box, b.box, field))
     changes += [
         UnitChange("removed", a.kind, a.text, None, a.box, None, old_block.field_of(a))
         for a in matcher.old
@@ -556,9 +716,11 @@ def sheet_delta(
         UnitChange("added", b.kind, None, b.text, None, b.box, new_block.field_of(b))
         for b in matcher.new
     ]
-    title_block_only = all(old_block.holds(a) for a, _ in matcher.changed) and all(
+    # A unit changed where it was is in the title block when either version is: the new
+    # sheet's reading may not take a rewritten value for its field.
+    title_block_only = all(
         [
-            *(new_block.holds(b) for _, b in matcher.changed),
+            *(old_block.holds(a) or new_block.holds(b) for a, b in matcher.changed),
             *(old_block.holds(a) for a in matcher.old),
             *(new_block.holds(b) for b in matcher.new),
         ]

@@ -6,7 +6,8 @@ sizes, never by rendering the PDFs again: decoding two PNGs costs a small part o
 of an E-size sheet, and the register has the images at hand. The images are aligned by the
 sheet's frame (its drawing border: the outermost long ruled lines), so a sheet re-issued on
 another paper size or with its drawing shifted on the page still lays over its previous
-version; a sheet without a border is aligned page to page.
+version; a sheet without a border is aligned where the delta's texts place the drawing
+(``SheetDelta.placement``), else page to page.
 """
 
 from dataclasses import dataclass
@@ -156,7 +157,7 @@ def overlay_png(before: PageImage, after: PageImage, delta: SheetDelta) -> bytes
         near_new[y0:y1, x0:x1] = new_ink[y0:y1, x0:x1]
         near_old[y0:y1, x0:x1] = old_aligned[y0:y1, x0:x1]
     # One code per pixel (an index into PALETTE), coloured once at the end.
-    codes = numpy.zeros((height, width), numpy.uint8)
+    codes = numpy.full((height, width), WHITE, numpy.uint8)
     codes[old_aligned | new_ink] = GREY
     codes[old_aligned & ~near_new] = RED
     codes[new_ink & ~near_old] = BLUE
