@@ -1,7 +1,8 @@
 """What changed on a sheet between two versions, in words: a delta of the page's text units.
 
-The units are those every stage reads (``shared.pagetext.units.page_units``): title-block
-fields (``LABEL: value``), table rows, whole notes; the remaining blocks are compared line by
+The units are the page's (``shared.pagetext.units.page_units``): table rows and whole notes;
+the title block's fields are named by the sheets' readings (``read_units``' ``LABEL: value``
+fields would read the title block again, a quarter more of the delta's cost); the remaining blocks are compared line by
 line (a drawing's block is a cluster of labels that a moved detail may join or leave, a line
 is not). Units are matched by content first (place only decides among equal texts and pairs
 what content leaves unpaired), so a drawing moved on the sheet diffs cleanly:
