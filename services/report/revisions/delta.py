@@ -4,8 +4,9 @@ The units are the page's (``shared.pagetext.units.page_units``): table rows and 
 the title block's fields are named by the sheets' readings (``read_units``' ``LABEL: value``
 fields would read the title block again, a quarter more of the delta's cost); the remaining
 blocks are compared line by line (a drawing's block is a cluster of labels that a moved detail
-may join or leave, a line is not). Units are matched by content first (place only decides among equal texts and pairs
-what content leaves unpaired), so a drawing moved on the sheet diffs cleanly:
+may join or leave, a line is not). Units are matched by content first (place only decides
+among equal texts and pairs what content leaves unpaired), so a drawing moved on the sheet
+diffs cleanly:
 
 1. the same text (letters and digits, case and spacing folded) pairs as unchanged, repeated
    texts as multisets, each copy with its nearest copy on the other sheet;
