@@ -33,9 +33,9 @@ import pymupdf
 from bench.common import ratio, result_line
 from bench.overhead import pymupdf_png, raw_page_work
 from services.extract.pipeline import _read_page
-from services.report.revisions import PageImage, SheetDelta, overlay_png, sheet_delta
 from shared.pagetext import Box, TextLayer
 from shared.pagetext.units import page_units
+from shared.revisions import PageImage, SheetDelta, overlay_png, sheet_delta
 from shared.settings import Settings
 from shared.sheet.reading import SheetReading, read_sheet
 

@@ -13,13 +13,13 @@ from pydantic import BaseModel, Field
 
 from services.ingest.refusals import Refusal, RefusalKind, not_found, refusing_outages
 from services.ingest.usecases import Collaborators
-from services.report.revisions.delta import SheetDelta, sheet_delta
-from services.report.revisions.overlay import PageImage, overlay_png
 from shared.interfaces import ObjectMissing
 from shared.messages import PROJECT_ID_PATTERN
 from shared.pagetext import TextLayer
 from shared.register import ProposedMatch, Register, RegisterSheet, SheetVersion
 from shared.register_store import kept_reading, read_register
+from shared.revisions.delta import SheetDelta, sheet_delta
+from shared.revisions.overlay import PageImage, overlay_png
 from shared.sheet.tokens import sheet_key
 
 PROJECT_ID = re.compile(PROJECT_ID_PATTERN)

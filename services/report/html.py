@@ -9,9 +9,9 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
-from services.report.revisions.delta import SheetDelta, UnitChange
 from shared.models import EvidenceCrop
 from shared.report import FailedPageSummary, PageReport, Report
+from shared.revisions.delta import SheetDelta, UnitChange
 
 # The stage of a page that a canceled job never extracted (as the extract service names it).
 CANCELED = "canceled"

@@ -16,9 +16,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TypeVar
 
-from services.report.revisions.delta import SheetDelta, sheet_delta
 from services.report.revisions.matching import best_match, word_counts
-from services.report.revisions.overlay import PageImage, overlay_png
 from services.report.revisions.register import (
     Change,
     Kept,
@@ -36,6 +34,8 @@ from shared.pagetext import TextLayer
 from shared.register import Register, RegisterOutcome, SheetVersion, UnitCounts
 from shared.register_store import commit_register, kept_reading, read_register
 from shared.report import Report
+from shared.revisions.delta import SheetDelta, sheet_delta
+from shared.revisions.overlay import PageImage, overlay_png
 from shared.sheet.reading import SheetReading
 from shared.storage import Keys
 

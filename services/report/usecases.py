@@ -11,7 +11,6 @@ from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_rep
 from services.report.html import render_report_html
 from services.report.projects import update_register
 from services.report.review import apply_review, corrected_pages
-from services.report.revisions.delta import SheetDelta
 from services.report.store import TerminalPages
 from shared import subjects
 from shared.broker import describe, is_outage, msg_id
@@ -22,6 +21,7 @@ from shared.models import VerifiedPage
 from shared.register import RegisterOutcome, SheetOutcome
 from shared.report import ReadySummary, Report
 from shared.review_store import review_records
+from shared.revisions.delta import SheetDelta
 from shared.settings import Settings
 from shared.sheet.reconcile import page_facts, reconcile
 from shared.sheet.sheet_set import SheetSet

@@ -13,7 +13,6 @@ import pytest
 from services.extract.render import render_thumbnail_jpeg
 from services.report.assemble import FailedPage, JobInfo, build_report
 from services.report.html import render_report_html
-from services.report.revisions.delta import SheetDelta, UnitChange
 from services.verify.crops import render_evidence_jpeg
 from shared.models import (
     Coverage,
@@ -26,6 +25,7 @@ from shared.models import (
 )
 from shared.register import ProposedMatch, RegisterOutcome, SheetOutcome, UnitCounts
 from shared.report import Report
+from shared.revisions.delta import SheetDelta, UnitChange
 from shared.storage import Keys
 
 sync_api = pytest.importorskip("playwright.sync_api")

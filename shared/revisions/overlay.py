@@ -17,8 +17,8 @@ import imagecodecs
 import numpy
 from numpy.typing import NDArray
 
-from services.report.revisions.delta import Placement, SheetDelta
 from shared.pagetext import Box
+from shared.revisions.delta import Placement, SheetDelta
 
 # A pixel darker than this (in its darkest channel) is ink: coloured linework counts too.
 INK_BELOW = 160

@@ -1,0 +1,7 @@
+"""A sheet across uploads: what changed on a sheet from one version to the next,
+in words (``delta``) and in a picture (``overlay``)."""
+
+from shared.revisions.delta import SheetDelta, UnitChange, sheet_delta
+from shared.revisions.overlay import PageImage, overlay_png
+
+__all__ = ["PageImage", "SheetDelta", "UnitChange", "overlay_png", "sheet_delta"]
