@@ -177,6 +177,12 @@ class OcrEngine:
         with self._lock:
             return self._recognise(raster, lines, turn)
 
+    def load_recogniser(self) -> None:
+        """Load the recognition model now (about a second of CPU) rather than on the first
+        line read: for a service that reads lines of every page."""
+        with self._lock:
+            self._rapid()._load_rec_model()
+
     def read_crops(self, crops: list[numpy.ndarray]) -> list[tuple[str, float]]:
         """Read each crop (gray pixels of one line, reading left to right, about ``_LINE_PX``
         tall) in one batched recognition call: its text and confidence ("" when the
