@@ -128,9 +128,9 @@ def sample_claims(
 ) -> list[Claim]:
     """The claims worth reading on a page: its title block's number and title (from the
     page's ``reading``), then objects (one line each, readable ones only) until every font
-    the readable lines are set in is read ``per_font`` times, at most ``max_objects``
-    objects, each font's spread over the page's order. Objects a check has already refuted
-    are left as they are."""
+    the readable lines are set in is read ``per_font`` times (and one object at least), at
+    most ``max_objects`` objects, each font's spread over the page's order. Objects a check
+    has already refuted are left as they are."""
     claims: list[Claim] = []
     for claim_id, field in (
         (NUMBER_CLAIM, reading and reading.number),
@@ -154,8 +154,8 @@ def _by_font(
     read: Sequence[Claim], candidates: Sequence[Claim], max_objects: int, per_font: int
 ) -> list[Claim]:
     """Candidates, in page order, until each of their fonts is read ``per_font`` times
-    (counting the claims ``read`` already): a font's lines are taken spread over the page,
-    and a line set in two fonts counts for both."""
+    (counting the claims ``read`` already), and one at least: a font's lines are taken
+    spread over the page, and a line set in two fonts counts for both."""
     times: Counter[int | None] = Counter(font for claim in read for font in claim.fonts)
     fonts = list(dict.fromkeys(font for claim in candidates for font in claim.fonts))
     chosen: set[int] = set()
@@ -170,6 +170,10 @@ def _by_font(
                 continue
             chosen.add(i)
             times.update(candidates[i].fonts)
+    if candidates and not chosen and max_objects > 0:
+        # The title block read every font: one object is read still, so the page's
+        # objects are not all left unjudged.
+        chosen.add(len(candidates) // 2)
     return [candidates[i] for i in sorted(chosen)]
 
 

@@ -146,3 +146,17 @@ def test_every_font_of_the_page_is_read():
     claims = sample_claims(objects, layer, None, max_objects=12, per_font=1)
     assert {font for c in claims for font in c.fonts} == {0, 1}
     assert len(claims) == 2
+
+
+def test_an_object_is_read_when_the_title_block_read_every_font():
+    """The title block's number read the page's one font: one object is read still, so
+    the page's objects are not all left unjudged."""
+    notes = [f"{i}. NOTE NUMBER {i} OF THE SHEET" for i in range(1, 9)]
+    layer = text_layer_of([*notes, "SHEET NO.", "A-101"])
+    objects = [
+        PageObject(object_id=f"o{i}", source_text=text, evidence=line)
+        for i, (text, line) in enumerate(zip(layer.line_texts, layer.lines, strict=True))
+    ]
+    claims = sample_claims(objects, layer, read_sheet(layer), max_objects=12, per_font=1)
+    assert claims[0].claim_id == "sheet_number"
+    assert len([c for c in claims if c.claim_id.startswith("o")]) == 1
