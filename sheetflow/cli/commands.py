@@ -310,6 +310,10 @@ def run_job(
     for name in SERVICES:
         if name not in services:
             stderr.print(f"[yellow]warning:[/] services.{name} is not installed; pages stall there")
+    if not settings.webhooks:
+        # The run's stack is its own (fresh stores, an API on a free port): the only webhooks
+        # it can deliver are those the settings fix, so without any it spares that start.
+        services = tuple(name for name in services if name != "webhooks")
     with stop_on_signals(), contextlib.ExitStack() as stack:
         with stderr.status("starting NATS, S3 and the services"):
             live, supervisor = stack.enter_context(
