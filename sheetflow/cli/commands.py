@@ -25,7 +25,6 @@ import typer
 from pydantic import ValidationError
 from rich.markup import escape
 
-from shared.asyncapi import asyncapi_document
 from shared.interfaces import LLMError
 from shared.llm import check_model_server, model_settings_warnings
 from shared.redact import redact_url
@@ -433,6 +432,9 @@ def asyncapi_cmd(
         settings = load_settings()
         if not settings.nats_url and (found := read_endpoints(settings.data_dir.resolve())):
             settings = settings.model_copy(update={"nats_url": found.nats_url})
+        # Imported here: it builds every event model's schema, which no other command needs.
+        from shared.asyncapi import asyncapi_document
+
         write_document(asyncapi_document(settings), out)
 
 
