@@ -321,6 +321,7 @@ def run_job(
                     extract_workers=extract_workers,
                     services=services,
                     say=supervisor_line,
+                    keep_data=False,  # the run's stores go once its report is written
                 )
             )
             check = supervisor.check
