@@ -11,7 +11,6 @@ import contextlib
 import logging
 import os
 import socket
-import ssl
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -38,6 +37,7 @@ from shared.messages import PageFailed
 from shared.settings import Settings
 from shared.storage import is_storage_outage
 from shared.subjects import Subject
+from shared.tls import tls_context
 
 log = logging.getLogger("sheetflow.broker")
 
@@ -79,21 +79,6 @@ class PageFailure(Exception):
 
 def worker_id(service: str) -> str:
     return f"{service}@{socket.gethostname()}:{os.getpid()}"
-
-
-def tls_context(settings: Settings) -> ssl.SSLContext | None:
-    """TLS to NATS with the configured CA and client certificate, when any is set."""
-    if not (settings.nats_tls_ca_file or settings.nats_tls_cert_file):
-        return None
-    ctx = ssl.create_default_context(
-        cafile=str(settings.nats_tls_ca_file) if settings.nats_tls_ca_file else None
-    )
-    if settings.nats_tls_cert_file:
-        ctx.load_cert_chain(
-            str(settings.nats_tls_cert_file),
-            str(settings.nats_tls_key_file) if settings.nats_tls_key_file else None,
-        )
-    return ctx
 
 
 def _security(settings: Settings) -> NatsSecurity | None:

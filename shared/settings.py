@@ -232,6 +232,12 @@ class Settings(BaseSettings):
     verify_ocr_max_objects: int = Field(
         12, ge=0, description="objects per page the OCR check reads, besides the title block"
     )
+    verify_ocr_lines_per_font: int = Field(
+        1,
+        ge=1,
+        description="lines the OCR check reads of each font a page's claims are set in (a "
+        "broken text encoding is a font's), the title block's counted",
+    )
 
     @field_validator("webhook_allow_networks")
     @classmethod

@@ -460,10 +460,13 @@ def wait_api_ready(api: str, procs: Iterable[ManagedProcess], timeout: float) ->
     raise RuntimeError(f"ingest not ready in {timeout}s")
 
 
-def stop_processes(procs: Iterable[ManagedProcess], timeout: float = 5.0) -> None:
+def stop_processes(
+    procs: Iterable[ManagedProcess], timeout: float = 5.0, weed_grace_s: float = WEED_STOP_GRACE_S
+) -> None:
     """Stop every process at once: SIGTERM all their groups, wait for them together, then
-    SIGKILL what is left, in at most ``timeout`` in all. A weed server gets only a moment:
-    it never exits on SIGTERM (see DESIGN.md), so waiting the full time on it is waste."""
+    SIGKILL what is left, in at most ``timeout`` in all. A weed server gets only a moment
+    (``weed_grace_s``): it never exits on SIGTERM (see DESIGN.md), so waiting the full time
+    on it is waste."""
     procs = list(procs)
     for proc in procs:
         if proc.alive():
@@ -471,7 +474,7 @@ def stop_processes(procs: Iterable[ManagedProcess], timeout: float = 5.0) -> Non
                 os.killpg(proc.pid, signal.SIGTERM)
     started = time.monotonic()
     for proc in procs:
-        grace = WEED_STOP_GRACE_S if proc.name.startswith("weed-") else timeout
+        grace = weed_grace_s if proc.name.startswith("weed-") else timeout
         proc.stop(timeout=max(0.0, started + min(grace, timeout) - time.monotonic()))
 
 
@@ -605,10 +608,12 @@ def supervised_stack(
     extract_workers: int = 1,
     services: tuple[str, ...] = SERVICES,
     say: Callable[[str], None] = log.warning,
+    keep_data: bool = True,
 ) -> Iterator[tuple[Settings, Supervisor]]:
     """Like ``running_stack``, with every process it starts, embedded servers included,
     kept running by a ``Supervisor`` (``SHEETFLOW_RESTART_LIMIT`` crashes allowed within
-    ``SHEETFLOW_RESTART_WINDOW_S``)."""
+    ``SHEETFLOW_RESTART_WINDOW_S``). Without ``keep_data`` (its stores are removed
+    afterwards) an embedded weed is killed at once when it stops, given no grace."""
     supervisor = Supervisor(
         limit=settings.restart_limit, window_s=settings.restart_window_s, say=say
     )
@@ -626,5 +631,6 @@ def supervised_stack(
         # current process of each (a restart replaces it); servers were watched first.
         watched = supervisor.processes
         stop_processes([*procs, *watched[len(servers.processes) :]])
-        stop_processes(reversed(watched[: len(servers.processes)]))
+        grace = WEED_STOP_GRACE_S if keep_data else 0.0
+        stop_processes(reversed(watched[: len(servers.processes)]), weed_grace_s=grace)
         servers.stop()

@@ -177,6 +177,29 @@ class OcrEngine:
         with self._lock:
             return self._recognise(raster, lines, turn)
 
+    def load_recogniser(self) -> None:
+        """Load the recognition model now (about a second of CPU) rather than on the first
+        line read: for a service that reads lines of every page."""
+        with self._lock:
+            self._rapid()._load_rec_model()
+
+    def read_crops(self, crops: list[numpy.ndarray]) -> list[tuple[str, float]]:
+        """Read each crop (gray pixels of one line, reading left to right, about ``_LINE_PX``
+        tall) in one batched recognition call: its text and confidence ("" when the
+        confidence is below ``MIN_SCORE``, as a line read from a page is dropped)."""
+        if not crops:
+            return []
+        from rapidocr.ch_ppocr_rec.typings import TextRecInput  # with the engine, lazily
+
+        images = [cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR) for crop in crops]
+        with self._lock:
+            recogniser = self._rapid()._load_rec_model()
+            result = recogniser(TextRecInput(img=images, return_word_box=False))
+        return [
+            (text if score >= MIN_SCORE else "", float(score))
+            for text, score in zip(result.txts, result.scores, strict=True)
+        ]
+
     def page_turn(self, raster: Raster, lines: list[numpy.ndarray]) -> int:
         """How the page's text is turned (degrees clockwise, one of ``TURNS``): the axis most
         of its clear lines' length runs along, then, of the two ways along it, the one its

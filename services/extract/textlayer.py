@@ -45,7 +45,8 @@ def read_text_layer(
         # Read alone (not beside extract's own render): the words are still judged on one.
         zoom = render_zoom(display, DEFAULT_RENDER_PX, DEFAULT_RENDER_PIXELS)
         render = PageRender(render_page(display, DEFAULT_RENDER_PX, DEFAULT_RENDER_PIXELS), zoom)
-    words = _layer_words(page, display, render)
+    fonts: dict[str, int] = {}
+    words = _layer_words(page, display, render, fonts)
     words += _annotation_words(page, matrix, words)
     own = [w for w in words if "hidden" not in w and w.get("origin") != "ocr"]
     has_text_layer = sum(alnum_count(w["text"]) for w in own) >= min_chars
@@ -64,6 +65,7 @@ def read_text_layer(
         source="ocr" if scanned else "pdf",
         has_drawings=bool(paths),
         rules=ruled_lines(paths, matrix, Box(*page.rect)),
+        fonts=list(fonts),
     )
 
 
@@ -73,10 +75,11 @@ def _displayed(rect: pymupdf.Rect, matrix: pymupdf.Matrix) -> Box:
 
 
 def _layer_words(
-    page: pymupdf.Page, display: pymupdf.DisplayList, render: PageRender
+    page: pymupdf.Page, display: pymupdf.DisplayList, render: PageRender, fonts: dict[str, int]
 ) -> list[dict]:
     """The text layer's words in its own order, each with its line's direction, the size
-    of the span it sits in (one text page serves both readings) and, for a word the page
+    and font of the span it sits in (one text page serves both readings; ``fonts`` gathers
+    the fonts' indexes, in order of first use) and, for a word the page
     does not show, why (``hidden``), as plain dicts: validating thousands of them in one go
     is cheaper than making each a model here. A display list's text is in the displayed
     page's frame already (turned with the page's /Rotate)."""
@@ -105,6 +108,7 @@ def _layer_words(
             "bbox": Box(x0, y0, x1, y1),
             "size": span["size"],
             "dir": direction,
+            "font": fonts.setdefault(span["font"], len(fonts)),
         }
         hidden = property_hidden(span)
         if hidden is None:

@@ -2,6 +2,7 @@
 starts (the model client among them) and closed when it stops. Unit tests call
 ``bootstrap`` with fakes; the service runs ``started``."""
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
@@ -40,13 +41,20 @@ def bootstrap(
 
 @contextlib.asynccontextmanager
 async def started(connections: Connections) -> AsyncIterator[Collaborators]:
-    async with model_client(connections.settings) as llm:
-        yield bootstrap(
-            bucket=connections.bucket,
-            state=connections.state,
-            publisher=connections.publisher,
-            settings=connections.settings,
-            llm=llm,
-            # Its models load on the first page read, not at start.
-            ocr=OcrEngine() if connections.settings.verify_ocr_check else None,
-        )
+    ocr = OcrEngine() if connections.settings.verify_ocr_check else None
+    # The OCR check reads lines of every text page: its model loads while the consumers
+    # start, not when the first page waits for it.
+    loading = asyncio.create_task(asyncio.to_thread(ocr.load_recogniser)) if ocr else None
+    try:
+        async with model_client(connections.settings) as llm:
+            yield bootstrap(
+                bucket=connections.bucket,
+                state=connections.state,
+                publisher=connections.publisher,
+                settings=connections.settings,
+                llm=llm,
+                ocr=ocr,
+            )
+    finally:
+        if loading is not None:
+            await asyncio.gather(loading, return_exceptions=True)

@@ -2,16 +2,19 @@
 
 An object the extraction cut from the page's words cannot be checked against those words.
 What the page *shows* can check them: a sample of the page's claims (the title block's
-number and title, and up to ``max_objects`` objects) is read by OCR from a sharp render of
-each claim's line, recognition only (no detection pass), and compared with the words the
-claim cites. Agreement confirms (basis ``ocr``). A reading that shares almost nothing with a
-long enough text (a broken font encoding, a stale or pasted text layer) is
+number and title, and objects chosen so that every font the page's claims are set in is
+read, ``per_font`` lines of each, at most ``max_objects``: a broken text encoding is a
+font's) is read by OCR from a sharp render of each claim's line (its first words, on a long
+one), recognition only (no detection pass, one batched call a page), and compared with the
+words the claim cites. Agreement confirms (basis ``ocr``). A reading that shares almost
+nothing with a long enough text (a broken font encoding, a stale or pasted text layer) is
 ``text_layer_mismatch``. Anything between is ordinary OCR noise: ``uncertain``, never a
 refutation. Only lines of the Latin script are read: the recogniser knows no other, and
 a script it cannot read is no evidence against the text.
 """
 
 import unicodedata
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -19,16 +22,18 @@ import numpy
 import pymupdf
 from rapidfuzz.distance import Indel
 
-from services.extract.ocr import OcrEngine, Raster
+from services.extract.ocr import OcrEngine
 from shared.models import ObjectVerification, PageObject
 from shared.pagetext import Box, TextLayer, Word, digit_runs
 from shared.sheet.reading import SheetReading
 
-# The recogniser scales each line to 48 px tall: a line is rendered about that tall.
-LINE_PX = 56
-MAX_ZOOM = 8.0  # 576 dpi: a 5 pt line is read from 56 px
-# A claim's text must carry this many letters and digits to say anything.
+# The recogniser scales each line to 48 px tall: a line is rendered that tall, no taller.
+LINE_PX = 48
+MAX_ZOOM = 8.0  # 576 dpi: a 5 pt line is read from 40 px
+# A claim's text must carry this many letters and digits to say anything...
 MIN_CHARS = 3
+# ...and of a longer line, its first words up to this many are read.
+READ_CHARS = 10
 # Similarity (0-1, over letters and digits, look-alikes folded) at or above which the
 # reading agrees with the text...
 AGREE = 0.9
@@ -57,6 +62,10 @@ class Claim:
     @property
     def box(self) -> Box:
         return Box.union(w.bbox for w in self.words)
+
+    @property
+    def fonts(self) -> frozenset[int | None]:
+        return frozenset(w.font for w in self.words)
 
 
 @dataclass(frozen=True)
@@ -92,7 +101,22 @@ def _line_of(ids: Sequence[int], layer: TextLayer) -> tuple[Word, ...]:
             by_line.setdefault(layer.line_of_word[i], []).append(layer.words[i])
     if not by_line:
         return ()
-    return tuple(max(by_line.values(), key=lambda ws: len(_chars(" ".join(w.text for w in ws)))))
+    line = max(by_line.values(), key=lambda ws: len(_chars(" ".join(w.text for w in ws))))
+    return _opening(line)
+
+
+def _opening(line: Sequence[Word]) -> tuple[Word, ...]:
+    """The line's first words, up to ``READ_CHARS`` letters and digits: what is read of a
+    long line (the recogniser's time grows with a line's length; a font's encoding shows
+    in a few words as well as in many)."""
+    words: list[Word] = []
+    chars = 0
+    for word in line:
+        if chars >= READ_CHARS:
+            break
+        words.append(word)
+        chars += len(_chars(word.text))
+    return tuple(words)
 
 
 def sample_claims(
@@ -100,11 +124,13 @@ def sample_claims(
     layer: TextLayer,
     reading: SheetReading | None,
     max_objects: int,
+    per_font: int,
 ) -> list[Claim]:
     """The claims worth reading on a page: its title block's number and title (from the
-    page's ``reading``), then up to
-    ``max_objects`` objects spread over the page's order (one line each), readable ones
-    only. Objects a check has already refuted are left as they are."""
+    page's ``reading``), then objects (one line each, readable ones only) until every font
+    the readable lines are set in is read ``per_font`` times (and one object at least), at
+    most ``max_objects`` objects, each font's spread over the page's order. Objects a check
+    has already refuted are left as they are."""
     claims: list[Claim] = []
     for claim_id, field in (
         (NUMBER_CLAIM, reading and reading.number),
@@ -121,10 +147,34 @@ def sample_claims(
         words = _line_of(obj.evidence, layer)
         if words and _readable(words):
             candidates.append(Claim(obj.object_id, words))
-    if len(candidates) > max_objects > 0:
-        step = len(candidates) / max_objects
-        candidates = [candidates[int(i * step)] for i in range(max_objects)]
-    return claims + candidates[: max(0, max_objects)]
+    return claims + _by_font(claims, candidates, max_objects, per_font)
+
+
+def _by_font(
+    read: Sequence[Claim], candidates: Sequence[Claim], max_objects: int, per_font: int
+) -> list[Claim]:
+    """Candidates, in page order, until each of their fonts is read ``per_font`` times
+    (counting the claims ``read`` already), and one at least: a font's lines are taken
+    spread over the page, and a line set in two fonts counts for both."""
+    times: Counter[int | None] = Counter(font for claim in read for font in claim.fonts)
+    fonts = list(dict.fromkeys(font for claim in candidates for font in claim.fonts))
+    chosen: set[int] = set()
+    for font in fonts:
+        of_font = [i for i, claim in enumerate(candidates) if font in claim.fonts]
+        wanted = per_font - times[font]
+        if wanted <= 0:
+            continue
+        step = len(of_font) / min(wanted, len(of_font))
+        for i in (of_font[int(k * step)] for k in range(min(wanted, len(of_font)))):
+            if len(chosen) >= max_objects or i in chosen:
+                continue
+            chosen.add(i)
+            times.update(candidates[i].fonts)
+    if candidates and not chosen and max_objects > 0:
+        # The title block read every font: one object is read still, so the page's
+        # objects are not all left unjudged.
+        chosen.add(len(candidates) // 2)
+    return [candidates[i] for i in sorted(chosen)]
 
 
 def compare(text: str, read: str) -> str:
@@ -139,39 +189,41 @@ def compare(text: str, read: str) -> str:
     return "noise"
 
 
-def _raster(display: pymupdf.DisplayList, claim: Claim) -> Raster:
-    """The claim's line with a margin, rendered gray about ``LINE_PX`` tall across it."""
+def _crop(display: pymupdf.DisplayList, claim: Claim) -> numpy.ndarray:
+    """The claim's line rendered gray ``LINE_PX`` tall across it (at most ``MAX_ZOOM``),
+    turned to read left to right as the recogniser reads."""
     box = claim.box
-    across = box.height if claim.words[0].dir == (1.0, 0.0) else box.width
-    zoom = min(MAX_ZOOM, max(1.0, LINE_PX / max(across, 1e-3)))
-    margin = 0.3 * across
-    clip = pymupdf.Rect(box.x0 - margin, box.y0 - margin, box.x1 + margin, box.y1 + margin)
-    clip &= display.rect
+    direction = claim.words[0].dir
+    across = box.height if direction == (1.0, 0.0) else box.width
+    zoom = min(MAX_ZOOM, LINE_PX / max(across, 1e-3))
+    clip = pymupdf.Rect(*box) & display.rect
     pixmap = display.get_pixmap(
         matrix=pymupdf.Matrix(zoom, zoom), clip=clip, colorspace=pymupdf.csGRAY, alpha=False
     )
     rows = numpy.frombuffer(pixmap.samples_mv, numpy.uint8).reshape(pixmap.height, pixmap.stride)
-    return Raster(rows[:, : pixmap.width].copy(), zoom, pixmap.x / zoom, pixmap.y / zoom)
+    pixels = rows[:, : pixmap.width]
+    # Upwards (0, -1) is turned a quarter clockwise to read left to right; downwards back.
+    turns = {(1.0, 0.0): 0, (0.0, -1.0): -1, (0.0, 1.0): 1}[direction]
+    # A copy: the pixmap's samples go with it.
+    return numpy.rot90(pixels, turns).copy()
 
 
-def render_claims(display: pymupdf.DisplayList, claims: Sequence[Claim]) -> list[Raster]:
+def render_claims(display: pymupdf.DisplayList, claims: Sequence[Claim]) -> list[numpy.ndarray]:
     """Each claim's line rendered from ``display``, the page's display list (the caller
     holds ``PDF_LOCK``)."""
-    return [_raster(display, claim) for claim in claims]
+    return [_crop(display, claim) for claim in claims]
 
 
 def read_claims(
-    engine: OcrEngine, claims: Sequence[Claim], rasters: Sequence[Raster]
+    engine: OcrEngine, claims: Sequence[Claim], crops: Sequence[numpy.ndarray]
 ) -> list[Reading]:
-    """Each claim's line read from its raster, recognition only (the line's place is known),
-    and compared with the words it cites."""
-    readings = []
-    for claim, raster in zip(claims, rasters, strict=True):
-        x0, y0, x1, y1 = claim.box
-        quad = numpy.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], dtype=numpy.float64)
-        read = " ".join(w.text for w in engine.read_lines(raster, [quad]))
-        readings.append(Reading(claim, read, compare(claim.text, read)))
-    return readings
+    """The claims' lines read from their crops in one batched call, recognition only (each
+    line's place and direction are known), each compared with the words it cites."""
+    read = engine.read_crops(list(crops))
+    return [
+        Reading(claim, text, compare(claim.text, text))
+        for claim, (text, _) in zip(claims, read, strict=True)
+    ]
 
 
 def apply_readings(
@@ -185,6 +237,11 @@ def apply_readings(
     object nothing independent judged; noise leaves it ``uncertain``, saying what was read.
     A verdict another check gave stands otherwise."""
     by_id = {o.object_id: o for o in objects}
+    fonts = {font for r in readings for font in r.claim.fonts}
+    sample = (
+        f"the check read {len(readings)} line(s) of the page (a long line's first words), "
+        f"in {len(fonts)} font(s)"
+    )
     problems: list[tuple[str, str]] = []
     identity_confirmed = False
     for r in readings:
@@ -214,6 +271,8 @@ def apply_readings(
                 verdict=verdict,
                 basis="ocr",
                 evidence_bbox=current.evidence_bbox or claim.box,
-                reason=None if verdict == "confirmed" else f"OCR of the sheet reads {r.read!r}",
+                reason=f"OCR of the sheet reads it alike ({sample})"
+                if verdict == "confirmed"
+                else f"OCR of the sheet reads {r.read!r} ({sample})",
             )
     return problems, identity_confirmed

@@ -371,18 +371,24 @@ def ocr_check(
     """The OCR check on a sample of the page's claims (``services.verify.ocr_check``): sets
     the read objects' verifications; returns the page-level problems and whether the title
     block's number was confirmed. CPU-bound: run it off the event loop."""
-    claims = sample_claims(objects, text_layer, reading, settings.verify_ocr_max_objects)
+    claims = sample_claims(
+        objects,
+        text_layer,
+        reading,
+        settings.verify_ocr_max_objects,
+        settings.verify_ocr_lines_per_font,
+    )
     if not claims:
         return [], False
     with PDF_LOCK:
         try:
             doc = open_pdf(pdf)
             page = doc[0 if doc.page_count == 1 else page_number - 1]
-            rasters = render_claims(page.get_displaylist(), claims)
+            crops = render_claims(page.get_displaylist(), claims)
         except Exception as exc:  # MuPDF raises many kinds on broken content
             log.warning("page %d: no OCR check, the page did not render (%s)", page_number, exc)
             return [], False
-    return apply_readings(objects, read_claims(engine, claims, rasters))
+    return apply_readings(objects, read_claims(engine, claims, crops))
 
 
 async def verify_page(

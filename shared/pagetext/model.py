@@ -39,6 +39,12 @@ class Word(BaseModel):
         # Omitted when shown: text.json stays as it was for the words of almost every page.
         exclude_if=lambda hidden: hidden is None,
     )
+    font: int | None = Field(
+        None,
+        description="the font the word is set in, an index in TextLayer.fonts (text-layer "
+        "words; absent for OCR and annotation words)",
+        exclude_if=lambda font: font is None,
+    )
 
 
 class TextLayer(BaseModel):
@@ -62,6 +68,11 @@ class TextLayer(BaseModel):
         [],
         description="the long horizontal and vertical lines of the page's drawing, displayed "
         "coordinates (the walls of title-block cells), where the drawing was listed",
+    )
+    fonts: list[str] = Field(
+        [],
+        description="the fonts the text layer's words are set in (Word.font), as the PDF "
+        "names them: a broken text encoding is a font's, so checks sample by font",
     )
 
     @model_validator(mode="after")

@@ -27,7 +27,6 @@ import typer
 from pydantic import ValidationError
 from rich.markup import escape
 
-from shared.asyncapi import asyncapi_document
 from shared.interfaces import LLMError
 from shared.llm import check_model_server, model_settings_warnings
 from shared.messages import PROJECT_ID_PATTERN
@@ -343,6 +342,10 @@ def run_job(settings: Settings, job: RunJob) -> int:
         if name not in services:
             stderr.print(f"[yellow]warning:[/] services.{name} is not installed; pages stall there")
     keeps_register = job.project is not None and not settings.s3_endpoint
+    if not settings.webhooks:
+        # The run's stack is its own (fresh stores, an API on a free port): the only webhooks
+        # it can deliver are those the settings fix, so without any it spares that start.
+        services = tuple(name for name in services if name != "webhooks")
     with stop_on_signals(), contextlib.ExitStack() as stack:
         with stderr.status("starting NATS, S3 and the services"):
             live, supervisor = stack.enter_context(
@@ -351,6 +354,7 @@ def run_job(settings: Settings, job: RunJob) -> int:
                     extract_workers=job.extract_workers,
                     services=services,
                     say=supervisor_line,
+                    keep_data=False,  # the run's stores go once its report is written
                 )
             )
             check = supervisor.check
@@ -470,6 +474,9 @@ def asyncapi_cmd(
         settings = load_settings()
         if not settings.nats_url and (found := read_endpoints(settings.data_dir.resolve())):
             settings = settings.model_copy(update={"nats_url": found.nats_url})
+        # Imported here: it builds every event model's schema, which no other command needs.
+        from shared.asyncapi import asyncapi_document
+
         write_document(asyncapi_document(settings), out)
 
 
