@@ -10,7 +10,14 @@ import pytest
 from services.extract.ocr import TURNS, page_raster
 from services.extract.pipeline import _read_page, extract_rung1
 from services.extract.textlayer import ocr_text_layer
-from services.extract.title_ocr import closer_regions, read_already, to_page, to_upright
+from services.extract.title_ocr import (
+    closer_regions,
+    read_already,
+    title_regions,
+    to_page,
+    to_upright,
+    with_closer_title,
+)
 from shared.pagetext import Box, Word
 from shared.settings import Settings
 from shared.sheet import read_title_block
@@ -80,6 +87,28 @@ def test_a_line_read_already_is_not_read_again():
     assert covered(numpy.array([[100, 100], [230, 100], [230, 112], [100, 112]], float))
     assert not covered(numpy.array([[100, 200], [230, 200], [230, 212], [100, 212]], float))
     assert not covered(numpy.array([[100, 100], [230, 100], [230, 140], [100, 140]], float))
+
+
+def test_a_title_read_closer_replaces_the_words_of_its_box_only():
+    """The closer reading of a title (rendered with a margin of two print sizes) replaces
+    the page's words whose centres lie in the title's box, and adds only its words there:
+    what it read around the title stays the page reading's."""
+    words = [
+        _word("SHEET", (100, 80, 140, 90), 10),
+        _word("CENERAL", (100, 100, 150, 112), 12),
+        _word("NOTES", (155, 100, 195, 112), 12),
+        _word("A1", (100, 140, 130, 170), 30),
+    ]
+    layer = ocr_text_layer(words, 1, W, H)
+    region, core = title_regions(layer, [1, 2])
+    assert region == Box(76.0, 76.0, 219.0, 136.0) and core == Box(94.0, 94.0, 201.0, 118.0)
+    closer = [
+        _word("SHEFT", (101, 80, 141, 90), 10),
+        _word("GENERAL", (101, 100, 151, 112), 12),
+        _word("NOTES", (156, 100, 196, 112), 12),
+    ]
+    merged = with_closer_title(layer.words, closer, core)
+    assert [w.text for w in merged] == ["SHEET", "A1", "GENERAL", "NOTES"]
 
 
 @pytest.mark.slow
