@@ -48,6 +48,7 @@ from services.extract.tiles import (
     units_in,
 )
 from services.extract.title_ocr import (
+    apart_from,
     closer_regions,
     detection_zoom,
     long_rules,
@@ -305,7 +306,7 @@ async def _reading(
         text_layer, reading = await _closer_title_block(
             pdf, page, (text_layer, reading), turn, read, settings, readers
         )
-    return await _closer_title(pdf, (text_layer, reading), turn, read, settings, readers)
+    return await _closer_title(pdf, page.zoom, (text_layer, reading), turn, read, settings, readers)
 
 
 async def _closer_title_block(
@@ -355,19 +356,22 @@ async def _closer_title_block(
 
 async def _closer_title(
     pdf: bytes,
+    zoom: float,
     read_so_far: tuple[TextLayer, SheetReading],
     turn: int,
     read: Callable[[TextLayer], SheetReading],
     settings: Settings,
     readers: Readers,
 ) -> tuple[TextLayer, SheetReading]:
-    """An OCR page's words and reading with its title's lines read again closer
-    (``title_regions``, ``with_closer_title``): kept when the page then reads the same sheet
-    number with a title. A region over the page's limits is left as the page read it."""
+    """An OCR page's words and reading with its title's lines read again closer where its
+    print is small in the page image (``zoom`` pixels per point; ``title_regions``,
+    ``with_closer_title``): kept when the page then reads the same sheet number with a
+    title. A region over the page's limits is left as the page read it."""
     text_layer, reading = read_so_far
-    if reading.title is None or not reading.title.word_ids:
+    ids = reading.title.word_ids if reading.title else []
+    if not ids or (regions := title_regions(text_layer, ids, zoom)) is None:
         return text_layer, reading
-    region, core = title_regions(text_layer, reading.title.word_ids)
+    region, core = regions
     try:
         raster = await readers.pages.read(
             render_area,
@@ -381,7 +385,11 @@ async def _closer_title(
     except OverLimit:
         return text_layer, reading
     closer = await asyncio.to_thread(
-        readers.ocr.ocr_raster, raster, turn, detection_zoom=detection_zoom(region)
+        readers.ocr.ocr_raster,
+        raster,
+        turn,
+        detection_zoom=detection_zoom(region),
+        skip=apart_from(core),
     )
     layer = _ocr_layer(with_closer_title(text_layer.words, closer, core), text_layer)
     again = await asyncio.to_thread(read, layer)

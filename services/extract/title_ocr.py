@@ -53,6 +53,9 @@ SAME_SIZE = 2.0
 # the words whose centres lie in its box grown by this share of a print size are replaced.
 TITLE_MARGIN = 2.0
 TITLE_CORE = 0.5
+# A title whose print is this many pixels tall in the page image was found and read there
+# as well as a closer look would (a map's heading); smaller print is read again closer.
+TITLE_CLEAR_PX = 32.0
 
 
 # The way text runs on the displayed page (a word's ``dir``) for each turn of its content.
@@ -242,18 +245,33 @@ def _centre_in(region: Box, box: Box) -> bool:
     return region.x0 <= cx < region.x1 and region.y0 <= cy < region.y1
 
 
-def title_regions(layer: TextLayer, word_ids: list[int]) -> tuple[Box, Box]:
-    """Where a title read from a page's OCR words lies (displayed page coordinates): the
-    region to render and read again closer, and within it the core whose words the closer
-    reading replaces."""
+def title_regions(layer: TextLayer, word_ids: list[int], zoom: float) -> tuple[Box, Box] | None:
+    """Where a title read from a page's OCR words lies (displayed page coordinates), when
+    its print is small in the page image (``zoom`` pixels per point): the region to render
+    and read again closer, and within it the core whose words the closer reading
+    replaces."""
     words = [layer.words[i] for i in word_ids]
     size = max(w.size for w in words)
+    if size * zoom >= TITLE_CLEAR_PX:
+        return None
     x0, y0, x1, y1 = Box.union(w.bbox for w in words)
     grow, core = TITLE_MARGIN * size, TITLE_CORE * size
     return (
         Box(x0 - grow, y0 - grow, x1 + grow, y1 + grow),
         Box(x0 - core, y0 - core, x1 + core, y1 + core),
     )
+
+
+def apart_from(core: Box):
+    """A test of a detected line (page points): whether it lies apart from ``core`` (none
+    of its words could replace one there, so it is not read)."""
+
+    def apart(quad) -> bool:
+        x0, y0 = quad.min(axis=0)
+        x1, y1 = quad.max(axis=0)
+        return _overlap(core, Box(float(x0), float(y0), float(x1), float(y1))) <= 0
+
+    return apart
 
 
 def with_closer_title(words: list[Word], closer: list[Word], core: Box) -> list[Word]:
