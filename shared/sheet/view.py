@@ -227,8 +227,9 @@ def _view(layer: TextLayer, key: int) -> View:
         if not line or direction_key(words[line[0]].dir) != key:
             continue
         in_lines.update(line)
-        rows = _printed_rows(words, line, frame)
-        runs += [framed_line(words, row, frame, line_id) for row in rows]
+        framed = {i: words[i].bbox.in_frame(frame) for i in line}
+        for row in _printed_rows(line, framed):
+            runs.append(framed_line(words, row, frame, line_id, [framed[i] for i in row]))
     runs += [
         framed_line(words, (w.id,), frame)
         for w in words
@@ -250,11 +251,11 @@ def _view(layer: TextLayer, key: int) -> View:
     return view
 
 
-def _printed_rows(words: list[Word], line: list[int], frame: Frame) -> list[list[int]]:
-    """A line's words as the rows they are printed on: the line itself, or, where its words
-    overlap along it at different heights, its words parted across it into rows (top to
-    bottom) whose words do not overlap, each in order along it."""
-    boxes = {i: words[i].bbox.in_frame(frame) for i in line}
+def _printed_rows(line: list[int], boxes: dict[int, Box]) -> list[list[int]]:
+    """A line's words (their ``boxes`` in the view's frame) as the rows they are printed on:
+    the line itself, or, where its words overlap along it at different heights, its words
+    parted across it into rows (top to bottom) whose words do not overlap, each in order
+    along it."""
 
     def stacked(a: int, b: int) -> bool:
         ba, bb = boxes[a], boxes[b]
