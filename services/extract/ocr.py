@@ -96,6 +96,9 @@ _LINE_RATIO = 1.5
 # direction is plain), and read from up to this many of the longest of them both ways.
 _CLEAR_RATIO = 3.0
 _ORIENTATION_SAMPLE = 6
+# A box shorter than ``_CLEAR_RATIO`` times its thickness this close to one of the page's
+# axes (degrees) runs along it.
+_SNAP_DEGREES = 10.0
 # Clockwise turns of a page's content in the displayed page, in degrees.
 TURNS = (0, 90, 180, 270)
 # Margin around the text area rendered for recognition, in points.
@@ -461,8 +464,7 @@ def _crop(raster: Raster, line: _Line) -> numpy.ndarray:
 def _words(line: _Line, text: str, layout) -> list[Word]:
     """The line's words placed along it: RapidOCR gives the recogniser's column of each
     character; a word spans its columns and half a character either side."""
-    length = float(numpy.linalg.norm(line.along))
-    direction = tuple(round(float(v), 4) + 0.0 for v in line.along / length)
+    direction = _direction(line)
     size = round(float(numpy.linalg.norm(line.across)), 2)
     columns = getattr(layout, "line_txt_len", 0) or 0
     if not columns or not layout.words:  # no layout: words placed by their characters
@@ -478,6 +480,21 @@ def _words(line: _Line, text: str, layout) -> list[Word]:
         end = min(1.0, (cols[-1] + 0.5 + half_char) / columns)
         words.append(_word("".join(chars), line, start, end, direction, size))
     return words
+
+
+def _direction(line: _Line) -> tuple[float, float]:
+    """The way a line's words run: its box's length, or, for a short box tilted a little
+    off the page's axes, that axis (a short word's box, "OF" or a tag, leans a few degrees
+    whichever way the detector drew it, and a word leaning so is no line of its own)."""
+    length = float(numpy.linalg.norm(line.along))
+    x, y = (float(v) for v in line.along / length)
+    if length < _CLEAR_RATIO * float(numpy.linalg.norm(line.across)):
+        angle = numpy.degrees(numpy.arctan2(y, x))
+        axis = 90 * round(angle / 90)
+        if abs(angle - axis) <= _SNAP_DEGREES:
+            t = numpy.radians(axis)
+            x, y = round(float(numpy.cos(t))), round(float(numpy.sin(t)))
+    return round(x, 4) + 0.0, round(y, 4) + 0.0
 
 
 def _word(text: str, line: _Line, start: float, end: float, direction, size: float) -> Word:

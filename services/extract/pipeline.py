@@ -47,7 +47,15 @@ from services.extract.tiles import (
     render_page_tiles,
     units_in,
 )
-from services.extract.title_ocr import closer_regions, detection_zoom, long_rules, read_already
+from services.extract.title_ocr import (
+    apart_from,
+    closer_regions,
+    detection_zoom,
+    long_rules,
+    read_already,
+    title_regions,
+    with_closer_title,
+)
 from services.extract.visibility import PageRender
 from services.extract.vision import (
     REPLY_JSON_SCHEMA,
@@ -293,11 +301,13 @@ async def _reading(
         return read_sheet(layer, page.label, page.bookmarks)
 
     reading = await asyncio.to_thread(read, text_layer)
-    if text_layer.source != "ocr" or reading.number:
+    if text_layer.source != "ocr":
         return text_layer, reading
-    return await _closer_title_block(
-        pdf, page, (text_layer, reading), turn, read, settings, readers
-    )
+    if not reading.number:
+        text_layer, reading = await _closer_title_block(
+            pdf, page, (text_layer, reading), turn, read, settings, readers
+        )
+    return await _closer_title(pdf, page.zoom, (text_layer, reading), turn, read, settings, readers)
 
 
 async def _closer_title_block(
@@ -343,6 +353,50 @@ async def _closer_title_block(
             if reading.number:
                 break
     return text_layer, reading
+
+
+async def _closer_title(
+    pdf: bytes,
+    zoom: float,
+    read_so_far: tuple[TextLayer, SheetReading],
+    turn: int,
+    read: Callable[[TextLayer], SheetReading],
+    settings: Settings,
+    readers: Readers,
+) -> tuple[TextLayer, SheetReading]:
+    """An OCR page's words and reading with its title's lines read again closer where its
+    print is small in the page image (``zoom`` pixels per point; ``title_regions``,
+    ``with_closer_title``): kept when the page then reads the same sheet number with a
+    title. A region over the page's limits is left as the page read it."""
+    text_layer, reading = read_so_far
+    ids = reading.title.word_ids if reading.title else []
+    if not ids or (regions := title_regions(text_layer, ids, zoom)) is None:
+        return text_layer, reading
+    region, core = regions
+    try:
+        raster = await readers.pages.read(
+            render_area,
+            pdf,
+            text_layer.page_number,
+            region,
+            RECOGNITION_DPI,
+            timeout_s=settings.page_render_timeout_s,
+            max_mb=settings.page_render_max_mb,
+        )
+    except OverLimit:
+        return text_layer, reading
+    closer = await asyncio.to_thread(
+        readers.ocr.ocr_raster,
+        raster,
+        turn,
+        detection_zoom=detection_zoom(region),
+        skip=apart_from(core),
+    )
+    layer = _ocr_layer(with_closer_title(text_layer.words, closer, core), text_layer)
+    again = await asyncio.to_thread(read, layer)
+    if again.title is None or again.sheet_number != reading.sheet_number:
+        return text_layer, reading
+    return layer, again
 
 
 async def _ask_model(

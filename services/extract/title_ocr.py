@@ -48,6 +48,16 @@ READ_ALREADY = 0.5
 SAME_SIZE = 2.0
 
 
+# A title read from the page is read again closer from a render of its box grown by this
+# many of its print sizes each way (its lines whole, with what is printed around them), and
+# the words whose centres lie in its box grown by this share of a print size are replaced.
+TITLE_MARGIN = 2.0
+TITLE_CORE = 0.5
+# A title whose print is this many pixels tall in the page image was found and read there
+# as well as a closer look would (a map's heading); smaller print is read again closer.
+TITLE_CLEAR_PX = 32.0
+
+
 # The way text runs on the displayed page (a word's ``dir``) for each turn of its content.
 _RUNS = {0: (1.0, 0.0), 90: (0.0, 1.0), 180: (-1.0, 0.0), 270: (0.0, -1.0)}
 
@@ -233,3 +243,41 @@ def _overlap(a: Box, b: Box) -> float:
 def _centre_in(region: Box, box: Box) -> bool:
     cx, cy = box.centre
     return region.x0 <= cx < region.x1 and region.y0 <= cy < region.y1
+
+
+def title_regions(layer: TextLayer, word_ids: list[int], zoom: float) -> tuple[Box, Box] | None:
+    """Where a title read from a page's OCR words lies (displayed page coordinates), when
+    its print is small in the page image (``zoom`` pixels per point): the region to render
+    and read again closer, and within it the core whose words the closer reading
+    replaces."""
+    words = [layer.words[i] for i in word_ids]
+    size = max(w.size for w in words)
+    if size * zoom >= TITLE_CLEAR_PX:
+        return None
+    x0, y0, x1, y1 = Box.union(w.bbox for w in words)
+    grow, core = TITLE_MARGIN * size, TITLE_CORE * size
+    return (
+        Box(x0 - grow, y0 - grow, x1 + grow, y1 + grow),
+        Box(x0 - core, y0 - core, x1 + core, y1 + core),
+    )
+
+
+def apart_from(core: Box):
+    """A test of a detected line (page points): whether it lies apart from ``core`` (none
+    of its words could replace one there, so it is not read)."""
+
+    def apart(quad) -> bool:
+        x0, y0 = quad.min(axis=0)
+        x1, y1 = quad.max(axis=0)
+        return _overlap(core, Box(float(x0), float(y0), float(x1), float(y1))) <= 0
+
+    return apart
+
+
+def with_closer_title(words: list[Word], closer: list[Word], core: Box) -> list[Word]:
+    """The page's words with those in the title's ``core`` replaced by the closer reading's
+    words there: the title's lines found and read again at a resolution where stacked lines
+    part and short words show (page detection merges a title's close lines, drops or leans
+    an "OF", misreads a letter)."""
+    kept = [w for w in words if not _centre_in(core, w.bbox)]
+    return kept + [w for w in closer if _centre_in(core, w.bbox)]

@@ -662,12 +662,13 @@ def _heading_above(view: View, number: _Number) -> tuple[str | None, tuple[int, 
         if r.line_id >= 0
         and r.box.y1 <= number.run.box.y0
         and r.box.overlap_x(number.run.box) > 0
-        and r.size > number.run.size
+        and r.size * STACK_SIZE_RATIO >= number.run.size
     ]
-    worded = [r for r in above if _has_words(r)]
+    worded = [r for r in above if _has_words(r) and r.size > number.run.size]
     if not worded:
         return None, ()
-    # The lowest line of the largest print: the stack is gathered upwards from it.
+    # The lowest line of the largest print: the stack is gathered upwards from it, its
+    # lines (an "OF" between a map's name and its kind) no smaller than about the count.
     head = max(worded, key=lambda r: (round(r.size), r.box.y1))
     stack, centre = [head], head.box.centre.x
     for run in sorted(above, key=lambda r: -r.box.y1):

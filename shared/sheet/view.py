@@ -8,6 +8,7 @@ lines. The sheet's extent is the extent of what it prints, not of the paper, so 
 frame that sits inside a larger page still has its title block at its own lower right.
 """
 
+import itertools
 import statistics
 import threading
 import weakref
@@ -45,6 +46,12 @@ CELL_MAX_SHARE = 0.45
 THIN_BAND = 18.0
 # A direction read as a view needs this many lines of its own.
 MIN_VIEW_LINES = 3
+# Words of one printed line never overlap along it: two that overlap by this share of the
+# shorter, their centres this share of a text height apart across it, are on two lines the
+# page's rows rule joined (OCR's boxes taller than a title's line pitch, handwriting across
+# a printed line).
+STACKED_OVERLAP = 0.3
+STACKED_OFFSET = 0.25
 
 
 class Rule(NamedTuple):
@@ -220,7 +227,9 @@ def _view(layer: TextLayer, key: int) -> View:
         if not line or direction_key(words[line[0]].dir) != key:
             continue
         in_lines.update(line)
-        runs.append(framed_line(words, line, frame, line_id))
+        framed = {i: words[i].bbox.in_frame(frame) for i in line}
+        for row in _printed_rows(line, framed):
+            runs.append(framed_line(words, row, frame, line_id, [framed[i] for i in row]))
     runs += [
         framed_line(words, (w.id,), frame)
         for w in words
@@ -240,6 +249,31 @@ def _view(layer: TextLayer, key: int) -> View:
     )
     view.run_of_word = {i: run for run in runs for i in run.ids}
     return view
+
+
+def _printed_rows(line: list[int], boxes: dict[int, Box]) -> list[list[int]]:
+    """A line's words (their ``boxes`` in the view's frame) as the rows they are printed on:
+    the line itself, or, where its words overlap along it at different heights, its words
+    parted across it into rows (top to bottom) whose words do not overlap, each in order
+    along it."""
+
+    def stacked(a: int, b: int) -> bool:
+        ba, bb = boxes[a], boxes[b]
+        shorter = min(ba.width, bb.width)
+        offset = abs(ba.centre.y - bb.centre.y)
+        return ba.overlap_x(bb) > STACKED_OVERLAP * shorter and offset >= STACKED_OFFSET * min(
+            ba.height, bb.height
+        )
+
+    if not any(stacked(a, b) for a, b in itertools.pairwise(line)):
+        return [line]
+    printed: list[list[int]] = []
+    for i in sorted(line, key=lambda i: boxes[i].centre.y):
+        if printed and not any(stacked(i, j) for j in printed[-1]):
+            printed[-1].append(i)
+        else:
+            printed.append([i])
+    return [sorted(row, key=lambda i: boxes[i].x0) for row in printed]
 
 
 def _rules(layer: TextLayer, frame: Frame) -> tuple[list[Rule], list[Rule]]:

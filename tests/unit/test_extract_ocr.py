@@ -197,6 +197,23 @@ def test_a_line_without_word_layout_is_split_at_its_spaces():
     ]
 
 
+def test_a_short_word_leaning_a_little_runs_along_the_page_a_long_line_as_drawn():
+    """A short box ("OF" between a heading's lines) leaning 5 degrees off the page's axis
+    runs along the axis, so it joins the page's lines; a long line keeps the angle its box
+    was found at, and a short box turned well off the axis keeps its own."""
+    lean = numpy.radians(5)
+    along = numpy.array([numpy.cos(lean), numpy.sin(lean)])
+    across = numpy.array([-numpy.sin(lean), numpy.cos(lean)])
+    short = _Line(numpy.array([10.0, 20.0]), 60 * along, 40 * across)
+    assert {w.dir for w in _words(short, "OF", None)} == {(1.0, 0.0)}
+    long = _Line(numpy.array([10.0, 20.0]), 400 * along, 40 * across)
+    assert {w.dir for w in _words(long, "FINAL MAP OF", None)} == {(0.9962, 0.0872)}
+    steep = numpy.radians(30)
+    turned = numpy.array([numpy.cos(steep), numpy.sin(steep)])
+    tag = _Line(numpy.array([10.0, 20.0]), 60 * turned, 40 * numpy.array([-turned[1], turned[0]]))
+    assert {w.dir for w in _words(tag, "T1", None)} == {(0.866, 0.5)}
+
+
 def _scanned_turned(rotate: int) -> bytes:
     """A scanned letter page of notes, its image placed turned ``rotate`` degrees
     counterclockwise (``insert_image``) on a page of the turned image's proportions."""

@@ -10,7 +10,15 @@ import pytest
 from services.extract.ocr import TURNS, page_raster
 from services.extract.pipeline import _read_page, extract_rung1
 from services.extract.textlayer import ocr_text_layer
-from services.extract.title_ocr import closer_regions, read_already, to_page, to_upright
+from services.extract.title_ocr import (
+    apart_from,
+    closer_regions,
+    read_already,
+    title_regions,
+    to_page,
+    to_upright,
+    with_closer_title,
+)
 from shared.pagetext import Box, Word
 from shared.settings import Settings
 from shared.sheet import read_title_block
@@ -82,6 +90,34 @@ def test_a_line_read_already_is_not_read_again():
     assert not covered(numpy.array([[100, 100], [230, 100], [230, 140], [100, 140]], float))
 
 
+def test_a_title_read_closer_replaces_the_words_of_its_box_only():
+    """A title in small print in the page image is read again closer (rendered with a
+    margin of two print sizes): its reading replaces the page's words whose centres lie in
+    the title's box, and adds only its words there; what lies around the title stays the
+    page reading's."""
+    words = [
+        _word("SHEET", (100, 80, 140, 90), 10),
+        _word("CENERAL", (100, 100, 150, 112), 12),
+        _word("NOTES", (155, 100, 195, 112), 12),
+        _word("A1", (100, 140, 130, 170), 30),
+    ]
+    layer = ocr_text_layer(words, 1, W, H)
+    assert title_regions(layer, [1, 2], zoom=3.0) is None  # 36 px tall: read well already
+    region, core = title_regions(layer, [1, 2], zoom=1.0) or (None, None)
+    assert region == Box(76.0, 76.0, 219.0, 136.0) and core == Box(94.0, 94.0, 201.0, 118.0)
+    # Of the lines found in the region, only those reaching into the core are read.
+    apart = apart_from(core)
+    assert apart(numpy.array([[100, 80], [140, 80], [140, 90], [100, 90]], float))
+    assert not apart(numpy.array([[100, 100], [196, 100], [196, 112], [100, 112]], float))
+    closer = [
+        _word("SHEFT", (101, 80, 141, 90), 10),
+        _word("GENERAL", (101, 100, 151, 112), 12),
+        _word("NOTES", (156, 100, 196, 112), 12),
+    ]
+    merged = with_closer_title(layer.words, closer, core)
+    assert [w.text for w in merged] == ["SHEET", "A1", "GENERAL", "NOTES"]
+
+
 @pytest.mark.slow
 async def test_a_small_number_on_a_scan_is_read_closer(readers):
     """The page image alone gives no sheet number; the closer reading of the title block
@@ -103,6 +139,19 @@ async def test_a_small_number_on_a_scan_is_read_closer(readers):
 # A corpus sheet whose text is drawn as outlines (OCR only): 11x17, its sheet number boxed
 # in the lower right of a right strip.
 OUTLINED = ("measurex__kirkland-sample-plans.pdf", 1, "A1")
+
+
+@needs_corpus
+@pytest.mark.slow
+async def test_a_title_in_small_close_lines_is_read_again_closer(readers):
+    """The outlined sheet's title, four short lines of small print stacked tighter than the
+    page image's boxes are tall, reads as printed once its box is read again closer."""
+    file, page_number, number = OUTLINED
+    out = await extract_rung1(
+        pdf_bytes(file), page_number, SETTINGS, None, readers=readers, worker_id="t", job_id="t"
+    )
+    sheet = out.result.sheet
+    assert (sheet.sheet_number, sheet.sheet_title) == (number, "SITE PLAN AND GENERAL NOTES")
 
 
 def _turned_inside_a_portrait_page(pdf: bytes, page_number: int) -> bytes:

@@ -1,0 +1,94 @@
+"""The title block read from OCR words, whose boxes are the detector's, not the font's: lines
+stacked closer than the boxes are tall, handwriting across a printed line, a heading's short
+line printed no larger than the sheet count under it."""
+
+import pymupdf
+
+from services.extract.textlayer import ocr_text_layer, read_text_layer
+from shared.pagetext import Box, Word
+from shared.sheet import read_title_block
+
+W, H = 1224.0, 792.0
+
+
+def _word(text: str, x0: float, y0: float, x1: float, y1: float) -> Word:
+    return Word(text=text, bbox=Box(x0, y0, x1, y1), size=y1 - y0, dir=(1.0, 0.0), origin="ocr")
+
+
+def _notes() -> list[Word]:
+    """Ordinary print across the sheet: what the title block's print is measured against."""
+    return [
+        _word(
+            f"NOTE {n}",
+            100 + 120 * (n % 5),
+            100 + 20 * (n // 5),
+            180 + 120 * (n % 5),
+            110 + 20 * (n // 5),
+        )
+        for n in range(30)
+    ]
+
+
+def test_title_lines_stacked_closer_than_their_boxes_are_tall_read_in_order():
+    """A four-line title whose OCR boxes (12 pt) overlap the next line's (6 pt pitch): the
+    rows rule joins its second and third lines into one row; they are read as two lines,
+    top to bottom, not word by word along the row."""
+    words = [
+        *_notes(),
+        _word("SHEET", 1100, 640, 1125, 648),
+        _word("TITLE:", 1127, 640, 1150, 648),
+        _word("FOUNDATION", 1127, 659, 1178, 669),
+        _word("AND", 1127.6, 665.8, 1145.5, 677.7),
+        _word("LOWER", 1145.9, 665.8, 1173.9, 677.7),
+        _word("FLOOR", 1127.2, 671.2, 1152.2, 683.6),
+        _word("FRAMING", 1155.1, 671.7, 1188.1, 684.3),
+        _word("PLAN", 1127, 680, 1148, 691),
+        _word("SHEET", 1100, 720, 1125, 728),
+        _word("NUMBER:", 1127, 720, 1160, 728),
+        _word("A2", 1130, 735, 1170, 765),
+    ]
+    layer = ocr_text_layer(words, 1, W, H)
+    reading = read_title_block(layer)
+    assert (reading.number, reading.title) == ("A2", "FOUNDATION AND LOWER FLOOR FRAMING PLAN")
+
+
+def test_handwriting_across_the_sheet_count_is_not_its_number():
+    """A date written by hand across "SHEET 5 OF 10 SHEETS", its box overlapping the printed
+    words and centred above them: the count is still sheet 5, the date no part of it."""
+    words = [
+        *_notes(),
+        _word("FINAL", 550, 300, 610, 330),
+        _word("MAP", 620, 300, 670, 330),
+        _word("SAMPLE", 440, 340, 560, 400),
+        _word("SUBDIVISION", 570, 340, 780, 400),
+        _word("SHEET", 520, 470, 560, 482),
+        _word("FEBRUARY", 540, 462, 640, 480),
+        _word("5", 563, 470, 570, 482),
+        _word("OF", 573, 470, 590, 482),
+        _word("10", 593, 470, 607, 482),
+        _word("SHEETS", 610, 470, 650, 482),
+    ]
+    layer = ocr_text_layer(words, 1, W, H)
+    reading = read_title_block(layer)
+    assert reading.number == "5"
+    assert reading.title == "FINAL MAP SAMPLE SUBDIVISION"
+
+
+def test_a_headings_short_line_no_larger_than_the_count_stays_in_the_title():
+    """ "FINAL MAP / OF / SAMPLE SUBDIVISION" whose "OF" is printed the size of the "SHEET 3 OF
+    10 SHEETS" line under the heading: the title keeps it."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=1728, height=2592)
+    for y, line, size in [
+        (300, "FINAL MAP", 24),
+        (326, "OF", 12),
+        (370, "SAMPLE SUBDIVISION", 36),
+        (420, "BEING A DIVISION OF PARCEL 2 OF MAP 61", 10),
+        (450, "MARCH 2025", 12),
+        (480, "SHEET 3 OF 10 SHEETS", 12),
+        (510, "EXAMPLE SURVEYORS INC.", 12),
+    ]:
+        width = pymupdf.get_text_length(line, fontsize=size)
+        page.insert_text((864 - width / 2, y), line, fontsize=size)
+    reading = read_title_block(read_text_layer(page, 1, min_chars=1))
+    assert (reading.number, reading.title) == ("3", "FINAL MAP OF SAMPLE SUBDIVISION")
