@@ -265,17 +265,25 @@ async def _area_raster(
     page's time or memory limits, the page image: its lines are then read at the page
     image's resolution rather than lost."""
     try:
-        return await readers.read(
-            render_area,
-            pdf,
-            page.text_layer.page_number,
-            area,
-            RECOGNITION_DPI,
-            timeout_s=settings.page_render_timeout_s,
-            max_mb=settings.page_render_max_mb,
-        )
+        return await _closer_raster(pdf, page.text_layer.page_number, area, settings, readers)
     except OverLimit:
         return await asyncio.to_thread(page_raster, page.png, page.zoom)
+
+
+async def _closer_raster(
+    pdf: bytes, page_number: int, area: Box, settings: Settings, readers: PageReaders
+) -> Raster:
+    """``area`` of the page rendered at ``RECOGNITION_DPI`` within the page's time and
+    memory limits (``OverLimit`` past them)."""
+    return await readers.read(
+        render_area,
+        pdf,
+        page_number,
+        area,
+        RECOGNITION_DPI,
+        timeout_s=settings.page_render_timeout_s,
+        max_mb=settings.page_render_max_mb,
+    )
 
 
 def _ocr_layer(words: list[Word], like: TextLayer) -> TextLayer:
@@ -329,14 +337,8 @@ async def _closer_title_block(
     rules = text_layer.rules or await asyncio.to_thread(long_rules, page.png, page.zoom)
     for region in closer_regions(text_layer, turn, rules):
         try:
-            raster = await readers.pages.read(
-                render_area,
-                pdf,
-                text_layer.page_number,
-                region,
-                RECOGNITION_DPI,
-                timeout_s=settings.page_render_timeout_s,
-                max_mb=settings.page_render_max_mb,
+            raster = await _closer_raster(
+                pdf, text_layer.page_number, region, settings, readers.pages
             )
         except OverLimit:
             continue  # the page image was read already: nothing closer to see there
@@ -374,15 +376,7 @@ async def _closer_title(
         return text_layer, reading
     region, core = regions
     try:
-        raster = await readers.pages.read(
-            render_area,
-            pdf,
-            text_layer.page_number,
-            region,
-            RECOGNITION_DPI,
-            timeout_s=settings.page_render_timeout_s,
-            max_mb=settings.page_render_max_mb,
-        )
+        raster = await _closer_raster(pdf, text_layer.page_number, region, settings, readers.pages)
     except OverLimit:
         return text_layer, reading
     closer = await asyncio.to_thread(
