@@ -69,7 +69,14 @@ async def test_readyz_fails_while_nats_is_frozen_and_a_refused_upload_keeps_noth
         assert probes and all(p.status_code == 503 for p in probes), [p.text for p in probes]
         assert all(p.json()["nats"] is False and p.json()["s3"] is True for p in probes)
         await wait_empty(settings, 60, s.logs)
-        assert readyz(s.api).status_code == 200
+        # Ready again once ingest's own NATS client has reconnected (its reconnect backs off
+        # for seconds after the thaw; the cleanup above used connections of its own).
+        deadline = time.monotonic() + 20
+        while (again := await asyncio.to_thread(readyz, s.api)).status_code != 200:
+            if time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.5)
+        assert again.status_code == 200, again.text
 
 
 async def wait_empty(settings: Settings, timeout: float, logs: Callable[[], str]) -> None:
