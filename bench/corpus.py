@@ -4,7 +4,10 @@ manifest lists for each page, and the corpus's text-layer pages timed as one job
 plain PyMuPDF loop doing the same per-page work (words + text + render + PNG) on the same
 pages, in the same run.
 
-    python -m bench.corpus [--files SUBSTRING ...]
+    python -m bench.corpus [--files SUBSTRING ...] [--no-ocr-check]
+
+``--no-ocr-check`` runs the stack with verify's OCR check off (``SHEETFLOW_VERIFY_OCR_CHECK``),
+to tell its share of the ratios from the rest of the pipeline's.
 
 Per file and in total: sheet numbers right / labelled (and numbers reported on pages that
 print none), titles right / labelled, offline and fallback objects the verifier refuted,
@@ -237,6 +240,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="the offline pipeline on real drawing sets")
     parser.add_argument("--files", nargs="*", default=[], help="only files containing these")
     parser.add_argument("--runs", type=int, default=2, help="timed runs of each; fastest counts")
+    parser.add_argument("--no-ocr-check", action="store_true", help="verify without its OCR check")
     return parser.parse_args(argv)
 
 
@@ -257,7 +261,7 @@ def main() -> None:
     raw_cpus: list[float] = []
     cpu: dict[str, float] = {}
     with embedded_servers("corpus") as servers:
-        settings = isolated(servers.settings)
+        settings = isolated(servers.settings, verify_ocr_check=not args.no_ocr_check)
         with services(settings, extract_workers=1) as running:
             everyone = [*running.procs, *servers.processes]
             asyncio.run(run_job(settings, set_bytes(2)))  # process start and imports

@@ -17,20 +17,29 @@ log = logging.getLogger("sheetflow.report")
 IoDep = Annotated[Collaborators, Context(COLLABORATORS)]
 
 
+# Reviews and corrections come one at a time from people, and failed pages are few: a few
+# pull loops serve them, where each idle loop asks NATS again every few seconds.
+RARE_EVENT_LOOPS = 2
+
+
 def register(subscriptions: Subscriptions) -> None:
     @subscriptions.page_subscriber(subjects.PAGE_VERIFIED, durable="report")
     async def on_page_verified(event: PageVerified, msg: NatsMessage, io: IoDep) -> None:
         await run_stage(msg, "report", event, io, lambda: on_verified(io, event))
 
-    @subscriptions.page_subscriber(subjects.PAGE_FAILED, durable="report-failed")
+    @subscriptions.page_subscriber(subjects.PAGE_FAILED, durable="report-failed", concurrency=4)
     async def on_page_failed(event: PageFailed, msg: NatsMessage, io: IoDep) -> None:
         await run_stage(msg, "report", event, io, lambda: on_failed(io, event))
 
-    @subscriptions.page_subscriber(subjects.SHEET_CORRECTED, durable="report-corrected")
+    @subscriptions.page_subscriber(
+        subjects.SHEET_CORRECTED, durable="report-corrected", concurrency=RARE_EVENT_LOOPS
+    )
     async def on_sheet_corrected(event: SheetCorrected, msg: NatsMessage, io: IoDep) -> None:
         await rebuild(msg, io, event.job_id)
 
-    @subscriptions.page_subscriber(subjects.PROBLEM_REVIEWED, durable="report-reviewed")
+    @subscriptions.page_subscriber(
+        subjects.PROBLEM_REVIEWED, durable="report-reviewed", concurrency=RARE_EVENT_LOOPS
+    )
     async def on_problem_reviewed(event: ProblemReviewed, msg: NatsMessage, io: IoDep) -> None:
         await rebuild(msg, io, event.job_id)
 
