@@ -302,25 +302,32 @@ def launch_s3(
         proc = spawn(f"minio-{port}", argv, log_dir=data_dir / "logs", env=env)
     else:
         # weed's gRPC ports are its HTTP ports + 10000; pick a base whose neighbours are free too.
-        port = port or free_port(also_free=(1, 2, 3, 10000, 10001, 10002, 10003))
-        master, volume, filer = port + 1, port + 2, port + 3
+        port = port or free_port(also_free=(1, 2, 3, 4, 10000, 10001, 10002, 10003, 10004))
+        master, volume, filer, admin = port + 1, port + 2, port + 3, port + 4
         log_dir = data_dir / "logs" / f"weed-{port}"
         log_dir.mkdir(parents=True, exist_ok=True)
         argv = [
             find_binary("weed"),
             f"-logdir={log_dir}",
-            "server",
+            # `mini`, not `server`: it starts master, volume, filer and S3 each the moment the
+            # one before answers, where `server` sleeps fixed seconds before its filer and S3
+            # (S3 answers in about 1 s instead of 2-3 s).
+            "mini",
             f"-dir={store}",
             "-ip=127.0.0.1",
             "-ip.bind=127.0.0.1",
             f"-master.port={master}",
             f"-volume.port={volume}",
             f"-filer.port={filer}",
-            "-s3",
             f"-s3.port={port}",
             "-s3.port.iceberg=0",
             "-s3.port.lance=0",
             f"-s3.config={weed_identities(data_dir, access, secret)}",
+            # What `mini` adds beside S3, off: WebDAV (no keys), the admin UI; its admin's
+            # worker port (gRPC) demands the generated certificate, as every other one does.
+            "-webdav=false",
+            "-admin.ui=false",
+            f"-admin.port={admin}",
             "-volume.max=0",
             "-master.volumeSizeLimitMB=256",
             # One master: leader at once, instead of waiting ~1 s for peers that never come.
@@ -329,7 +336,7 @@ def launch_s3(
         ]
         argv += extra_args or []
         _refuse_if_in_use(store, "-dir", "S3")
-        sockets = _weed_sockets((port, master, volume, filer))
+        sockets = _weed_sockets((port, master, volume, filer, admin))
         # Its ports are free, so sockets by their names are a killed server's: weed would
         # fail to listen on them.
         _remove(sockets)
