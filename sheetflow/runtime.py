@@ -441,6 +441,20 @@ def start_service(
     return proc
 
 
+def start_host(names: Iterable[str], settings: Settings) -> ManagedProcess:
+    """Run ``python -m sheetflow.host`` with the named services in one process; it is named
+    after them (``ingest+coverage+...``), ingest first when hosted."""
+    names = list(names)
+    proc = spawn(
+        "+".join(names),
+        [sys.executable, "-m", "sheetflow.host", *names],
+        log_dir=settings.data_dir.resolve() / "logs",
+        env=settings_env(settings),
+    )
+    proc.restart = lambda: start_host(names, settings)
+    return proc
+
+
 def process_logs(procs: Iterable[ManagedProcess], tail: int = 4000) -> str:
     """The last ``tail`` characters of each process's log, headed by its name."""
     out = []
@@ -486,9 +500,19 @@ def stop_processes(
 
 
 def _start_services(
-    settings: Settings, services: tuple[str, ...], extract_workers: int, into: list[ManagedProcess]
+    settings: Settings,
+    services: tuple[str, ...],
+    extract_workers: int,
+    into: list[ManagedProcess],
+    *,
+    hosted: bool = False,
 ) -> None:
-    """One process per service (``extract_workers`` of extract), started side by side."""
+    """One process per service (``extract_workers`` of extract), started side by side; or,
+    ``hosted``, every service but extract in one process (``sheetflow.host``) beside the
+    extract workers."""
+    if hosted and (together := [n for n in services if n != "extract"]):
+        into.append(start_host(together, settings))
+        services = tuple(n for n in services if n == "extract")
     for name in services:
         count = extract_workers if name == "extract" else 1
         for i in range(count):
@@ -497,9 +521,14 @@ def _start_services(
 
 @contextlib.contextmanager
 def running_stack(
-    settings: Settings, *, extract_workers: int = 1, services: tuple[str, ...] = SERVICES
+    settings: Settings,
+    *,
+    extract_workers: int = 1,
+    services: tuple[str, ...] = SERVICES,
+    hosted: bool = False,
 ) -> Iterator[tuple[Settings, list[ManagedProcess]]]:
-    """Embedded servers (where unconfigured) plus every service process; all stopped on exit.
+    """Embedded servers (where unconfigured) plus every service process (``hosted``: see
+    ``_start_services``); all stopped on exit.
 
     Servers and services start side by side (the services wait for NATS and S3 as they
     connect); this returns once the servers answer. Services stop (together) before the
@@ -508,7 +537,7 @@ def running_stack(
     procs: list[ManagedProcess] = []
     try:
         settings = servers.launch()
-        _start_services(settings, services, extract_workers, procs)
+        _start_services(settings, services, extract_workers, procs, hosted=hosted)
         servers.wait_ready()
         yield settings, procs
     finally:
@@ -616,6 +645,7 @@ def supervised_stack(
     services: tuple[str, ...] = SERVICES,
     say: Callable[[str], None] = log.warning,
     keep_data: bool = True,
+    hosted: bool = False,
 ) -> Iterator[tuple[Settings, Supervisor]]:
     """Like ``running_stack``, with every process it starts, embedded servers included,
     kept running by a ``Supervisor`` (``SHEETFLOW_RESTART_LIMIT`` crashes allowed within
@@ -628,7 +658,7 @@ def supervised_stack(
     procs: list[ManagedProcess] = []
     try:
         live = servers.launch()
-        _start_services(live, services, extract_workers, procs)
+        _start_services(live, services, extract_workers, procs, hosted=hosted)
         servers.wait_ready()
         supervisor.watch(servers.processes)
         supervisor.watch(procs)

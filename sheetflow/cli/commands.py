@@ -27,6 +27,7 @@ import typer
 from pydantic import ValidationError
 from rich.markup import escape
 
+from shared.exiting import exit_now
 from shared.interfaces import LLMError
 from shared.llm import check_model_server, model_settings_warnings
 from shared.messages import PROJECT_ID_PATTERN
@@ -71,7 +72,23 @@ from sheetflow.runtime import (
     supervised_stack,
 )
 
-app = typer.Typer(
+
+class _Cli(typer.Typer):
+    """The command as the ``sheetflow`` script calls it: once a command has finished (its
+    child processes stopped, its output written), the process ends without the interpreter's
+    teardown (``exit_now``). Tests invoke the commands through click, not through this."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            super().__call__(*args, **kwargs)
+        except SystemExit as done:
+            if done.code is not None and not isinstance(done.code, int):
+                raise  # a message to print: the interpreter's own exit says it
+            exit_now(done.code or 0)
+        exit_now()
+
+
+app = _Cli(
     help="sheetflow: turn PDF drawing sets into structured, verified, per-sheet data.",
     no_args_is_help=True,
     add_completion=False,
@@ -355,6 +372,8 @@ def run_job(settings: Settings, job: RunJob) -> int:
                     services=services,
                     say=supervisor_line,
                     keep_data=False,  # the run's stores go once its report is written
+                    # One process for all but extract: their shared imports once, not each.
+                    hosted=True,
                 )
             )
             check = supervisor.check
