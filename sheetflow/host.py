@@ -4,10 +4,11 @@
 Each service still runs its own app (its FastStream app, or ingest's API under uvicorn) with
 its own connections to NATS and S3, exactly as ``python -m services.<name>`` runs it; only the
 process is shared, so the modules they all import (FastStream, pydantic, the message models,
-the S3 client) are imported once instead of once per service, and the stack is ready sooner.
-Extract is not hosted: its workers are processes of their own, as many as wanted. SIGTERM or
-SIGINT stops every service gracefully; a service that fails stops the others, and the process
-exits non-zero so that its supervisor restarts it."""
+the S3 client, PyMuPDF in the page-reading forkserver) are imported once instead of once per
+service, and the stack is ready sooner. Page reading and upload inspection still run in the
+bounded child processes of ``shared.bounded``. SIGTERM or SIGINT stops every service
+gracefully; a service that fails stops the others, and the process exits non-zero so that
+its supervisor restarts it."""
 
 import argparse
 import asyncio
@@ -22,7 +23,7 @@ from faststream import FastStream
 from shared.exiting import exit_now
 from shared.settings import Settings
 
-HOSTED = ("ingest", "coverage", "verify", "report", "webhooks")
+HOSTED = ("ingest", "extract", "coverage", "verify", "report", "webhooks")
 
 log = logging.getLogger("sheetflow.host")
 

@@ -508,11 +508,13 @@ def _start_services(
     hosted: bool = False,
 ) -> None:
     """One process per service (``extract_workers`` of extract), started side by side; or,
-    ``hosted``, every service but extract in one process (``sheetflow.host``) beside the
-    extract workers."""
-    if hosted and (together := [n for n in services if n != "extract"]):
-        into.append(start_host(together, settings))
-        services = tuple(n for n in services if n == "extract")
+    ``hosted``, the services in one process (``sheetflow.host``), but for several extract
+    workers: those are processes of their own, to read pages on every core."""
+    if hosted:
+        alone = ("extract",) if extract_workers > 1 else ()
+        if together := [n for n in services if n not in alone]:
+            into.append(start_host(together, settings))
+        services = tuple(n for n in services if n in alone)
     for name in services:
         count = extract_workers if name == "extract" else 1
         for i in range(count):
