@@ -43,7 +43,6 @@ from sheetflow.cli.client import (
     wait_and_report,
     wait_ready,
 )
-from sheetflow.cli.events import full_subject, nats_options, print_events
 from sheetflow.cli.health import healthy
 from sheetflow.cli.present import (
     EXIT_ERROR,
@@ -63,7 +62,6 @@ from sheetflow.endpoints import (
     remove_endpoints,
     write_endpoints,
 )
-from sheetflow.registers import keep_project, project_dir, restore_project
 from sheetflow.runtime import (
     SERVICES,
     ManagedProcess,
@@ -372,7 +370,7 @@ def run_job(settings: Settings, job: RunJob) -> int:
                     services=services,
                     say=supervisor_line,
                     keep_data=False,  # the run's stores go once its report is written
-                    # One process for all but extract: their shared imports once, not each.
+                    # The services in one process: their shared imports once, not each.
                     hosted=True,
                 )
             )
@@ -385,6 +383,10 @@ def run_job(settings: Settings, job: RunJob) -> int:
                 instance_pid=lambda: ingest_pid(supervisor.processes),
             )
         if keeps_register and job.project:
+            # Imported here, as in `events`: the S3 and NATS clients load only when a command
+            # uses them, not before every `run` starts its stack.
+            from sheetflow.registers import keep_project, project_dir, restore_project
+
             restore_project(live, job.data_dir, job.project)
         created = submit_file(client, job.pdf, job.project)
         stderr.print(f"job {created['job_id']}: {job.pdf.name}")
@@ -465,6 +467,8 @@ def events(
                 login = embedded_nats_login(settings.data_dir.resolve())
                 settings = settings.model_copy(update=login)
             stderr.print(f"following the `sheetflow up` (pid {found.pid}) at {redact_url(url)}")
+        from sheetflow.cli.events import full_subject, nats_options, print_events
+
         subjects = [full_subject(namespace, s) for s in subject or []]
         subjects = subjects or [f"{namespace}.>"]
         with contextlib.suppress(KeyboardInterrupt):
