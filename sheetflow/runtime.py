@@ -37,7 +37,7 @@ from sheetflow.credentials import (
 log = logging.getLogger("sheetflow.runtime")
 
 SERVICES = ("ingest", "extract", "coverage", "verify", "report", "webhooks")
-# How long a stopping weed server is given before SIGKILL: it never exits on SIGTERM.
+# How long a stopping weed server is given before SIGKILL: it takes seconds on SIGTERM, or never.
 WEED_STOP_GRACE_S = 0.5
 _PR_SET_PDEATHSIG = 1
 
@@ -481,13 +481,11 @@ def wait_api_ready(api: str, procs: Iterable[ManagedProcess], timeout: float) ->
     raise RuntimeError(f"ingest not ready in {timeout}s")
 
 
-def stop_processes(
-    procs: Iterable[ManagedProcess], timeout: float = 5.0, weed_grace_s: float = WEED_STOP_GRACE_S
-) -> None:
+def stop_processes(procs: Iterable[ManagedProcess], timeout: float = 5.0) -> None:
     """Stop every process at once: SIGTERM all their groups, wait for them together, then
     SIGKILL what is left, in at most ``timeout`` in all. A weed server gets only a moment
-    (``weed_grace_s``): it never exits on SIGTERM (see DESIGN.md), so waiting the full time
-    on it is waste."""
+    (``WEED_STOP_GRACE_S``): it may not exit on SIGTERM (see DESIGN.md), so waiting the full
+    time on it is waste."""
     procs = list(procs)
     for proc in procs:
         if proc.alive():
@@ -495,7 +493,7 @@ def stop_processes(
                 os.killpg(proc.pid, signal.SIGTERM)
     started = time.monotonic()
     for proc in procs:
-        grace = weed_grace_s if proc.name.startswith("weed-") else timeout
+        grace = WEED_STOP_GRACE_S if proc.name.startswith("weed-") else timeout
         proc.stop(timeout=max(0.0, started + min(grace, timeout) - time.monotonic()))
 
 
@@ -652,7 +650,7 @@ def supervised_stack(
     """Like ``running_stack``, with every process it starts, embedded servers included,
     kept running by a ``Supervisor`` (``SHEETFLOW_RESTART_LIMIT`` crashes allowed within
     ``SHEETFLOW_RESTART_WINDOW_S``). Without ``keep_data`` (its stores are removed
-    afterwards) an embedded weed is killed at once when it stops, given no grace."""
+    afterwards) the embedded servers are killed at once when they stop, given no grace."""
     supervisor = Supervisor(
         limit=settings.restart_limit, window_s=settings.restart_window_s, say=say
     )
@@ -670,6 +668,9 @@ def supervised_stack(
         # current process of each (a restart replaces it); servers were watched first.
         watched = supervisor.processes
         stop_processes([*procs, *watched[len(servers.processes) :]])
-        grace = WEED_STOP_GRACE_S if keep_data else 0.0
-        stop_processes(reversed(watched[: len(servers.processes)]), weed_grace_s=grace)
+        embedded = reversed(watched[: len(servers.processes)])
+        if keep_data:
+            stop_processes(embedded)
+        else:
+            stop_processes(embedded, timeout=0.0)
         servers.stop()
