@@ -323,8 +323,9 @@ def launch_s3(
             "-s3.port.iceberg=0",
             "-s3.port.lance=0",
             f"-s3.config={weed_identities(data_dir, access, secret)}",
-            # What `mini` adds beside S3, off: WebDAV (no keys), the admin UI; its admin's
-            # worker port (gRPC) demands the generated certificate, as every other one does.
+            # What `mini` adds beside S3, off: WebDAV (no keys), the admin UI. Its admin's
+            # HTTP and worker (gRPC) ports demand the generated certificate, as every other
+            # internal port does (weed_security).
             "-webdav=false",
             "-admin.ui=false",
             f"-admin.port={admin}",
@@ -521,14 +522,9 @@ def _start_services(
 
 @contextlib.contextmanager
 def running_stack(
-    settings: Settings,
-    *,
-    extract_workers: int = 1,
-    services: tuple[str, ...] = SERVICES,
-    hosted: bool = False,
+    settings: Settings, *, extract_workers: int = 1, services: tuple[str, ...] = SERVICES
 ) -> Iterator[tuple[Settings, list[ManagedProcess]]]:
-    """Embedded servers (where unconfigured) plus every service process (``hosted``: see
-    ``_start_services``); all stopped on exit.
+    """Embedded servers (where unconfigured) plus every service process; all stopped on exit.
 
     Servers and services start side by side (the services wait for NATS and S3 as they
     connect); this returns once the servers answer. Services stop (together) before the
@@ -537,7 +533,7 @@ def running_stack(
     procs: list[ManagedProcess] = []
     try:
         settings = servers.launch()
-        _start_services(settings, services, extract_workers, procs, hosted=hosted)
+        _start_services(settings, services, extract_workers, procs)
         servers.wait_ready()
         yield settings, procs
     finally:
@@ -647,7 +643,8 @@ def supervised_stack(
     keep_data: bool = True,
     hosted: bool = False,
 ) -> Iterator[tuple[Settings, Supervisor]]:
-    """Like ``running_stack``, with every process it starts, embedded servers included,
+    """Like ``running_stack`` (``hosted``: the services in one process, see
+    ``_start_services``), with every process it starts, embedded servers included,
     kept running by a ``Supervisor`` (``SHEETFLOW_RESTART_LIMIT`` crashes allowed within
     ``SHEETFLOW_RESTART_WINDOW_S``). Without ``keep_data`` (its stores are removed
     afterwards) the embedded servers are killed at once when they stop, given no grace."""
