@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import ctypes
 import heapq
+import importlib
 import itertools
 import multiprocessing
 import resource
@@ -70,11 +71,17 @@ def _out_of_memory(exc: BaseException) -> bool:
     return False
 
 
-def _serve(conn: Connection) -> None:
+def _serve(conn: Connection, preload: tuple[str, ...]) -> None:
     """A child's loop: run each ``(fn, args, max_bytes)`` received with the address space
-    capped at what the child uses now plus ``max_bytes``, and send back the outcome."""
+    capped at what the child uses now plus ``max_bytes``, and send back the outcome.
+
+    ``preload`` is imported first: already done by the forkserver, unless the pool was made
+    after it started (another pool of the process started it), in which case the child
+    imports them now, while it is warmed up, rather than on its first task."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     die_with_parent()
+    for module in preload:
+        importlib.import_module(module)
     me = psutil.Process()
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     while True:
@@ -103,10 +110,10 @@ def _serve(conn: Connection) -> None:
 class BoundedChild:
     """One child process; ``memo`` is the caller's note of what the child holds."""
 
-    def __init__(self) -> None:
+    def __init__(self, preload: tuple[str, ...] = ()) -> None:
         self._conn, child_end = _MP.Pipe()
         self._child_end: Connection | None = child_end
-        self._process = _MP.Process(target=_serve, args=(child_end,), daemon=True)
+        self._process = _MP.Process(target=_serve, args=(child_end, preload), daemon=True)
         self.memo: dict[Any, Any] = {}
 
     async def start(self) -> None:
@@ -207,7 +214,8 @@ class BoundedPool:
     def __init__(self, *, preload: Iterable[str], size: int | None = None) -> None:
         # Children fork from a server that imported these once: no import cost per child.
         # The server is one per process: it preloads what every pool asked for before it ran.
-        _preloaded.update(preload)
+        self._preload = tuple(preload)
+        _preloaded.update(self._preload)
         _MP.set_forkserver_preload([__name__, *sorted(_preloaded)])
         self._idle: list[BoundedChild] = []
         self._slots = Slots(size) if size else None
@@ -235,7 +243,7 @@ class BoundedPool:
             if child:
                 self._idle.remove(child)
             else:
-                child = BoundedChild()
+                child = BoundedChild(self._preload)
                 await child.start()
             try:
                 yield child

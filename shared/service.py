@@ -7,7 +7,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 from faststream import AckPolicy, ContextRepo, FastStream
 from faststream.nats import JStream, NatsBroker, NatsMessage, PullSub
@@ -22,6 +22,7 @@ from shared.broker import (
     run_page_stage,
     worker_id,
 )
+from shared.exiting import exit_now
 from shared.interfaces import Publisher
 from shared.jobs import JobStore, KvStateStore
 from shared.settings import Settings
@@ -225,6 +226,7 @@ def create_service_app(
     return FastStream(broker, lifespan=lifespan, logger=app_logger)
 
 
-def run_service(app: FastStream) -> None:
-    """Run until SIGINT/SIGTERM (FastStream installs the signal handlers)."""
+def run_service(app: FastStream) -> NoReturn:
+    """Run until SIGINT/SIGTERM (FastStream installs the signal handlers), then exit."""
     asyncio.run(app.run())
+    exit_now()

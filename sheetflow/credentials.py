@@ -176,9 +176,9 @@ def _weed_certificate(directory: Path) -> tuple[Path, Path, Path]:
 def weed_security(data_dir: Path) -> Path:
     """The directory holding weed's ``security.toml`` (weed reads it from its working
     directory), so that only the S3 port serves anyone: every other port of weed (master,
-    volume and filer HTTP, every gRPC port) demands the generated client certificate, and
-    the volume and filer servers also demand a JWT signed with a generated key for each read
-    and write (the filer's unix socket speaks plain HTTP)."""
+    volume, filer and admin HTTP, every gRPC port) demands the generated client certificate,
+    and the volume and filer servers also demand a JWT signed with a generated key for each
+    read and write (the filer's unix socket speaks plain HTTP)."""
     directory = owner_only_dir(auth_dir(data_dir) / "weed")
     # TOML's basic strings are JSON's: json.dumps quotes a path whatever it holds.
     ca, cert, key = (json.dumps(str(path)) for path in _weed_certificate(directory))
@@ -189,9 +189,12 @@ def weed_security(data_dir: Path) -> Path:
         "[access]\nui = false\n",
         "[filer.expose_directory_metadata]\nenabled = false\n",
         f"[grpc]\nca = {ca}\n",
-        *(f"[grpc.{part}]\n{tls}" for part in ("master", "volume", "filer", "s3", "client")),
+        *(
+            f"[grpc.{part}]\n{tls}"
+            for part in ("master", "volume", "filer", "s3", "admin", "worker", "client")
+        ),
         f"[https.client]\nenabled = true\n{tls}ca = {ca}\n",
-        *(f"[https.{part}]\n{tls}ca = {ca}\n" for part in ("master", "volume", "filer")),
+        *(f"[https.{part}]\n{tls}ca = {ca}\n" for part in ("master", "volume", "filer", "admin")),
     ]
     _write_owner_only(directory / "security.toml", "\n".join(sections).encode())
     return directory

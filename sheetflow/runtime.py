@@ -37,7 +37,7 @@ from sheetflow.credentials import (
 log = logging.getLogger("sheetflow.runtime")
 
 SERVICES = ("ingest", "extract", "coverage", "verify", "report", "webhooks")
-# How long a stopping weed server is given before SIGKILL: it never exits on SIGTERM.
+# How long a stopping weed server is given before SIGKILL: it takes seconds on SIGTERM, or never.
 WEED_STOP_GRACE_S = 0.5
 _PR_SET_PDEATHSIG = 1
 
@@ -302,25 +302,33 @@ def launch_s3(
         proc = spawn(f"minio-{port}", argv, log_dir=data_dir / "logs", env=env)
     else:
         # weed's gRPC ports are its HTTP ports + 10000; pick a base whose neighbours are free too.
-        port = port or free_port(also_free=(1, 2, 3, 10000, 10001, 10002, 10003))
-        master, volume, filer = port + 1, port + 2, port + 3
+        port = port or free_port(also_free=(1, 2, 3, 4, 10000, 10001, 10002, 10003, 10004))
+        master, volume, filer, admin = port + 1, port + 2, port + 3, port + 4
         log_dir = data_dir / "logs" / f"weed-{port}"
         log_dir.mkdir(parents=True, exist_ok=True)
         argv = [
             find_binary("weed"),
             f"-logdir={log_dir}",
-            "server",
+            # `mini`, not `server`: it starts master, volume, filer and S3 each the moment the
+            # one before answers, where `server` sleeps fixed seconds before its filer and S3
+            # (S3 answers in about 1 s instead of 2-3 s).
+            "mini",
             f"-dir={store}",
             "-ip=127.0.0.1",
             "-ip.bind=127.0.0.1",
             f"-master.port={master}",
             f"-volume.port={volume}",
             f"-filer.port={filer}",
-            "-s3",
             f"-s3.port={port}",
             "-s3.port.iceberg=0",
             "-s3.port.lance=0",
             f"-s3.config={weed_identities(data_dir, access, secret)}",
+            # What `mini` adds beside S3, off: WebDAV (no keys), the admin UI. Its admin's
+            # HTTP and worker (gRPC) ports demand the generated certificate, as every other
+            # internal port does (weed_security).
+            "-webdav=false",
+            "-admin.ui=false",
+            f"-admin.port={admin}",
             "-volume.max=0",
             "-master.volumeSizeLimitMB=256",
             # One master: leader at once, instead of waiting ~1 s for peers that never come.
@@ -329,7 +337,7 @@ def launch_s3(
         ]
         argv += extra_args or []
         _refuse_if_in_use(store, "-dir", "S3")
-        sockets = _weed_sockets((port, master, volume, filer))
+        sockets = _weed_sockets((port, master, volume, filer, admin))
         # Its ports are free, so sockets by their names are a killed server's: weed would
         # fail to listen on them.
         _remove(sockets)
@@ -434,6 +442,20 @@ def start_service(
     return proc
 
 
+def start_host(names: Iterable[str], settings: Settings) -> ManagedProcess:
+    """Run ``python -m sheetflow.host`` with the named services in one process; it is named
+    after them (``ingest+coverage+...``), ingest first when hosted."""
+    names = list(names)
+    proc = spawn(
+        "+".join(names),
+        [sys.executable, "-m", "sheetflow.host", *names],
+        log_dir=settings.data_dir.resolve() / "logs",
+        env=settings_env(settings),
+    )
+    proc.restart = lambda: start_host(names, settings)
+    return proc
+
+
 def process_logs(procs: Iterable[ManagedProcess], tail: int = 4000) -> str:
     """The last ``tail`` characters of each process's log, headed by its name."""
     out = []
@@ -460,13 +482,11 @@ def wait_api_ready(api: str, procs: Iterable[ManagedProcess], timeout: float) ->
     raise RuntimeError(f"ingest not ready in {timeout}s")
 
 
-def stop_processes(
-    procs: Iterable[ManagedProcess], timeout: float = 5.0, weed_grace_s: float = WEED_STOP_GRACE_S
-) -> None:
+def stop_processes(procs: Iterable[ManagedProcess], timeout: float = 5.0) -> None:
     """Stop every process at once: SIGTERM all their groups, wait for them together, then
     SIGKILL what is left, in at most ``timeout`` in all. A weed server gets only a moment
-    (``weed_grace_s``): it never exits on SIGTERM (see DESIGN.md), so waiting the full time
-    on it is waste."""
+    (``WEED_STOP_GRACE_S``): it may not exit on SIGTERM (see DESIGN.md), so waiting the full
+    time on it is waste."""
     procs = list(procs)
     for proc in procs:
         if proc.alive():
@@ -474,14 +494,26 @@ def stop_processes(
                 os.killpg(proc.pid, signal.SIGTERM)
     started = time.monotonic()
     for proc in procs:
-        grace = weed_grace_s if proc.name.startswith("weed-") else timeout
+        grace = WEED_STOP_GRACE_S if proc.name.startswith("weed-") else timeout
         proc.stop(timeout=max(0.0, started + min(grace, timeout) - time.monotonic()))
 
 
 def _start_services(
-    settings: Settings, services: tuple[str, ...], extract_workers: int, into: list[ManagedProcess]
+    settings: Settings,
+    services: tuple[str, ...],
+    extract_workers: int,
+    into: list[ManagedProcess],
+    *,
+    hosted: bool = False,
 ) -> None:
-    """One process per service (``extract_workers`` of extract), started side by side."""
+    """One process per service (``extract_workers`` of extract), started side by side; or,
+    ``hosted``, the services in one process (``sheetflow.host``), but for several extract
+    workers: those are processes of their own, to read pages on every core."""
+    if hosted:
+        alone = ("extract",) if extract_workers > 1 else ()
+        if together := [n for n in services if n not in alone]:
+            into.append(start_host(together, settings))
+        services = tuple(n for n in services if n in alone)
     for name in services:
         count = extract_workers if name == "extract" else 1
         for i in range(count):
@@ -609,11 +641,13 @@ def supervised_stack(
     services: tuple[str, ...] = SERVICES,
     say: Callable[[str], None] = log.warning,
     keep_data: bool = True,
+    hosted: bool = False,
 ) -> Iterator[tuple[Settings, Supervisor]]:
-    """Like ``running_stack``, with every process it starts, embedded servers included,
+    """Like ``running_stack`` (``hosted``: the services in one process, see
+    ``_start_services``), with every process it starts, embedded servers included,
     kept running by a ``Supervisor`` (``SHEETFLOW_RESTART_LIMIT`` crashes allowed within
     ``SHEETFLOW_RESTART_WINDOW_S``). Without ``keep_data`` (its stores are removed
-    afterwards) an embedded weed is killed at once when it stops, given no grace."""
+    afterwards) the embedded servers are killed at once when they stop, given no grace."""
     supervisor = Supervisor(
         limit=settings.restart_limit, window_s=settings.restart_window_s, say=say
     )
@@ -621,7 +655,7 @@ def supervised_stack(
     procs: list[ManagedProcess] = []
     try:
         live = servers.launch()
-        _start_services(live, services, extract_workers, procs)
+        _start_services(live, services, extract_workers, procs, hosted=hosted)
         servers.wait_ready()
         supervisor.watch(servers.processes)
         supervisor.watch(procs)
@@ -631,6 +665,9 @@ def supervised_stack(
         # current process of each (a restart replaces it); servers were watched first.
         watched = supervisor.processes
         stop_processes([*procs, *watched[len(servers.processes) :]])
-        grace = WEED_STOP_GRACE_S if keep_data else 0.0
-        stop_processes(reversed(watched[: len(servers.processes)]), weed_grace_s=grace)
+        embedded = reversed(watched[: len(servers.processes)])
+        if keep_data:
+            stop_processes(embedded)
+        else:
+            stop_processes(embedded, timeout=0.0)
         servers.stop()

@@ -1,14 +1,13 @@
 """`python -m services.ingest`: the ingest API behind uvicorn."""
 
 import logging
+import sys
 
-import uvicorn
+from uvicorn.config import STARTUP_FAILURE
 
-from services.ingest.accesslog import log_config
-from services.ingest.app import create_app
+from services.ingest.server import api_server
+from shared.exiting import exit_now
 from shared.settings import Settings
-
-LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
 def main() -> None:
@@ -16,20 +15,11 @@ def main() -> None:
     logging.basicConfig(
         level=settings.log_level, format="%(asctime)s ingest %(levelname)s %(name)s: %(message)s"
     )
-    host = settings.api_host
-    if not settings.tokens and host not in LOOPBACK:
-        # Without a token the API is open: never expose it beyond this machine.
-        logging.getLogger("sheetflow.ingest").warning(
-            "no API token is set: binding to 127.0.0.1 instead of %s", host
-        )
-        host = "127.0.0.1"
-    uvicorn.run(
-        create_app(settings),
-        host=host,
-        port=settings.api_port,
-        log_level=settings.log_level.lower(),
-        log_config=log_config(),
-    )
+    server = api_server(settings)
+    server.run()
+    if not server.started:  # as uvicorn.run: a failed start (port taken, lifespan) exits 3
+        sys.exit(STARTUP_FAILURE)
+    exit_now()
 
 
 if __name__ == "__main__":

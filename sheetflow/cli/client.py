@@ -20,6 +20,9 @@ from sheetflow.cli.present import CliError, stderr
 
 FINISHED = ("complete", "partial", "canceled")
 POLL_S = 0.5
+# A job is polled this soon at first, then a quarter later each time up to POLL_S: a small
+# job's end is seen within a tenth of a second or two, a long one's costs no more polls.
+FIRST_POLL_S = 0.1
 REPORT_TIMEOUT_S = 30.0
 # Progress bars: a page counts toward a stage once it has reached it or any later one.
 STAGE_BARS: dict[str, tuple[str, ...]] = {
@@ -144,6 +147,7 @@ def follow_job(
     )
     with Progress(*columns, console=stderr) as progress:
         bars: dict[str, Any] = {}
+        poll_s = FIRST_POLL_S
         while time.monotonic() < deadline:
             check()
             status = job_status(client, job_id) or status
@@ -160,7 +164,8 @@ def follow_job(
                 was_stalled = bool(status.get("stalled"))
                 if status["status"] in FINISHED:
                     return status
-            time.sleep(POLL_S)
+            time.sleep(poll_s)
+            poll_s = min(poll_s * 1.25, POLL_S)
     counts = ", ".join(f"{k} {v}" for k, v in (status or {}).get("pages", {}).items())
     raise CliError(f"job {job_id} did not finish within {timeout:.0f}s ({counts or 'no status'})")
 
@@ -187,7 +192,7 @@ def fetch_reports(client: httpx.Client, job_id: str, out_dir: Path) -> dict[str,
             if r.status_code == 200:
                 files[name] = r.content
             elif r.status_code in (404, 503):  # written a moment after the status flips
-                time.sleep(POLL_S)
+                time.sleep(FIRST_POLL_S)
             else:
                 raise CliError(f"could not fetch {name} (HTTP {r.status_code}): {error_detail(r)}")
     out_dir.mkdir(parents=True, exist_ok=True)

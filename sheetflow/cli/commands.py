@@ -27,6 +27,7 @@ import typer
 from pydantic import ValidationError
 from rich.markup import escape
 
+from shared.exiting import exit_now
 from shared.interfaces import LLMError
 from shared.llm import check_model_server, model_settings_warnings
 from shared.messages import PROJECT_ID_PATTERN
@@ -42,7 +43,6 @@ from sheetflow.cli.client import (
     wait_and_report,
     wait_ready,
 )
-from sheetflow.cli.events import full_subject, nats_options, print_events
 from sheetflow.cli.health import healthy
 from sheetflow.cli.present import (
     EXIT_ERROR,
@@ -62,7 +62,6 @@ from sheetflow.endpoints import (
     remove_endpoints,
     write_endpoints,
 )
-from sheetflow.registers import keep_project, project_dir, restore_project
 from sheetflow.runtime import (
     SERVICES,
     ManagedProcess,
@@ -71,7 +70,23 @@ from sheetflow.runtime import (
     supervised_stack,
 )
 
-app = typer.Typer(
+
+class _Cli(typer.Typer):
+    """The command as the ``sheetflow`` script calls it: once a command has finished (its
+    child processes stopped, its output written), the process ends without the interpreter's
+    teardown (``exit_now``). Tests invoke the commands through click, not through this."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            super().__call__(*args, **kwargs)
+        except SystemExit as done:
+            if done.code is not None and not isinstance(done.code, int):
+                raise  # a message to print: the interpreter's own exit says it
+            exit_now(done.code or 0)
+        exit_now()
+
+
+app = _Cli(
     help="sheetflow: turn PDF drawing sets into structured, verified, per-sheet data.",
     no_args_is_help=True,
     add_completion=False,
@@ -355,6 +370,8 @@ def run_job(settings: Settings, job: RunJob) -> int:
                     services=services,
                     say=supervisor_line,
                     keep_data=False,  # the run's stores go once its report is written
+                    # The services in one process: their shared imports once, not each.
+                    hosted=True,
                 )
             )
             check = supervisor.check
@@ -366,6 +383,10 @@ def run_job(settings: Settings, job: RunJob) -> int:
                 instance_pid=lambda: ingest_pid(supervisor.processes),
             )
         if keeps_register and job.project:
+            # Imported here, as in `events`: the S3 and NATS clients load only when a command
+            # uses them, not before every `run` starts its stack.
+            from sheetflow.registers import keep_project, project_dir, restore_project
+
             restore_project(live, job.data_dir, job.project)
         created = submit_file(client, job.pdf, job.project)
         stderr.print(f"job {created['job_id']}: {job.pdf.name}")
@@ -446,6 +467,8 @@ def events(
                 login = embedded_nats_login(settings.data_dir.resolve())
                 settings = settings.model_copy(update=login)
             stderr.print(f"following the `sheetflow up` (pid {found.pid}) at {redact_url(url)}")
+        from sheetflow.cli.events import full_subject, nats_options, print_events
+
         subjects = [full_subject(namespace, s) for s in subject or []]
         subjects = subjects or [f"{namespace}.>"]
         with contextlib.suppress(KeyboardInterrupt):
