@@ -23,13 +23,15 @@ from tests.support.pdfs import add_notes_page, make_pdf
 
 
 def service_children(pid: int) -> list[str]:
-    """Command lines of the live sheetflow service processes under ``pid``."""
+    """Command lines of the live sheetflow service processes under ``pid`` (a service's own,
+    or the host that runs several in one)."""
     found = []
     with contextlib.suppress(psutil.Error):
         for child in psutil.Process(pid).children(recursive=True):
             with contextlib.suppress(psutil.Error):
                 cmdline = " ".join(child.cmdline())
-                if "services." in cmdline and child.status() != psutil.STATUS_ZOMBIE:
+                serves = "services." in cmdline or "sheetflow.host" in cmdline
+                if serves and child.status() != psutil.STATUS_ZOMBIE:
                     found.append(cmdline)
     return found
 
