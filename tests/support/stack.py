@@ -20,6 +20,7 @@ from sheetflow.runtime import (
     free_port,
     process_logs,
     start_service,
+    stop_processes,
     wait_api_ready,
 )
 from tests.support.buckets import remove_bucket
@@ -52,8 +53,9 @@ class Stack:
         return proc
 
     def stop_all(self) -> None:
-        for proc in self.procs.values():
-            proc.stop()
+        # All at once, as the CLI stops a stack: one by one, each service's own graceful
+        # shutdown (up to a second) would be waited out in turn.
+        stop_processes(self.procs.values())
 
     def logs(self) -> str:
         return process_logs(self.procs.values())
