@@ -1,13 +1,10 @@
 """Verification with a scripted model that misreads a number and a judge that confirms
 everything, on real NATS and S3 with every service a real process (one stack for the
-module: each test scripts the model and runs a job of its own)."""
-
-from collections.abc import Iterator
+session, ``judged_pipeline``: each test scripts the model and runs a job of its own)."""
 
 import httpx
-import pytest
 
-from sheetflow.runtime import EmbeddedServers
+from tests.flow.conftest import JUDGED
 from tests.support.flows import (
     JUDGE_MODEL,
     MISREAD,
@@ -15,7 +12,6 @@ from tests.support.flows import (
     is_judge,
     line_objects,
     misread_notes,
-    model_stack,
     page,
     reply,
     requests_of,
@@ -24,17 +20,7 @@ from tests.support.flows import (
 from tests.support.model_server import ModelReply, request_images, request_text
 from tests.support.pdfs import HIDDEN_NUMBER, add_hidden_text_page, make_pdf, notes_pdf
 
-# The module's tests share its stack: one worker runs them all.
-pytestmark = pytest.mark.xdist_group("model_verify")
-
-
-@pytest.fixture(scope="module")
-def pipeline(
-    servers: EmbeddedServers, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ModelStack]:
-    data_dir = tmp_path_factory.mktemp("verify")
-    with model_stack(servers.settings, data_dir, "ver", llm_verify_model=JUDGE_MODEL) as shared:
-        yield shared
+pytestmark = JUDGED
 
 
 def misreading_vision(_request: dict) -> ModelReply:
@@ -44,10 +30,10 @@ def misreading_vision(_request: dict) -> ModelReply:
     return reply(objects, sheet={"sheet_title": "GENERAL NOTES"})
 
 
-async def test_misread_number_refuted_despite_lenient_judge(pipeline):
+async def test_misread_number_refuted_despite_lenient_judge(judged_pipeline: ModelStack):
     """A vision misread "(2)" where the sheet says "(5)" stays content_wrong with the page's actual text even though the judge confirms everything; the judge saw the text layer and an image."""
-    server = pipeline.script(route(vision=misreading_vision))
-    s = pipeline.stack
+    server = judged_pipeline.script(route(vision=misreading_vision))
+    s = judged_pipeline.stack
     report = s.wait_report(s.submit(notes_pdf()), timeout=90)
 
     notes = page(report, 1)
@@ -80,12 +66,12 @@ async def test_misread_number_refuted_despite_lenient_judge(pipeline):
     assert "verify" in report["summary"]["usage"]
 
 
-async def test_hidden_text_reaches_no_model_and_the_report_names_it(pipeline):
+async def test_hidden_text_reaches_no_model_and_the_report_names_it(judged_pipeline: ModelStack):
     """The hidden-text sheet with a model: no request (vision, judge) carries the invisible
     number or the white note, no object comes from them, the title block reads A-101, and
     report.json and report.html name the hidden text."""
-    server = pipeline.script(route(vision=lambda r: reply(line_objects(r))))
-    s = pipeline.stack
+    server = judged_pipeline.script(route(vision=lambda r: reply(line_objects(r))))
+    s = judged_pipeline.stack
     job_id = s.submit(make_pdf(add_hidden_text_page))
     report = s.wait_report(job_id, timeout=90)
     html = httpx.get(f"{s.api}/v1/jobs/{job_id}/report.html", timeout=10).text

@@ -1,0 +1,22 @@
+"""Flow-test fixtures shared across modules."""
+
+from collections.abc import Iterator
+
+import pytest
+
+from sheetflow.runtime import EmbeddedServers
+from tests.support.flows import JUDGE_MODEL, ModelStack, model_stack
+
+# Marks the tests that use ``judged_pipeline``: one worker runs them all, on one stack.
+JUDGED = pytest.mark.xdist_group("judged_pipeline")
+
+
+@pytest.fixture(scope="session")
+def judged_pipeline(
+    servers: EmbeddedServers, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ModelStack]:
+    """Every service against a scripted model, the judge on: each test scripts the model and
+    runs a job of its own."""
+    data_dir = tmp_path_factory.mktemp("judged")
+    with model_stack(servers.settings, data_dir, "judged", llm_verify_model=JUDGE_MODEL) as shared:
+        yield shared
