@@ -7,8 +7,20 @@ import pytest
 from sheetflow.runtime import EmbeddedServers
 from tests.support.flows import JUDGE_MODEL, ModelStack, model_stack
 
-# Marks the tests that use ``judged_pipeline``: one worker runs them all, on one stack.
-JUDGED = pytest.mark.xdist_group("judged_pipeline")
+# Mark the tests that use ``pipeline`` and ``judged_pipeline``: one worker runs each group,
+# on one stack.
+PIPELINE_GROUP = pytest.mark.xdist_group("pipeline")
+JUDGED_GROUP = pytest.mark.xdist_group("judged_pipeline")
+
+
+@pytest.fixture(scope="session")
+def pipeline(
+    servers: EmbeddedServers, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ModelStack]:
+    """Every service against a scripted model (no judge): each test scripts the model and
+    runs a job of its own."""
+    with model_stack(servers.settings, tmp_path_factory.mktemp("pipeline"), "pipe") as shared:
+        yield shared
 
 
 @pytest.fixture(scope="session")

@@ -1,12 +1,8 @@
 """The coverage ladder and sheet identity with a scripted model, on real NATS and S3 with
-every service a real process (one stack for the module: each test scripts the model and runs
-a job of its own)."""
+every service a real process (one stack for the session, ``pipeline``: each test scripts the
+model and runs a job of its own)."""
 
-from collections.abc import Iterator
-
-import pytest
-
-from sheetflow.runtime import EmbeddedServers
+from tests.flow.conftest import PIPELINE_GROUP
 from tests.support.flows import (
     EXTRACT_MODEL,
     ModelStack,
@@ -14,7 +10,6 @@ from tests.support.flows import (
     is_structuring,
     is_vision,
     line_objects,
-    model_stack,
     page,
     reply,
     requests_of,
@@ -26,18 +21,9 @@ from tests.support.flows import (
 from tests.support.model_server import ScriptedModelServer, request_text
 from tests.support.pdfs import NOTES, SCANNED_LINES, notes_pdf, plan_pdf, scanned_pdf
 
-# The module's tests share its stack: one worker runs them all.
-pytestmark = pytest.mark.xdist_group("model_coverage")
+pytestmark = PIPELINE_GROUP
 
 LAZY_VISION = route(vision=lambda _req: reply([summary_object()]))
-
-
-@pytest.fixture(scope="module")
-def pipeline(
-    servers: EmbeddedServers, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ModelStack]:
-    with model_stack(servers.settings, tmp_path_factory.mktemp("coverage"), "cov") as shared:
-        yield shared
 
 
 def flat(text: str) -> str:

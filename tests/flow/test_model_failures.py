@@ -4,14 +4,14 @@ with a scripted model server answering 500 to every call (on the session's
 
 import pytest
 
-from tests.flow.conftest import JUDGED
+from tests.flow.conftest import JUDGED_GROUP
 from tests.support.flows import ModelStack, page
 from tests.support.model_server import ModelReply
 from tests.support.pdfs import SCANNED_LINES, add_notes_page, add_scanned_page, make_pdf
 
 
 @pytest.mark.slow
-@JUDGED
+@JUDGED_GROUP
 async def test_failed_model_calls_degrade_pages_and_are_counted(judged_pipeline: ModelStack):
     """Every vision call fails: each page is read offline instead (the scanned one by OCR,
     keeping its text), marked degraded with the reason, and every failed call (vision and

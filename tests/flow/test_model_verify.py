@@ -4,7 +4,7 @@ session, ``judged_pipeline``: each test scripts the model and runs a job of its 
 
 import httpx
 
-from tests.flow.conftest import JUDGED
+from tests.flow.conftest import JUDGED_GROUP
 from tests.support.flows import (
     JUDGE_MODEL,
     MISREAD,
@@ -20,7 +20,7 @@ from tests.support.flows import (
 from tests.support.model_server import ModelReply, request_images, request_text
 from tests.support.pdfs import HIDDEN_NUMBER, add_hidden_text_page, make_pdf, notes_pdf
 
-pytestmark = JUDGED
+pytestmark = JUDGED_GROUP
 
 
 def misreading_vision(_request: dict) -> ModelReply:

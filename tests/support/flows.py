@@ -194,14 +194,19 @@ class ModelStack:
 
 @contextlib.contextmanager
 def model_stack(
-    session: Settings, data_dir: Path, prefix: str, **update: Any
+    session: Settings,
+    data_dir: Path,
+    prefix: str,
+    services: tuple[str, ...] = PIPELINE,
+    **update: Any,
 ) -> Iterator[ModelStack]:
-    """A ``ModelStack`` on the session's servers; ``update`` as in ``model_settings``."""
+    """A ``ModelStack`` of ``services`` on the session's servers; ``update`` as in
+    ``model_settings``."""
     with ScriptedModelServer(route()) as server:
         settings = model_settings(
             module_settings(session, data_dir, prefix, **TEST_TIMINGS), server, **update
         )
-        with shared_stack(settings, *PIPELINE) as s:
+        with shared_stack(settings, *services) as s:
             yield ModelStack(s, server, settings)
 
 
