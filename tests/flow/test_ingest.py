@@ -45,10 +45,10 @@ async def bucket_keys(settings) -> list[str]:
 
 @pytest.fixture(scope="module")
 def refusing(servers: EmbeddedServers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    """One ingest (at most 5 pages) for the tests that keep nothing: each one's check that
-    nothing was published or stored covers every refusal made before it too."""
+    """One ingest (at most 5 pages, 1 MB) for the tests that keep nothing: each one's check
+    that nothing was published or stored covers every refusal made before it too."""
     data_dir = tmp_path_factory.mktemp("refusing")
-    with ingest_alone(servers.settings, data_dir, "refuse", max_pages=5) as s:
+    with ingest_alone(servers.settings, data_dir, "refuse", max_pages=5, max_upload_mb=1) as s:
         yield s
 
 
@@ -111,33 +111,32 @@ async def test_bad_uploads_are_refused_and_leave_nothing(refusing, payload, stat
     assert await bucket_keys(s.settings) == []
 
 
-async def test_oversized_upload_is_refused_while_streaming(settings):
+@REFUSALS
+async def test_oversized_upload_is_refused_while_streaming(refusing):
     """A body over SHEETFLOW_MAX_UPLOAD_MB is 413 with a JSON body, nothing kept."""
-    settings = settings.model_copy(update={"max_upload_mb": 1})
     big = b"%PDF-1.7\n" + b"0" * (3 * 1024 * 1024)
-    with stack(settings, "ingest") as s:
-        r = s.upload(big)
-        assert r.status_code == 413
-        assert r.json()["error"] == "upload_too_large"
+    s = refusing
+    r = s.upload(big)
+    assert r.status_code == 413
+    assert r.json()["error"] == "upload_too_large"
 
-        def chunks():  # no Content-Length: the limit must hold on the stream itself
-            boundary = b"--xyz"
-            yield (
-                boundary
-                + b'\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n'
-            )
-            for _ in range(48):
-                yield b"%PDF" + b"1" * 65536
-            yield b"\r\n" + boundary + b"--\r\n"
-
-        r = httpx.post(
-            f"{s.api}/v1/jobs",
-            content=chunks(),
-            headers={"content-type": "multipart/form-data; boundary=xyz"},
-            timeout=30,
+    def chunks():  # no Content-Length: the limit must hold on the stream itself
+        boundary = b"--xyz"
+        yield (
+            boundary + b'\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n'
         )
-        assert r.status_code == 413
-        assert await bucket_keys(settings) == []
+        for _ in range(48):
+            yield b"%PDF" + b"1" * 65536
+        yield b"\r\n" + boundary + b"--\r\n"
+
+    r = httpx.post(
+        f"{s.api}/v1/jobs",
+        content=chunks(),
+        headers={"content-type": "multipart/form-data; boundary=xyz"},
+        timeout=30,
+    )
+    assert r.status_code == 413
+    assert await bucket_keys(s.settings) == []
 
 
 @REFUSALS
