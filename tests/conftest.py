@@ -15,6 +15,7 @@ from services.extract.pipeline import Readers
 from shared.settings import Settings
 from sheetflow.runtime import EmbeddedServers, free_port
 from tests.support.buckets import remove_bucket
+from tests.support.stack import TEST_TIMINGS
 
 # Tests must not pick up a developer's .env or SHEETFLOW_ variables.
 for _name in [n for n in os.environ if n.startswith("SHEETFLOW_")]:
@@ -51,11 +52,7 @@ def settings(servers: EmbeddedServers, tmp_path: Path) -> Iterator[Settings]:
             "s3_bucket": f"test-{tag}",
             "data_dir": tmp_path / "data",
             "api_port": free_port(),
-            "ack_wait_s": 10.0,
-            "outage_patience_s": 120.0,
-            "in_progress_interval_s": 2.0,
-            "retry_backoff_s": 0.2,
-            "retry_backoff_max_s": 2.0,
+            **TEST_TIMINGS,
         }
     )
     yield isolated

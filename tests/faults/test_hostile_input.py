@@ -15,6 +15,7 @@ from pydantic import SecretStr
 
 from sheetflow.runtime import free_port, start_nats
 from tests.faults.conftest import with_model
+from tests.support.bombs import many_pages_pdf
 from tests.support.model_server import ModelReply
 from tests.support.nats_auth import creds_setup, new_seed, public_key
 from tests.support.pdfs import add_notes_page, make_pdf
@@ -22,13 +23,6 @@ from tests.support.report_contract import assert_valid_report
 from tests.support.stack import stack
 
 pytestmark = pytest.mark.slow
-
-
-def ten_thousand_pages() -> bytes:
-    doc = pymupdf.open()
-    for _ in range(10_000):
-        doc.new_page(width=200, height=200)
-    return doc.tobytes(garbage=0)
 
 
 def huge_page() -> bytes:
@@ -61,7 +55,7 @@ async def test_hostile_pdfs_are_refused_or_named(settings):
     not refused: tests/flow/test_intake.py.)"""
     with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
         started = time.monotonic()
-        r = s.upload(ten_thousand_pages())
+        r = s.upload(many_pages_pdf(10_000))
         assert r.status_code == 422 and r.json()["error"] == "too_many_pages"
 
         jobs = {}

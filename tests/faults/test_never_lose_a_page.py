@@ -88,7 +88,7 @@ async def test_s3_outage_mid_job_and_ingest_503(own_servers):
     with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
         job_id = s.submit(small_set(6))
         wait_for(lambda: s.status(job_id)["pages"]["queued"] < 6, 60, "extraction to start")
-        servers.s3.stop()
+        servers.stop_s3()
         r = s.upload(small_set(1))
         assert r.status_code == 503 and r.json()["error"] == "unavailable"
         time.sleep(3.0)

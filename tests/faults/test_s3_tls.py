@@ -6,7 +6,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from sheetflow.runtime import start_s3
+from sheetflow.runtime import start_s3, stop_processes
 from tests.faults.conftest import s3_keys
 from tests.faults.test_hostile_input import make_tls_material
 from tests.support.pdfs import add_notes_page, make_pdf
@@ -50,4 +50,4 @@ def test_s3_over_tls(settings, tmp_path):
         assert report["status"] == "complete"
         assert [p["page_number"] for p in report["pages"]] == [1]
     finally:
-        proc.stop()
+        stop_processes([proc])  # weed may not exit on SIGTERM: killed after a moment

@@ -5,28 +5,29 @@ them."""
 
 from shared.pagetext import TextLayer
 from shared.storage import Keys, ObjectStore
+from tests.flow.conftest import OFFLINE_GROUP
 from tests.support.corpus import manifest, needs_corpus, pdf_bytes
-from tests.support.stack import stack
+from tests.support.stack import Stack
 
-pytestmark = needs_corpus
+pytestmark = [needs_corpus, OFFLINE_GROUP]
 
 # Four sheets, displayed sideways and upright (/Rotate 90 and 270), numbers inside titles.
 FILE = "ocm__OCM081.1.08.18.pdf"
 
 
-async def test_real_rotated_set_end_to_end(settings):
+async def test_real_rotated_set_end_to_end(offline_pipeline: Stack):
     """Every page verified with no problem and judged by OCR of the sheet (the only
     independent check offline), each object either confirmed by it or left without a verdict
     (never checked against the words it was cut from); every object's evidence ids name the
     stored text.json words its source_text is made of, inside its evidence bbox."""
     entry = next(e for e in manifest() if e["file"] == FILE)
-    with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
-        r = s.upload(pdf_bytes(FILE), name=FILE)
-        assert r.status_code == 202, r.text
-        job_id = r.json()["job_id"]
-        report = s.wait_report(job_id, timeout=240)
+    s = offline_pipeline
+    r = s.upload(pdf_bytes(FILE), name=FILE)
+    assert r.status_code == 202, r.text
+    job_id = r.json()["job_id"]
+    report = s.wait_report(job_id, timeout=240)
     assert report["status"] == "complete", report["summary"]
-    store = ObjectStore(settings)
+    store = ObjectStore(s.settings)
     for page in report["pages"]:
         assert page["status"] == "verified" and page["verification"]["problems"] == []
         assert not page["verification"]["unjudged"], page["verification"]

@@ -1,5 +1,7 @@
 """The ingest API against real NATS and S3: uploads, bad input, cancel, auth, outages."""
 
+from collections.abc import Iterator
+
 import httpx
 import pymupdf
 import pytest
@@ -7,8 +9,11 @@ from pydantic import SecretStr
 
 from shared import subjects
 from shared.storage import Keys, ObjectStore
-from sheetflow.runtime import free_port
-from tests.support.stack import stack, stream_messages
+from sheetflow.runtime import EmbeddedServers, free_port
+from tests.support.stack import Stack, ingest_alone, stack, stream_messages
+
+# The tests whose uploads are all refused share one ingest (``refusing``), in one worker.
+REFUSALS = pytest.mark.xdist_group("ingest_refusals")
 
 
 def make_pdf(pages: int = 3, text: str = "GENERAL NOTES") -> bytes:
@@ -36,6 +41,15 @@ async def bucket_keys(settings) -> list[str]:
     store = ObjectStore(settings)
     await store.ensure_bucket()
     return await store.list_keys("jobs/")
+
+
+@pytest.fixture(scope="module")
+def refusing(servers: EmbeddedServers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """One ingest (at most 5 pages, 1 MB) for the tests that keep nothing: each one's check
+    that nothing was published or stored covers every refusal made before it too."""
+    data_dir = tmp_path_factory.mktemp("refusing")
+    with ingest_alone(servers.settings, data_dir, "refuse", max_pages=5, max_upload_mb=1) as s:
+        yield s
 
 
 async def test_upload_stores_source_and_fans_out_pages(settings):
@@ -80,60 +94,60 @@ async def test_upload_stores_source_and_fans_out_pages(settings):
     ],
     ids=["not-a-pdf", "encrypted", "corrupt", "zero-pages", "too-many-pages"],
 )
-async def test_bad_uploads_are_refused_and_leave_nothing(settings, payload, status, error):
+@REFUSALS
+async def test_bad_uploads_are_refused_and_leave_nothing(refusing, payload, status, error):
     """Each bad upload gets its status and a JSON error; nothing is published or stored."""
-    settings = settings.model_copy(update={"max_pages": 5})
-    with stack(settings, "ingest") as s:
-        r = s.upload(payload, name="drawings.pdf")
-        assert r.status_code == status, r.text
-        body = r.json()
-        assert set(body) >= {"error", "detail"}
-        assert len(body["detail"]) > 10
-        if error:
-            assert body["error"] == error
-        if error == "encrypted_pdf":
-            assert "password" in body["detail"]
-        assert await stream_messages(settings, subjects.PAGE_EXTRACT, expect=0, timeout=1) == []
-        assert await bucket_keys(settings) == []
+    s = refusing
+    r = s.upload(payload, name="drawings.pdf")
+    assert r.status_code == status, r.text
+    body = r.json()
+    assert set(body) >= {"error", "detail"}
+    assert len(body["detail"]) > 10
+    if error:
+        assert body["error"] == error
+    if error == "encrypted_pdf":
+        assert "password" in body["detail"]
+    assert await stream_messages(s.settings, subjects.PAGE_EXTRACT, expect=0, timeout=1) == []
+    assert await bucket_keys(s.settings) == []
 
 
-async def test_oversized_upload_is_refused_while_streaming(settings):
+@REFUSALS
+async def test_oversized_upload_is_refused_while_streaming(refusing):
     """A body over SHEETFLOW_MAX_UPLOAD_MB is 413 with a JSON body, nothing kept."""
-    settings = settings.model_copy(update={"max_upload_mb": 1})
     big = b"%PDF-1.7\n" + b"0" * (3 * 1024 * 1024)
-    with stack(settings, "ingest") as s:
-        r = s.upload(big)
-        assert r.status_code == 413
-        assert r.json()["error"] == "upload_too_large"
+    s = refusing
+    r = s.upload(big)
+    assert r.status_code == 413
+    assert r.json()["error"] == "upload_too_large"
 
-        def chunks():  # no Content-Length: the limit must hold on the stream itself
-            boundary = b"--xyz"
-            yield (
-                boundary
-                + b'\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n'
-            )
-            for _ in range(48):
-                yield b"%PDF" + b"1" * 65536
-            yield b"\r\n" + boundary + b"--\r\n"
-
-        r = httpx.post(
-            f"{s.api}/v1/jobs",
-            content=chunks(),
-            headers={"content-type": "multipart/form-data; boundary=xyz"},
-            timeout=30,
+    def chunks():  # no Content-Length: the limit must hold on the stream itself
+        boundary = b"--xyz"
+        yield (
+            boundary + b'\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n'
         )
-        assert r.status_code == 413
-        assert await bucket_keys(settings) == []
+        for _ in range(48):
+            yield b"%PDF" + b"1" * 65536
+        yield b"\r\n" + boundary + b"--\r\n"
+
+    r = httpx.post(
+        f"{s.api}/v1/jobs",
+        content=chunks(),
+        headers={"content-type": "multipart/form-data; boundary=xyz"},
+        timeout=30,
+    )
+    assert r.status_code == 413
+    assert await bucket_keys(s.settings) == []
 
 
-async def test_missing_file_field_and_bad_options(settings):
+@REFUSALS
+async def test_missing_file_field_and_bad_options(refusing):
     """No `file` field → 400; invalid options JSON → 422 bad_options; both JSON bodies."""
-    with stack(settings, "ingest") as s:
-        r = httpx.post(f"{s.api}/v1/jobs", data={"note": "x"}, files={"other": ("a.txt", b"x")})
-        assert r.status_code == 400 and r.json()["error"] == "missing_file"
-        r = s.upload(make_pdf(1), options={"coverage_floor": 7})
-        assert r.status_code == 422 and r.json()["error"] == "bad_options"
-        assert await bucket_keys(settings) == []
+    s = refusing
+    r = httpx.post(f"{s.api}/v1/jobs", data={"note": "x"}, files={"other": ("a.txt", b"x")})
+    assert r.status_code == 400 and r.json()["error"] == "missing_file"
+    r = s.upload(make_pdf(1), options={"coverage_floor": 7})
+    assert r.status_code == 422 and r.json()["error"] == "bad_options"
+    assert await bucket_keys(s.settings) == []
 
 
 async def test_cancel_marks_job_and_unknown_jobs_are_404(settings):
@@ -190,11 +204,12 @@ async def test_unreachable_backend_answers_503(settings, down):
         assert "Traceback" not in r.text
 
 
-async def test_openapi_and_asyncapi_are_served(settings):
+@REFUSALS
+async def test_openapi_and_asyncapi_are_served(refusing):
     """The API documents itself (OpenAPI at /docs) and serves the AsyncAPI of every event."""
-    with stack(settings, "ingest") as s:
-        assert httpx.get(f"{s.api}/docs").status_code == 200
-        spec = httpx.get(f"{s.api}/openapi.json").json()
-        assert "/v1/jobs" in spec["paths"]
-        events = httpx.get(f"{s.api}/asyncapi.json").json()
-        assert settings.subject(subjects.REPORT_READY) in events["channels"]
+    s = refusing
+    assert httpx.get(f"{s.api}/docs").status_code == 200
+    spec = httpx.get(f"{s.api}/openapi.json").json()
+    assert "/v1/jobs" in spec["paths"]
+    events = httpx.get(f"{s.api}/asyncapi.json").json()
+    assert s.settings.subject(subjects.REPORT_READY) in events["channels"]

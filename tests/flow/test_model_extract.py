@@ -1,15 +1,21 @@
 """Extract against a scripted OpenAI-compatible model server, on real NATS and S3 with every
-service a real process."""
+service a real process: ingest and extract alone (one stack for the module's first tests),
+and the session's ``pipeline``. Each test scripts the model and runs a job of its own."""
 
 import base64
 import itertools
+from collections.abc import Iterator
 
 import pymupdf
+import pytest
 
+from sheetflow.runtime import EmbeddedServers
+from tests.flow.conftest import PIPELINE_GROUP
 from tests.support.flows import (
     EXTRACT_MODEL,
+    ModelStack,
     line_objects,
-    model_settings,
+    model_stack,
     page,
     page_of,
     reply,
@@ -18,18 +24,29 @@ from tests.support.flows import (
     texts,
     wait_extracted,
 )
-from tests.support.model_server import ModelReply, ScriptedModelServer, request_images, request_text
+from tests.support.model_server import ModelReply, request_images, request_text
 from tests.support.pdfs import NOTES, add_notes_page, add_plan_page, make_pdf, notes_pdf
-from tests.support.stack import stack
+
+# The tests on ``extracting`` share it: one worker runs them.
+EXTRACTING_GROUP = pytest.mark.xdist_group("model_extract")
 
 
-async def test_vision_request_carries_page_image_and_text_layer(settings):
+@pytest.fixture(scope="module")
+def extracting(
+    servers: EmbeddedServers, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ModelStack]:
+    """Ingest and extract alone against a scripted model."""
+    data_dir = tmp_path_factory.mktemp("extracting")
+    with model_stack(servers.settings, data_dir, "ext", ("ingest", "extract")) as shared:
+        yield shared
+
+
+@EXTRACTING_GROUP
+async def test_vision_request_carries_page_image_and_text_layer(extracting: ModelStack):
     """The vision call sends the rendered page as a PNG data URL plus the TEXT LAYER block with the page's own text."""
-    with ScriptedModelServer(route()) as server:
-        settings = model_settings(settings, server)
-        with stack(settings, "ingest", "extract") as s:
-            job_id = s.submit(notes_pdf())
-            extracted = (await wait_extracted(settings, job_id, 1))[1]
+    server, settings = extracting.script(route()), extracting.settings
+    job_id = extracting.stack.submit(notes_pdf())
+    extracted = (await wait_extracted(settings, job_id, 1))[1]
 
     assert extracted["status"] == "ok" and extracted["rung"] == "vision"
     assert extracted["objects"], "the faithful reply's objects survive the guard"
@@ -45,7 +62,8 @@ async def test_vision_request_carries_page_image_and_text_layer(settings):
     assert "GENERAL NOTES" in block and "PROVIDE (5) 2X6 STUD PACK" in block
 
 
-async def test_rate_limited_then_answered(settings):
+@EXTRACTING_GROUP
+async def test_rate_limited_then_answered(extracting: ModelStack):
     """A 429 is retried with backoff and the page is then extracted ok from the second answer."""
     calls = itertools.count()
 
@@ -54,11 +72,9 @@ async def test_rate_limited_then_answered(settings):
             return ModelReply(status=429, headers={"Retry-After": "0"})
         return reply(line_objects(request))
 
-    with ScriptedModelServer(respond) as server:
-        settings = model_settings(settings, server)
-        with stack(settings, "ingest", "extract") as s:
-            job_id = s.submit(notes_pdf())
-            extracted = (await wait_extracted(settings, job_id, 1))[1]
+    server = extracting.script(respond)
+    job_id = extracting.stack.submit(notes_pdf())
+    extracted = (await wait_extracted(extracting.settings, job_id, 1))[1]
 
     assert extracted["status"] == "ok", extracted["reason"]
     assert extracted["objects"]
@@ -66,7 +82,8 @@ async def test_rate_limited_then_answered(settings):
     assert extracted["usage"]["extract"]["calls"] == 1
 
 
-async def test_model_failing_forever_fails_one_page_and_worker_serves_on(settings):
+@PIPELINE_GROUP
+async def test_model_failing_forever_fails_one_page_and_worker_serves_on(pipeline: ModelStack):
     """A model answering 500 forever for one page: that page is read offline instead,
     degraded with the reason and counted as a model failure, and the same worker finishes
     the other page."""
@@ -78,12 +95,9 @@ async def test_model_failing_forever_fails_one_page_and_worker_serves_on(setting
         return faithful(request)
 
     pdf = make_pdf(add_notes_page, add_plan_page)
-    with ScriptedModelServer(respond) as server:
-        settings = model_settings(settings, server)
-        with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
-            job_id = s.submit(pdf)
-            report = s.wait_report(job_id, timeout=90)
-            assert s.procs["extract"].alive(), s.logs()
+    server, s = pipeline.script(respond), pipeline.stack
+    report = s.wait_report(s.submit(pdf), timeout=90)
+    assert s.procs["extract"].alive(), s.logs()
 
     assert report["status"] == "complete", report["summary"]
     failed = page(report, 1)
@@ -93,7 +107,7 @@ async def test_model_failing_forever_fails_one_page_and_worker_serves_on(setting
     assert "read offline instead" in failed["extraction_reason"]
     assert failed["rungs"] == ["offline"]
     assert all(note[:40] in " ".join(texts(failed).split()) for note in NOTES)
-    assert failed["coverage"]["ratio"] >= settings.extract_coverage_floor
+    assert failed["coverage"]["ratio"] >= pipeline.settings.extract_coverage_floor
     [failure] = report["summary"]["model_failures"]
     assert failure["page_number"] == 1 and failure["stage"] == "extract"
     # 3 attempts (1 + llm_max_retries) for the vision call; the offline read covers the page.

@@ -1,25 +1,25 @@
 """A configured model that fails is never silent: on real NATS, S3 and service processes,
-with a scripted model server answering 500 to every call."""
+with a scripted model server answering 500 to every call (on the session's
+``judged_pipeline``)."""
 
 import pytest
 
-from tests.support.flows import JUDGE_MODEL, model_settings, page
-from tests.support.model_server import ModelReply, ScriptedModelServer
+from tests.flow.conftest import JUDGED_GROUP
+from tests.support.flows import ModelStack, page
+from tests.support.model_server import ModelReply
 from tests.support.pdfs import SCANNED_LINES, add_notes_page, add_scanned_page, make_pdf
-from tests.support.stack import stack
 
 
 @pytest.mark.slow
-async def test_failed_model_calls_degrade_pages_and_are_counted(settings):
+@JUDGED_GROUP
+async def test_failed_model_calls_degrade_pages_and_are_counted(judged_pipeline: ModelStack):
     """Every vision call fails: each page is read offline instead (the scanned one by OCR,
     keeping its text), marked degraded with the reason, and every failed call (vision and
     judge) is listed in the summary by page and stage."""
     failing = lambda request: ModelReply(status=500, content="the GPU is on fire")  # noqa: E731
-    with ScriptedModelServer(failing) as server:
-        settings = model_settings(settings, server, llm_verify_model=JUDGE_MODEL)
-        with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
-            job_id = s.submit(make_pdf(add_notes_page, add_scanned_page))
-            report = s.wait_report(job_id, timeout=180)
+    judged_pipeline.script(failing)
+    s = judged_pipeline.stack
+    report = s.wait_report(s.submit(make_pdf(add_notes_page, add_scanned_page)), timeout=180)
 
     summary = report["summary"]
     assert summary["degraded_pages"] == [1, 2]

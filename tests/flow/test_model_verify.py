@@ -1,23 +1,26 @@
 """Verification with a scripted model that misreads a number and a judge that confirms
-everything, on real NATS and S3 with every service a real process."""
+everything, on real NATS and S3 with every service a real process (one stack for the
+session, ``judged_pipeline``: each test scripts the model and runs a job of its own)."""
 
 import httpx
 
+from tests.flow.conftest import JUDGED_GROUP
 from tests.support.flows import (
     JUDGE_MODEL,
     MISREAD,
+    ModelStack,
     is_judge,
     line_objects,
     misread_notes,
-    model_settings,
     page,
     reply,
     requests_of,
     route,
 )
-from tests.support.model_server import ModelReply, ScriptedModelServer, request_images, request_text
+from tests.support.model_server import ModelReply, request_images, request_text
 from tests.support.pdfs import HIDDEN_NUMBER, add_hidden_text_page, make_pdf, notes_pdf
-from tests.support.stack import stack
+
+pytestmark = JUDGED_GROUP
 
 
 def misreading_vision(_request: dict) -> ModelReply:
@@ -27,13 +30,11 @@ def misreading_vision(_request: dict) -> ModelReply:
     return reply(objects, sheet={"sheet_title": "GENERAL NOTES"})
 
 
-async def test_misread_number_refuted_despite_lenient_judge(settings):
+async def test_misread_number_refuted_despite_lenient_judge(judged_pipeline: ModelStack):
     """A vision misread "(2)" where the sheet says "(5)" stays content_wrong with the page's actual text even though the judge confirms everything; the judge saw the text layer and an image."""
-    with ScriptedModelServer(route(vision=misreading_vision)) as server:
-        settings = model_settings(settings, server, llm_verify_model=JUDGE_MODEL)
-        with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
-            job_id = s.submit(notes_pdf())
-            report = s.wait_report(job_id, timeout=90)
+    server = judged_pipeline.script(route(vision=misreading_vision))
+    s = judged_pipeline.stack
+    report = s.wait_report(s.submit(notes_pdf()), timeout=90)
 
     notes = page(report, 1)
     misread = next(o for o in notes["objects"] if o["object_id"] == "note-3")
@@ -65,16 +66,15 @@ async def test_misread_number_refuted_despite_lenient_judge(settings):
     assert "verify" in report["summary"]["usage"]
 
 
-async def test_hidden_text_reaches_no_model_and_the_report_names_it(settings):
+async def test_hidden_text_reaches_no_model_and_the_report_names_it(judged_pipeline: ModelStack):
     """The hidden-text sheet with a model: no request (vision, judge) carries the invisible
     number or the white note, no object comes from them, the title block reads A-101, and
     report.json and report.html name the hidden text."""
-    with ScriptedModelServer(route(vision=lambda r: reply(line_objects(r)))) as server:
-        settings = model_settings(settings, server, llm_verify_model=JUDGE_MODEL)
-        with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
-            job_id = s.submit(make_pdf(add_hidden_text_page))
-            report = s.wait_report(job_id, timeout=90)
-            html = httpx.get(f"{s.api}/v1/jobs/{job_id}/report.html", timeout=10).text
+    server = judged_pipeline.script(route(vision=lambda r: reply(line_objects(r))))
+    s = judged_pipeline.stack
+    job_id = s.submit(make_pdf(add_hidden_text_page))
+    report = s.wait_report(job_id, timeout=90)
+    html = httpx.get(f"{s.api}/v1/jobs/{job_id}/report.html", timeout=10).text
     assert server.requests and any(is_judge(r) for r in server.requests)
     for request in server.requests:
         text = request_text(request)

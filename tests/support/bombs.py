@@ -75,3 +75,27 @@ def many_objects_pdf(count: int, *, per_stream: int = 10_000) -> bytes:
     )
     out.extend(b"startxref\n%d\n%%%%EOF\n" % xref_at)
     return bytes(out)
+
+
+def many_pages_pdf(count: int) -> bytes:
+    """``count`` blank pages, each an object of its own under one page tree: written
+    directly, as PyMuPDF adds pages one by one in time that grows with the document (ten
+    thousand take it seconds)."""
+    out = bytearray(b"%PDF-1.7\n")
+    offsets = []
+
+    def put(body: bytes) -> None:
+        offsets.append(len(out))
+        out.extend(b"%d 0 obj\n%s\nendobj\n" % (len(offsets), body))
+
+    kids = b" ".join(b"%d 0 R" % n for n in range(3, count + 3))
+    put(b"<< /Type /Catalog /Pages 2 0 R >>")
+    put(b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, count))
+    for _ in range(count):
+        put(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>")
+    xref_at = len(out)
+    out.extend(b"xref\n0 %d\n0000000000 65535 f \n" % (len(offsets) + 1))
+    out.extend(b"".join(b"%010d 00000 n \n" % offset for offset in offsets))
+    out.extend(b"trailer\n<< /Size %d /Root 1 0 R >>\n" % (len(offsets) + 1))
+    out.extend(b"startxref\n%d\n%%%%EOF\n" % xref_at)
+    return bytes(out)

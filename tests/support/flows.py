@@ -7,7 +7,9 @@ import contextlib
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from nats.js.errors import NotFoundError
@@ -26,11 +28,18 @@ from tests.support.model_server import (
     request_text,
 )
 from tests.support.pdfs import NOTES
-from tests.support.stack import nats_client
+from tests.support.stack import (
+    TEST_TIMINGS,
+    Stack,
+    module_settings,
+    nats_client,
+    shared_stack,
+)
 
 EXTRACT_MODEL = "vision-x"
 JUDGE_MODEL = "judge-x"
 JUDGE_MARKER = "OBJECTS TO CHECK"
+PIPELINE = ("ingest", "extract", "coverage", "verify", "report")  # every service a job needs
 _PAGE = re.compile(r"(?:Extract sheet|Sheet) (\d+) of the drawing set")
 
 Responder = Callable[[dict], ModelReply]
@@ -165,6 +174,40 @@ def route(
 
 def requests_of(server: ScriptedModelServer, kind: Callable[[dict], bool]) -> list[dict]:
     return [r for r in list(server.requests) if kind(r)]
+
+
+@dataclass
+class ModelStack:
+    """Every service running against a scripted model, shared by a module's tests: each
+    scripts the model afresh (``script``) and runs its own job."""
+
+    stack: Stack
+    server: ScriptedModelServer
+    settings: Settings
+
+    def script(self, responder: Responder) -> ScriptedModelServer:
+        """Answer with ``responder`` from now on, with no request of an earlier test kept."""
+        self.server.responder = responder
+        self.server.requests.clear()
+        return self.server
+
+
+@contextlib.contextmanager
+def model_stack(
+    session: Settings,
+    data_dir: Path,
+    prefix: str,
+    services: tuple[str, ...] = PIPELINE,
+    **update: Any,
+) -> Iterator[ModelStack]:
+    """A ``ModelStack`` of ``services`` on the session's servers; ``update`` as in
+    ``model_settings``."""
+    with ScriptedModelServer(route()) as server:
+        settings = model_settings(
+            module_settings(session, data_dir, prefix, **TEST_TIMINGS), server, **update
+        )
+        with shared_stack(settings, *services) as s:
+            yield ModelStack(s, server, settings)
 
 
 STARTED_LINE = "started successfully"  # FastStream logs it once every subscriber runs

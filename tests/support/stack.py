@@ -20,10 +20,21 @@ from sheetflow.runtime import (
     free_port,
     process_logs,
     start_service,
+    stop_processes,
     wait_api_ready,
 )
 from tests.support.buckets import remove_bucket
 from tests.support.report_contract import assert_valid_report
+
+# What every test's services are given (the ``settings`` fixture and the modules' shared
+# stacks): a redelivery, an outage and a retry each cost a test seconds, not minutes.
+TEST_TIMINGS: dict[str, Any] = {
+    "ack_wait_s": 10.0,
+    "outage_patience_s": 120.0,
+    "in_progress_interval_s": 2.0,
+    "retry_backoff_s": 0.2,
+    "retry_backoff_max_s": 2.0,
+}
 
 # A 503 at upload (NATS or S3 restarting, every inspector busy) is retried this many times in
 # all, waiting at most this long each time.
@@ -52,8 +63,9 @@ class Stack:
         return proc
 
     def stop_all(self) -> None:
-        for proc in self.procs.values():
-            proc.stop()
+        # All at once, as the CLI stops a stack: one by one, each service's own graceful
+        # shutdown (up to a second) would be waited out in turn.
+        stop_processes(self.procs.values())
 
     def logs(self) -> str:
         return process_logs(self.procs.values())
@@ -122,13 +134,11 @@ def stack(settings: Settings, *services: str) -> Iterator[Stack]:
         s.stop_all()
 
 
-@contextlib.contextmanager
-def ingest_alone(session: Settings, data_dir: Path, prefix: str, **update: Any) -> Iterator[Stack]:
-    """An ingest service of its own (namespace and bucket named ``prefix`` + a fresh tag) on
-    the session's servers, for a module of tests that only talk to the API; its bucket is
-    removed afterwards."""
+def module_settings(session: Settings, data_dir: Path, prefix: str, **update: Any) -> Settings:
+    """Settings of their own (namespace and bucket named ``prefix`` + a fresh tag) on the
+    session's servers, for a module of tests that share one stack."""
     tag = uuid.uuid4().hex[:10]
-    settings = session.model_copy(
+    return session.model_copy(
         update={
             "namespace": f"{prefix}{tag}",
             "s3_bucket": f"{prefix}-{tag}",
@@ -137,9 +147,23 @@ def ingest_alone(session: Settings, data_dir: Path, prefix: str, **update: Any) 
             **update,
         }
     )
-    with stack(settings, "ingest") as s:
+
+
+@contextlib.contextmanager
+def shared_stack(settings: Settings, *services: str) -> Iterator[Stack]:
+    """``stack`` for a module's tests (settings from ``module_settings``); its bucket is
+    removed afterwards."""
+    with stack(settings, *services) as s:
         yield s
     remove_bucket(settings)
+
+
+@contextlib.contextmanager
+def ingest_alone(session: Settings, data_dir: Path, prefix: str, **update: Any) -> Iterator[Stack]:
+    """An ingest service of its own on the session's servers, for a module of tests that only
+    talk to the API."""
+    with shared_stack(module_settings(session, data_dir, prefix, **update), "ingest") as s:
+        yield s
 
 
 @contextlib.asynccontextmanager
