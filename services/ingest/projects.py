@@ -1,4 +1,4 @@
-"""The API's side of a project's drawing register (``shared.register``; the report service
+"""The API's side of a project's drawing register (``shared.contracts.register``; the report service
 writes it): the project's current sheets, a sheet's versions, and what changed between any
 two of them, in words (the delta) and in a picture (the overlay); the matches it proposes,
 and a reviewer's decision on one (a record, announced: the report service applies it). What
@@ -16,15 +16,15 @@ from pydantic import BaseModel, Field
 from services.ingest.refusals import Refusal, RefusalKind, not_found, refusing_outages
 from services.ingest.roles import Caller
 from services.ingest.usecases import Collaborators
-from shared import subjects
-from shared.interfaces import ObjectMissing
-from shared.jobs import now
-from shared.messages import PROJECT_ID_PATTERN, ProposalDecided
+from shared.contracts import subjects
+from shared.contracts.interfaces import ObjectMissing
+from shared.contracts.messages import PROJECT_ID_PATTERN, ProposalDecided
+from shared.contracts.register import ProposedMatch, Register, RegisterSheet, SheetVersion
+from shared.contracts.review import ProposalDecision, SheetMoved
+from shared.infra.jobs import now
+from shared.infra.register_store import kept_reading, read_register
+from shared.infra.review_store import new_record_id, project_records, save_project_record
 from shared.pagetext import TextLayer
-from shared.register import ProposedMatch, Register, RegisterSheet, SheetVersion
-from shared.register_store import kept_reading, read_register
-from shared.review import ProposalDecision, SheetMoved
-from shared.review_store import new_record_id, project_records, save_project_record
 from shared.revisions.delta import SheetDelta, sheet_delta
 from shared.revisions.overlay import PageImage, overlay_png
 from shared.sheet.tokens import sheet_key

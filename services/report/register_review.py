@@ -1,6 +1,6 @@
 """Report's use case for a person's review of a project's register (it is the register's one
 writer): a correction of a sheet's number or title in one of the project's jobs, and a
-proposed match accepted or rejected (``shared.review``). The domain rules are
+proposed match accepted or rejected (``shared.contracts.review``). The domain rules are
 ``services.report.revisions.review``.
 
 Each review record is applied once, as one more change of the register (its sequence), by
@@ -26,17 +26,17 @@ from services.report.revisions.review import (
     next_register,
     with_version,
 )
-from shared import subjects
-from shared.broker import msg_id
-from shared.interfaces import Bucket, ObjectMissing, Publisher, StateStore
-from shared.jobs import CAS_ATTEMPTS, JobStore
-from shared.messages import ProposalDecided, RegisterUpdated, SheetCorrected, SheetRevised
-from shared.register import Register, RegisterOutcome, RegisterSheet, UnitCounts
-from shared.register_store import commit_register, read_register
-from shared.review import ProposalDecision, SheetMoved
-from shared.review_store import save_project_record
+from shared.contracts import subjects
+from shared.contracts.interfaces import Bucket, ObjectMissing, Publisher, StateStore
+from shared.contracts.messages import ProposalDecided, RegisterUpdated, SheetCorrected, SheetRevised
+from shared.contracts.register import Register, RegisterOutcome, RegisterSheet, UnitCounts
+from shared.contracts.review import ProposalDecision, SheetMoved
+from shared.infra.broker import msg_id
+from shared.infra.jobs import CAS_ATTEMPTS, JobStore
+from shared.infra.register_store import commit_register, read_register
+from shared.infra.review_store import save_project_record
+from shared.infra.storage import Keys
 from shared.sheet.tokens import sheet_key
-from shared.storage import Keys
 
 log = logging.getLogger("sheetflow.report")
 

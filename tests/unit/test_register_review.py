@@ -18,14 +18,14 @@ from services.ingest.projects import (
 from services.ingest.refusals import Refusal, RefusalKind
 from services.ingest.roles import Caller
 from services.report.register_review import apply_decision, follow_correction
-from shared import subjects
-from shared.jobs import JobStore, now
-from shared.messages import ProposalDecided, RegisterUpdated, SheetCorrected, SheetRevised
-from shared.register import RegisterOutcome
-from shared.review import ProposalDecision, SheetMoved
-from shared.review_store import project_records
-from shared.settings import Settings
-from shared.storage import Keys
+from shared.contracts import subjects
+from shared.contracts.messages import ProposalDecided, RegisterUpdated, SheetCorrected, SheetRevised
+from shared.contracts.register import RegisterOutcome
+from shared.contracts.review import ProposalDecision, SheetMoved
+from shared.infra.jobs import JobStore, now
+from shared.infra.review_store import project_records
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys
 from tests.support.fakes import RecordingPublisher
 from tests.unit.test_report_register import FIRST, NOTES, PROJECT, World
 

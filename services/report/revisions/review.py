@@ -10,8 +10,8 @@ later history then has a new predecessor, which the caller diffs it against (``M
 from dataclasses import dataclass
 from datetime import datetime
 
-from shared.register import ProposedMatch, Register, RegisterSheet, SheetVersion
-from shared.review import ProposalDecision
+from shared.contracts.register import ProposedMatch, Register, RegisterSheet, SheetVersion
+from shared.contracts.review import ProposalDecision
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ reported problem dismissed or confirmed — each with who (the token's name), wh
 before and after, and why. Ingest writes them (``jobs/{id}/review/{record}.json``, one object
 per record, never touching what the pipeline stored); the report service rebuilds the report
 from the pipeline's results plus these records (kept in the bucket by
-``shared.review_store``).
+``shared.infra.review_store``).
 
 A project's register has records of its own (``projects/{project}/review/{record}.json``): a
 proposed match accepted or rejected (ingest writes it), and a sheet the register moved to
@@ -66,7 +66,7 @@ class _ProjectRecord(BaseModel):
 
 
 class ProposalDecision(_ProjectRecord):
-    """A proposed match (``shared.register.ProposedMatch``) as a person decided it."""
+    """A proposed match (``shared.contracts.register.ProposedMatch``) as a person decided it."""
 
     kind: Literal["proposal"] = "proposal"
     proposal_id: str = Field(examples=["A109--A102"])

@@ -8,8 +8,8 @@ from datetime import datetime
 
 from pydantic import TypeAdapter
 
-from shared.interfaces import Bucket
-from shared.review import (
+from shared.contracts.interfaces import Bucket
+from shared.contracts.review import (
     ProblemReview,
     ProjectRecord,
     ProposalDecision,
@@ -17,7 +17,7 @@ from shared.review import (
     SheetCorrection,
     SheetMoved,
 )
-from shared.storage import Keys
+from shared.infra.storage import Keys
 
 # Reads a record of either kind.
 RECORD: TypeAdapter[SheetCorrection | ProblemReview] = TypeAdapter(ReviewRecord)
