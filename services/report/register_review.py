@@ -287,6 +287,7 @@ def _revised(project: str, sheet: RegisterSheet, index: int) -> SheetRevised:
         added=counts.added,
         removed=counts.removed,
         changed=counts.changed,
+        regions=counts.regions,
         title_block_only=after.title_block_only,
         delta_key=after.delta_key or "",
         overlay_key=after.overlay_key,

@@ -191,7 +191,8 @@ class DeliverWebhook(BaseModel):
 
 class SheetRevised(BaseModel):
     """A project's sheet has a new version: what changed on it since the one before, counted
-    in text units, with the keys of the delta (words) and the overlay (picture)."""
+    in text units and in changed regions of its drawing, with the keys of the delta and the
+    overlay (picture)."""
 
     project: str = Field(examples=[PROJECT_EXAMPLE])
     job_id: str = Field(examples=[JOB_ID_EXAMPLE])
@@ -205,6 +206,9 @@ class SheetRevised(BaseModel):
     added: int = Field(ge=0, description="text units only the new version has", examples=[1])
     removed: int = Field(ge=0, description="text units only the old version had", examples=[0])
     changed: int = Field(ge=0, description="text units whose text changed", examples=[3])
+    regions: int = Field(
+        0, ge=0, description="changed regions of the drawing (linework)", examples=[1]
+    )
     title_block_only: bool = Field(
         description="nothing changed but title-block fields (revision, date)", examples=[False]
     )

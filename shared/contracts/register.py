@@ -21,15 +21,17 @@ def proposal_id(sheet_key: str, matches_key: str) -> str:
 
 
 class UnitCounts(BaseModel):
-    """Text units a version added, removed and changed against the version before."""
+    """Text units a version added, removed and changed against the version before, and the
+    changed regions of its drawing."""
 
     added: int = 0
     removed: int = 0
     changed: int = 0
+    regions: int = Field(0, description="changed regions of the drawing (linework)")
 
     @property
     def total(self) -> int:
-        return self.added + self.removed + self.changed
+        return self.added + self.removed + self.changed + self.regions
 
 
 class Reissue(BaseModel):
