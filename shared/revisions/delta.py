@@ -75,6 +75,8 @@ MAX_REGION_SHARE = 0.2
 MIN_PLACING_TEXTS = 3
 MIN_PLACING_GAP = 72.0
 SAME_SCALE = 0.002
+# A line this many of its heights (or fewer) under a note's last line continues the note.
+CONTINUED_LINES = 1.5
 # Identical texts paired nearest-first up to this many candidate pairs; beyond, in order.
 MAX_NEAREST_PAIRS = 250_000
 
@@ -266,7 +268,43 @@ def _items(sheet: _Sheet) -> list[_Item]:
             key = normalize(cells[0]) if len(cells) > 1 else None
             item = _Item("row", unit.text, tokens, unit.box, unit.word_ids, key or None)
         items.append(item)
-    return [item for item in items if item.tokens]
+    return _notes_joined([item for item in items if item.tokens])
+
+
+def _notes_joined(items: list[_Item]) -> list[_Item]:
+    """The items with each note's continuation joined to it: a line printed just under a
+    note's last line, starting within the note's width and not with a note number of its
+    own. The page's units follow the order its content stream wrote the words, so an edit
+    written at the end of the stream (as Acrobat's and Bluebeam's are) leaves a note's
+    lines apart; joined by place, the note is one unit on both versions."""
+    notes = sorted((i for i in items if i.kind == "note"), key=lambda i: i.box.y0)
+    lines = sorted((i for i in items if i.kind == "line"), key=lambda i: i.box.y0)
+    joined: set[int] = set()
+    for note in notes:
+        while True:
+            below = next((line for line in lines if _continues(note, line, joined)), None)
+            if below is None:
+                break
+            joined.add(id(below))
+            note.text = f"{note.text} {below.text}"
+            note.tokens = [*note.tokens, *below.tokens]
+            note.box = Box.union((note.box, below.box))
+            note.word_ids = (*note.word_ids, *below.word_ids)
+            first, _, body = note.text.partition(" ")
+            note.key = normalize(body) if NOTE_NUMBER.match(first) else None
+    return [i for i in items if id(i) not in joined]
+
+
+def _continues(note: _Item, line: _Item, joined: set[int]) -> bool:
+    """``line`` reads on from ``note``: it starts under the note's last line (within a line
+    and a half of it), inside the note's width, and is not a note of its own."""
+    if id(line) in joined:
+        return False
+    height = line.height
+    gap = line.box.y0 - note.box.y1
+    inside = note.box.x0 - height <= line.box.x0 <= note.box.x1 - height
+    numbered = NOTE_NUMBER.match(line.text.split(" ", 1)[0]) is not None
+    return -0.5 * height <= gap <= CONTINUED_LINES * height and inside and not numbered
 
 
 def _lines_of(layer: TextLayer, word_ids: Sequence[int]) -> list[tuple[int, ...]]:
