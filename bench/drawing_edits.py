@@ -25,12 +25,14 @@ import pymupdf
 from shared.pagetext import Box, TextLayer
 
 T = TypeVar("T")
-# An edit is visible when at least this many pixels of a 1024 px rendering of its box change
-# by this much (a deletion of paths that printed nothing is no edit).
-VISIBLE_PX = 20
+# A detail deleted is at least this many paths wholly inside a 150 pt square, whose removal
+# changes at least this many pixels of a 1024 px rendering by this much (paths that printed
+# nothing, or a lone arrowhead, are no detail).
+DETAIL_PATHS = 5
+VISIBLE_PX = 60
 VISIBLE_CHANGE = 60
-# Places tried for a visible detail to delete.
-DELETE_TRIES = 12
+# Places tried for such a detail.
+DELETE_TRIES = 16
 DETAIL_POINTS = 150.0
 
 
@@ -164,10 +166,12 @@ def _cloud(page: pymupdf.Page, x: float, y: float) -> Box:
     return Box(x - bump, y - bump, tx + 24, y + height + bump)
 
 
-def _deleted(page: pymupdf.Page, box: Box) -> None:
-    """The linework wholly inside ``box`` taken away (its text kept)."""
+def _deleted(page: pymupdf.Page, box: Box) -> int:
+    """The linework wholly inside ``box`` taken away (its text kept); how many paths."""
+    before = len(page.get_drawings())
     page.add_redact_annot(_rect(page, box))
     page.apply_redactions(images=0, graphics=1, text=1)
+    return before - len(page.get_drawings())
 
 
 def _dimension(page: pymupdf.Page, layer: TextLayer) -> Box | None:
@@ -226,8 +230,8 @@ def edits(pdf: bytes, layer: TextLayer, seed: str) -> list[Edited]:
     for _ in range(DELETE_TRIES):
         x, y = place()
         detail = Box(x, y, x + DETAIL_POINTS, y + DETAIL_POINTS)
-        after, _ = _variant(base, partial(_deleted, box=detail))
-        if visible(base, after, detail):
+        after, paths = _variant(base, partial(_deleted, box=detail))
+        if paths >= DETAIL_PATHS and visible(base, after, detail):
             made.append(Edited("detail deleted", base, after, (detail,)))
             break
     after, number = _variant(base, lambda p: _dimension(p, layer))

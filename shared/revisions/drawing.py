@@ -57,6 +57,9 @@ ALIGN_LONG_SIDE_PX = 640
 ALIGN_BLUR_SIGMA = 1.5
 ALIGN_ITERATIONS = 40
 ALIGN_EPS = 1e-4
+# The texts' placement is refined on the ink only when it leaves more pixels than this
+# unmatched (a sheet re-issued unchanged, laid where its texts put it, leaves none).
+REFINE_ABOVE_PX = 40
 # A refined map is kept only if it moves no corner by more than this share of the long side
 # from the first guess (ECC lost on a sheet that changed much is worse than the guess).
 ALIGN_MAX_MOVE_SHARE = 0.03
@@ -151,20 +154,16 @@ def drawing_delta(
     guess = points_affine(1.0, 0.0, 0.0) if placement is None else placement
     # Old pixels to new pixels: old px -> old points -> new points -> new px.
     to_new = _compose(_scaling(zoom_new), _compose(guess, _scaling(1 / zoom_old)))
-    compared = _compared(old, new, to_new, zoom_new)
-    refined = _refined(old, new, to_new)
+    zooms = (zoom_old, zoom_new)
+    compared = _compared(old, new, to_new, zooms, words)
+    refined = _refined(old, new, to_new) if compared.missing > REFINE_ABOVE_PX else None
     if refined is not None:
-        # ECC can settle a little off on a sheet of repeated lines: kept when it fits better.
-        again = _compared(old, new, refined, zoom_new)
+        # The texts' placement leaves ink unmatched: ECC on the ink may lay it better (and
+        # can settle a little off on a sheet of repeated lines: kept when it fits better).
+        again = _compared(old, new, refined, zooms, words)
         if again.missing < compared.missing:
             to_new, compared = refined, again
-    missing_old, missing_new, covered = compared.old, compared.new, compared.covered
-    # Off the old image, and in either version's words, nothing is compared here.
-    ignored = covered == 0
-    _mark_words(ignored, words[1], _scaling(zoom_new))
-    _mark_words(ignored, words[0], _compose(to_new, _scaling(zoom_old)))
-    missing_old &= ~ignored
-    missing_new &= ~ignored
+    missing_old, missing_new = compared.old, compared.new
     regions = _regions(missing_old, missing_new, zoom_new, to_new, zoom_old, title_region)
     points = _compose(_scaling(1 / zoom_new), _compose(to_new, _scaling(zoom_old)))
     return DrawingDelta(regions, tuple(float(v) for v in points.ravel()))
@@ -172,12 +171,10 @@ def drawing_delta(
 
 @dataclass(frozen=True)
 class _Compared:
-    """Each version's ink missing from the other (new image pixels), and where the old image
-    covers the new."""
+    """Each version's ink missing from the other (new image pixels)."""
 
     old: NDArray[numpy.bool_]
     new: NDArray[numpy.bool_]
-    covered: NDArray[numpy.uint8]
 
     @property
     def missing(self) -> int:
@@ -185,20 +182,29 @@ class _Compared:
 
 
 def _compared(
-    old: NDArray[numpy.uint8], new: NDArray[numpy.uint8], to_new: Affine, zoom: float
+    old: NDArray[numpy.uint8],
+    new: NDArray[numpy.uint8],
+    to_new: Affine,
+    zooms: tuple[float, float],
+    words: tuple[Sequence[Box], Sequence[Box]],
 ) -> _Compared:
-    """The two versions compared with the old image laid on the new by ``to_new``."""
+    """The two versions compared with the old image laid on the new by ``to_new``; off the
+    old image, and in either version's words, nothing is compared."""
     height, width = new.shape
-    old_on_new = numpy.asarray(
-        cv2.warpAffine(old, to_new, (width, height), flags=cv2.INTER_LINEAR, borderValue=255),
-        numpy.uint8,
-    )
-    everywhere = numpy.full(old.shape, 255, numpy.uint8)
-    covered = numpy.asarray(
-        cv2.warpAffine(everywhere, to_new, (width, height), flags=cv2.INTER_NEAREST),
-        numpy.uint8,
-    )
-    return _Compared(*_missing(old_on_new, new, zoom), covered)
+    ignored = numpy.zeros((height, width), numpy.bool_)
+    if old.shape == new.shape and numpy.allclose(to_new, points_affine(1.0, 0.0, 0.0)):
+        old_on_new = old  # page on page: nothing to resample
+    else:
+        old_on_new = numpy.asarray(
+            cv2.warpAffine(old, to_new, (width, height), flags=cv2.INTER_LINEAR, borderValue=255),
+            numpy.uint8,
+        )
+        everywhere = numpy.full(old.shape, 255, numpy.uint8)
+        ignored |= cv2.warpAffine(everywhere, to_new, (width, height), flags=cv2.INTER_NEAREST) == 0
+    _mark_words(ignored, words[1], _scaling(zooms[1]))
+    _mark_words(ignored, words[0], _compose(to_new, _scaling(zooms[0])))
+    missing_old, missing_new = _missing(old_on_new, new, zooms[1])
+    return _Compared(missing_old & ~ignored, missing_new & ~ignored)
 
 
 def _scaling(factor: float) -> Affine:
