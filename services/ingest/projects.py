@@ -7,7 +7,7 @@ they refuse is a ``Refusal``."""
 import asyncio
 import json
 import re
-from datetime import datetime
+from datetime import date, datetime
 from functools import partial
 from typing import Literal
 
@@ -36,13 +36,21 @@ PROJECT_ID = re.compile(PROJECT_ID_PATTERN)
 class CurrentSheet(BaseModel):
     """A sheet of the project as its current version stands."""
 
-    sheet_number: str = Field(examples=["A-201"])
+    sheet_number: str = Field(description="with ASCII hyphens", examples=["A-201"])
+    sheet_number_printed: str = Field("", description="as its current version prints it")
     sheet_key: str = Field(description="the number as compared", examples=["A201"])
     sheet_title: str | None = None
     version: int = Field(description="the current version", examples=[2])
     versions: int = Field(description="versions the register holds", examples=[2])
-    revision: str | None = Field(None, description="the current version's revision mark")
-    issue_date: str | None = None
+    revision: str | None = Field(
+        None, description="the current version's revision mark, as printed", examples=["C"]
+    )
+    issue_date: str | None = Field(None, description="ISO 8601", examples=["2016-04-12"])
+    issue_date_printed: str | None = Field(None, examples=["04/12/16"])
+    issue: str | None = Field(
+        None, description="the issue the current version came in", examples=["Addendum 2"]
+    )
+    issued_on: date | None = None
     job_id: str = Field(description="the upload the current version came from")
     page_number: int
     uploaded_at: datetime
@@ -100,12 +108,16 @@ async def project_sheets(io: Collaborators, project: str) -> ProjectSheets:
     sheets = [
         CurrentSheet(
             sheet_number=entry.sheet_number,
+            sheet_number_printed=entry.current.sheet_number_printed,
             sheet_key=entry.key,
             sheet_title=entry.sheet_title,
             version=entry.current.version,
             versions=len(entry.versions),
             revision=entry.current.revision,
             issue_date=entry.current.issue_date,
+            issue_date_printed=entry.current.issue_date_printed,
+            issue=entry.current.issue,
+            issued_on=entry.current.issued_on,
             job_id=entry.current.job_id,
             page_number=entry.current.page_number,
             uploaded_at=entry.current.uploaded_at,

@@ -73,7 +73,7 @@ async def update_register(
     project = job.options.project
     if project is None:
         raise ValueError(f"job {job.job_id} names no project")
-    upload = upload_of(report, job.created_at)
+    upload = upload_of(report, job.created_at, job.options.issue, job.options.issue_date)
     pages = _Job(bucket, job, project)
     for _ in range(CAS_ATTEMPTS):
         register, revision = await read_register(bucket, state, project)

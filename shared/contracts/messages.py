@@ -4,7 +4,7 @@ Commands are imperative (``ExtractPage``), events past tense (``PageExtracted``)
 Messages are small and carry object keys (claim-check), never page content.
 """
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -43,6 +43,17 @@ class JobOptions(BaseModel):
         description="the project whose drawing register the job's sheets join (1-64 letters, "
         "digits, '-' or '_', starting with a letter or digit); none: the job stands alone",
         examples=[PROJECT_EXAMPLE],
+    )
+    issue: str | None = Field(
+        None,
+        min_length=1,
+        max_length=64,
+        description="what issue of the set the upload is, kept with each sheet version it "
+        "gives a project's register",
+        examples=["Addendum 2"],
+    )
+    issue_date: date | None = Field(
+        None, description="the issue's date (ISO 8601)", examples=["2026-03-14"]
     )
 
 

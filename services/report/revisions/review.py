@@ -14,6 +14,7 @@ from datetime import datetime
 
 from shared.contracts.register import ProposedMatch, Register, RegisterSheet, SheetVersion
 from shared.contracts.review import ProposalDecision
+from shared.sheet.normal import ascii_number
 
 
 @dataclass(frozen=True)
@@ -52,10 +53,10 @@ def locate(register: Register, job_id: str, page_number: int) -> Located | None:
 def corrected_version(version: SheetVersion, values: dict[str, str | None]) -> SheetVersion:
     """``version`` with the printed fields a person corrected (a number cleared is kept)."""
     update = {
-        field: value
-        for field, value in values.items()
-        if field in ("sheet_title", "revision") or (field == "sheet_number" and value)
+        field: value for field, value in values.items() if field in ("sheet_title", "revision")
     }
+    if number := values.get("sheet_number"):
+        update |= {"sheet_number": ascii_number(number) or number, "sheet_number_printed": number}
     return version.model_copy(update=update)
 
 
@@ -87,7 +88,8 @@ def move_sheet(
     moving = sheets.pop(from_key)
     held = sheets.get(to_key)
     if held is None:
-        sheets[to_key] = moving.model_copy(update={"key": to_key, "sheet_number": number})
+        named = {"key": to_key, "sheet_number": ascii_number(number) or number}
+        sheets[to_key] = moving.model_copy(update=named)
         return Moved(sheets, None)
     if moved_first:
         first, then = moving, held
@@ -108,7 +110,10 @@ def move_sheet(
     )
     versions = [*first.versions, *following]
     sheets[to_key] = RegisterSheet(
-        key=to_key, sheet_number=number, sheet_title=versions[-1].sheet_title, versions=versions
+        key=to_key,
+        sheet_number=ascii_number(number) or number,
+        sheet_title=versions[-1].sheet_title,
+        versions=versions,
     )
     return Moved(sheets, len(first.versions))
 
