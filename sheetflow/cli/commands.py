@@ -267,7 +267,17 @@ def up(
                         READY_TIMEOUT_S,
                         instance_pid=lambda: ingest_pid(supervisor.processes),
                     )
-                serve(live, supervisor, nats_embedded=not settings.nats_url)
+                keeps_registers = not settings.s3_endpoint
+                if keeps_registers:
+                    # One register per data dir: what `sheetflow run`s kept there joins this S3.
+                    from sheetflow.registers import keep_projects, restore_projects
+
+                    restore_projects(live, live.data_dir.resolve())
+                try:
+                    serve(live, supervisor, nats_embedded=not settings.nats_url)
+                finally:
+                    if keeps_registers:
+                        keep_projects(live, live.data_dir.resolve())
         except KeyboardInterrupt:
             stderr.print("stopped")
 
@@ -341,6 +351,18 @@ def run(
         project = project_id(project)
         options = issue_options(issue, issue_date)
         pdf = accepted_pdf(file, settings)
+        up_running = read_endpoints(settings.data_dir.resolve()) if project else None
+        if up_running is not None:
+            # The project's register is the up's (one per data dir): the file goes to it.
+            stderr.print(
+                f"project {project}: sending {pdf.name} to the `sheetflow up` running from "
+                f"this data dir (pid {up_running.pid}), which holds the project's register"
+            )
+            with api_client(up_running.api, own_token(settings)) as client:
+                created = submit_file(client, pdf, project, options)
+                stderr.print(f"job {created['job_id']}: {pdf.name}")
+                report, out_dir = wait_and_report(client, created["job_id"], out, timeout=timeout)
+            raise typer.Exit(conclude(report, out_dir))
         settings = check_model(settings)
         runs = settings.data_dir.resolve() / "runs"
         workdir = runs / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"

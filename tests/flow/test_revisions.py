@@ -24,7 +24,7 @@ from shared.infra.register_store import read_register
 from shared.infra.settings import Settings
 from shared.infra.storage import ObjectStore
 from sheetflow.cli import commands
-from sheetflow.registers import keep_project, project_dir, restore_project
+from sheetflow.registers import keep_project, keep_projects, project_dir, restore_projects
 from sheetflow.runtime import SERVICES, EmbeddedServers, free_port
 from tests.support.buckets import remove_bucket
 from tests.support.corpus import needs_corpus
@@ -246,11 +246,13 @@ def test_the_register_kept_in_the_data_dir_serves_a_new_stack(revisions, tmp_pat
     job state has no head for it) gives the same register."""
     kept = keep_project(revisions.settings, tmp_path, PROJECT)
     assert kept and (project_dir(tmp_path, PROJECT) / "register").is_dir()
+    # What `sheetflow up` keeps when it stops: every project its S3 holds (this one here).
+    assert keep_projects(revisions.settings, tmp_path / "up") == kept
     fresh = revisions.settings.model_copy(
         update={"s3_bucket": f"{revisions.settings.s3_bucket}-next"}
     )
     try:
-        assert restore_project(fresh, tmp_path, PROJECT) == kept
+        assert restore_projects(fresh, tmp_path) == kept
         original = asyncio.run(register_of(revisions.settings))
         restored, head = asyncio.run(read_register(ObjectStore(fresh), MemoryStateStore(), PROJECT))
         assert restored == original and restored.sequence == 4 and head is None

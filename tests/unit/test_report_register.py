@@ -355,3 +355,20 @@ async def test_an_uploads_issue_label_and_date_are_kept_with_its_versions():
     assert (version.issue, version.issued_on) == ("Addendum 2", date(2026, 3, 14))
     assert (version.issue_date, version.issue_date_printed) == ("2026-03-14", "14/03/2026")
     assert (version.sheet_number, version.sheet_number_printed) == ("S-101", "S\u2010101")
+
+
+async def test_a_register_document_newer_than_the_head_is_current_and_the_next_job_follows_it():
+    """One register per data dir: a `sheetflow run` moved the register on (its documents
+    copied into the bucket of a `sheetflow up` whose job state still names an older head).
+    The newest document is current, and the next job is applied after it."""
+    world = World()
+    await world.apply(FIRST)
+    stale_head = await world.state.get(head_key(PROJECT))
+    await world.apply([("S-101", "FOUNDATION PLAN", NOTES[:5], "2")])
+    assert stale_head is not None
+    await world.state.put(head_key(PROJECT), stale_head[0])  # the up's job state, behind
+    register, _ = await read_register(world.bucket, world.state, PROJECT)
+    assert register.sequence == 2 and len(register.sheets["S101"].versions) == 2
+    outcome = await world.apply([("S-102", "FRAMING PLAN", NOTES[:3], "2")])
+    assert outcome.sequence == 3
+    assert (await world.register()).sequence == 3
