@@ -9,6 +9,7 @@ import json
 import os
 import secrets
 from pathlib import Path
+from typing import Any
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -86,7 +87,7 @@ def embedded_s3_credentials(data_dir: Path) -> tuple[str, str]:
     return values["SHEETFLOW_S3_ACCESS_KEY"], values["SHEETFLOW_S3_SECRET_KEY"]
 
 
-def embedded_nats_login(data_dir: Path) -> dict[str, object]:
+def embedded_nats_login(data_dir: Path) -> dict[str, Any]:
     """The settings that log in to the embedded NATS of ``data_dir``: its user and password,
     and no other NATS credentials or TLS (those were meant for a server that is not it)."""
     values = embedded_credentials(data_dir)

@@ -190,6 +190,7 @@ def world_readable_files(root: Path) -> list[Path]:
 def secrets_of(settings: Settings, data_dir: Path) -> list[str]:
     """Every secret the embedded stack holds: its keys, passwords and private key."""
     auth = data_dir / AUTH_DIR
+    assert settings.s3_secret_key and settings.nats_password
     values = [settings.s3_secret_key.get_secret_value(), settings.nats_password.get_secret_value()]
     for line in (auth / "weed" / "security.toml").read_text().splitlines():
         if line.startswith("key = ") and "/" not in line:  # a JWT signing key, not a path

@@ -27,7 +27,9 @@ def make_pdf(pages: int = 3, text: str = "GENERAL NOTES") -> bytes:
 def encrypted_pdf() -> bytes:
     doc = pymupdf.open()
     doc.new_page().insert_text((72, 72), "SECRET")
-    return doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="owner", user_pw="user")
+    return doc.tobytes(
+        encryption=pymupdf.mupdf.PDF_ENCRYPT_AES_256, owner_pw="owner", user_pw="user"
+    )
 
 
 ZERO_PAGE_PDF = (

@@ -1,6 +1,7 @@
 """The `sheetflow` command line: its commands, its error messages and its summary."""
 
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import httpx
@@ -21,7 +22,7 @@ from sheetflow.cli import events, health, present
 runner = CliRunner()
 
 
-def report(pages: list[PageOutcome], *, canceled: bool = False) -> Report:
+def report(pages: Sequence[PageOutcome], *, canceled: bool = False) -> Report:
     """A report.json as the report service builds it."""
     job = JobInfo(
         job_id="j_" + "0" * 32,
@@ -222,7 +223,7 @@ def test_conclude_complete_exits_0_with_the_sheet_table(tmp_path, capsys):
 
 def test_conclude_names_failed_pages_and_exits_2(tmp_path, capsys):
     """A job with a failed page exits 2 and names the page, its stage and reason."""
-    pages = [verified_page(1), failed_page(2)]
+    pages: list[PageOutcome] = [verified_page(1), failed_page(2)]
     code = present.conclude(report(pages), tmp_path)
     captured = capsys.readouterr()
     assert code == 2
