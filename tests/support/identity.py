@@ -1,0 +1,140 @@
+"""Sheet identity as the pipeline decides it, in process, and how a decided identity is
+scored against what a sheet prints (the manifest of ``../shared/corpus/``, or a generated
+sheet's own truth).
+
+Reading: each page through extract's rung 1 offline (``extract_rung1``: its text layer, or
+OCR words on a page without one, read closer where the pipeline reads closer), then the
+set's identity as the report decides it from the pages' readings (``reconcile_set`` and
+``apply_corrections``, on verified pages carrying what coverage gives them). No servers.
+
+Scoring: a number is right when it is the printed one with Unicode dashes and spaces
+folded; a title when it is the printed one with case, dashes and whitespace folded. A
+**wrong title** is a title reported that is not the printed one (on a page that prints
+none, any title); an **invented number** is a number reported on a page that prints none.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from services.coverage.covered import sheet_identity
+from services.extract.pipeline import Readers, extract_rung1
+from services.report.assemble import apply_corrections
+from services.report.usecases import reconcile_set
+from shared.models import Coverage, PageVerdict, SheetHeader, VerifiedPage
+from shared.pagetext import fold_dashes
+from shared.settings import Settings
+from shared.sheet.header import sheet_header
+from shared.sheet.reading import SheetReading
+
+
+async def read_page(
+    pdf: bytes, page_number: int, settings: Settings, readers: Readers
+) -> SheetReading:
+    """The page's ``SheetReading`` as extract stores it (offline: no model)."""
+    out = await extract_rung1(
+        pdf, page_number, settings, None, readers=readers, worker_id="identity", job_id="identity"
+    )
+    return out.result.reading or SheetReading()
+
+
+def _verified(page_number: int, reading: SheetReading) -> VerifiedPage:
+    """The page as verify hands it to the report, as far as identity goes: the header
+    coverage completes from the reading (``sheet_identity``), and the reading."""
+    empty = Coverage(total_lines=0, covered_lines=0, ratio=1.0)
+    return VerifiedPage(
+        job_id="identity",
+        page_number=page_number,
+        has_text_layer=True,
+        sheet=sheet_identity(sheet_header(reading), reading),
+        coverage_before=empty,
+        coverage=empty,
+        floor=0.0,
+        below_floor=False,
+        verdict=PageVerdict(ok=True),
+        reading=reading,
+    )
+
+
+def set_identity(readings: Mapping[int, SheetReading]) -> dict[int, SheetHeader]:
+    """Page number → the sheet header the report states for it: the set reconciled from
+    the readings, its corrections applied."""
+    pages = [_verified(n, r) for n, r in sorted(readings.items())]
+    sheet_set = reconcile_set(pages)
+    return {
+        o.page_number: o.sheet
+        for o in apply_corrections(list(pages), sheet_set)
+        if isinstance(o, VerifiedPage)
+    }
+
+
+def _folded(text: str) -> str:
+    return "".join(fold_dashes(text).split())
+
+
+def same_number(got: str | None, printed: str) -> bool:
+    """The printed number, Unicode dashes and spaces folded."""
+    return got is not None and _folded(got) == _folded(printed)
+
+
+def same_title(got: str | None, printed: str) -> bool:
+    """The printed title, case, Unicode dashes and whitespace folded (a text layer's stray
+    space is no misreading)."""
+    return got is not None and _folded(got).upper() == _folded(printed).upper()
+
+
+@dataclass
+class Tally:
+    """Sheet numbers and titles of a group of pages against what they print."""
+
+    pages: int = 0
+    numbers_labelled: int = 0
+    numbers_right: int = 0
+    numbers_wrong: int = 0  # reported on a numbered page, and not its number
+    numbers_invented: int = 0  # reported on a page that prints none
+    titles_labelled: int = 0
+    titles_right: int = 0
+    titles_wrong: int = 0  # reported, and not the printed title (or the page prints none)
+    misses: list[str] = field(default_factory=list)
+
+    def count(
+        self,
+        where: str,
+        got: tuple[str | None, str | None],
+        printed: tuple[str | None, str | None],
+    ) -> None:
+        """One page: the (number, title) reported and the (number, title) printed."""
+        (number, title), (printed_number, printed_title) = got, printed
+        self.pages += 1
+        if printed_number:
+            self.numbers_labelled += 1
+            if same_number(number, printed_number):
+                self.numbers_right += 1
+            else:
+                self.numbers_wrong += number is not None
+                self.misses.append(f"{where} number {number!r} (prints {printed_number!r})")
+        elif number:
+            self.numbers_invented += 1
+            self.misses.append(f"{where} number {number!r} (prints none)")
+        if printed_title:
+            self.titles_labelled += 1
+            if same_title(title, printed_title):
+                self.titles_right += 1
+                return
+            self.misses.append(f"{where} title {title!r} (prints {printed_title[:60]!r})")
+        elif title:
+            self.misses.append(f"{where} title {title!r} (prints none)")
+        self.titles_wrong += title is not None
+
+    def add(self, other: "Tally") -> None:
+        for name, value in vars(other).items():
+            if isinstance(value, int):
+                setattr(self, name, getattr(self, name) + value)
+        self.misses += other.misses
+
+    def line(self) -> str:
+        """numbers right/labelled, wrong, invented; titles right/labelled, wrong."""
+        return (
+            f"numbers {self.numbers_right}/{self.numbers_labelled} "
+            f"(wrong {self.numbers_wrong}, invented {self.numbers_invented})  "
+            f"titles {self.titles_right}/{self.titles_labelled} (wrong {self.titles_wrong})"
+        )
