@@ -55,14 +55,13 @@ from bench.synthetic import set_bytes
 from bench.variants import CHOICES
 from services.extract.textlayer import read_text_layer
 from shared.models import SheetHeader
-from shared.pagetext import fold_dashes
 from shared.report import Report
 from shared.settings import Settings
 from shared.sheet.index import read_drawing_index
 from shared.sheet.reader import read_title_block
 from shared.sheet.reading import read_sheet
 from shared.sheet.references import references
-from tests.support.identity import Tally
+from tests.support.identity import Tally, same_field
 from tests.support.renderings import VARIANTS
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -118,24 +117,12 @@ FIELDS = {"revision": "revision", "issue_date": "date", "project_number": "proje
 FIELDS |= {"scale": "scale"}
 
 
-def _same_field(name: str, got: str | None, printed: str) -> bool:
-    """As printed, case and spaces aside; a scale the manifest describes at more length
-    ("As indicated (views 1 : 50)") counts when it starts with what was read."""
-
-    def key(text: str) -> str:
-        return "".join(fold_dashes(text).upper().split())
-
-    if got is None:
-        return False
-    return key(got) == key(printed) or (name == "scale" and key(printed).startswith(key(got)))
-
-
 def _score_fields(score: Score, page: int, got: SheetHeader, sheet: dict) -> None:
     for name, listed in FIELDS.items():
         value, printed = getattr(got, name), sheet.get(listed)
         if printed:
             score.fields_labelled[name] = score.fields_labelled.get(name, 0) + 1
-            if _same_field(name, value, printed):
+            if same_field(name, value, printed):
                 score.fields_right[name] = score.fields_right.get(name, 0) + 1
             else:
                 score.misses.append(f"p{page} {name} {value!r} (prints {printed[:40]!r})")

@@ -16,15 +16,18 @@ none, any title); an **invented number** is a number reported on a page that pri
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+import pymupdf
+
 from services.coverage.covered import sheet_identity
 from services.extract.pipeline import Readers, extract_rung1
+from services.extract.textlayer import read_text_layer
 from services.report.assemble import apply_corrections
 from services.report.usecases import reconcile_set
 from shared.models import Coverage, PageVerdict, SheetHeader, VerifiedPage
 from shared.pagetext import fold_dashes
 from shared.settings import Settings
 from shared.sheet.header import sheet_header
-from shared.sheet.reading import SheetReading
+from shared.sheet.reading import SheetReading, read_sheet
 
 
 async def read_page(
@@ -82,6 +85,15 @@ def same_title(got: str | None, printed: str) -> bool:
     return got is not None and _folded(got).upper() == _folded(printed).upper()
 
 
+def same_field(name: str, got: str | None, printed: str) -> bool:
+    """A title-block field as printed, case, dashes and spaces aside; a scale described at
+    more length ("As indicated (views 1 : 50)") counts when it starts with what was read."""
+    if got is None:
+        return False
+    key, want = _folded(got).upper(), _folded(printed).upper()
+    return key == want or (name == "scale" and bool(key) and want.startswith(key))
+
+
 @dataclass
 class Tally:
     """Sheet numbers and titles of a group of pages against what they print."""
@@ -137,4 +149,54 @@ class Tally:
             f"numbers {self.numbers_right}/{self.numbers_labelled} "
             f"(wrong {self.numbers_wrong}, invented {self.numbers_invented})  "
             f"titles {self.titles_right}/{self.titles_labelled} (wrong {self.titles_wrong})"
+        )
+
+
+def read_text_pages(pdf: bytes, settings: Settings) -> dict[int, SheetReading]:
+    """Each page's reading from its text layer alone (no render, no OCR): what extract reads
+    on a page whose text layer is usable, cheaply, for unit tests."""
+    with pymupdf.open(stream=pdf) as doc:
+        return {
+            page.number + 1: read_sheet(
+                read_text_layer(page, page.number + 1, settings.text_layer_min_chars)
+            )
+            for page in doc
+        }
+
+
+# The title-block fields scored beside number and title: SheetHeader's name for each.
+FIELDS = ("revision", "issue_date", "project_number", "scale")
+
+
+@dataclass
+class FieldTally:
+    """Title-block fields right / printed, and values given where none is printed."""
+
+    right: dict[str, int] = field(default_factory=dict)
+    printed: dict[str, int] = field(default_factory=dict)
+    unlisted: dict[str, int] = field(default_factory=dict)
+
+    def count(self, got: SheetHeader, printed: Mapping[str, str | None]) -> None:
+        for name in FIELDS:
+            value, want = getattr(got, name), printed.get(name)
+            if want:
+                self.printed[name] = self.printed.get(name, 0) + 1
+                self.right[name] = self.right.get(name, 0) + same_field(name, value, want)
+            elif value:
+                self.unlisted[name] = self.unlisted.get(name, 0) + 1
+
+    def add(self, other: "FieldTally") -> None:
+        for mine, theirs in (
+            (self.right, other.right),
+            (self.printed, other.printed),
+            (self.unlisted, other.unlisted),
+        ):
+            for name, n in theirs.items():
+                mine[name] = mine.get(name, 0) + n
+
+    def line(self) -> str:
+        return "  ".join(
+            f"{name} {self.right.get(name, 0)}/{self.printed.get(name, 0)}"
+            f" (+{self.unlisted.get(name, 0)})"
+            for name in FIELDS
         )

@@ -89,7 +89,7 @@ EN = Language(
         "SITE PLAN",
         "FOUNDATION PLAN",
     ),
-    title_parts=("WEST WING", "LEVELS 2 TO 4", "SHEET 2 OF 2 PARTS", "STAIR CORE B", "PHASE 1"),
+    title_parts=("WEST WING", "LEVELS 2 TO 4", "PART 2", "STAIR CORE B", "PHASE 1"),
     numbers=("{d}-{n}", "{d}{n}", "{d}-{n}.1", "{d}{l}.{m}"),
     disciplines=("A", "S", "M", "E", "P"),
     projects=("RIVERSIDE MEDICAL CENTRE", "HARBOUR VIEW APARTMENTS", "NORTH CAMPUS LIBRARY"),
