@@ -26,7 +26,7 @@ from functools import cache
 
 from bench.common import ratio, result_line
 from bench.variants import _READERS, _start_readers
-from shared.settings import Settings
+from shared.infra.settings import Settings
 from tests.support.identity import FieldTally, Tally, read_page, set_identity
 from tests.support.renderings import render
 from tests.support.titleblocks.sheets import PLAN, GeneratedSet, generated_sets

@@ -31,8 +31,8 @@ from pathlib import Path
 
 from bench.common import ratio, result_line
 from services.extract.bootstrap import page_readers
-from services.extract.pipeline import Readers
-from shared.settings import Settings
+from services.extract.reading.page import Readers
+from shared.infra.settings import Settings
 from tests.support.identity import Tally, read_page, set_identity
 from tests.support.renderings import VARIANTS, render
 

@@ -19,14 +19,15 @@ from dataclasses import dataclass, field
 import pymupdf
 
 from services.coverage.covered import sheet_identity
-from services.extract.pipeline import Readers, extract_rung1
-from services.extract.textlayer import read_text_layer
+from services.extract.reading.page import Readers
+from services.extract.reading.textlayer import read_text_layer
+from services.extract.rung1 import extract_rung1
 from services.report.assemble import apply_corrections
 from services.report.usecases import reconcile_set
-from shared.models import Coverage, PageVerdict, SheetHeader, VerifiedPage
+from shared.contracts.models import Coverage, PageVerdict, VerifiedPage
+from shared.infra.settings import Settings
 from shared.pagetext import fold_dashes
-from shared.settings import Settings
-from shared.sheet.header import sheet_header
+from shared.sheet.header import SheetHeader, sheet_header
 from shared.sheet.reading import SheetReading, read_sheet
 
 

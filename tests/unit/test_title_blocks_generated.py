@@ -15,8 +15,8 @@ from functools import cache
 import pytest
 from rapidfuzz.distance import Levenshtein
 
-from shared.models import SheetHeader
-from shared.settings import Settings
+from shared.infra.settings import Settings
+from shared.sheet.header import SheetHeader
 from tests.support.identity import Tally, read_text_pages, set_identity
 from tests.support.titleblocks.languages import LANGUAGES
 from tests.support.titleblocks.sheets import PLAN, GeneratedSet, generated_sets
