@@ -390,49 +390,15 @@ async def judge_blank_claim(
     return await judge_page(llm, model, [claim], text_layer_excerpt, images, context=context)
 
 
-def merge_judge(
+def judge_finding(
     obj: PageObject, judged: JudgeVerdict, page_reading: Callable[[str], str | None]
-) -> tuple[ObjectVerification, dict[str, Any] | None]:
-    """The object's verification once the judge has spoken, and the disagreement to record.
-
-    The oracle's refutation stands whatever the judge says; a judge refutation of
-    an oracle-confirmed object is kept as ``judge_refuted``; where the oracle did
-    not judge, the judge's verdict is the verdict. Disagreements keep the judge's
-    own verdict on the object. ``page_reading`` gives the page's own words for what the
-    judge says the sheet reads, or None when the text layer does not carry it: only such
-    a reading becomes the object's ``actual_text``.
-    """
-    oracle = obj.verification or ObjectVerification(verdict="not_judged")
-    if oracle.verdict not in ("confirmed", "refuted"):
-        return _from_judge(obj, judged, oracle, page_reading), None
-    if judged.verdict == oracle.verdict:
-        return oracle, None
-    if oracle.verdict == "confirmed" and judged.verdict == "refuted":
-        result = _from_judge(obj, judged, oracle, page_reading)
-        kept = "judge"
-    else:
-        result = oracle
-        kept = "oracle"
-    result = result.model_copy(update={"judge": judged.as_dict()})
-    disagreement = {
-        "object_id": obj.object_id,
-        "oracle": {
-            "verdict": oracle.verdict,
-            "kind": oracle.kind,
-            "actual_text": oracle.actual_text,
-        },
-        "judge": judged.as_dict(),
-        "kept": kept,
-    }
-    return result, disagreement
-
-
-def _from_judge(
-    obj: PageObject,
-    judged: JudgeVerdict,
-    oracle: ObjectVerification,
-    page_reading: Callable[[str], str | None],
 ) -> ObjectVerification:
+    """The judge's verdict on the object as a verification (basis ``judge``; a refutation is
+    ``judge_refuted``, keeping the judge's own kind), located where the object's verification
+    so far places it. ``page_reading`` gives the page's own words for what the judge says the
+    sheet reads, or None when the text layer does not carry it: only such a reading becomes
+    the object's ``actual_text``. (Whether it stands: ``services.verify.checks.registry``.)"""
+    oracle = obj.verification or ObjectVerification(verdict="not_judged")
     if judged.verdict != "refuted":
         return ObjectVerification(
             verdict=judged.verdict, basis="judge", evidence_bbox=oracle.evidence_bbox

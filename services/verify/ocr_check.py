@@ -226,22 +226,22 @@ def read_claims(
     ]
 
 
-def apply_readings(
+def reading_verdicts(
     objects: Sequence[PageObject], readings: Sequence[Reading]
-) -> tuple[list[tuple[str, str]], bool]:
-    """Set each read object's verification from its reading, and return the page-level
-    problems (the title block's lines) and whether a page-level claim was confirmed.
+) -> tuple[dict[str, ObjectVerification], list[tuple[str, str]], bool]:
+    """Each read object's verdict from its reading, the page-level problems (the title
+    block's lines) and whether a page-level claim was confirmed.
 
-    A mismatch refutes (``text_layer_mismatch``, basis ``ocr``) whatever the text check
-    said: the text layer it trusted is not what the page shows. Agreement confirms an
-    object nothing independent judged; noise leaves it ``uncertain``, saying what was read.
-    A verdict another check gave stands otherwise."""
+    A mismatch refutes (``text_layer_mismatch``, basis ``ocr``): the text layer other checks
+    trust is not what the page shows. Agreement confirms; noise is ``uncertain``, saying
+    what was read (``services.verify.checks.registry`` says which verdict stands)."""
     by_id = {o.object_id: o for o in objects}
     fonts = {font for r in readings for font in r.claim.fonts}
     sample = (
         f"the check read {len(readings)} line(s) of the page (a long line's first words), "
         f"in {len(fonts)} font(s)"
     )
+    verdicts: dict[str, ObjectVerification] = {}
     problems: list[tuple[str, str]] = []
     identity_confirmed = False
     for r in readings:
@@ -256,23 +256,23 @@ def apply_readings(
                 )
             identity_confirmed |= r.outcome == "agree" and claim.claim_id == NUMBER_CLAIM
             continue
-        current = obj.verification or ObjectVerification(verdict="not_judged")
         if r.outcome == "mismatch":
-            obj.verification = ObjectVerification(
+            verdicts[obj.object_id] = ObjectVerification(
                 verdict="refuted",
                 basis="ocr",
                 kind="text_layer_mismatch",
                 evidence_bbox=claim.box,
                 problem=f"Object {obj.object_id}: {said}.",
             )
-        elif current.verdict == "not_judged":
-            verdict = "confirmed" if r.outcome == "agree" else "uncertain"
-            obj.verification = ObjectVerification(
-                verdict=verdict,
-                basis="ocr",
-                evidence_bbox=current.evidence_bbox or claim.box,
-                reason=f"OCR of the sheet reads it alike ({sample})"
-                if verdict == "confirmed"
-                else f"OCR of the sheet reads {r.read!r} ({sample})",
-            )
-    return problems, identity_confirmed
+            continue
+        located = obj.verification.evidence_bbox if obj.verification else None
+        agree = r.outcome == "agree"
+        verdicts[obj.object_id] = ObjectVerification(
+            verdict="confirmed" if agree else "uncertain",
+            basis="ocr",
+            evidence_bbox=located or claim.box,
+            reason=f"OCR of the sheet reads it alike ({sample})"
+            if agree
+            else f"OCR of the sheet reads {r.read!r} ({sample})",
+        )
+    return verdicts, problems, identity_confirmed
