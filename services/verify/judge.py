@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from services.verify.crops import JudgeImage
+from services.verify.tolerances import VerifyTolerances
 from shared.interfaces import LLMError, ModelClient
 from shared.llm import image_part
 from shared.models import ObjectVerification, PageObject, Usage, merge_usage
@@ -21,9 +22,7 @@ from shared.pagetext.units import PageUnits, cut_note
 STAGE = "verify"
 JudgeVerdictName = Literal["confirmed", "refuted", "uncertain"]
 JUDGE_VERDICTS: frozenset[str] = frozenset({"confirmed", "refuted", "uncertain"})
-# Units (lines of the page's reading) of context kept around each located claim when the
-# page text is cut down, and room kept for the line saying what was left out.
-EXCERPT_CONTEXT_UNITS = 3
+# Room kept for the line saying what was left out of the page text.
 CUT_NOTE_ROOM = 60
 EXCERPT_GAP = "\n[…]\n"
 NO_TEXT_LAYER = "(this page has no text layer: judge from the images alone)"
@@ -154,12 +153,17 @@ def select_scope(objects: Sequence[PageObject], max_objects: int) -> list[PageOb
     return sorted(objects, key=_priority)[:max_objects]
 
 
-def text_excerpt(units: PageUnits, claims: Sequence[Sequence[int]], max_chars: int) -> str:
+def text_excerpt(
+    units: PageUnits,
+    claims: Sequence[Sequence[int]],
+    max_chars: int,
+    context_units: int = VerifyTolerances().excerpt_context_units,
+) -> str:
     """The page text for the judge, at most ``max_chars``: the page's units (the reading the
     extraction models get, one ``L17 text`` line each).
 
     The whole reading when it fits; otherwise the units holding the words of located claims
-    (``claims``: each claim's word ids) with ``EXCERPT_CONTEXT_UNITS`` units either side, or
+    (``claims``: each claim's word ids) with ``context_units`` units either side, or
     the page's first units when none is located; whole units only, and a last line saying
     how many were left out. Words the page does not show are in no unit.
     """
@@ -173,8 +177,8 @@ def text_excerpt(units: PageUnits, claims: Sequence[Sequence[int]], max_chars: i
     ranges: list[list[int]] = []
     for n in located:
         lo, hi = (
-            max(0, n - EXCERPT_CONTEXT_UNITS),
-            min(len(units.units), n + EXCERPT_CONTEXT_UNITS + 1),
+            max(0, n - context_units),
+            min(len(units.units), n + context_units + 1),
         )
         if ranges and lo <= ranges[-1][1]:
             ranges[-1][1] = max(ranges[-1][1], hi)  # overlapping context: one piece

@@ -23,23 +23,12 @@ import pymupdf
 from rapidfuzz.distance import Indel
 
 from services.extract.ocr import OcrEngine
+from services.verify.tolerances import OcrCheckTolerances
 from shared.models import ObjectVerification, PageObject
 from shared.pagetext import Box, TextLayer, Word, digit_runs
 from shared.sheet.reading import SheetReading
 
-# The recogniser scales each line to 48 px tall: a line is rendered that tall, no taller.
-LINE_PX = 48
-MAX_ZOOM = 8.0  # 576 dpi: a 5 pt line is read from 40 px
-# A claim's text must carry this many letters and digits to say anything...
-MIN_CHARS = 3
-# ...and of a longer line, its first words up to this many are read.
-READ_CHARS = 10
-# Similarity (0-1, over letters and digits, look-alikes folded) at or above which the
-# reading agrees with the text...
-AGREE = 0.9
-# ...and at or below which, for texts of at least MISMATCH_CHARS, it says something else.
-MISMATCH = 0.2
-MISMATCH_CHARS = 5
+TOLERANCES = OcrCheckTolerances()
 # A line is read where it runs along an axis; a diagonal line is left to the other checks.
 _AXES = {(1.0, 0.0), (0.0, -1.0), (0.0, 1.0)}
 # Shapes OCR confuses, folded before comparing (both sides alike).
@@ -81,19 +70,21 @@ def _chars(text: str) -> str:
     return "".join(ch for ch in unicodedata.normalize("NFKC", text).upper() if ch.isalnum())
 
 
-def _readable(words: Sequence[Word]) -> bool:
+def _readable(words: Sequence[Word], tolerances: OcrCheckTolerances) -> bool:
     """A line OCR can speak for: the page's own words (not OCR's), shown, along an axis, in
     the Latin script, with enough letters and digits."""
     text = _chars(" ".join(w.text for w in words))
     return (
-        len(text) >= MIN_CHARS
+        len(text) >= tolerances.min_chars
         and text.isascii()
         and all(w.origin == "pdf" and w.hidden is None and w.dir in _AXES for w in words)
         and len({w.dir for w in words}) == 1
     )
 
 
-def _line_of(ids: Sequence[int], layer: TextLayer) -> tuple[Word, ...]:
+def _line_of(
+    ids: Sequence[int], layer: TextLayer, tolerances: OcrCheckTolerances
+) -> tuple[Word, ...]:
     """The cited words of the claim's longest line (one line: one crop, one reading)."""
     by_line: dict[int, list[Word]] = {}
     for i in ids:
@@ -102,17 +93,17 @@ def _line_of(ids: Sequence[int], layer: TextLayer) -> tuple[Word, ...]:
     if not by_line:
         return ()
     line = max(by_line.values(), key=lambda ws: len(_chars(" ".join(w.text for w in ws))))
-    return _opening(line)
+    return _opening(line, tolerances.read_chars)
 
 
-def _opening(line: Sequence[Word]) -> tuple[Word, ...]:
-    """The line's first words, up to ``READ_CHARS`` letters and digits: what is read of a
+def _opening(line: Sequence[Word], read_chars: int) -> tuple[Word, ...]:
+    """The line's first words, up to ``read_chars`` letters and digits: what is read of a
     long line (the recogniser's time grows with a line's length; a font's encoding shows
     in a few words as well as in many)."""
     words: list[Word] = []
     chars = 0
     for word in line:
-        if chars >= READ_CHARS:
+        if chars >= read_chars:
             break
         words.append(word)
         chars += len(_chars(word.text))
@@ -125,6 +116,7 @@ def sample_claims(
     reading: SheetReading | None,
     max_objects: int,
     per_font: int,
+    tolerances: OcrCheckTolerances = TOLERANCES,
 ) -> list[Claim]:
     """The claims worth reading on a page: its title block's number and title (from the
     page's ``reading``), then objects (one line each, readable ones only) until every font
@@ -137,15 +129,15 @@ def sample_claims(
         (TITLE_CLAIM, reading and reading.title),
     ):
         ids = field.word_ids if field else []
-        words = _line_of(ids, layer)
-        if words and _readable(words):
+        words = _line_of(ids, layer, tolerances)
+        if words and _readable(words, tolerances):
             claims.append(Claim(claim_id, words))
     candidates = []
     for obj in objects:
         if obj.verification and obj.verification.verdict == "refuted":
             continue
-        words = _line_of(obj.evidence, layer)
-        if words and _readable(words):
+        words = _line_of(obj.evidence, layer, tolerances)
+        if words and _readable(words, tolerances):
             candidates.append(Claim(obj.object_id, words))
     return claims + _by_font(claims, candidates, max_objects, per_font)
 
@@ -177,25 +169,32 @@ def _by_font(
     return [candidates[i] for i in sorted(chosen)]
 
 
-def compare(text: str, read: str) -> str:
+def compare(text: str, read: str, tolerances: OcrCheckTolerances = TOLERANCES) -> str:
     """``agree``, ``mismatch`` or ``noise``: how OCR's reading compares with the text."""
     cited, seen = _chars(text), _chars(read)
     folded = cited.translate(_LOOKALIKES), seen.translate(_LOOKALIKES)
     similarity = Indel.normalized_similarity(*folded)
-    if similarity >= AGREE and (folded[0] == folded[1] or digit_runs(cited) == digit_runs(seen)):
+    if similarity >= tolerances.agree and (
+        folded[0] == folded[1] or digit_runs(cited) == digit_runs(seen)
+    ):
         return "agree"
-    if similarity <= MISMATCH and min(len(cited), len(seen)) >= MISMATCH_CHARS:
+    if (
+        similarity <= tolerances.mismatch
+        and min(len(cited), len(seen)) >= tolerances.mismatch_chars
+    ):
         return "mismatch"
     return "noise"
 
 
-def _crop(display: pymupdf.DisplayList, claim: Claim) -> numpy.ndarray:
-    """The claim's line rendered gray ``LINE_PX`` tall across it (at most ``MAX_ZOOM``),
+def _crop(
+    display: pymupdf.DisplayList, claim: Claim, tolerances: OcrCheckTolerances
+) -> numpy.ndarray:
+    """The claim's line rendered gray ``line_px`` tall across it (at most ``max_zoom``),
     turned to read left to right as the recogniser reads."""
     box = claim.box
     direction = claim.words[0].dir
     across = box.height if direction == (1.0, 0.0) else box.width
-    zoom = min(MAX_ZOOM, LINE_PX / max(across, 1e-3))
+    zoom = min(tolerances.max_zoom, tolerances.line_px / max(across, 1e-3))
     clip = pymupdf.Rect(*box) & display.rect
     pixmap = display.get_pixmap(
         matrix=pymupdf.Matrix(zoom, zoom), clip=clip, colorspace=pymupdf.csGRAY, alpha=False
@@ -208,20 +207,27 @@ def _crop(display: pymupdf.DisplayList, claim: Claim) -> numpy.ndarray:
     return numpy.rot90(pixels, turns).copy()
 
 
-def render_claims(display: pymupdf.DisplayList, claims: Sequence[Claim]) -> list[numpy.ndarray]:
+def render_claims(
+    display: pymupdf.DisplayList,
+    claims: Sequence[Claim],
+    tolerances: OcrCheckTolerances = TOLERANCES,
+) -> list[numpy.ndarray]:
     """Each claim's line rendered from ``display``, the page's display list (the caller
     holds ``PDF_LOCK``)."""
-    return [_crop(display, claim) for claim in claims]
+    return [_crop(display, claim, tolerances) for claim in claims]
 
 
 def read_claims(
-    engine: OcrEngine, claims: Sequence[Claim], crops: Sequence[numpy.ndarray]
+    engine: OcrEngine,
+    claims: Sequence[Claim],
+    crops: Sequence[numpy.ndarray],
+    tolerances: OcrCheckTolerances = TOLERANCES,
 ) -> list[Reading]:
     """The claims' lines read from their crops in one batched call, recognition only (each
     line's place and direction are known), each compared with the words it cites."""
     read = engine.read_crops(list(crops))
     return [
-        Reading(claim, text, compare(claim.text, text))
+        Reading(claim, text, compare(claim.text, text, tolerances))
         for claim, (text, _) in zip(claims, read, strict=True)
     ]
 

@@ -16,6 +16,7 @@ from services.verify.checks.registry import Registered, registered, run_checks
 from services.verify.checks.text_layer import self_read
 from services.verify.crops import render_evidence_jpeg
 from services.verify.oracle import locate
+from services.verify.tolerances import VerifyTolerances
 from services.verify.verdict import page_verdict
 from shared.interfaces import ModelClient
 from shared.models import (
@@ -36,9 +37,7 @@ from shared.storage import Keys
 log = logging.getLogger("sheetflow.verify")
 
 SELF_READ_REASON = "its objects are the page's own text; nothing independent read it"
-HIDDEN_SAMPLE_CHARS = 300
-# Evidence crops for people on one page, at most: the report stays a size a browser opens.
-EVIDENCE_MAX_CROPS = 20
+TOLERANCES = VerifyTolerances()
 
 
 @dataclass
@@ -55,6 +54,7 @@ def gather_evidence(
     settings: Settings,
     *,
     judge_enabled: bool = True,
+    tolerances: VerifyTolerances = TOLERANCES,
 ) -> PageEvidence:
     """What every check may read of the page (CPU-bound: run it off the event loop): where
     the text layer locates each claim (the words it cites), where each claim sits otherwise,
@@ -74,22 +74,24 @@ def gather_evidence(
         pdf=pdf,
         png=png,
         settings=settings,
+        tolerances=tolerances,
         judge_enabled=judge_enabled,
-        emptiness=page_emptiness(text_layer, covered.objects, png),
+        emptiness=page_emptiness(text_layer, covered.objects, png, tolerances),
         located=located,
         where=where,
         page=PageWords(text_layer) if text_layer.has_text_layer else None,
     )
 
 
-def hidden_text(text_layer: TextLayer) -> HiddenText | None:
-    """What the page's text layer holds and the page does not show, for the report."""
+def hidden_text(text_layer: TextLayer, sample_chars: int) -> HiddenText | None:
+    """What the page's text layer holds and the page does not show, for the report (a
+    sample of ``sample_chars`` at most)."""
     hidden = text_layer.hidden_words
     if not hidden:
         return None
     sample = " ".join(w.text for w in hidden)
-    if len(sample) > HIDDEN_SAMPLE_CHARS:
-        sample = sample[:HIDDEN_SAMPLE_CHARS].rsplit(" ", 1)[0] + " …"
+    if len(sample) > sample_chars:
+        sample = sample[:sample_chars].rsplit(" ", 1)[0] + " …"
     kinds = Counter(w.hidden for w in hidden if w.hidden)
     return HiddenText(count=len(hidden), kinds=dict(sorted(kinds.items())), sample=sample)
 
@@ -100,9 +102,11 @@ def _evidence_crops(
     page_number: int,
     pdf: bytes | None,
     settings: Settings,
+    max_crops: int,
 ) -> list[tuple[EvidenceCrop, bytes]]:
     """For people reading the report: a small image around each refuted object's evidence
-    (at most ``EVIDENCE_MAX_CROPS`` a page), rendered from the PDF; none without it."""
+    (at most ``max_crops`` a page: the report stays a size a browser opens), rendered from
+    the PDF; none without it."""
     refuted = [
         (
             obj.object_id,
@@ -111,7 +115,7 @@ def _evidence_crops(
         for obj in objects
         if obj.verification and obj.verification.verdict == "refuted"
     ]
-    located = [(oid, bbox) for oid, bbox in refuted if bbox][:EVIDENCE_MAX_CROPS]
+    located = [(oid, bbox) for oid, bbox in refuted if bbox][:max_crops]
     if not (pdf and located):
         return []
     out = []
@@ -149,6 +153,7 @@ async def verify_page(
     judge_enabled: bool = True,
     ocr: OcrEngine | None = None,
     checks: tuple[Registered, ...] | None = None,
+    tolerances: VerifyTolerances = TOLERANCES,
 ) -> VerifyOutput:
     """Verify a covered page: every object gains a ``verification``, the page a verdict.
 
@@ -161,10 +166,18 @@ async def verify_page(
     that a text layer, drawing or ink contradicts, over the claim that it is empty
     (without a judge, such a page is ``content_missing``, or unjudged with the reason when
     only ink speaks). A blank page is skipped. Nothing extracted is rewritten.
+    ``tolerances`` are what the checks weigh (today's values by default).
     """
     started = time.perf_counter()
     page = await asyncio.to_thread(
-        gather_evidence, covered, text_layer, pdf, png, settings, judge_enabled=judge_enabled
+        gather_evidence,
+        covered,
+        text_layer,
+        pdf,
+        png,
+        settings,
+        judge_enabled=judge_enabled,
+        tolerances=tolerances,
     )
     # Shallow copies: verify only sets each copy's verification, never edits what it shares.
     objects = [o.model_copy() for o in covered.objects]
@@ -187,7 +200,13 @@ async def verify_page(
     if verdict.self_read and not checked.reason:
         verdict.reason = SELF_READ_REASON
     evidence = await asyncio.to_thread(
-        _evidence_crops, objects, page.where, covered.page_number, pdf, settings
+        _evidence_crops,
+        objects,
+        page.where,
+        covered.page_number,
+        pdf,
+        settings,
+        tolerances.evidence_max_crops,
     )
     model_failures = list(covered.model_failures)
     if checked.model_failure:
@@ -202,7 +221,7 @@ async def verify_page(
         judge_disagreements=checked.disagreements,
         model_failures=model_failures,
         evidence_crops=[crop for crop, _ in evidence],
-        hidden_text=hidden_text(text_layer),
+        hidden_text=hidden_text(text_layer, tolerances.hidden_sample_chars),
     )
     crops = {**checked.crops, **{crop.key: jpeg for crop, jpeg in evidence}}
     return VerifyOutput(verified=verified, crops=crops)

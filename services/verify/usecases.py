@@ -2,10 +2,11 @@
 announced."""
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from services.extract.ocr import OcrEngine
 from services.verify.pipeline import verify_page
+from services.verify.tolerances import VerifyTolerances
 from shared import subjects
 from shared.broker import msg_id
 from shared.interfaces import Bucket, ModelClient, ObjectMissing, Publisher
@@ -32,6 +33,7 @@ class Collaborators:
     llm: ModelClient | None
     sources: SourceCache
     ocr: OcrEngine | None = None  # reads a sample of each page's claims (the OCR check)
+    tolerances: VerifyTolerances = field(default_factory=VerifyTolerances)  # what checks weigh
 
 
 async def verify(io: Collaborators, event: PageCovered) -> None:
@@ -60,6 +62,7 @@ async def verify(io: Collaborators, event: PageCovered) -> None:
         io.llm,
         judge_enabled=judge_enabled,
         ocr=io.ocr,
+        tolerances=io.tolerances,
     )
     await asyncio.gather(
         *(

@@ -11,6 +11,7 @@ from services.extract.offline import extract_offline
 from services.extract.textlayer import read_text_layer
 from services.verify.ocr_check import compare, sample_claims
 from services.verify.pipeline import verify_page
+from services.verify.tolerances import OcrCheckTolerances
 from shared.models import Coverage, CoveredPage, PageObject
 from shared.pagetext import TextLayer
 from shared.settings import Settings
@@ -106,6 +107,16 @@ def test_only_a_gross_disagreement_is_a_mismatch(text, read, outcome):
     """Agreement needs the same characters (look-alikes aside) and the same digits; only a
     reading that shares almost nothing with a long enough text is a mismatch."""
     assert compare(text, read) == outcome
+
+
+def test_the_comparison_tolerances_are_passed_per_call():
+    """A half reading is noise by today's tolerances, agreement for a caller that accepts
+    less, and a short disagreement a mismatch for one that asks fewer characters."""
+    assert compare("GENERAL NOTES", "GENERAL") == "noise"
+    assert compare("GENERAL NOTES", "GENERAL", OcrCheckTolerances(agree=0.5)) == "agree"
+    assert compare("ROOM 101", "ROOM 101", OcrCheckTolerances(agree=1.0)) == "agree"
+    assert compare("A-101", "XK") == "noise"
+    assert compare("A-101", "XK", OcrCheckTolerances(mismatch_chars=2)) == "mismatch"
 
 
 def test_the_sample_is_the_title_block_and_each_font_spread_over_the_page():

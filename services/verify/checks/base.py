@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from services.verify.blank import Emptiness
+from services.verify.tolerances import VerifyTolerances
 from shared.models import CoveredPage, ObjectVerification, PageObject, Usage
 from shared.pagetext import Box, PageWords, TextLayer
 from shared.settings import Settings
@@ -19,6 +20,7 @@ class PageEvidence:
     pdf: bytes | None  # the source document (or a one-page PDF of this page)
     png: bytes | None  # the stored page image
     settings: Settings
+    tolerances: VerifyTolerances
     judge_enabled: bool  # the job's option
     emptiness: Emptiness
     # object_id -> where the words it cites sit (the text layer locates the claim)

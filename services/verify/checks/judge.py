@@ -25,7 +25,7 @@ from services.verify.judge import (
 )
 from shared.interfaces import ModelClient
 from shared.models import PageObject
-from shared.pagetext import Box, TextLayer, page_reading
+from shared.pagetext import Box, page_reading
 from shared.settings import Settings
 from shared.sheet.fields import read_units
 from shared.sources import PDF_LOCK, open_pdf
@@ -80,10 +80,15 @@ def _choose_images(
         return choose(render, on_page)
 
 
-def _excerpt(text_layer: TextLayer, claims: list[list[int]], settings: Settings) -> str:
-    if not text_layer.has_text_layer:
+def _excerpt(page: PageEvidence, claims: list[list[int]]) -> str:
+    if not page.text_layer.has_text_layer:
         return ""
-    return text_excerpt(read_units(text_layer), claims, settings.verify_text_max_chars)
+    return text_excerpt(
+        read_units(page.text_layer),
+        claims,
+        page.settings.verify_text_max_chars,
+        page.tolerances.excerpt_context_units,
+    )
 
 
 async def _judge_objects(
@@ -105,7 +110,7 @@ async def _judge_objects(
         llm,
         settings.llm_verify_model or "",
         scope,
-        await asyncio.to_thread(_excerpt, page.text_layer, located, settings),
+        await asyncio.to_thread(_excerpt, page, located),
         choice.images,
     )
 
@@ -137,7 +142,7 @@ async def _judge_emptiness(page: PageEvidence, contradiction: str, llm: ModelCli
         llm,
         settings.llm_verify_model or "",
         contradiction,
-        _excerpt(page.text_layer, [], settings),
+        _excerpt(page, []),
         images,
     )
     result = CheckResult(

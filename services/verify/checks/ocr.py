@@ -24,6 +24,7 @@ def read_sample(page: PageEvidence, objects: list[PageObject], engine: OcrEngine
         covered.reading,
         settings.verify_ocr_max_objects,
         settings.verify_ocr_lines_per_font,
+        page.tolerances.ocr,
     )
     if not claims or page.pdf is None:
         return CheckResult()
@@ -31,14 +32,14 @@ def read_sample(page: PageEvidence, objects: list[PageObject], engine: OcrEngine
         try:
             doc = open_pdf(page.pdf)
             pdf_page = doc[0 if doc.page_count == 1 else covered.page_number - 1]
-            crops = render_claims(pdf_page.get_displaylist(), claims)
+            crops = render_claims(pdf_page.get_displaylist(), claims, page.tolerances.ocr)
         except Exception as exc:  # MuPDF raises many kinds on broken content
             log.warning(
                 "page %d: no OCR check, the page did not render (%s)", covered.page_number, exc
             )
             return CheckResult()
     verdicts, problems, identity_read = reading_verdicts(
-        objects, read_claims(engine, claims, crops)
+        objects, read_claims(engine, claims, crops, page.tolerances.ocr)
     )
     return CheckResult(
         findings={oid: Finding(v) for oid, v in verdicts.items()},
