@@ -139,6 +139,14 @@ class PageObject(BaseModel):
     attributes: dict[str, Any] = {}
     location_key: str | None = None
     source_text: str | None = None
+    source_cited: bool = Field(
+        False,
+        description="source_text is the words the object cites, filled in by the grounding "
+        "guard (a text-only model's object, or a model's object that gave no text of its "
+        "own): checking it against those words cannot fail, so it is no verdict",
+        # Omitted when false: the objects of every other rung read as they did.
+        exclude_if=lambda cited: not cited,
+    )
     graphical_basis: str | None = None
     review_uses: list[str] = []
     confidence: float | str | None = None

@@ -12,12 +12,17 @@ from shared.pagetext import TextLayer
 # cannot fail.
 SELF_READ_RUNGS = frozenset({"offline", "fallback"})
 SELF_READ_OBJECT = "cut from the page's own words: checking it against them proves nothing"
+CITED_OBJECT = (
+    "its text is the words it cites, filled in from its citation: checking it against them "
+    "proves nothing"
+)
 
 
 def self_read(obj: PageObject) -> bool:
-    """Whether the object was cut from the page's own words (offline and fallback rungs):
-    checking it against them cannot fail, so it is no verdict."""
-    return obj.rung in SELF_READ_RUNGS
+    """Whether the object's text is the page's own words it would be checked against: cut
+    from them (offline and fallback rungs), or filled in from its citation by the grounding
+    guard (``source_cited``). Checking it against them cannot fail, so it is no verdict."""
+    return obj.rung in SELF_READ_RUNGS or obj.source_cited
 
 
 def text_check(obj: PageObject, text_layer: TextLayer) -> ObjectVerification:
@@ -27,8 +32,9 @@ def text_check(obj: PageObject, text_layer: TextLayer) -> ObjectVerification:
     verification = check_object(obj, text_layer.words)
     if not self_read(obj) or verification.verdict == "refuted":
         return verification
+    reason = CITED_OBJECT if obj.rung not in SELF_READ_RUNGS else SELF_READ_OBJECT
     return ObjectVerification(
-        verdict="not_judged", evidence_bbox=verification.evidence_bbox, reason=SELF_READ_OBJECT
+        verdict="not_judged", evidence_bbox=verification.evidence_bbox, reason=reason
     )
 
 
