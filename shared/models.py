@@ -99,6 +99,16 @@ class SheetHeader(BaseModel):
     project_name: str | None = Field(None, description="as the title block prints it")
 
 
+class FontCheck(BaseModel):
+    """A font object read alike by the OCR check: the page and the line it read. A font's
+    encoding is one per document, so later pages set in it cite this reading."""
+
+    xref: int = Field(description="the font's object number in the document")
+    font: str = Field(description="its name, as the PDF gives it")
+    page: int = Field(description="the page whose line was read")
+    line: str = Field(description="the text layer's words of that line, which OCR read alike")
+
+
 class ObjectVerification(BaseModel):
     verdict: ObjectVerdict
     basis: VerdictBasis | None = Field(
@@ -122,6 +132,11 @@ class ObjectVerification(BaseModel):
     )
     judge: dict[str, Any] | None = Field(
         default=None, description="the model judge's own verdict, kept when it disagrees"
+    )
+    font_check: FontCheck | None = Field(
+        default=None,
+        description="basis ocr without reading the object's own line: every font it is set "
+        "in was read alike on a page of the job (this one: the reading it cites)",
     )
 
 

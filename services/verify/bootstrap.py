@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from services.extract.ocr import OcrEngine
+from services.verify.fonts import FontLedger
 from services.verify.usecases import Collaborators
 from shared.interfaces import Bucket, ModelClient, Publisher, StateStore
 from shared.jobs import JobStore
@@ -36,6 +37,7 @@ def bootstrap(
         llm=llm,
         sources=SourceCache(bucket, max_bytes=SOURCE_CACHE_BYTES),
         ocr=ocr,
+        fonts=FontLedger(state),
     )
 
 

@@ -15,8 +15,8 @@ a script it cannot read is no evidence against the text.
 
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence, Set
+from dataclasses import dataclass, field
 
 import numpy
 import pymupdf
@@ -24,7 +24,7 @@ from rapidfuzz.distance import Indel
 
 from services.extract.ocr import OcrEngine
 from services.verify.tolerances import OcrCheckTolerances
-from shared.models import ObjectVerification, PageObject
+from shared.models import FontCheck, ObjectVerification, PageObject
 from shared.pagetext import Box, TextLayer, Word, digit_runs
 from shared.sheet.reading import SheetReading
 
@@ -37,12 +37,28 @@ NUMBER_CLAIM = "sheet_number"
 TITLE_CLAIM = "sheet_title"
 
 
+def font_key(layer: TextLayer, index: int | None) -> int:
+    """A font object of the page as the check counts it: its xref in the document where the
+    text layer names one, else a negative number of its own on this page (-1: none known)."""
+    if index is None:
+        return -1
+    xrefs = layer.font_xrefs
+    xref = xrefs[index] if index < len(xrefs) else None
+    return xref if xref is not None else -2 - index
+
+
 @dataclass(frozen=True)
 class Claim:
-    """A line of words a claim cites, to be read from the page's render."""
+    """A line of words a claim cites, to be read from the page's render, and the font
+    objects it is set in (``font_key``)."""
 
     claim_id: str  # an object id, or NUMBER_CLAIM / TITLE_CLAIM
     words: tuple[Word, ...]
+    fonts: frozenset[int]
+
+    @classmethod
+    def of(cls, claim_id: str, words: tuple[Word, ...], layer: TextLayer) -> "Claim":
+        return cls(claim_id, words, frozenset(font_key(layer, w.font) for w in words))
 
     @property
     def text(self) -> str:
@@ -52,9 +68,27 @@ class Claim:
     def box(self) -> Box:
         return Box.union(w.bbox for w in self.words)
 
+
+@dataclass(frozen=True)
+class Candidates:
+    """What a page offers the check: its title block's number and title (always read), and
+    its objects' lines, in page order."""
+
+    title: list[Claim]
+    objects: list[Claim]
+
     @property
-    def fonts(self) -> frozenset[int | None]:
-        return frozenset(w.font for w in self.words)
+    def fonts(self) -> set[int]:
+        """The font objects (xrefs) the readable lines are set in, where known."""
+        return {f for claim in (*self.title, *self.objects) for f in claim.fonts if f >= 0}
+
+
+@dataclass
+class Sample:
+    """The lines to read, and the objects that cite a reading of their font made already."""
+
+    read: list[Claim]
+    cited: list[tuple[Claim, FontCheck]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -110,49 +144,64 @@ def _opening(line: Sequence[Word], read_chars: int) -> tuple[Word, ...]:
     return tuple(words)
 
 
-def sample_claims(
+def candidates(
     objects: Sequence[PageObject],
     layer: TextLayer,
     reading: SheetReading | None,
-    max_objects: int,
-    per_font: int,
     tolerances: OcrCheckTolerances = TOLERANCES,
-) -> list[Claim]:
-    """The claims worth reading on a page: its title block's number and title (from the
-    page's ``reading``), then objects (one line each, readable ones only) until every font
-    the readable lines are set in is read ``per_font`` times (and one object at least), at
-    most ``max_objects`` objects, each font's spread over the page's order. Objects a check
-    has already refuted are left as they are."""
-    claims: list[Claim] = []
-    for claim_id, field in (
+) -> Candidates:
+    """The page's readable lines: its title block's number and title (from the page's
+    ``reading``), and one line of each object a check has not refuted."""
+    title: list[Claim] = []
+    for claim_id, field_ in (
         (NUMBER_CLAIM, reading and reading.number),
         (TITLE_CLAIM, reading and reading.title),
     ):
-        ids = field.word_ids if field else []
+        ids = field_.word_ids if field_ else []
         words = _line_of(ids, layer, tolerances)
         if words and _readable(words, tolerances):
-            claims.append(Claim(claim_id, words))
-    candidates = []
+            title.append(Claim.of(claim_id, words, layer))
+    lines = []
     for obj in objects:
         if obj.verification and obj.verification.verdict == "refuted":
             continue
         words = _line_of(obj.evidence, layer, tolerances)
         if words and _readable(words, tolerances):
-            candidates.append(Claim(obj.object_id, words))
-    return claims + _by_font(claims, candidates, max_objects, per_font)
+            lines.append(Claim.of(obj.object_id, words, layer))
+    return Candidates(title, lines)
 
 
-def _by_font(
-    read: Sequence[Claim], candidates: Sequence[Claim], max_objects: int, per_font: int
-) -> list[Claim]:
-    """Candidates, in page order, until each of their fonts is read ``per_font`` times
-    (counting the claims ``read`` already), and one at least: a font's lines are taken
-    spread over the page, and a line set in two fonts counts for both."""
-    times: Counter[int | None] = Counter(font for claim in read for font in claim.fonts)
-    fonts = list(dict.fromkeys(font for claim in candidates for font in claim.fonts))
+def choose(
+    lines: Sequence[Claim],
+    read: Sequence[Claim],
+    max_objects: int,
+    per_font: int,
+    *,
+    checked: Mapping[int, FontCheck] | None = None,
+    skip: Set[int] = frozenset(),
+    at_least_one: bool = True,
+) -> Sample:
+    """Object lines, in page order, to read until each of their fonts is read ``per_font``
+    times (counting the claims ``read`` already; a font's lines spread over the page, a line
+    set in two fonts counting for both), at most ``max_objects``. A font ``checked`` on
+    another page is not read again: one object set only in fonts read alike is cited with
+    that reading instead. Fonts to ``skip`` (another page is reading them) are left alone.
+    With ``at_least_one``, one object is read when nothing else would be (the title block
+    read every font), so the page's objects are not all left unjudged."""
+    checked = checked or {}
+    times: Counter[int] = Counter(font for claim in read for font in claim.fonts)
+    fonts = list(dict.fromkeys(font for claim in lines for font in claim.fonts))
     chosen: set[int] = set()
+    cited: dict[int, FontCheck] = {}
     for font in fonts:
-        of_font = [i for i, claim in enumerate(candidates) if font in claim.fonts]
+        if font in skip:
+            continue
+        of_font = [i for i, claim in enumerate(lines) if font in claim.fonts]
+        if font in checked:
+            wholly = [i for i in of_font if lines[i].fonts <= checked.keys()]
+            if wholly and not any(i in cited for i in wholly):
+                cited[wholly[len(wholly) // 2]] = checked[font]
+            continue
         wanted = per_font - times[font]
         if wanted <= 0:
             continue
@@ -161,12 +210,16 @@ def _by_font(
             if len(chosen) >= max_objects or i in chosen:
                 continue
             chosen.add(i)
-            times.update(candidates[i].fonts)
-    if candidates and not chosen and max_objects > 0:
-        # The title block read every font: one object is read still, so the page's
-        # objects are not all left unjudged.
-        chosen.add(len(candidates) // 2)
-    return [candidates[i] for i in sorted(chosen)]
+            times.update(lines[i].fonts)
+    for i in chosen:
+        cited.pop(i, None)
+    idle = not (chosen or cited or skip & set(fonts))
+    if at_least_one and lines and idle and max_objects > 0:
+        chosen.add(len(lines) // 2)
+    return Sample(
+        read=[lines[i] for i in sorted(chosen)],
+        cited=[(lines[i], cited[i]) for i in sorted(cited)],
+    )
 
 
 def compare(text: str, read: str, tolerances: OcrCheckTolerances = TOLERANCES) -> str:
@@ -282,3 +335,39 @@ def reading_verdicts(
             else f"OCR of the sheet reads {r.read!r} ({sample})",
         )
     return verdicts, problems, identity_confirmed
+
+
+def cited_verdicts(
+    objects: Sequence[PageObject], cited: Sequence[tuple[Claim, FontCheck]]
+) -> dict[str, ObjectVerification]:
+    """Each cited object confirmed (basis ``ocr``) on the reading of its font it cites."""
+    by_id = {o.object_id: o for o in objects}
+    verdicts = {}
+    for claim, check in cited:
+        obj = by_id[claim.claim_id]
+        located = obj.verification.evidence_bbox if obj.verification else None
+        verdicts[obj.object_id] = ObjectVerification(
+            verdict="confirmed",
+            basis="ocr",
+            evidence_bbox=located or claim.box,
+            reason=f"its font ({check.font}, object {check.xref}) was read alike by OCR on "
+            f'page {check.page}: "{check.line}"',
+            font_check=check,
+        )
+    return verdicts
+
+
+def agreed_fonts(readings: Sequence[Reading], layer: TextLayer, page: int) -> dict[int, FontCheck]:
+    """The font objects (known xrefs) of the lines read alike, each with the first such
+    line: what later pages of the job may cite."""
+    names = {xref: layer.fonts[i] for i, xref in enumerate(layer.font_xrefs) if xref is not None}
+    agreed: dict[int, FontCheck] = {}
+    for r in readings:
+        if r.outcome != "agree":
+            continue
+        for xref in r.claim.fonts:
+            if xref >= 0 and xref not in agreed:
+                agreed[xref] = FontCheck(
+                    xref=xref, font=names.get(xref, ""), page=page, line=r.claim.text
+                )
+    return agreed

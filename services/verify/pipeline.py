@@ -15,6 +15,7 @@ from services.verify.checks.base import PageEvidence
 from services.verify.checks.registry import Registered, registered, run_checks
 from services.verify.checks.text_layer import self_read
 from services.verify.crops import render_evidence_jpeg
+from services.verify.fonts import FontLedger
 from services.verify.oracle import locate
 from services.verify.tolerances import VerifyTolerances
 from services.verify.verdict import page_verdict
@@ -154,6 +155,7 @@ async def verify_page(
     ocr: OcrEngine | None = None,
     checks: tuple[Registered, ...] | None = None,
     tolerances: VerifyTolerances = TOLERANCES,
+    fonts: FontLedger | None = None,
 ) -> VerifyOutput:
     """Verify a covered page: every object gains a ``verification``, the page a verdict.
 
@@ -166,7 +168,8 @@ async def verify_page(
     that a text layer, drawing or ink contradicts, over the claim that it is empty
     (without a judge, such a page is ``content_missing``, or unjudged with the reason when
     only ink speaks). A blank page is skipped. Nothing extracted is rewritten.
-    ``tolerances`` are what the checks weigh (today's values by default).
+    ``tolerances`` are what the checks weigh (today's values by default); ``fonts`` the
+    job's fonts read alike already (none: every page reads its own).
     """
     started = time.perf_counter()
     page = await asyncio.to_thread(
@@ -181,7 +184,7 @@ async def verify_page(
     )
     # Shallow copies: verify only sets each copy's verification, never edits what it shares.
     objects = [o.model_copy() for o in covered.objects]
-    checked = await run_checks(checks or registered(llm, ocr), page, objects)
+    checked = await run_checks(checks or registered(llm, ocr, fonts), page, objects)
     if checked.reason:
         log.info("page %d: %s", covered.page_number, checked.reason)
     for obj in objects:

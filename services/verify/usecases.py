@@ -5,6 +5,7 @@ import asyncio
 from dataclasses import dataclass, field
 
 from services.extract.ocr import OcrEngine
+from services.verify.fonts import FontLedger
 from services.verify.pipeline import verify_page
 from services.verify.tolerances import VerifyTolerances
 from shared import subjects
@@ -34,6 +35,8 @@ class Collaborators:
     sources: SourceCache
     ocr: OcrEngine | None = None  # reads a sample of each page's claims (the OCR check)
     tolerances: VerifyTolerances = field(default_factory=VerifyTolerances)  # what checks weigh
+    # The fonts each job's pages read alike already (none: every page reads its own).
+    fonts: FontLedger = field(default_factory=lambda: FontLedger(None))
 
 
 async def verify(io: Collaborators, event: PageCovered) -> None:
@@ -63,6 +66,7 @@ async def verify(io: Collaborators, event: PageCovered) -> None:
         judge_enabled=judge_enabled,
         ocr=io.ocr,
         tolerances=io.tolerances,
+        fonts=io.fonts,
     )
     await asyncio.gather(
         *(

@@ -10,6 +10,7 @@ from services.verify.checks.judge import JudgeCheck
 from services.verify.checks.ocr import OcrCheck
 from services.verify.checks.text_layer import TextLayerCheck
 from services.verify.checks.witnesses import WitnessCheck
+from services.verify.fonts import FontLedger
 from shared.interfaces import ModelClient
 from shared.models import ObjectVerification, PageObject, Usage, merge_usage
 
@@ -32,11 +33,13 @@ class Registered:
     second_opinion: bool = False
 
 
-def registered(llm: ModelClient | None, ocr: OcrEngine | None) -> tuple[Registered, ...]:
+def registered(
+    llm: ModelClient | None, ocr: OcrEngine | None, fonts: FontLedger | None = None
+) -> tuple[Registered, ...]:
     """The checks in the order they run: each sees the verdicts of those before it."""
     return (
         Registered(TextLayerCheck(), replaces=EVERY),
-        Registered(OcrCheck(ocr), replaces=UNREAD),
+        Registered(OcrCheck(ocr, fonts), replaces=UNREAD),
         Registered(JudgeCheck(llm), replaces=UNDECIDED, second_opinion=True),
         Registered(WitnessCheck(), replaces=frozenset()),
     )
