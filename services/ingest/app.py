@@ -15,7 +15,7 @@ from services.ingest.accesslog import CallerContext
 from services.ingest.bootstrap import Running, started
 from services.ingest.handlers import router
 from services.ingest.refusals import Refusal, RefusalKind
-from shared.settings import Settings
+from shared.infra.settings import Settings
 
 log = logging.getLogger("sheetflow.ingest")
 

@@ -7,9 +7,9 @@ from functools import cache
 import pymupdf
 
 from services.verify.tolerances import VerifyTolerances
-from shared.models import PageObject
+from shared.contracts.models import PageObject
 from shared.pagetext import TextLayer
-from shared.sources import PDF_LOCK
+from shared.pdf.sources import PDF_LOCK
 
 TOLERANCES = VerifyTolerances()
 

@@ -17,9 +17,9 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from shared.interfaces import StateStore
-from shared.jobs import compare_and_set
-from shared.models import FontCheck
+from shared.contracts.interfaces import StateStore
+from shared.contracts.models import FontCheck
+from shared.infra.jobs import compare_and_set
 
 READING, AGREED = "reading", "agreed"
 POLL_S = 0.05

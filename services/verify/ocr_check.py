@@ -22,9 +22,9 @@ import numpy
 import pymupdf
 from rapidfuzz.distance import Indel
 
-from services.extract.ocr import OcrEngine
 from services.verify.tolerances import OcrCheckTolerances
-from shared.models import FontCheck, ObjectVerification, PageObject
+from shared.contracts.models import FontCheck, ObjectVerification, PageObject
+from shared.ocr.engine import OcrEngine
 from shared.pagetext import Box, TextLayer, Word, digit_runs
 from shared.sheet.reading import SheetReading
 

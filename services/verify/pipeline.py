@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
-from services.extract.ocr import OcrEngine
 from services.verify.blank import page_emptiness
 from services.verify.checks.base import PageEvidence
 from services.verify.checks.registry import Registered, registered, run_checks
@@ -19,8 +18,8 @@ from services.verify.fonts import FontLedger
 from services.verify.oracle import locate
 from services.verify.tolerances import VerifyTolerances
 from services.verify.verdict import page_verdict
-from shared.interfaces import ModelClient
-from shared.models import (
+from shared.contracts.interfaces import ModelClient
+from shared.contracts.models import (
     CoveredPage,
     EvidenceCrop,
     HiddenText,
@@ -30,10 +29,11 @@ from shared.models import (
     VerifiedPage,
     merge_usage,
 )
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys
+from shared.ocr.engine import OcrEngine
 from shared.pagetext import Box, PageWords, TextLayer
-from shared.settings import Settings
-from shared.sources import PDF_LOCK, open_pdf
-from shared.storage import Keys
+from shared.pdf.sources import PDF_LOCK, open_pdf
 
 log = logging.getLogger("sheetflow.verify")
 

@@ -13,14 +13,16 @@ from services.coverage.covered import sheet_identity
 from services.coverage.ladder import next_rung
 from services.coverage.merge import merge_objects
 from services.coverage.metric import measure_coverage, uncovered_units
-from services.extract.pipeline import Readers, extract_rung1, fallback_result
+from services.extract.offline.fallback import fallback_result
+from services.extract.reading.page import Readers
+from services.extract.rung1 import extract_rung1
 from services.verify.checks.registry import EVERY, Registered, run_checks
 from services.verify.checks.text_layer import TextLayerCheck
 from services.verify.pipeline import gather_evidence
 from services.verify.verdict import page_verdict
-from shared.models import CoveredPage, PageObject, PageVerdict
+from shared.contracts.models import CoveredPage, PageObject, PageVerdict
+from shared.infra.settings import Settings
 from shared.pagetext import TextLayer
-from shared.settings import Settings
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 MANIFEST = CORPUS / "manifest.json"

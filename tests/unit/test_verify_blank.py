@@ -7,7 +7,7 @@ from pydantic import ValidationError
 
 from services.verify.blank import ink_share, page_emptiness
 from services.verify.tolerances import VerifyTolerances
-from shared.models import PageObject
+from shared.contracts.models import PageObject
 from shared.pagetext import TextLayer, Word, laid_out
 
 

@@ -3,13 +3,13 @@ one line in the ordered list; whose verdict stands is settled in one place."""
 
 import pymupdf
 
-from services.extract.textlayer import read_text_layer
+from services.extract.reading.textlayer import read_text_layer
 from services.verify.checks.base import CheckResult, Finding, PageEvidence
 from services.verify.checks.registry import UNREAD, Registered, registered, settle
 from services.verify.pipeline import verify_page
-from shared.models import Coverage, CoveredPage, ObjectVerification, PageObject
+from shared.contracts.models import Coverage, CoveredPage, ObjectVerification, PageObject
+from shared.infra.settings import Settings
 from shared.pagetext import TextLayer
-from shared.settings import Settings
 
 SETTINGS = Settings(_env_file=None, llm_base_url=None, verify_ocr_check=False)
 

@@ -7,15 +7,15 @@ import itertools
 import pymupdf
 import pytest
 
-from services.extract.offline import extract_offline
-from services.extract.textlayer import read_text_layer
+from services.extract.offline.extractor import extract_offline
+from services.extract.reading.textlayer import read_text_layer
 from services.verify.fonts import FontLedger
 from services.verify.ocr_check import candidates, choose, compare
 from services.verify.pipeline import verify_page
 from services.verify.tolerances import OcrCheckTolerances
-from shared.models import Coverage, CoveredPage, PageObject
+from shared.contracts.models import Coverage, CoveredPage, PageObject
+from shared.infra.settings import Settings
 from shared.pagetext import TextLayer
-from shared.settings import Settings
 from shared.sheet.header import sheet_header
 from shared.sheet.reading import read_sheet
 from tests.support.fakes import MemoryStateStore

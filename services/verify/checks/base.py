@@ -6,9 +6,9 @@ from typing import Any, Protocol
 
 from services.verify.blank import Emptiness
 from services.verify.tolerances import VerifyTolerances
-from shared.models import CoveredPage, ObjectVerification, PageObject, Usage
+from shared.contracts.models import CoveredPage, ObjectVerification, PageObject, Usage
+from shared.infra.settings import Settings
 from shared.pagetext import Box, PageWords, TextLayer
-from shared.settings import Settings
 
 
 @dataclass(frozen=True)

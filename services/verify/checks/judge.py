@@ -23,12 +23,12 @@ from services.verify.judge import (
     select_scope,
     text_excerpt,
 )
-from shared.interfaces import ModelClient
-from shared.models import PageObject
+from shared.contracts.interfaces import ModelClient
+from shared.contracts.models import PageObject
+from shared.infra.settings import Settings
 from shared.pagetext import Box, page_reading
-from shared.settings import Settings
+from shared.pdf.sources import PDF_LOCK, open_pdf
 from shared.sheet.fields import read_units
-from shared.sources import PDF_LOCK, open_pdf
 
 log = logging.getLogger("sheetflow.verify")
 

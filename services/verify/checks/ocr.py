@@ -6,7 +6,6 @@ import asyncio
 import logging
 from collections.abc import Sequence
 
-from services.extract.ocr import OcrEngine
 from services.verify.checks.base import CheckResult, Finding, PageEvidence
 from services.verify.fonts import FontLedger
 from services.verify.ocr_check import (
@@ -20,8 +19,9 @@ from services.verify.ocr_check import (
     reading_verdicts,
     render_claims,
 )
-from shared.models import PageObject
-from shared.sources import PDF_LOCK, open_pdf
+from shared.contracts.models import PageObject
+from shared.ocr.engine import OcrEngine
+from shared.pdf.sources import PDF_LOCK, open_pdf
 
 log = logging.getLogger("sheetflow.verify")
 

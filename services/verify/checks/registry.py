@@ -4,15 +4,15 @@ that says how checks meet. A new basis is a module with its check and a line her
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.extract.ocr import OcrEngine
 from services.verify.checks.base import Check, CheckResult, Finding, PageEvidence
 from services.verify.checks.judge import JudgeCheck
 from services.verify.checks.ocr import OcrCheck
 from services.verify.checks.text_layer import TextLayerCheck
 from services.verify.checks.witnesses import WitnessCheck
 from services.verify.fonts import FontLedger
-from shared.interfaces import ModelClient
-from shared.models import ObjectVerification, PageObject, Usage, merge_usage
+from shared.contracts.interfaces import ModelClient
+from shared.contracts.models import ObjectVerification, PageObject, Usage, merge_usage
+from shared.ocr.engine import OcrEngine
 
 EVERY = frozenset({"confirmed", "refuted", "uncertain", "not_judged"})
 UNREAD = frozenset({"not_judged"})  # no check has read the object

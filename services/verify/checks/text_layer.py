@@ -5,7 +5,7 @@ import asyncio
 
 from services.verify.checks.base import CheckResult, Finding, PageEvidence
 from services.verify.oracle import check_content, check_identity, check_object
-from shared.models import ObjectVerification, PageObject
+from shared.contracts.models import ObjectVerification, PageObject
 from shared.pagetext import TextLayer
 
 # Objects the extraction cut from the page's own words: checking them against those words

@@ -2,7 +2,7 @@
 text layer, drawings and the ink of its image) on whether it is blank."""
 
 from services.verify.checks.base import CheckResult, PageEvidence
-from shared.models import PageObject
+from shared.contracts.models import PageObject
 
 BLANK_REASON = "blank: no text layer, objects, vector drawing or ink on its image"
 NO_IMAGE_REASON = "nothing was extracted, and no page image is there to tell whether it is blank"

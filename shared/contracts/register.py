@@ -1,0 +1,136 @@
+"""A project's drawing register: for each sheet (by its normalised number) the versions its
+uploads gave it, what changed between them, and the matches proposed for sheets that look
+renumbered. The report service is its one writer (``services.report.projects``); the API
+reads it (``shared.infra.register_store``).
+"""
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Outcome = Literal["added", "revised", "reissued", "proposed"]
+
+
+class UnitCounts(BaseModel):
+    """Text units a version added, removed and changed against the version before."""
+
+    added: int = 0
+    removed: int = 0
+    changed: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.added + self.removed + self.changed
+
+
+class Reissue(BaseModel):
+    """A later upload of a version with nothing changed."""
+
+    job_id: str
+    page_number: int
+    uploaded_at: datetime
+
+
+class SheetVersion(BaseModel):
+    """One version of a sheet: the upload that gave it, the title block's revision and date,
+    and where its page is kept (copied out of the job, which may be removed)."""
+
+    version: int = Field(ge=1)
+    job_id: str
+    page_number: int = Field(ge=1)
+    file_name: str
+    sheet_number: str = Field(description="as the sheet prints it")
+    sheet_title: str | None = None
+    revision: str | None = Field(None, description="the revision mark, as printed")
+    issue_date: str | None = Field(None, description="the sheet's date, as printed")
+    uploaded_at: datetime
+    text_key: str = Field(description="the page's words (TextLayer)")
+    image_key: str | None = Field(None, description="the rendered page")
+    reading_key: str | None = Field(
+        None, description="what extract read of its identity (where its title block is)"
+    )
+    changes: UnitCounts | None = Field(None, description="against the version before")
+    title_block_only: bool = Field(False, description="only title-block fields changed")
+    delta_key: str | None = Field(None, description="the change from the version before")
+    overlay_key: str | None = Field(None, description="the overlay with the version before")
+    reissued: list[Reissue] = Field([], description="later uploads with nothing changed")
+
+
+class ProposedMatch(BaseModel):
+    """A sheet new to the register that looks like one it holds under another number: the
+    same title and nearly the same text. Recorded and shown, never applied."""
+
+    sheet_key: str
+    sheet_number: str = Field(description="the new number", examples=["A-109"])
+    matches_key: str
+    matches_number: str = Field(description="the number it may be", examples=["A-102"])
+    sheet_title: str | None = None
+    similarity: float = Field(ge=0, le=1, description="share of their words the two share")
+    job_id: str
+    status: Literal["proposed"] = "proposed"
+
+
+class RegisterSheet(BaseModel):
+    key: str = Field(description="the sheet number as compared (sheet_key)")
+    sheet_number: str = Field(description="as its latest version prints it")
+    sheet_title: str | None = None
+    versions: list[SheetVersion]
+
+    @property
+    def current(self) -> SheetVersion:
+        return self.versions[-1]
+
+
+class Register(BaseModel):
+    project: str
+    sequence: int = Field(0, description="jobs applied")
+    jobs: list[str] = Field([], description="the jobs applied, in order")
+    sheets: dict[str, RegisterSheet] = {}
+    proposals: list[ProposedMatch] = []
+    updated_at: datetime | None = None
+
+
+class SheetOutcome(BaseModel):
+    """What one job did to one sheet of the register."""
+
+    sheet_key: str
+    sheet_number: str
+    sheet_title: str | None = None
+    page_number: int = Field(ge=1)
+    outcome: Outcome = Field(
+        description="added: version 1 of a new number; revised: a new version; reissued: "
+        "uploaded again unchanged; proposed: a new number that looks like a sheet the "
+        "register holds (see proposed_match)"
+    )
+    from_version: int | None = None
+    to_version: int
+    from_revision: str | None = None
+    to_revision: str | None = None
+    changes: UnitCounts | None = None
+    title_block_only: bool = False
+    delta_key: str | None = None
+    overlay_key: str | None = None
+    proposed_match: ProposedMatch | None = None
+
+
+class RegisterOutcome(BaseModel):
+    """What a job did to its project's register: ``report.json``'s ``changes``."""
+
+    project: str
+    job_id: str
+    sequence: int = Field(ge=1, description="the register's sequence after this job")
+    register_key: str
+    sheets: list[SheetOutcome] = []
+    carried: list[str] = Field(
+        [], description="sheet numbers the register holds that the upload lacks: still current"
+    )
+    unregistered_pages: list[int] = Field(
+        [], description="pages without a sheet number: not in the register"
+    )
+    duplicate_pages: list[int] = Field(
+        [], description="pages repeating a number an earlier page of the job carries"
+    )
+
+    def count(self, outcome: Outcome) -> int:
+        return sum(s.outcome == outcome for s in self.sheets)

@@ -1,0 +1,63 @@
+"""Where a project's register is kept, read and made current (its models:
+``shared.contracts.register``).
+
+Each job applied makes a new register document in the bucket
+(``projects/{project}/register/{sequence}-{job}.json``, never overwritten), and the job state
+store's ``register.{project}`` names the current one, moved by compare-and-set so that two
+jobs of one project finishing at once both land. The job state store forgets what is older
+than the retention; the register does not: without its head the newest document is current.
+"""
+
+from pydantic import BaseModel
+
+from shared.contracts.interfaces import Bucket, StateStore
+from shared.contracts.register import Register, SheetVersion
+from shared.infra.storage import Keys
+from shared.sheet.reading import SheetReading
+
+
+class RegisterHead(BaseModel):
+    """``register.{project}`` in the job state store: the current register document."""
+
+    sequence: int
+    key: str
+
+
+def head_key(project: str) -> str:
+    return f"register.{project}"
+
+
+async def read_register(
+    bucket: Bucket, state: StateStore, project: str
+) -> tuple[Register, int | None]:
+    """The project's current register (empty when it has none) and the revision of its head
+    in the state store (None: no head, as when retention dropped it)."""
+    found = await state.get(head_key(project))
+    if found is not None:
+        head = RegisterHead.model_validate(found[0])
+        return await bucket.get_model(head.key, Register), found[1]
+    kept = await bucket.list_keys(Keys.register_snapshots(project))
+    if not kept:
+        return Register(project=project), None
+    return await bucket.get_model(kept[-1], Register), None
+
+
+async def commit_register(
+    bucket: Bucket, state: StateStore, register: Register, *, revision: int | None
+) -> str | None:
+    """Store ``register`` and make it current unless another writer moved the head since
+    ``revision`` was read; its key, or None when it lost (what it stored is removed)."""
+    key = Keys.register_snapshot(register.project, register.sequence, register.jobs[-1])
+    await bucket.put_json(key, register)
+    head = RegisterHead(sequence=register.sequence, key=key)
+    if await state.put_if(head_key(register.project), head, revision=revision):
+        return key
+    await bucket.delete_prefix(key)
+    return None
+
+
+async def kept_reading(bucket: Bucket, version: SheetVersion) -> SheetReading | None:
+    """A version's kept reading of its identity; None for one kept without it."""
+    if version.reading_key is None:
+        return None
+    return await bucket.get_model(version.reading_key, SheetReading)

@@ -1,0 +1,51 @@
+"""A worker's small caches of source PDFs: every page of a job reads the same file."""
+
+import asyncio
+import functools
+import threading
+from collections import OrderedDict
+
+import pymupdf
+
+from shared.contracts.interfaces import Bucket
+
+
+class SourceCache:
+    """Keeps the most recent source PDFs in memory, bounded by total size."""
+
+    def __init__(self, store: Bucket, max_bytes: int = 512 * 1024 * 1024) -> None:
+        self._store = store
+        self._max_bytes = max_bytes
+        self._items: OrderedDict[str, bytes] = OrderedDict()
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    async def get(self, key: str) -> bytes:
+        if key in self._items:
+            self._items.move_to_end(key)
+            return self._items[key]
+        lock = self._locks.setdefault(key, asyncio.Lock())
+        async with lock:  # concurrent pages of one job download it once
+            if key not in self._items:
+                self._items[key] = await self._store.get_bytes(key)
+                self._evict()
+        self._locks.pop(key, None)
+        return self._items[key]
+
+    def _evict(self) -> None:
+        while len(self._items) > 1 and sum(map(len, self._items.values())) > self._max_bytes:
+            self._items.popitem(last=False)
+
+
+# PyMuPDF does not support use from several threads at once (its docs: it "may cause
+# incorrect behaviour or even crash"). PDFs and page images are handled in worker threads to
+# keep the event loop free, so every stretch of PyMuPDF work in a process holds this lock.
+PDF_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=4)
+def open_pdf(pdf: bytes) -> pymupdf.Document:
+    """One open document per source for the pages of a job in flight: reopening parses the
+    whole cross-reference table again, a cost that grows with the page count. Keyed by the
+    bytes themselves (the source cache hands every page the same object, whose hash Python
+    keeps). Callers use it under ``PDF_LOCK`` and must not close it."""
+    return pymupdf.open(stream=pdf, filetype="pdf")
