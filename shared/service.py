@@ -102,6 +102,30 @@ async def ensure_stream(broker: NatsBroker, settings: Settings) -> None:
         await js.update_stream(config)
 
 
+async def open_state_store(broker: NatsBroker, settings: Settings) -> KvStateStore:
+    """The job state bucket, made (or, made by an older version, changed) to answer direct
+    gets, which read it without creating consumers."""
+
+    async def bucket() -> Any:
+        return await broker.key_value(
+            settings.kv_bucket,
+            storage=StorageType.FILE,
+            ttl=settings.retention_days * 86400,
+            replicas=settings.stream_replicas,
+            direct=True,
+        )
+
+    try:
+        kv = await bucket()
+    except BadRequestError:  # the bucket exists without direct gets
+        js = broker.connection.jetstream()
+        info = await js.stream_info(f"KV_{settings.kv_bucket}")
+        info.config.allow_direct = True
+        await js.update_stream(info.config)
+        kv = await bucket()
+    return KvStateStore(kv, broker.connection, settings.kv_bucket)
+
+
 async def connect(
     broker: NatsBroker, store: ObjectStore, settings: Settings, name: str
 ) -> Connections:
@@ -109,12 +133,7 @@ async def connect(
     ``store`` to answer (declaring the bucket); ``name`` is the service's."""
     await broker.connect()
     await ensure_stream(broker, settings)
-    kv = await broker.key_value(
-        settings.kv_bucket,
-        storage=StorageType.FILE,
-        ttl=settings.retention_days * 86400,
-        replicas=settings.stream_replicas,
-    )
+    state = await open_state_store(broker, settings)
     # S3 may start beside the services (`sheetflow up`): wait for it at a quick pace.
     await store.wait_until_up(timeout=settings.outage_patience_s)
     await store.ensure_bucket()
@@ -122,7 +141,7 @@ async def connect(
         settings=settings,
         broker=broker,
         bucket=store,
-        state=KvStateStore(kv),
+        state=state,
         publisher=NatsPublisher(broker, settings),
         worker_id=worker_id(name),
     )

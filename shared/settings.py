@@ -105,6 +105,12 @@ class Settings(BaseSettings):
     intake_timeout_s: float = Field(
         60.0, gt=0, description="seconds to store an upload and queue its pages before a 503"
     )
+    request_timeout_s: float = Field(
+        8.0,
+        gt=0,
+        description="seconds an API request (other than an upload) and each of an upload's S3 "
+        "calls wait on NATS or S3 before a 503",
+    )
     inspect_workers: int = Field(4, ge=1, description="uploads inspected at once")
     inspect_timeout_s: float = Field(
         30.0, gt=0, description="seconds an upload's inspection may take (and wait for)"

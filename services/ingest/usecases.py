@@ -40,8 +40,8 @@ PUBLISH_BATCH = 64
 CLEANUP_PATIENCE_S = 300.0
 CLEANUP_STEP_S = 60.0
 # How long a route waits on the job store (NATS) before it answers 503.
-JOB_READ_TIMEOUT_S = 5.0
-STATUS_READ_TIMEOUT_S = 10.0
+JOB_READ_TIMEOUT_S = 3.0
+STATUS_READ_TIMEOUT_S = 4.0
 # Readiness: each server's round trip is given this long, and its answer kept this long.
 READY_TIMEOUT_S = 2.0
 READY_CACHE_S = 1.0
@@ -310,13 +310,18 @@ async def find_job(io: Collaborators, job_id: str) -> JobRecord:
 
 
 async def job_status(io: Collaborators, job_id: str) -> JobStatusBody:
-    """The job record with per-stage page counts, and whether it has stopped moving."""
+    """The job record with per-stage page counts, and whether it has stopped moving.
+
+    One read, consistent with itself: the record is read before the pages, and a page's
+    stage never moves back, so a record that says finished comes with every page terminal.
+    A page scan that fails is a refusal, never counts made of what it did not read."""
     job = await find_job(io, job_id)
     try:
         async with asyncio.timeout(STATUS_READ_TIMEOUT_S):
             states = await io.jobs.page_states(job.job_id)
             work = await io.jobs.page_work(job.job_id)
-    except TimeoutError as exc:
+    except Exception as exc:
+        log.warning("job status not read: %s: %s", type(exc).__name__, exc)
         raise unavailable("The job store (NATS) did not answer in time.") from exc
     counts = dict.fromkeys(("queued", "extracted", "covered", "verified", "failed", "skipped"), 0)
     for state in states.values():
