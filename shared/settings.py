@@ -185,6 +185,11 @@ class Settings(BaseSettings):
     page_max_side_in: float = Field(
         200.0, description="pages with a longer side (inches) are refused as absurd"
     )
+    max_image_pixels: int = Field(
+        1_000_000_000,
+        ge=1,
+        description="pages holding an image of more pixels are failed (image_too_large)",
+    )
     page_max_content_mb: int = Field(
         64, description="pages whose content streams inflate past this are refused"
     )
