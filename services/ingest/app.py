@@ -17,7 +17,7 @@ from services.ingest.deadline import RequestDeadline
 from services.ingest.framing import FramingGuard
 from services.ingest.handlers import router
 from services.ingest.refusals import Refusal, RefusalKind, unavailable
-from shared.settings import Settings
+from shared.infra.settings import Settings
 
 log = logging.getLogger("sheetflow.ingest")
 

@@ -8,7 +8,7 @@ import uvicorn
 from services.ingest.accesslog import log_config
 from services.ingest.app import create_app
 from services.ingest.framing import JsonRefusingH11Protocol
-from shared.settings import Settings
+from shared.infra.settings import Settings
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 

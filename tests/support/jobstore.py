@@ -3,8 +3,8 @@ what it holds under a key family, and the moment a key of a family first appears
 
 from collections.abc import Awaitable, Callable
 
-from shared.jobs import KvStateStore
-from shared.settings import Settings
+from shared.infra.jobs import KvStateStore
+from shared.infra.settings import Settings
 from tests.support.stack import nats_client
 
 

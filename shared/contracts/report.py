@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from shared.models import (
+from shared.contracts.models import (
     Coverage,
     EvidenceCrop,
     ExtractionStatus,
@@ -22,11 +22,11 @@ from shared.models import (
     PageObject,
     PageVerdict,
     Rung,
-    SheetHeader,
     Usage,
 )
-from shared.register import RegisterOutcome
-from shared.review import ReviewRecord
+from shared.contracts.register import RegisterOutcome
+from shared.contracts.review import ReviewRecord
+from shared.sheet.header import SheetHeader
 from shared.sheet.sheet_set import SetSummary, SheetSet
 
 ReportStatus = Literal["complete", "partial", "canceled"]
