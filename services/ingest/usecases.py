@@ -277,8 +277,12 @@ async def _fan_out(io: Collaborators, job: JobRecord) -> None:
         created_at=job.created_at,
     )
     await io.publisher.publish(subjects.JOB_ACCEPTED, accepted, dedup_id=job.job_id)
-    pages = range(1, job.page_count + 1)
-    for start in range(0, job.page_count, PUBLISH_BATCH):
+    # Fair turns: only the job's first window of pages is queued; each page extract starts
+    # queues the one a window further (services.extract.usecases.queue_next_page), so a
+    # job's pages never wait in front of another job's by more than a window.
+    window = io.settings.job_window_pages
+    pages = range(1, min(window, job.page_count) + 1)
+    for start in range(0, len(pages), PUBLISH_BATCH):
         await asyncio.gather(
             *(
                 io.publisher.publish(
@@ -288,6 +292,8 @@ async def _fan_out(io: Collaborators, job: JobRecord) -> None:
                         page_number=n,
                         source_key=job.source_key,
                         options=job.options,
+                        window=window,
+                        page_count=job.page_count,
                     ),
                     dedup_id=msg_id(job.job_id, n),
                 )

@@ -277,6 +277,11 @@ class JobStore:
         found = await self.state.scan(f"work.{job_id}.")
         return {int(k.rsplit(".", 1)[1]): PageWork.model_validate(v) for k, v in found.items()}
 
+    async def page_stage(self, job_id: str, page_number: int) -> PageStage | None:
+        """The furthest stage the page reached, or None when nothing recorded it yet."""
+        found = await self.state.get(f"page.{job_id}.{page_number}")
+        return PageState.model_validate(found[0]).stage if found else None
+
     async def page_states(self, job_id: str) -> dict[int, PageState]:
         found = await self.state.scan(f"page.{job_id}.")
         return {

@@ -175,6 +175,12 @@ class Settings(BaseSettings):
 
     # Extract
     extract_concurrency: int = Field(4, ge=1)
+    job_window_pages: int = Field(
+        16,
+        ge=1,
+        description="pages of one job waiting for extract at once; each page started queues "
+        "the next, so jobs take turns (about twice the deployment's extract slots)",
+    )
     text_layer_enabled: bool = Field(
         True, description="off: pages are treated as having no text layer (vision and OCR only)"
     )

@@ -136,7 +136,9 @@ async def test_ingest_killed_at_each_step_of_an_intake_leaves_no_job_stuck(setti
     """Killed after marking the intake, after the job record, and mid-announcement: each
     job with a record ends with its report (every page once, the pages never queued failed
     with the reason); one without keeps no source."""
-    settings = settings.model_copy(update={"intake_timeout_s": INTAKE_TIMEOUT_S})
+    # Every page queued by the intake itself (no window): the intake is what is cut short.
+    update = {"intake_timeout_s": INTAKE_TIMEOUT_S, "job_window_pages": PAGES}
+    settings = settings.model_copy(update=update)
     pdf = large_set()
     steps: dict[str, Step] = {
         "after the intake mark": (

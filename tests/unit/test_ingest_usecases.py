@@ -5,7 +5,7 @@ what the page states say; what a route refuses is a refusal of the right kind.""
 import asyncio
 from datetime import timedelta
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 from pydantic import BaseModel
@@ -55,12 +55,12 @@ class Servers:
         return self.s3
 
 
-def collaborators(servers: Servers | None = None) -> Collaborators:
+def collaborators(servers: Servers | None = None, **settings: Any) -> Collaborators:
     return bootstrap(
         bucket=MemoryBucket(),
         state=MemoryStateStore(),
         publisher=RecordingPublisher(),
-        settings=Settings(_env_file=None),
+        settings=Settings(_env_file=None, **settings),
         inspector=InProcessInspector(),
         servers=servers or Servers(),
         worker_id="ingest@test:1",
@@ -94,6 +94,19 @@ async def test_an_accepted_job_is_stored_recorded_and_fanned_out(tmp_path):
     assert {(t.source_key, t.options.judge) for t in tasks if isinstance(t, ExtractPage)} == {
         (Keys.source(job.job_id), False)
     }
+
+
+async def test_only_a_window_of_a_large_job_is_queued_at_intake(tmp_path):
+    """A job larger than SHEETFLOW_JOB_WINDOW_PAGES has its first window of pages queued, each
+    carrying the window and the page count (extract queues the rest as it starts pages)."""
+    io = collaborators(job_window_pages=4)
+    source = tmp_path / "set.pdf"
+    source.write_bytes(b"%PDF-1.7 a drawing set")
+    await accept_job(io, source, file_name="set.pdf", page_count=10, options=JobOptions())
+    assert isinstance(io.publisher, RecordingPublisher)
+    tasks = io.publisher.on(subjects.PAGE_EXTRACT)
+    assert sorted(t.page_number for t in tasks) == [1, 2, 3, 4]
+    assert {(t.window, t.page_count) for t in tasks} == {(4, 10)}
 
 
 async def test_an_upload_is_inspected_and_accepted_with_its_options(tmp_path):
