@@ -119,6 +119,8 @@ class ManagedProcess:
     # Starts the same process again (same port, data, arguments): what a supervisor calls.
     restart: Callable[[], "ManagedProcess"] | None = None
     stopped: bool = False  # its group is killed once: a reaped pid may be reused
+    # Why it runs but must be restarted to work again (None: it works), for a supervisor.
+    stuck: Callable[[], str | None] | None = None
 
     @property
     def pid(self) -> int:
@@ -272,7 +274,10 @@ def launch_nats(
     if authenticate:
         argv += ["-c", str(nats_config(data_dir))]
     argv += extra_args or []
+    log_path = data_dir / "logs" / f"nats-{port}.log"
+    since = log_path.stat().st_size if log_path.exists() else 0
     proc = spawn(f"nats-{port}", argv, log_dir=data_dir / "logs")
+    proc.stuck = store_write_failed(LogWatch(log_path, since, NATS_WRITE_FAILED), store)
 
     def ready() -> bool:
         with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
@@ -289,6 +294,43 @@ def launch_nats(
             data_dir, extra_args=extra_args, authenticate=authenticate
         )
     return server
+
+
+# What nats-server logs when its store failed a write (a full disk): JetStream then stores
+# nothing more on that stream, even once space is free again, until the server restarts.
+NATS_WRITE_FAILED = re.compile(rb"Critical write error|out of \w+ resources")
+# A store that failed a write is restarted once its disk has this much room again.
+RESTART_FREE_BYTES = 32 * 2**20
+
+
+@dataclass
+class LogWatch:
+    """Whether a process's log has said ``pattern`` since byte ``position`` (read as it grows)."""
+
+    path: Path
+    position: int
+    pattern: re.Pattern[bytes]
+    said: bool = False
+
+    def seen(self) -> bool:
+        if not self.said and self.path.exists():
+            with self.path.open("rb") as log_file:
+                log_file.seek(self.position)
+                new = log_file.read()
+            self.position += len(new)
+            self.said = bool(self.pattern.search(new))
+        return self.said
+
+
+def store_write_failed(log: LogWatch, store: Path) -> Callable[[], str | None]:
+    """A NATS server's ``stuck``: its store failed a write, and the disk has room again."""
+
+    def stuck() -> str | None:
+        if log.seen() and shutil.disk_usage(store).free >= RESTART_FREE_BYTES:
+            return "stopped storing after a failed write (a full disk?); its disk has room again"
+        return None
+
+    return stuck
 
 
 def start_nats(
@@ -681,6 +723,11 @@ class Supervisor:
                 code = watched.proc.popen.returncode
                 watched.proc.stop()  # reaps it, ends what is left of its group, cleans up
                 self._crashed(watched, f"exited unexpectedly (code {code})")
+            elif watched.proc.stuck and (why := watched.proc.stuck()):
+                # Not a crash: the process is well, what it keeps is not (a full disk).
+                self._say(f"{watched.proc.name} {why}; restarting it")
+                watched.proc.stop()
+                self._restart(watched)
 
     def _crashed(self, watched: _Watched, what: str) -> None:
         now, proc = self._clock(), watched.proc

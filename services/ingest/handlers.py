@@ -135,9 +135,11 @@ async def readyz(running: Annotated[Running, Depends(get_running)]) -> JSONRespo
     return JSONResponse(
         {
             "error": "not_ready",
-            "detail": "NATS or S3 is not reachable.",
+            "detail": readiness.detail if readiness else "NATS or S3 is not reachable yet.",
             "nats": bool(readiness and readiness.nats),
             "s3": bool(readiness and readiness.s3),
+            "nats_writes": bool(readiness and readiness.nats_writes),
+            "s3_writes": bool(readiness and readiness.s3_writes),
         },
         status_code=503,
     )

@@ -7,6 +7,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, NoReturn, Protocol
 
 from faststream import AckPolicy, ContextRepo, FastStream
@@ -36,6 +37,9 @@ PULL_IDLE_S = 5.0
 # The FastStream context key a service's collaborators are kept under while it runs; its
 # handlers take them as ``Annotated[Collaborators, Context(COLLABORATORS)]``.
 COLLABORATORS = "collaborators"
+# Where readiness writes its probes (overwritten by each: one key, one object in all).
+READY_PROBE_KEY = "ready.probe"
+READY_PROBE_OBJECT = "ready/probe"
 
 
 class PageRef(Protocol):
@@ -83,6 +87,25 @@ class Connections:
 
     async def s3_answers(self, timeout_s: float) -> bool:
         return await self.bucket.ping(timeout_s)
+
+    async def nats_writes(self, timeout_s: float) -> bool:
+        """Whether the job store stores a small write within ``timeout_s``: JetStream on a
+        full disk answers every read and stores nothing; never raises."""
+        probe = {"by": self.worker_id, "at": datetime.now(UTC).isoformat()}
+        try:
+            await asyncio.wait_for(self.state.put(READY_PROBE_KEY, probe), timeout_s)
+        except Exception:
+            return False
+        return True
+
+    async def s3_writes(self, timeout_s: float) -> bool:
+        """Whether S3 stores a small object within ``timeout_s``; never raises."""
+        try:
+            put = self.bucket.put_bytes(READY_PROBE_OBJECT, b"ready", retry=False)
+            await asyncio.wait_for(put, timeout_s)
+        except Exception:
+            return False
+        return True
 
 
 async def ensure_stream(broker: NatsBroker, settings: Settings) -> None:

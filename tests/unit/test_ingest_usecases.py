@@ -45,14 +45,28 @@ class InProcessInspector:
 
 
 class Servers:
-    def __init__(self, *, nats: bool = True, s3: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        nats: bool = True,
+        s3: bool = True,
+        nats_writes: bool = True,
+        s3_writes: bool = True,
+    ) -> None:
         self.nats, self.s3 = nats, s3
+        self.writes = {"nats": nats_writes, "s3": s3_writes}
 
     async def nats_answers(self, timeout_s: float) -> bool:
         return self.nats
 
     async def s3_answers(self, timeout_s: float) -> bool:
         return self.s3
+
+    async def nats_writes(self, timeout_s: float) -> bool:
+        return self.nats and self.writes["nats"]
+
+    async def s3_writes(self, timeout_s: float) -> bool:
+        return self.s3 and self.writes["s3"]
 
 
 def collaborators(servers: Servers | None = None, **settings: Any) -> Collaborators:
@@ -278,6 +292,21 @@ async def test_readiness_names_each_server_and_this_process(nats, s3):
     found = await readiness(collaborators(Servers(nats=nats, s3=s3)))
     assert (found.nats, found.s3, found.ready) == (nats, s3, nats and s3)
     assert found.instance == "ingest@test:1"
+
+
+@pytest.mark.parametrize("full", ["nats", "s3"])
+async def test_readiness_names_the_store_that_answers_but_cannot_write(full):
+    """A store that answers reads but stores nothing (its disk is full) is not ready, named."""
+    servers = Servers(nats_writes=full != "nats", s3_writes=full != "s3")
+    found = await readiness(collaborators(servers))
+    assert found.nats and found.s3 and not found.ready
+    assert (
+        found.detail
+        == {
+            "nats": "NATS JetStream answers but stores nothing (is its disk full?).",
+            "s3": "S3 answers but stores nothing (is its disk full?).",
+        }[full]
+    )
 
 
 class CountingServers(Servers):
