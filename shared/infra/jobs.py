@@ -11,6 +11,7 @@ page is announced (ingest writes and clears it; report's supervision clears one 
 
 import asyncio
 import json
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
@@ -42,6 +43,9 @@ STAGE_RANK: dict[str, int] = {
 
 # Compare-and-set attempts before a writer gives up on a key others keep changing.
 CAS_ATTEMPTS = 50
+# A key the job store takes, whole: a key becomes part of a NATS subject (a direct get's), so
+# a line break in one would end the protocol line (nats-py's own check lets a trailing one by).
+KEY_RE = re.compile(r"[-/_=.a-zA-Z0-9]+")
 # Values a scan asks the server for in one direct-get batch, and how long it waits for each.
 SCAN_BATCH = 1000
 SCAN_REPLY_WAIT_S = 5.0
@@ -109,6 +113,8 @@ class KvStateStore:
         self.direct_get = f"$JS.API.DIRECT.GET.KV_{bucket}"
 
     async def get(self, key: str) -> tuple[Any, int] | None:
+        if not _valid_key(key):
+            return None  # no such key can be stored
         try:
             entry = await self.kv.get(key)
         except (KeyNotFoundError, NoKeysError):
@@ -120,9 +126,10 @@ class KvStateStore:
         return json.loads(entry.value), entry.revision
 
     async def put(self, key: str, value: Document) -> None:
-        await self.kv.put(key, _encode(value))
+        await self.kv.put(_checked(key), _encode(value))
 
     async def put_if(self, key: str, value: Document, *, revision: int | None) -> bool:
+        key = _checked(key)
         try:
             if revision is None:
                 await self.kv.create(key, _encode(value))
@@ -135,6 +142,8 @@ class KvStateStore:
     async def scan(self, prefix: str) -> dict[str, Any]:
         """Every value under ``prefix``, read in batches of the bucket's stream from its first
         message on, the last value of each key winning (removed keys left out)."""
+        if not KEY_RE.fullmatch(prefix):
+            return {}
         inbox = self.connection.new_inbox()
         sub = await self.connection.subscribe(inbox)
         found: dict[str, Any] = {}
@@ -152,7 +161,17 @@ class KvStateStore:
             await sub.unsubscribe()
 
     async def delete(self, key: str) -> None:
-        await self.kv.delete(key)
+        await self.kv.delete(_checked(key))
+
+
+def _valid_key(key: str) -> bool:
+    return bool(KEY_RE.fullmatch(key)) and not key.startswith(".") and not key.endswith(".")
+
+
+def _checked(key: str) -> str:
+    if not _valid_key(key):
+        raise ValueError(f"not a job store key: {key!r}")
+    return key
 
 
 async def _read_batch(sub: Any, bucket_pre: str, found: dict[str, Any]) -> int | None:

@@ -56,6 +56,16 @@ async def test_status_reads_leave_no_consumer_behind(api):
     assert await consumers(api) == before
 
 
+def test_a_key_with_a_line_break_is_no_job_and_breaks_nothing(api):
+    """A job id or project ending in a line break (which nats-py's own key check lets by)
+    is not found, and NATS, whose subject it would have ended, serves the next read."""
+    job_id = api.submit(small_pdf(1))
+    for path in (f"/v1/jobs/{job_id}%0A", "/v1/projects/tower%0A/sheets"):
+        r = httpx.get(f"{api.api}{path}", timeout=10)
+        assert r.status_code == 404, r.text
+        assert api.status(job_id)["page_count"] == 1
+
+
 def test_links_are_relative_without_a_public_url_whatever_the_host(api):
     """A client's Host header never becomes a link: without SHEETFLOW_PUBLIC_URL they are relative."""
     r = api.upload(small_pdf(1), headers={"Host": "attacker.example"})
