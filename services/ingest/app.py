@@ -13,8 +13,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from services.ingest.accesslog import CallerContext
 from services.ingest.bootstrap import Running, started
+from services.ingest.deadline import RequestDeadline
+from services.ingest.framing import FramingGuard
 from services.ingest.handlers import router
-from services.ingest.refusals import Refusal, RefusalKind
+from services.ingest.refusals import Refusal, RefusalKind, unavailable
 from shared.infra.settings import Settings
 
 log = logging.getLogger("sheetflow.ingest")
@@ -73,6 +75,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.running = Running()  # answers 503 until the lifespan has connected it
     app.include_router(router)
     app.add_middleware(CallerContext)
+    app.add_middleware(
+        RequestDeadline,
+        timeout_s=settings.request_timeout_s,
+        late=lambda: refusal_response(
+            unavailable("NATS or S3 did not answer in time; retry shortly.")
+        ),
+    )
+    app.add_middleware(FramingGuard)
 
     @app.exception_handler(Refusal)
     async def _refusal(_: Request, exc: Refusal) -> JSONResponse:

@@ -54,7 +54,12 @@ async def started(settings: Settings) -> AsyncIterator[Running]:
     """The API's collaborators, connected in the background: the API must come up (and say
     503) even while NATS or S3 is still starting. The inspectors start at once, so the first
     upload does not wait for their imports."""
-    broker, store = make_broker(settings, "ingest"), ObjectStore(settings)
+    # Every S3 call of the API has a client waiting on it: a stalled S3 is given up on in
+    # time for the request to answer 503 (the background cleanup of a refused upload retries
+    # on its own).
+    wait = settings.request_timeout_s
+    store = ObjectStore(settings, retry_for_s=wait / 2, read_timeout_s=wait)
+    broker = make_broker(settings, "ingest")
     inspectors = Inspectors(settings)
     running = Running()
 

@@ -141,9 +141,11 @@ async def readyz(running: Annotated[Running, Depends(get_running)]) -> JSONRespo
     return JSONResponse(
         {
             "error": "not_ready",
-            "detail": "NATS or S3 is not reachable.",
+            "detail": readiness.detail if readiness else "NATS or S3 is not reachable yet.",
             "nats": bool(readiness and readiness.nats),
             "s3": bool(readiness and readiness.s3),
+            "nats_writes": bool(readiness and readiness.nats_writes),
+            "s3_writes": bool(readiness and readiness.s3_writes),
         },
         status_code=503,
     )
@@ -154,8 +156,10 @@ async def asyncapi(settings: SettingsDep) -> JSONResponse:
     return JSONResponse(asyncapi_document(settings))
 
 
-def _base_url(request: Request, settings: Settings) -> str:
-    return (settings.public_url or str(request.base_url)).rstrip("/")
+def _base_url(settings: Settings) -> str:
+    """Where links start: the deployment's public URL, else nothing (relative links); never
+    the request's Host header, which a client chooses."""
+    return (settings.public_url or "").rstrip("/")
 
 
 UPLOAD_BODY = {
@@ -225,7 +229,7 @@ async def _upload(
             request, Path(tmp) / "source.pdf", max_bytes=settings.max_upload_mb * 1024 * 1024
         )
         job = await usecases.accept_upload(io, upload, submitted_by=caller.name, project=project)
-    base = _base_url(request, settings)
+    base = _base_url(settings)
     return JobCreated(
         job_id=job.job_id,
         status_url=f"{base}/v1/jobs/{job.job_id}",

@@ -64,6 +64,14 @@ class JobAccepted(BaseModel):
 class ExtractPage(_PageMessage):
     source_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/source.pdf"])
     options: JobOptions = JobOptions()
+    window: int = Field(
+        0,
+        ge=0,
+        description="pages of the job queued at once: starting this page queues page "
+        "page_number + window, up to page_count (0: every page was queued at intake)",
+        examples=[16],
+    )
+    page_count: int = Field(0, ge=0, description="the job's pages", examples=[120])
 
 
 class PageExtracted(_PageMessage):

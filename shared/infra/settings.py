@@ -105,6 +105,12 @@ class Settings(BaseSettings):
     intake_timeout_s: float = Field(
         60.0, gt=0, description="seconds to store an upload and queue its pages before a 503"
     )
+    request_timeout_s: float = Field(
+        8.0,
+        gt=0,
+        description="seconds an API request (other than an upload) and each of an upload's S3 "
+        "calls wait on NATS or S3 before a 503",
+    )
     inspect_workers: int = Field(4, ge=1, description="uploads inspected at once")
     inspect_timeout_s: float = Field(
         30.0, gt=0, description="seconds an upload's inspection may take (and wait for)"
@@ -169,6 +175,12 @@ class Settings(BaseSettings):
 
     # Extract
     extract_concurrency: int = Field(4, ge=1)
+    job_window_pages: int = Field(
+        16,
+        ge=1,
+        description="pages of one job waiting for extract at once; each page started queues "
+        "the next, so jobs take turns (about twice the deployment's extract slots)",
+    )
     text_layer_enabled: bool = Field(
         True, description="off: pages are treated as having no text layer (vision and OCR only)"
     )
@@ -178,6 +190,11 @@ class Settings(BaseSettings):
     page_image_max_pixels: int = 16_000_000
     page_max_side_in: float = Field(
         200.0, description="pages with a longer side (inches) are refused as absurd"
+    )
+    max_image_pixels: int = Field(
+        1_000_000_000,
+        ge=1,
+        description="pages holding an image of more pixels are failed (image_too_large)",
     )
     page_max_content_mb: int = Field(
         64, description="pages whose content streams inflate past this are refused"

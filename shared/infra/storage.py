@@ -201,7 +201,9 @@ class Keys:
 class ObjectStore:
     """The bucket every stage shares. Calls run in threads: the SDK is blocking."""
 
-    def __init__(self, settings: Settings, *, retry_for_s: float = 20.0) -> None:
+    def __init__(
+        self, settings: Settings, *, retry_for_s: float = 20.0, read_timeout_s: float = 60.0
+    ) -> None:
         if not settings.s3_endpoint:
             raise ValueError(
                 "SHEETFLOW_S3_ENDPOINT is not set (run `sheetflow up` for an embedded one)"
@@ -211,7 +213,7 @@ class ObjectStore:
         ca = settings.s3_ca_file
         # Fail fast on a dead server: our own retry loop decides how long to wait.
         http = urllib3.PoolManager(
-            timeout=urllib3.Timeout(connect=3.0, read=60.0),
+            timeout=urllib3.Timeout(connect=3.0, read=read_timeout_s),
             retries=urllib3.Retry(total=0),
             maxsize=32,
             ssl_context=ssl.create_default_context(cafile=str(ca)) if ca else None,

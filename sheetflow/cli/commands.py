@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urljoin
 
 import psutil
 import typer
@@ -450,8 +451,9 @@ def submit(
         with api_client(api, token) as client:
             created = submit_file(client, pdf, project)
             stdout.print(f"job {created['job_id']}")
-            stdout.print(f"status: {created['status_url']}")
-            stdout.print(f"report: {created['report_url']}")
+            # Relative links (no SHEETFLOW_PUBLIC_URL on the server) are relative to the API.
+            stdout.print(f"status: {urljoin(api, created['status_url'])}")
+            stdout.print(f"report: {urljoin(api, created['report_url'])}")
             if not wait:
                 return
             report, out_dir = wait_and_report(client, created["job_id"], out, timeout=timeout)
