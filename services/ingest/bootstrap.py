@@ -9,8 +9,9 @@ from dataclasses import dataclass
 
 from faststream.nats import NatsBroker
 
+from services.ingest.downloads import ChildPdfWork, InlinePdfWork
 from services.ingest.inspection import Inspectors
-from services.ingest.usecases import Collaborators, Inspector, Servers
+from services.ingest.usecases import Collaborators, Inspector, PdfWork, Servers
 from shared.broker import make_broker
 from shared.interfaces import Bucket, Publisher, StateStore
 from shared.jobs import JobStore
@@ -30,6 +31,7 @@ def bootstrap(
     inspector: Inspector,
     servers: Servers,
     worker_id: str,
+    pdf_work: PdfWork | None = None,
 ) -> Collaborators:
     return Collaborators(
         bucket=bucket,
@@ -39,6 +41,7 @@ def bootstrap(
         inspector=inspector,
         servers=servers,
         worker_id=worker_id,
+        pdf_work=pdf_work or InlinePdfWork(),
     )
 
 
@@ -56,6 +59,7 @@ async def started(settings: Settings) -> AsyncIterator[Running]:
     upload does not wait for their imports."""
     broker, store = make_broker(settings, "ingest"), ObjectStore(settings)
     inspectors = Inspectors(settings)
+    pdf_work = ChildPdfWork(settings)
     running = Running()
 
     async def connected() -> None:
@@ -68,6 +72,7 @@ async def started(settings: Settings) -> AsyncIterator[Running]:
             inspector=inspectors,
             servers=connections,
             worker_id=connections.worker_id,
+            pdf_work=pdf_work,
         )
 
     connecting = asyncio.create_task(connected())
@@ -78,6 +83,7 @@ async def started(settings: Settings) -> AsyncIterator[Running]:
         connecting.cancel()
         warming.cancel()
         inspectors.close()
+        pdf_work.close()
         if running.io is not None:
             await broker.stop()
 

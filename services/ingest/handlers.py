@@ -8,10 +8,11 @@ from fastapi import APIRouter, Depends, Query, Request, Response, Security
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer, SecurityScopes
 
-from services.ingest import corrections, projects, usecases, webhooks
+from services.ingest import corrections, downloads, projects, usecases, webhooks
 from services.ingest.accesslog import record_caller
 from services.ingest.bootstrap import Running
 from services.ingest.corrections import ProblemDecision, SheetFix
+from services.ingest.downloads import attachment
 from services.ingest.refusals import Refusal, RefusalKind, unavailable
 from services.ingest.responses import JobCanceling, JobCreated, JobStatusBody
 from services.ingest.roles import Caller, identify
@@ -267,6 +268,40 @@ async def get_sheets_csv(_: Reader, job_id: str, io: IoDep) -> Response:
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="{job_id}-sheets.csv"'},
     )
+
+
+PDF_FILE: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"application/pdf": {}}, "description": "the PDF, named to be saved"}
+}
+
+
+@v1.get("/jobs/{job_id}/sheets/{sheet}.pdf", response_class=Response, responses=PDF_FILE)
+async def get_sheet_pdf(_: Reader, job_id: str, sheet: str, io: IoDep) -> Response:
+    """One sheet as its own PDF (the page with its annotations), saved as "A101 - FLOOR
+    PLAN.pdf". `{sheet}` is its number as printed or compared (`A-101`, `a101`), or `page-N`;
+    409 `ambiguous_sheet` when two pages carry the number."""
+    data, name = await downloads.sheet_download(io, job_id, sheet)
+    return Response(data, media_type="application/pdf", headers=attachment(name))
+
+
+@v1.get(
+    "/jobs/{job_id}/sheets.zip",
+    response_class=Response,
+    responses={200: {"content": {"application/zip": {}}, "description": "every sheet's PDF"}},
+)
+async def get_sheets_zip(_: Reader, job_id: str, io: IoDep) -> Response:
+    """Every page as its own PDF named by number and title, in one zip."""
+    data, name = await downloads.zip_download(io, job_id)
+    return Response(data, media_type="application/zip", headers=attachment(name))
+
+
+@v1.get("/jobs/{job_id}/set.pdf", response_class=Response, responses=PDF_FILE)
+async def get_set_pdf(_: Reader, job_id: str, io: IoDep) -> Response:
+    """The set bookmarked and linked: an outline of its sheets grouped by discipline, page
+    labels set to sheet numbers, each cross-reference a link to the sheet it names, and the
+    references to sheets it does not hold listed in the outline. Nothing active is added."""
+    data, name = await downloads.set_download(io, job_id)
+    return Response(data, media_type="application/pdf", headers=attachment(name))
 
 
 @v1.get("/jobs/{job_id}/pages/{page_number}/image.png")

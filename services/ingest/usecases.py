@@ -9,7 +9,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from pydantic import ValidationError
 
@@ -32,6 +32,7 @@ from shared.settings import Settings
 from shared.storage import Keys
 
 log = logging.getLogger("sheetflow.ingest")
+T = TypeVar("T")
 
 # Page messages are published this many at a time: enough to keep the 202 under a
 # second for a 500-page set, few enough not to flood a small NATS server.
@@ -52,6 +53,13 @@ class Inspector(Protocol):
     """Checks an upload and prepares its source (``services.ingest.inspection.Inspectors``)."""
 
     async def inspect(self, path: Path) -> tuple[AcceptedPdf, PreparedSource]: ...
+
+
+class PdfWork(Protocol):
+    """Runs a function of ``services.ingest.setpdf`` (``services.ingest.downloads``): it
+    opens PDFs, and MuPDF holds the GIL while it works."""
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T: ...
 
 
 class Servers(Protocol):
@@ -87,6 +95,7 @@ class Collaborators:
     inspector: Inspector
     servers: Servers
     worker_id: str
+    pdf_work: PdfWork
     rollbacks: set[asyncio.Task] = field(default_factory=set)
     last_check: LastCheck = field(default_factory=LastCheck)
 
