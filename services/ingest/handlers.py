@@ -1,25 +1,37 @@
 """HTTP handlers of the ingest API; each translates HTTP into one use case call."""
 
 import tempfile
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request, Response, Security
 from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer, SecurityScopes
 
-from services.ingest import corrections, downloads, projects, usecases, webhooks
+from services.ingest import (
+    corrections,
+    downloads,
+    projects,
+    sessions,
+    signing,
+    usecases,
+    webhooks,
+)
 from services.ingest.accesslog import record_caller
 from services.ingest.bootstrap import Running
 from services.ingest.corrections import ProblemDecision, SheetFix
 from services.ingest.downloads import attachment
-from services.ingest.refusals import Refusal, RefusalKind, unavailable
-from services.ingest.responses import JobCanceling, JobCreated, JobStatusBody
+from services.ingest.refusals import Refusal, RefusalKind, not_found, unavailable
+from services.ingest.responses import JobCanceling, JobCreated, JobStatusBody, SignedLink
 from services.ingest.roles import Caller, identify
 from services.ingest.sheetlog import SheetLog, to_csv
 from services.ingest.upload import receive_upload
 from services.ingest.usecases import Collaborators
 from services.ingest.webhooks import DeliveryView, NewWebhook, Replaying, WebhookView
+from shared import links
 from shared.asyncapi import asyncapi_document
 from shared.register import SheetVersion
 from shared.report import Report
@@ -27,6 +39,8 @@ from shared.review import ProblemReview, ReviewRecord, SheetCorrection
 from shared.settings import Settings
 
 QUERY_TOKEN_NAMES = {"token", "access_token", "api_key", "apikey"}
+# How a signed link's caller is named (then who made the link), in logs and records.
+LINK_CALLER = "link:"
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     code: {
         "description": text,
@@ -77,13 +91,16 @@ bearer = HTTPBearer(
 )
 
 
-def authorize(
+async def authorize(
     required: SecurityScopes,
+    request: Request,
     settings: Annotated[Settings, Depends(get_settings)],
+    running: Annotated[Running, Depends(get_running)],
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)] = None,
 ) -> Caller:
-    """The caller the bearer token names, if its role is at least the route's."""
-    caller = identify(settings, credentials.credentials if credentials else None)
+    """The caller, if its role is at least the route's: the bearer token's; else, on a read,
+    a signed link's (a reader) or a signed-in person's session (its cookie)."""
+    caller = await _caller(request, settings, running, credentials)
     if caller is None:
         raise Refusal(
             RefusalKind.UNAUTHORIZED, "unauthorized", "Send 'Authorization: Bearer <token>'."
@@ -97,6 +114,37 @@ def authorize(
             f"The token {caller.name!r} has the role {caller.role}; this takes {needed}.",
         )
     return caller
+
+
+async def _caller(
+    request: Request,
+    settings: Settings,
+    running: Running,
+    credentials: HTTPAuthorizationCredentials | None,
+) -> Caller | None:
+    if credentials or not settings.tokens:
+        return identify(settings, credentials.credentials if credentials else None)
+    reading = request.method in ("GET", "HEAD")
+    query = dict(request.query_params)
+    if reading and signing.is_signed(query):
+        return Caller(f"{LINK_CALLER}{_signed_by(settings, request.url.path, query)}", "reader")
+    session_id = request.cookies.get(sessions.COOKIE)
+    if reading and session_id:
+        io = get_collaborators(running)
+        session = await sessions.find_session(io.jobs.state, settings, session_id)
+        return session.caller if session else None
+    return None
+
+
+def _signed_by(settings: Settings, path: str, query: dict[str, str]) -> str:
+    """Who made the signed link to ``path`` in ``query``; a refusal when it does not open."""
+    key = settings.link_key.get_secret_value() if settings.link_key else ""
+    try:
+        if not key:
+            raise signing.LinkRefused("bad_signature", "This deployment signs no links.")
+        return signing.verify(key, path, query, time.time())
+    except signing.LinkRefused as refused:
+        raise Refusal(RefusalKind.UNAUTHORIZED, refused.error, refused.detail) from None
 
 
 def project_id(project: str) -> str:
@@ -451,6 +499,76 @@ async def get_deliveries(
 async def replay_delivery(_: Admin, webhook_id: str, delivery_id: str, io: IoDep) -> Replaying:
     """Send a delivery again (a new round of attempts, the same idempotency key)."""
     return await webhooks.replay(io, webhook_id, delivery_id)
+
+
+# The routes a signed link may open: what a reader may read.
+LINKABLE = {
+    "get_job",
+    "get_report",
+    "get_report_html",
+    "get_sheets",
+    "get_sheets_csv",
+    "get_sheet_pdf",
+    "get_sheets_zip",
+    "get_set_pdf",
+    "get_page_image",
+    "get_review",
+    "get_project_sheets",
+    "get_sheet_versions",
+    "get_sheet_delta",
+    "get_sheet_overlay",
+}
+
+
+@v1.get(
+    "/{resource:path}/link",
+    responses={
+        404: {"description": "Nothing a signed link may open there"},
+        503: {"description": "The deployment has no link key"},
+    },
+)
+async def create_link(
+    caller: Reader,
+    resource: str,
+    request: Request,
+    settings: SettingsDep,
+    expires: Annotated[
+        int, Query(ge=60, description="seconds the link stays valid (at most SHEETFLOW_LINK_MAX_S)")
+    ] = 3600,
+) -> SignedLink:
+    """A signed link to the resource before `/link` (e.g. `GET /v1/jobs/{id}/set.pdf/link`)
+    that opens without a token until it expires: for someone who has none. Its query is the
+    resource's own (any other parameter given here), then `expires`, `by`, `signature`."""
+    return signed_link(caller, f"/v1/{resource}", request, settings, expires)
+
+
+def signed_link(
+    caller: Caller, path: str, request: Request, settings: Settings, lifetime_s: int
+) -> SignedLink:
+    if caller.name.startswith(LINK_CALLER):
+        raise Refusal(RefusalKind.FORBIDDEN, "forbidden", "A signed link cannot make another.")
+    if not settings.link_key:
+        raise unavailable("This deployment has no link key (SHEETFLOW_LINK_KEY): no signed links.")
+    if lifetime_s > settings.link_max_s:
+        raise Refusal(
+            RefusalKind.INVALID,
+            "expires_too_far",
+            f"A signed link stays valid {settings.link_max_s} s at most.",
+        )
+    linkable = any(
+        isinstance(route, APIRoute) and route.name in LINKABLE and route.path_regex.match(path)
+        for route in v1.routes
+    )
+    if not linkable:
+        raise not_found(f"A signed link cannot open {path}.", "not_linkable")
+    query = {k: v for k, v in request.query_params.items() if k != signing.EXPIRES}
+    expires_at = int(time.time()) + lifetime_s
+    key = settings.link_key.get_secret_value()
+    signed = signing.signed_query(key, path, query, expires_at, caller.name)
+    return SignedLink(
+        url=f"{links.base(settings.public_url)}{path}?{signed}",
+        expires_at=datetime.fromtimestamp(expires_at, UTC),
+    )
 
 
 router.include_router(v1)

@@ -24,6 +24,10 @@ ROUTES = {
     ("get", "/v1/jobs/{job_id}/pages/{page_number}/image.png"): "reader",
     ("get", "/v1/jobs/{job_id}/sheets.json"): "reader",
     ("get", "/v1/jobs/{job_id}/sheets.csv"): "reader",
+    ("get", "/v1/jobs/{job_id}/sheets/{sheet}.pdf"): "reader",
+    ("get", "/v1/jobs/{job_id}/sheets.zip"): "reader",
+    ("get", "/v1/jobs/{job_id}/set.pdf"): "reader",
+    ("get", "/v1/{resource}/link"): "reader",
     ("post", "/v1/jobs"): "submitter",
     ("delete", "/v1/jobs/{job_id}"): "submitter",
     ("post", "/v1/jobs/{job_id}/pages/{page_number}/sheet"): "reviewer",
@@ -58,6 +62,7 @@ def api(**more) -> TestClient:
 def request(client: TestClient, method: str, path: str, token: str | None):
     url = path.replace("{job_id}", JOB.rsplit("/", 1)[1]).replace("{page_number}", "1")
     url = url.replace("{webhook_id}", "wh_1").replace("{delivery_id}", "d1")
+    url = url.replace("{resource}", f"{JOB[4:]}/set.pdf")
     url = url.replace("{problem}", "1").replace("{project}", "tower-b").replace("{sheet}", "A-1")
     if path.endswith(("/delta", "/overlay.png")):
         url += "?from=1&to=2"
