@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from shared.links import JobLinks, ProjectLinks, SheetLinks
 from shared.models import (
     Coverage,
     ExtractionStatus,
@@ -59,6 +60,7 @@ class JobAccepted(BaseModel):
     options: JobOptions = JobOptions()
     intake: IntakeReport = IntakeReport()
     created_at: datetime
+    links: JobLinks | None = Field(None, description="where the job opens (screen, API)")
 
 
 class ExtractPage(_PageMessage):
@@ -151,6 +153,7 @@ class SheetCorrected(BaseModel):
     by: str = Field(description="the name of the token that corrected it", examples=["dana"])
     reason: str = Field(examples=["the title block reads A-202"])
     at: datetime
+    links: SheetLinks | None = Field(None, description="where the page opens (screen, PDF)")
 
 
 class ProblemReviewed(BaseModel):
@@ -165,6 +168,7 @@ class ProblemReviewed(BaseModel):
     by: str = Field(examples=["dana"])
     reason: str
     at: datetime
+    links: SheetLinks | None = Field(None, description="where the page opens (screen, PDF)")
 
 
 class ReportReady(BaseModel):
@@ -177,6 +181,9 @@ class ReportReady(BaseModel):
     html_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/report.html"])
     revision: int = Field(
         1, ge=1, description="1, then one more for each correction or review the report includes"
+    )
+    links: JobLinks | None = Field(
+        None, description="where the job opens: the screen, the report, the CSV, the downloads"
     )
 
 
@@ -213,6 +220,10 @@ class SheetRevised(BaseModel):
         description="the overlay picture; null when it could not be drawn",
         examples=["projects/tower-b/sheets/A201/j_4f9c/overlay.png"],
     )
+    links: ProjectLinks | None = Field(
+        None, description="where the register, the sheet's versions and this change open"
+    )
+    sheet_links: SheetLinks | None = Field(None, description="where the new version's page opens")
 
 
 class RegisterUpdated(BaseModel):
@@ -232,3 +243,4 @@ class RegisterUpdated(BaseModel):
     carried: int = Field(ge=0, description="register sheets the upload lacks: still current")
     sheets_current: int = Field(ge=0, description="sheets in the register after the job")
     register_key: str = Field(examples=["projects/tower-b/register/00000002-j_4f9c.json"])
+    links: ProjectLinks | None = Field(None, description="where the register opens")

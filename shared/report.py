@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from shared.links import SheetLinks, sheet_links
 from shared.models import (
     Coverage,
     EvidenceCrop,
@@ -286,6 +287,7 @@ class ReadySheet(BaseModel):
     project_number: str | None = None
     project_name: str | None = None
     scale: str | None = None
+    links: SheetLinks | None = Field(None, description="where the sheet opens (screen, PDF)")
 
 
 class ReadySummary(BaseModel):
@@ -307,7 +309,8 @@ class ReadySummary(BaseModel):
     )
 
     @classmethod
-    def of(cls, report: Report) -> "ReadySummary":
+    def of(cls, report: Report, public_url: str | None = None) -> "ReadySummary":
+        """The summary of ``report``; each sheet's links built on ``public_url``."""
         summary = report.summary
         failed = [f.page_number for f in summary.failed_pages]
         return cls(
@@ -325,6 +328,7 @@ class ReadySummary(BaseModel):
                 ReadySheet(
                     page_number=p.page_number,
                     **p.sheet.model_dump(include=set(ReadySheet.model_fields) - {"page_number"}),
+                    links=sheet_links(public_url, report.job_id, p.page_number),
                 )
                 for p in report.pages
                 if p.status == "verified"

@@ -25,6 +25,7 @@ from shared.broker import msg_id
 from shared.full_disk import is_disk_full
 from shared.interfaces import Bucket, ObjectMissing, Publisher
 from shared.jobs import JobRecord, JobStore, now
+from shared.links import job_links
 from shared.messages import ExtractPage, JobAccepted, JobOptions
 from shared.models import IntakeReport
 from shared.report import Report
@@ -284,6 +285,7 @@ async def _fan_out(io: Collaborators, job: JobRecord) -> None:
         options=job.options,
         intake=job.intake,
         created_at=job.created_at,
+        links=job_links(io.settings.public_url, job.job_id),
     )
     await io.publisher.publish(subjects.JOB_ACCEPTED, accepted, dedup_id=job.job_id)
     pages = range(1, job.page_count + 1)

@@ -16,6 +16,7 @@ from shared import subjects
 from shared.broker import describe, is_outage, msg_id
 from shared.interfaces import Bucket, ObjectMissing, Publisher
 from shared.jobs import JobRecord, JobStore, now
+from shared.links import job_links, project_links, sheet_links
 from shared.messages import PageFailed, PageVerified, RegisterUpdated, ReportReady, SheetRevised
 from shared.models import VerifiedPage
 from shared.register import RegisterOutcome, SheetOutcome
@@ -248,10 +249,11 @@ async def announce(io: Collaborators, job: JobRecord) -> None:
         file_name=job.file_name,
         page_count=job.page_count,
         status=report.status,
-        summary=ReadySummary.of(report),
+        summary=ReadySummary.of(report, io.settings.public_url),
         report_key=Keys.report(job.job_id, "json"),
         html_key=Keys.report(job.job_id, "html"),
         revision=report.revision,
+        links=job_links(io.settings.public_url, job.job_id),
     )
     await io.publisher.publish(
         subjects.REPORT_READY, ready, dedup_id=msg_id(job.job_id, report.revision)
@@ -283,6 +285,13 @@ async def announce_changes(io: Collaborators, changes: RegisterOutcome) -> None:
             title_block_only=sheet.title_block_only,
             delta_key=sheet.delta_key,
             overlay_key=sheet.overlay_key,
+            links=project_links(
+                io.settings.public_url,
+                project,
+                sheet.sheet_key,
+                (sheet.from_version, sheet.to_version),
+            ),
+            sheet_links=sheet_links(io.settings.public_url, job_id, sheet.page_number),
         )
         dedup = msg_id(project, job_id, sheet.sheet_key, "revised")
         await io.publisher.publish(subjects.SHEET_REVISED, revised, dedup_id=dedup)
@@ -297,6 +306,7 @@ async def announce_changes(io: Collaborators, changes: RegisterOutcome) -> None:
         carried=len(changes.carried),
         sheets_current=len(changes.sheets) + len(changes.carried),
         register_key=changes.register_key,
+        links=project_links(io.settings.public_url, project),
     )
     dedup = msg_id(project, job_id, "register")
     await io.publisher.publish(subjects.REGISTER_UPDATED, updated, dedup_id=dedup)

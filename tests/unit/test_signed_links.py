@@ -11,6 +11,7 @@ from pydantic import SecretStr
 
 from services.ingest import signing
 from services.ingest.app import create_app
+from shared import links
 from shared.settings import ApiToken, Settings
 
 JOB = "j_" + "0" * 32
@@ -108,3 +109,13 @@ def test_without_a_link_key_no_link_is_made_or_opened():
     assert r.status_code == 503
     query = signing.signed_query(KEY, f"/v1/jobs/{JOB}/report", {}, int(time.time()) + 60, "x")
     assert client.get(f"/v1/jobs/{JOB}/report?{query}").status_code == 401
+
+
+def test_links_are_built_on_the_public_url_or_relative():
+    """Events' links: on SHEETFLOW_PUBLIC_URL (a trailing slash or not), or relative."""
+    on = links.job_links("https://sheets.example.com/", JOB)
+    assert on.screen == f"https://sheets.example.com/app/jobs/{JOB}"
+    assert on.sheets_zip == f"https://sheets.example.com/v1/jobs/{JOB}/sheets.zip"
+    change = links.project_links(None, "tower-b", "A-1/2", (1, 2))
+    assert change.sheet == "/app/projects/tower-b/sheets/A-1%2F2"
+    assert change.change == "/app/projects/tower-b/sheets/A-1%2F2/change?from=1&to=2"
