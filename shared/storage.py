@@ -147,6 +147,11 @@ class Keys:
     # A project's drawing register (``shared.register``), kept apart from any job's keys: a
     # job's own artifacts may be removed while the register still needs its sheets.
     @staticmethod
+    def projects() -> str:
+        """Every project's keys."""
+        return "projects/"
+
+    @staticmethod
     def project(project: str) -> str:
         return f"projects/{project}/"
 
