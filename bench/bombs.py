@@ -21,7 +21,7 @@ import httpx
 
 from bench.common import embedded_servers, isolated, result_line
 from bench.synthetic import set_bytes
-from shared.settings import Settings
+from shared.infra.settings import Settings
 from sheetflow.runtime import start_service, wait_api_ready
 from tests.support.bombs import lying_page_count_pdf, many_objects_pdf
 

@@ -53,8 +53,8 @@ from bench.common import (
 from bench.synthetic import set_bytes
 from services.extract.app import create_app as create_extract_app
 from services.verify.app import create_app as create_verify_app
-from shared.settings import Settings
-from shared.storage import Keys, ObjectStore
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys, ObjectStore
 from sheetflow.cli.events import nats_options
 from sheetflow.credentials import embedded_s3_credentials
 from sheetflow.runtime import (

@@ -22,8 +22,8 @@ import httpx
 import nats
 import psutil
 
-from shared.report import Report
-from shared.settings import Settings
+from shared.contracts.report import Report
+from shared.infra.settings import Settings
 from sheetflow.cli.events import nats_options
 from sheetflow.runtime import (
     EmbeddedServers,

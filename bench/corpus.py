@@ -45,10 +45,10 @@ from bench.common import (
 from bench.overhead import pymupdf_png, raw_loop
 from bench.synthetic import set_bytes
 from services.extract.textlayer import read_text_layer
-from shared.models import SheetHeader
+from shared.contracts.report import Report
+from shared.infra.settings import Settings
 from shared.pagetext import fold_dashes
-from shared.report import Report
-from shared.settings import Settings
+from shared.sheet.header import SheetHeader
 from shared.sheet.index import read_drawing_index
 from shared.sheet.reader import read_title_block
 from shared.sheet.reading import read_sheet

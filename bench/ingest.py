@@ -22,7 +22,7 @@ from bench.common import (
     watch,
 )
 from bench.synthetic import set_bytes
-from shared.settings import Settings
+from shared.infra.settings import Settings
 
 GOAL_S = 1.0
 WARMUP_PAGES = 4

@@ -17,7 +17,7 @@ from bench.synthetic import set_bytes
 from services.extract.bootstrap import page_readers
 from services.extract.isolation import PageReaders
 from services.extract.pipeline import _read_page, _read_page_bounded
-from shared.settings import Settings
+from shared.infra.settings import Settings
 
 GOAL = 1.1
 

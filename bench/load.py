@@ -24,8 +24,8 @@ from bench.common import (
     watch,
 )
 from bench.synthetic import set_bytes
-from shared.report import Report
-from shared.settings import Settings
+from shared.contracts.report import Report
+from shared.infra.settings import Settings
 
 WARMUP_PAGES = 4
 

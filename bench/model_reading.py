@@ -39,9 +39,9 @@ from services.extract.render import render_zoom
 from services.extract.textlayer import read_text_layer
 from services.extract.tiles import merge_tile_objects, plan_tiles, units_in
 from services.extract.vision import SYSTEM_PROMPT, TEXT_LAYER_HEADING, parse_reply
-from shared.models import PageObject
+from shared.contracts.models import PageObject
+from shared.infra.settings import Settings
 from shared.pagetext import NOTE_NUMBER, TextLayer
-from shared.settings import Settings
 from shared.sheet.fields import read_units
 
 ROOT = Path(__file__).resolve().parents[1]

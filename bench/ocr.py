@@ -2,7 +2,7 @@
 side by side in one run: RapidOCR run once on the plain page image (2048 px on the long side,
 the engine settings OCR had before it read at two resolutions), the same run with the
 recogniser's narrow padding alone, and sheetflow's OCR as extract runs it on a page
-(``services.extract.ocr`` and ``title_ocr``: lines found on the page image, the page's
+(``shared.ocr.engine`` and ``title_ocr``: lines found on the page image, the page's
 orientation found, its lines read from a 300 DPI render of the area holding text in that
 frame, when no sheet number shows, the places the sheet names itself read closer, and the
 title it reads read again closer).
@@ -39,11 +39,12 @@ from typing import Any
 import pymupdf
 
 from bench.common import ratio, result_line
-from services.extract import ocr, title_ocr
+from services.extract import title_ocr
 from services.extract.render import encode_png, render_page, render_zoom
 from services.extract.textlayer import ocr_text_layer, read_text_layer
+from shared.infra.settings import Settings
+from shared.ocr import engine as ocr
 from shared.pagetext import normalize, squash
-from shared.settings import Settings
 from shared.sheet import read_title_block
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

@@ -39,8 +39,8 @@ from bench.synthetic import set_bytes
 from services.extract.bootstrap import page_readers
 from services.extract.pipeline import Readers, extract_rung1
 from services.extract.render import encode_png
-from shared.report import Report
-from shared.settings import Settings
+from shared.contracts.report import Report
+from shared.infra.settings import Settings
 
 GOAL = 1.3
 WARMUP_PAGES = 4

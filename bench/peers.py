@@ -29,8 +29,8 @@ from bench.common import ratio, result_line
 from bench.synthetic import set_path
 from services.extract.bootstrap import page_readers
 from services.extract.pipeline import Readers, extract_rung1
+from shared.infra.settings import Settings
 from shared.pagetext import alnum_count
-from shared.settings import Settings
 
 WARMUP_PAGES = 2
 

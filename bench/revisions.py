@@ -33,10 +33,10 @@ import pymupdf
 from bench.common import ratio, result_line
 from bench.overhead import pymupdf_png, raw_page_work
 from services.extract.pipeline import _read_page
+from shared.infra.settings import Settings
 from shared.pagetext import Box, TextLayer
 from shared.pagetext.units import page_units
 from shared.revisions import PageImage, SheetDelta, overlay_png, sheet_delta
-from shared.settings import Settings
 from shared.sheet.reading import SheetReading, read_sheet
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "pdfs"

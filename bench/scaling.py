@@ -36,7 +36,7 @@ from bench.common import (
     watch,
 )
 from bench.synthetic import set_bytes
-from shared.settings import Settings
+from shared.infra.settings import Settings
 from sheetflow.runtime import EmbeddedServers
 from tests.support.flows import line_objects, reply
 from tests.support.model_server import ScriptedModelServer

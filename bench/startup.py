@@ -27,7 +27,7 @@ import pymupdf
 from bench.common import OUT_DIR, result_line
 from bench.overhead import pymupdf_png, raw_page_work
 from bench.synthetic import set_path
-from shared.settings import Settings
+from shared.infra.settings import Settings
 from sheetflow.runtime import find_binary, free_port, running_stack, wait_api_ready
 
 STARTUP_GOAL_S = 4.0

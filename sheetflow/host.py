@@ -6,7 +6,7 @@ its own connections to NATS and S3, exactly as ``python -m services.<name>`` run
 process is shared, so the modules they all import (FastStream, pydantic, the message models,
 the S3 client, PyMuPDF in the page-reading forkserver) are imported once instead of once per
 service, and the stack is ready sooner. Page reading and upload inspection still run in the
-bounded child processes of ``shared.bounded``. SIGTERM or SIGINT stops every service
+bounded child processes of ``shared.infra.bounded``. SIGTERM or SIGINT stops every service
 gracefully; a service that fails stops the others, and the process exits non-zero so that
 its supervisor restarts it."""
 
@@ -20,8 +20,8 @@ import sys
 import uvicorn
 from faststream import FastStream
 
-from shared.exiting import exit_now
-from shared.settings import Settings
+from shared.infra.exiting import exit_now
+from shared.infra.settings import Settings
 
 HOSTED = ("ingest", "extract", "coverage", "verify", "report", "webhooks")
 

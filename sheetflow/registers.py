@@ -10,8 +10,8 @@ one project compare as two uploads to one ``sheetflow up`` do.
 import asyncio
 from pathlib import Path
 
-from shared.settings import Settings
-from shared.storage import Keys, ObjectStore
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys, ObjectStore
 
 PROJECTS_DIR = "projects"
 

@@ -24,7 +24,7 @@ import httpx
 import psutil
 from pydantic import SecretStr
 
-from shared.settings import Settings, revealed_json
+from shared.infra.settings import Settings, revealed_json
 from sheetflow.credentials import (
     embedded_nats_login,
     embedded_s3_credentials,

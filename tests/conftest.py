@@ -12,7 +12,7 @@ import pytest
 
 from services.extract.bootstrap import page_readers
 from services.extract.pipeline import Readers
-from shared.settings import Settings
+from shared.infra.settings import Settings
 from sheetflow.runtime import EmbeddedServers, free_port
 from tests.support.buckets import remove_bucket
 from tests.support.stack import TEST_TIMINGS
@@ -35,7 +35,7 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer
 def readers() -> Iterator[Readers]:
     """Extract's page readers (bounded children, the OCR engine), built by its bootstrap
     before any test runs, as a worker builds them at start: the children's forkserver
-    preloads the modules of the pools made before it started (``shared.bounded``), so a
+    preloads the modules of the pools made before it started (``shared.infra.bounded``), so a
     test's own pool must not start it first."""
     with page_readers() as built:
         yield built

@@ -5,16 +5,15 @@ from functools import reduce
 
 from services.coverage.ladder import LadderState
 from services.coverage.merge import merge_header, merge_objects
-from shared.models import (
+from shared.contracts.models import (
     CoveredPage,
     ExtractionResult,
     GuardCounts,
     ModelFailure,
     PageObject,
-    SheetHeader,
     merge_usage,
 )
-from shared.sheet.header import sheet_header
+from shared.sheet.header import SheetHeader, sheet_header
 from shared.sheet.reading import FIELD_NAMES, SheetReading
 
 

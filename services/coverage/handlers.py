@@ -6,9 +6,9 @@ from faststream import Context
 from faststream.nats.annotations import NatsMessage
 
 from services.coverage.usecases import Collaborators, on_extracted, on_structured
-from shared import subjects
-from shared.messages import PageExtracted, PageStructured
-from shared.service import COLLABORATORS, Subscriptions, run_stage
+from shared.contracts import subjects
+from shared.contracts.messages import PageExtracted, PageStructured
+from shared.infra.service import COLLABORATORS, Subscriptions, run_stage
 
 IoDep = Annotated[Collaborators, Context(COLLABORATORS)]
 

@@ -12,9 +12,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from shared.messages import JobOptions
-from shared.models import Coverage, Rung
-from shared.settings import Settings
+from shared.contracts.messages import JobOptions
+from shared.contracts.models import Coverage, Rung
+from shared.infra.settings import Settings
 
 LadderRung = Literal["text_structuring", "fallback"]
 

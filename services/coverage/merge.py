@@ -5,8 +5,9 @@ something drawn (a `graphical_basis` with no `source_text`). A later object adds
 unless what it says is already there, so merging the same answer twice changes nothing.
 """
 
-from shared.models import PageObject, SheetHeader
+from shared.contracts.models import PageObject
 from shared.pagetext import normalize
+from shared.sheet.header import SheetHeader
 
 
 def merge_objects(base: list[PageObject], later: list[PageObject]) -> list[PageObject]:

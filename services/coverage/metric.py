@@ -7,7 +7,7 @@ at least COVERED_SHARE of its letters and digits: coverage is counted in the pag
 words, never by matching text again.
 """
 
-from shared.models import Coverage, PageObject
+from shared.contracts.models import Coverage, PageObject
 from shared.pagetext import TextLayer, alnum_count, coverage_units
 
 # Share of a line's letters and digits its cited words must carry for it to count as covered

@@ -2,7 +2,7 @@
 resumes a page's climb instead of forgetting it."""
 
 from services.coverage.ladder import LadderState, ladder_key
-from shared.interfaces import StateStore
+from shared.contracts.interfaces import StateStore
 
 
 class LadderStore:

@@ -17,15 +17,22 @@ from services.coverage.covered import covered_page, merge_results, sheet_identit
 from services.coverage.ladder import LadderPolicy, LadderRung, LadderState, next_rung
 from services.coverage.metric import measure_coverage, uncovered_units
 from services.coverage.store import LadderStore
-from shared import subjects
-from shared.broker import msg_id
-from shared.interfaces import Bucket, Publisher
-from shared.jobs import JobStore, record_progress
-from shared.messages import FallbackPage, PageCovered, PageExtracted, PageStructured, StructurePage
-from shared.models import CoveredPage, ExtractionResult, PageObject, SheetHeader
+from shared.contracts import subjects
+from shared.contracts.interfaces import Bucket, Publisher
+from shared.contracts.messages import (
+    FallbackPage,
+    PageCovered,
+    PageExtracted,
+    PageStructured,
+    StructurePage,
+)
+from shared.contracts.models import CoveredPage, ExtractionResult, PageObject
+from shared.infra.broker import msg_id
+from shared.infra.jobs import JobStore, record_progress
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys
 from shared.pagetext import TextLayer
-from shared.settings import Settings
-from shared.storage import Keys
+from shared.sheet.header import SheetHeader
 
 M = TypeVar("M", bound=BaseModel)
 

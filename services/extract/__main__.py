@@ -3,7 +3,7 @@
 import argparse
 
 from services.extract.app import create_app
-from shared.service import run_service
+from shared.infra.service import run_service
 
 
 def main() -> None:

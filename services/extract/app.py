@@ -4,8 +4,8 @@ from faststream import FastStream
 
 from services.extract.bootstrap import started
 from services.extract.handlers import register
-from shared.service import create_service_app
-from shared.settings import Settings
+from shared.infra.service import create_service_app
+from shared.infra.settings import Settings
 
 
 def create_app(settings: Settings | None = None, *, concurrency: int | None = None) -> FastStream:

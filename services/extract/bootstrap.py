@@ -8,15 +8,15 @@ import contextlib
 from collections.abc import AsyncIterator, Iterator
 
 from services.extract.isolation import PageReaders
-from services.extract.ocr import OcrEngine
 from services.extract.pipeline import Readers
 from services.extract.usecases import Collaborators
-from shared.interfaces import Bucket, ModelClient, Publisher, StateStore
-from shared.jobs import JobStore
-from shared.llm import model_client
-from shared.service import Connections
-from shared.settings import Settings
-from shared.sources import SourceCache
+from shared.contracts.interfaces import Bucket, ModelClient, Publisher, StateStore
+from shared.infra.jobs import JobStore
+from shared.infra.llm import model_client
+from shared.infra.service import Connections
+from shared.infra.settings import Settings
+from shared.ocr.engine import OcrEngine
+from shared.pdf.sources import SourceCache
 
 
 def bootstrap(

@@ -9,7 +9,7 @@ any line being left out.
 import math
 from itertools import chain
 
-from shared.models import PageObject
+from shared.contracts.models import PageObject
 from shared.pagetext import Box, TextLayer, coverage_units, join_words
 
 

@@ -27,7 +27,7 @@ without a grounding get ``source_text`` (or ``graphical`` without one).
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from shared.models import GuardCounts, PageObject
+from shared.contracts.models import GuardCounts, PageObject
 from shared.pagetext import (
     Box,
     PageWords,

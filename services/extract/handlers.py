@@ -6,9 +6,9 @@ from faststream import Context
 from faststream.nats.annotations import NatsMessage
 
 from services.extract.usecases import Collaborators, extract, fallback, structure
-from shared import subjects
-from shared.messages import ExtractPage, FallbackPage, StructurePage
-from shared.service import COLLABORATORS, Subscriptions, run_stage
+from shared.contracts import subjects
+from shared.contracts.messages import ExtractPage, FallbackPage, StructurePage
+from shared.infra.service import COLLABORATORS, Subscriptions, run_stage
 
 IoDep = Annotated[Collaborators, Context(COLLABORATORS)]
 

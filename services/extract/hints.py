@@ -8,7 +8,7 @@ import functools
 import pymupdf
 from pymupdf import mupdf
 
-from shared.sources import open_pdf
+from shared.pdf.sources import open_pdf
 
 
 @functools.lru_cache(maxsize=4)

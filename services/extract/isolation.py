@@ -1,4 +1,4 @@
-"""Page reading in child processes bounded in time and memory (``shared.bounded``), each
+"""Page reading in child processes bounded in time and memory (``shared.infra.bounded``), each
 child keeping the last few source PDFs it was sent so a job's pages do not resend them.
 
 One pool per worker process (built by ``services.extract.bootstrap``), grown to as many
@@ -10,10 +10,10 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from shared.bounded import BoundedChild, BoundedPool
+from shared.infra.bounded import BoundedChild, BoundedPool
 
 T = TypeVar("T")
-HELD_SOURCES = 4  # as many as shared.sources.open_pdf keeps open
+HELD_SOURCES = 4  # as many as shared.pdf.sources.open_pdf keeps open
 
 # A child's own memory: the sources it holds (each child is a process of its own, and this
 # module is where the functions it is sent run).
@@ -47,7 +47,7 @@ class PageReaders:
         self, read: Callable[..., T], pdf: bytes, *args: Any, timeout_s: float, max_mb: int
     ) -> T:
         """``read(pdf, *args)`` in a bounded child, preferably one that holds ``pdf``
-        already. Raises what ``read`` raises, or ``shared.bounded.OverLimit`` /
+        already. Raises what ``read`` raises, or ``shared.infra.bounded.OverLimit`` /
         ``ChildDied``."""
         key = (len(pdf), hash(pdf))  # bytes cache their hash: one pass per source, not per page
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from shared.models import PageObject
+from shared.contracts.models import PageObject
 from shared.pagetext import (
     Box,
     Table,

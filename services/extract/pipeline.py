@@ -21,14 +21,6 @@ from services.extract.fallback import fallback_stubs
 from services.extract.guard import apply_grounding_guard
 from services.extract.hints import bookmarks_by_page, page_label
 from services.extract.isolation import PageReaders
-from services.extract.ocr import (
-    RECOGNITION_DPI,
-    OcrEngine,
-    Raster,
-    page_raster,
-    render_area,
-    text_area,
-)
 from services.extract.offline import extract_offline
 from services.extract.render import (
     check_page_content,
@@ -65,17 +57,25 @@ from services.extract.vision import (
     build_vision_messages,
     parse_reply,
 )
-from shared.bounded import OverLimit
-from shared.damage import DAMAGED, page_damage
-from shared.interfaces import LLMError, ModelClient
-from shared.models import ExtractionResult, GuardCounts, PageObject, Rung, SheetHeader, Usage
+from shared.contracts.interfaces import LLMError, ModelClient
+from shared.contracts.models import ExtractionResult, GuardCounts, PageObject, Rung, Usage
+from shared.infra.bounded import OverLimit
+from shared.infra.settings import Settings
+from shared.ocr.engine import (
+    RECOGNITION_DPI,
+    OcrEngine,
+    Raster,
+    page_raster,
+    render_area,
+    text_area,
+)
 from shared.pagetext import Box, TextLayer, Word
 from shared.pagetext.units import PageUnits
-from shared.settings import Settings
+from shared.pdf.damage import DAMAGED, page_damage
+from shared.pdf.sources import PDF_LOCK, open_pdf
 from shared.sheet.fields import read_units
-from shared.sheet.header import sheet_header
+from shared.sheet.header import SheetHeader, sheet_header
 from shared.sheet.reading import SheetReading, read_sheet
-from shared.sources import PDF_LOCK, open_pdf
 
 
 class PageUnreadable(Exception):

@@ -9,7 +9,7 @@ import imagecodecs
 import numpy
 import pymupdf
 
-from shared.damage import content_streams
+from shared.pdf.damage import content_streams
 
 POINTS_PER_INCH = 72.0
 

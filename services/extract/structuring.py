@@ -3,10 +3,10 @@ misread), segmented into one object per note, row, tag and field. Replies are pa
 ``vision.parse_reply`` (same schema)."""
 
 from services.extract.vision import REPLY_SCHEMA
-from shared.models import SheetHeader
 from shared.pagetext import TextLayer
 from shared.pagetext.units import PageUnits
 from shared.sheet.fields import read_units
+from shared.sheet.header import SheetHeader
 
 TEXT_HEADING = "TEXT LAYER (segment ALL of it):"
 SHEET_HINT_HEADING = "SHEET HINT (what is already known of this sheet):"

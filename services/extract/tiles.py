@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import pymupdf
 
 from services.extract.render import encode_png
-from shared.models import PageObject
+from shared.contracts.models import PageObject
 from shared.pagetext import Box, TextLayer, alnum_count, normalize
 from shared.pagetext.units import Unit
-from shared.sources import PDF_LOCK, open_pdf
+from shared.pdf.sources import PDF_LOCK, open_pdf
 
 # Text rendered at least this many pixels high is read by vision models.
 LEGIBLE_PX = 10.0

@@ -11,11 +11,9 @@ from services.extract.pipeline import (
     fallback_result,
     structure_text,
 )
-from shared import subjects
-from shared.broker import PageFailure, msg_id
-from shared.interfaces import Bucket, ModelClient, Publisher
-from shared.jobs import JobStore, record_progress
-from shared.messages import (
+from shared.contracts import subjects
+from shared.contracts.interfaces import Bucket, ModelClient, Publisher
+from shared.contracts.messages import (
     ExtractPage,
     FallbackPage,
     PageExtracted,
@@ -23,11 +21,13 @@ from shared.messages import (
     PageStructured,
     StructurePage,
 )
-from shared.models import ExtractionResult
+from shared.contracts.models import ExtractionResult
+from shared.infra.broker import PageFailure, msg_id
+from shared.infra.jobs import JobStore, record_progress
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys
 from shared.pagetext import TextLayer
-from shared.settings import Settings
-from shared.sources import SourceCache
-from shared.storage import Keys
+from shared.pdf.sources import SourceCache
 
 CANCELED_REASON = "the job was canceled before this page was extracted"
 

@@ -7,11 +7,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from shared.llm import image_part
-from shared.models import PageObject, SheetHeader
+from shared.contracts.models import PageObject
+from shared.infra.llm import image_part
 from shared.pagetext import TextLayer
 from shared.pagetext.units import PageUnits
 from shared.sheet.fields import read_units
+from shared.sheet.header import SheetHeader
 
 REPLY_SCHEMA = """{
   "sheet": {"sheet_number": str|null, "sheet_title": str|null, "discipline": str|null,

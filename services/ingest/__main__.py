@@ -6,8 +6,8 @@ import sys
 from uvicorn.config import STARTUP_FAILURE
 
 from services.ingest.server import api_server
-from shared.exiting import exit_now
-from shared.settings import Settings
+from shared.infra.exiting import exit_now
+from shared.infra.settings import Settings
 
 
 def main() -> None:

@@ -21,7 +21,7 @@ from services.ingest.refusals import Refusal, RefusalKind
 from services.ingest.screen import routes as screen
 from services.ingest.screen.render import page_response
 from services.ingest.screen.routes import SignInFirst
-from shared.settings import Settings
+from shared.infra.settings import Settings
 
 log = logging.getLogger("sheetflow.ingest")
 

@@ -12,12 +12,12 @@ from faststream.nats import NatsBroker
 from services.ingest.downloads import ChildPdfWork, InlinePdfWork
 from services.ingest.inspection import Inspectors
 from services.ingest.usecases import Collaborators, Inspector, PdfWork, Servers
-from shared.broker import make_broker
-from shared.interfaces import Bucket, Publisher, StateStore
-from shared.jobs import JobStore
-from shared.service import Connections, connect
-from shared.settings import Settings
-from shared.storage import ObjectStore
+from shared.contracts.interfaces import Bucket, Publisher, StateStore
+from shared.infra.broker import make_broker
+from shared.infra.jobs import JobStore
+from shared.infra.service import Connections, connect
+from shared.infra.settings import Settings
+from shared.infra.storage import ObjectStore
 
 log = logging.getLogger("sheetflow.ingest")
 

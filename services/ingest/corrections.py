@@ -9,19 +9,19 @@ from pydantic import BaseModel, Field, model_validator
 from services.ingest.refusals import Refusal, RefusalKind, not_found, refusing_outages
 from services.ingest.roles import Caller
 from services.ingest.usecases import Collaborators, report
-from shared import subjects
-from shared.jobs import now
-from shared.links import sheet_links
-from shared.messages import ProblemReviewed, SheetCorrected
-from shared.report import PageReport, Report
-from shared.review import (
+from shared.contracts import subjects
+from shared.contracts.links import sheet_links
+from shared.contracts.messages import ProblemReviewed, SheetCorrected
+from shared.contracts.report import PageReport, Report
+from shared.contracts.review import (
     SHEET_FIELDS,
     ProblemReview,
     SheetCorrection,
     decisions,
     sheet_values,
 )
-from shared.review_store import new_record_id, review_records, save_record
+from shared.infra.jobs import now
+from shared.infra.review_store import new_record_id, review_records, save_record
 
 Reason = Field(min_length=3, max_length=2000, description="why: kept in the record")
 

@@ -17,14 +17,14 @@ from services.ingest import setpdf
 from services.ingest.refusals import Refusal, RefusalKind, not_found, refusing_outages, unavailable
 from services.ingest.setpdf import SheetEntry
 from services.ingest.usecases import Collaborators, find_job, report
-from shared.bounded import BoundedPool, ChildDied, OverLimit, PoolBusy
-from shared.interfaces import ObjectMissing
-from shared.models import VerifiedPage
+from shared.contracts.interfaces import ObjectMissing
+from shared.contracts.models import VerifiedPage
+from shared.contracts.report import Report
+from shared.infra.bounded import BoundedPool, ChildDied, OverLimit, PoolBusy
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys
 from shared.pagetext import TextLayer
-from shared.report import Report
-from shared.settings import Settings
 from shared.sheet.tokens import sheet_key
-from shared.storage import Keys
 
 T = TypeVar("T")
 # PDF work at once in one ingest process; more waits its turn (or gets a 503).

@@ -31,12 +31,12 @@ from services.ingest.sheetlog import SheetLog, to_csv
 from services.ingest.upload import receive_upload
 from services.ingest.usecases import Collaborators
 from services.ingest.webhooks import DeliveryView, NewWebhook, Replaying, WebhookView
-from shared import links
-from shared.asyncapi import asyncapi_document
-from shared.register import SheetVersion
-from shared.report import Report
-from shared.review import ProblemReview, ReviewRecord, SheetCorrection
-from shared.settings import Settings
+from shared.contracts import links
+from shared.contracts.register import SheetVersion
+from shared.contracts.report import Report
+from shared.contracts.review import ProblemReview, ReviewRecord, SheetCorrection
+from shared.infra.asyncapi import asyncapi_document
+from shared.infra.settings import Settings
 
 QUERY_TOKEN_NAMES = {"token", "access_token", "api_key", "apikey"}
 # How a signed link's caller is named (then who made the link), in logs and records.

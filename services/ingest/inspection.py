@@ -1,6 +1,7 @@
-"""Uploads are inspected in bounded pools of child processes of their own (``shared.bounded``),
-with a real time and memory limit: a PDF built to exhaust its reader costs one child for at
-most the limit, never the API's event loop, its thread pool or the lock page work uses.
+"""Uploads are inspected in bounded pools of child processes of their own
+(``shared.infra.bounded``), with a real time and memory limit: a PDF built to exhaust its
+reader costs one child for at most the limit, never the API's event loop, its thread pool or
+the lock page work uses.
 
 Two lanes, so that such PDFs hold up no valid upload: a small upload gets a first look in a
 lane of its own, bounded to ``SHEETFLOW_INSPECT_QUICK_S`` (a drawing set is inspected in a
@@ -17,9 +18,9 @@ from pathlib import Path
 from services.ingest.refusals import Refusal, RefusalKind, disk_full, unavailable
 from services.ingest.source import PreparedSource, check_and_prepare
 from services.ingest.validation import AcceptedPdf
-from shared.bounded import BoundedPool, ChildDied, OverLimit, PoolBusy
-from shared.full_disk import is_disk_full
-from shared.settings import Settings
+from shared.infra.bounded import BoundedPool, ChildDied, OverLimit, PoolBusy
+from shared.infra.full_disk import is_disk_full
+from shared.infra.settings import Settings
 
 # Uploads up to this size get a first look; a larger one cannot be inspected in its time.
 QUICK_MAX_BYTES = 25 * 1024 * 1024

@@ -1,4 +1,4 @@
-"""The API's reading of a project's drawing register (``shared.register``; the report
+"""The API's reading of a project's drawing register (``shared.contracts.register``; the report
 service writes it): the project's current sheets, a sheet's versions, and what changed
 between any two of them, in words (the delta) and in a picture (the overlay). What they
 refuse is a ``Refusal``."""
@@ -13,11 +13,11 @@ from pydantic import BaseModel, Field
 
 from services.ingest.refusals import Refusal, RefusalKind, not_found, refusing_outages
 from services.ingest.usecases import Collaborators
-from shared.interfaces import ObjectMissing
-from shared.messages import PROJECT_ID_PATTERN
+from shared.contracts.interfaces import ObjectMissing
+from shared.contracts.messages import PROJECT_ID_PATTERN
+from shared.contracts.register import ProposedMatch, Register, RegisterSheet, SheetVersion
+from shared.infra.register_store import kept_reading, read_register
 from shared.pagetext import TextLayer
-from shared.register import ProposedMatch, Register, RegisterSheet, SheetVersion
-from shared.register_store import kept_reading, read_register
 from shared.revisions.delta import SheetDelta, sheet_delta
 from shared.revisions.overlay import PageImage, overlay_png
 from shared.sheet.tokens import sheet_key

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ParamSpec, TypeVar
 
-from shared.broker import is_outage
+from shared.infra.broker import is_outage
 
 P = ParamSpec("P")
 T = TypeVar("T")

@@ -5,8 +5,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from shared.jobs import JobRecord
-from shared.messages import JOB_ID_EXAMPLE
+from shared.contracts.messages import JOB_ID_EXAMPLE
+from shared.infra.jobs import JobRecord
 
 
 class JobCreated(BaseModel):

@@ -5,7 +5,7 @@ import secrets
 from dataclasses import dataclass
 from typing import get_args
 
-from shared.settings import Role, Settings
+from shared.infra.settings import Role, Settings
 
 # Each role may do everything the roles before it may.
 ROLES: tuple[Role, ...] = get_args(Role)

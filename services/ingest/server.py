@@ -7,7 +7,7 @@ import uvicorn
 
 from services.ingest.accesslog import log_config
 from services.ingest.app import create_app
-from shared.settings import Settings
+from shared.infra.settings import Settings
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 

@@ -12,9 +12,9 @@ from datetime import datetime, timedelta
 from pydantic import BaseModel
 
 from services.ingest.roles import ANONYMOUS, Caller
-from shared.interfaces import StateStore
-from shared.jobs import now
-from shared.settings import Role, Settings
+from shared.contracts.interfaces import StateStore
+from shared.infra.jobs import now
+from shared.infra.settings import Role, Settings
 
 COOKIE = "sheetflow_session"
 # The sign-in form's own CSRF token travels in this cookie and in the form (double submit).

@@ -19,8 +19,8 @@ from pathlib import Path
 import pymupdf
 
 from shared.pagetext import Box, TextLayer, fold_dashes
+from shared.pdf.sources import PDF_LOCK
 from shared.sheet.tokens import sheet_key
-from shared.sources import PDF_LOCK
 
 # What no file name may hold on the systems people save to (and control characters).
 _UNSAFE_NAME = re.compile(r'[\\/:*?"<>|\x00-\x1f\x7f]+')

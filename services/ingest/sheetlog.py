@@ -7,7 +7,7 @@ from collections import Counter
 
 from pydantic import BaseModel, Field
 
-from shared.report import PageReport, Report
+from shared.contracts.report import PageReport, Report
 
 # A cell a spreadsheet would take for a formula: text read from a PDF is untrusted, so such
 # a cell is written with a leading apostrophe, which spreadsheets show as text (OWASP's

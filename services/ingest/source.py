@@ -14,9 +14,9 @@ import pymupdf
 from services.ingest.active_content import has_active_content, strip_active_content
 from services.ingest.refusals import Refusal, RefusalKind
 from services.ingest.validation import AcceptedPdf, inspect_pdf
-from shared.damage import damaged_pages
-from shared.models import IntakeReport
-from shared.sources import PDF_LOCK
+from shared.contracts.models import IntakeReport
+from shared.pdf.damage import damaged_pages
+from shared.pdf.sources import PDF_LOCK
 
 
 @dataclass(frozen=True)

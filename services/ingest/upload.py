@@ -13,7 +13,7 @@ from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.requests import Request
 
 from services.ingest.refusals import Refusal, RefusalKind, disk_full
-from shared.full_disk import is_disk_full
+from shared.infra.full_disk import is_disk_full
 
 if TYPE_CHECKING:
     from python_multipart.multipart import MultipartCallbacks

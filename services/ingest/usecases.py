@@ -20,17 +20,17 @@ from services.ingest.sheetlog import SheetLog, sheet_log
 from services.ingest.source import PreparedSource
 from services.ingest.upload import ReceivedUpload
 from services.ingest.validation import AcceptedPdf, safe_file_name
-from shared import subjects
-from shared.broker import msg_id
-from shared.full_disk import is_disk_full
-from shared.interfaces import Bucket, ObjectMissing, Publisher
-from shared.jobs import JobRecord, JobStore, now
-from shared.links import job_links
-from shared.messages import ExtractPage, JobAccepted, JobOptions
-from shared.models import IntakeReport
-from shared.report import Report
-from shared.settings import Settings
-from shared.storage import Keys
+from shared.contracts import subjects
+from shared.contracts.interfaces import Bucket, ObjectMissing, Publisher
+from shared.contracts.links import job_links
+from shared.contracts.messages import ExtractPage, JobAccepted, JobOptions
+from shared.contracts.models import IntakeReport
+from shared.contracts.report import Report
+from shared.infra.broker import msg_id
+from shared.infra.full_disk import is_disk_full
+from shared.infra.jobs import JobRecord, JobStore, now
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys
 
 log = logging.getLogger("sheetflow.ingest")
 T = TypeVar("T")
@@ -64,7 +64,7 @@ class PdfWork(Protocol):
 
 
 class Servers(Protocol):
-    """Whether NATS and S3 answer a round trip in time (``shared.service.Connections``)."""
+    """Whether NATS and S3 answer a round trip in time (``shared.infra.service.Connections``)."""
 
     async def nats_answers(self, timeout_s: float) -> bool: ...
 

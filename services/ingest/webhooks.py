@@ -9,11 +9,11 @@ from pydantic import BaseModel, Field
 from services.ingest.refusals import Refusal, RefusalKind, not_found, refusing_outages
 from services.ingest.roles import Caller
 from services.ingest.usecases import Collaborators
-from shared import subjects
-from shared.jobs import now
-from shared.messages import DeliverWebhook
-from shared.storage import Keys
-from shared.webhooks import (
+from shared.contracts import subjects
+from shared.contracts.messages import DeliverWebhook
+from shared.infra.jobs import now
+from shared.infra.storage import Keys
+from shared.infra.webhooks import (
     EVENTS,
     SETTINGS_PREFIX,
     Delivery,

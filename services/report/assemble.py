@@ -12,7 +12,7 @@ from functools import reduce
 
 from pydantic import BaseModel, Field
 
-from shared.models import (
+from shared.contracts.models import (
     PROBLEM_KIND_ORDER,
     GuardCounts,
     IntakeReport,
@@ -20,7 +20,7 @@ from shared.models import (
     VerifiedPage,
     merge_usage,
 )
-from shared.report import (
+from shared.contracts.report import (
     CoverageSummary,
     FailedPageSummary,
     ModelFailureSummary,

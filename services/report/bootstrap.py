@@ -7,10 +7,10 @@ from collections.abc import AsyncIterator
 
 from services.report.store import TerminalPages
 from services.report.usecases import Collaborators, supervise
-from shared.interfaces import Bucket, Publisher, StateStore
-from shared.jobs import JobStore
-from shared.service import Connections
-from shared.settings import Settings
+from shared.contracts.interfaces import Bucket, Publisher, StateStore
+from shared.infra.jobs import JobStore
+from shared.infra.service import Connections
+from shared.infra.settings import Settings
 
 
 def bootstrap(

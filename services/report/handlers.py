@@ -7,10 +7,10 @@ from faststream import Context
 from faststream.nats.annotations import NatsMessage
 
 from services.report.usecases import Collaborators, on_failed, on_verified, revise
-from shared import subjects
-from shared.broker import backoff_s, deliveries, describe
-from shared.messages import PageFailed, PageVerified, ProblemReviewed, SheetCorrected
-from shared.service import COLLABORATORS, Subscriptions, run_stage
+from shared.contracts import subjects
+from shared.contracts.messages import PageFailed, PageVerified, ProblemReviewed, SheetCorrected
+from shared.infra.broker import backoff_s, deliveries, describe
+from shared.infra.service import COLLABORATORS, Subscriptions, run_stage
 
 log = logging.getLogger("sheetflow.report")
 

@@ -9,8 +9,8 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
-from shared.models import EvidenceCrop
-from shared.report import FailedPageSummary, PageReport, Report
+from shared.contracts.models import EvidenceCrop
+from shared.contracts.report import FailedPageSummary, PageReport, Report
 from shared.revisions.delta import SheetDelta, UnitChange
 
 # The stage of a page that a canceled job never extracted (as the extract service names it).

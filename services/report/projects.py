@@ -1,5 +1,5 @@
 """Report's use case for a job of a project: once the set step has decided the job's sheets,
-join them to the project's register (``shared.register``; the domain rules in
+join them to the project's register (``shared.contracts.register``; the domain rules in
 ``services.report.revisions.register``), keeping each new version's page under the project's
 keys and its change from the version before (the delta in words, the overlay picture).
 
@@ -27,17 +27,17 @@ from services.report.revisions.register import (
     plan_upload,
     upload_of,
 )
-from shared.interfaces import Bucket, ObjectMissing, StateStore
-from shared.jobs import CAS_ATTEMPTS, JobRecord
-from shared.models import VerifiedPage
+from shared.contracts.interfaces import Bucket, ObjectMissing, StateStore
+from shared.contracts.models import VerifiedPage
+from shared.contracts.register import Register, RegisterOutcome, SheetVersion, UnitCounts
+from shared.contracts.report import Report
+from shared.infra.jobs import CAS_ATTEMPTS, JobRecord
+from shared.infra.register_store import commit_register, kept_reading, read_register
+from shared.infra.storage import Keys
 from shared.pagetext import TextLayer
-from shared.register import Register, RegisterOutcome, SheetVersion, UnitCounts
-from shared.register_store import commit_register, kept_reading, read_register
-from shared.report import Report
 from shared.revisions.delta import SheetDelta, sheet_delta
 from shared.revisions.overlay import PageImage, overlay_png
 from shared.sheet.reading import SheetReading
-from shared.storage import Keys
 
 log = logging.getLogger("sheetflow.report")
 

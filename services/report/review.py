@@ -6,10 +6,11 @@ as a person corrected them (so the index, duplicates and references are reconcil
 (``sheet_number_source: "person"``), marks each reviewed problem dismissed or confirmed —
 still listed, counted apart — and numbers the report's revision."""
 
-from shared.models import SheetHeader, VerifiedPage
-from shared.report import PageReport, PageReview, ProblemState, Report, ReviewSummary
-from shared.review import ProblemReview, SheetCorrection, decisions, sheet_values
+from shared.contracts.models import VerifiedPage
+from shared.contracts.report import PageReport, PageReview, ProblemState, Report, ReviewSummary
+from shared.contracts.review import ProblemReview, SheetCorrection, decisions, sheet_values
 from shared.sheet import discipline_for
+from shared.sheet.header import SheetHeader
 
 Records = list[SheetCorrection | ProblemReview]
 

@@ -3,8 +3,8 @@ report service knows, without counting messages, when every page is."""
 
 from typing import Any, Literal
 
-from shared.interfaces import StateStore
-from shared.jobs import compare_and_set
+from shared.contracts.interfaces import StateStore
+from shared.infra.jobs import compare_and_set
 
 Outcome = Literal["verified", "failed"]
 

@@ -8,25 +8,32 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
+from services.report.facts import page_facts
 from services.report.html import render_report_html
 from services.report.projects import update_register
 from services.report.review import apply_review, corrected_pages
 from services.report.store import TerminalPages
-from shared import subjects
-from shared.broker import describe, is_outage, msg_id
-from shared.interfaces import Bucket, ObjectMissing, Publisher
-from shared.jobs import JobRecord, JobStore, now
-from shared.links import job_links, project_links, sheet_links
-from shared.messages import PageFailed, PageVerified, RegisterUpdated, ReportReady, SheetRevised
-from shared.models import VerifiedPage
-from shared.register import RegisterOutcome, SheetOutcome
-from shared.report import ReadySummary, Report
-from shared.review_store import review_records
+from shared.contracts import subjects
+from shared.contracts.interfaces import Bucket, ObjectMissing, Publisher
+from shared.contracts.links import job_links, project_links, sheet_links
+from shared.contracts.messages import (
+    PageFailed,
+    PageVerified,
+    RegisterUpdated,
+    ReportReady,
+    SheetRevised,
+)
+from shared.contracts.models import VerifiedPage
+from shared.contracts.register import RegisterOutcome, SheetOutcome
+from shared.contracts.report import ReadySummary, Report
+from shared.infra.broker import describe, is_outage, msg_id
+from shared.infra.jobs import JobRecord, JobStore, now
+from shared.infra.review_store import review_records
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys
 from shared.revisions.delta import SheetDelta
-from shared.settings import Settings
-from shared.sheet.reconcile import page_facts, reconcile
+from shared.sheet.reconcile import reconcile
 from shared.sheet.sheet_set import SheetSet
-from shared.storage import Keys
 
 log = logging.getLogger("sheetflow.report")
 

@@ -1,7 +1,7 @@
 """`python -m services.verify`."""
 
 from services.verify.app import create_app
-from shared.service import run_service
+from shared.infra.service import run_service
 
 if __name__ == "__main__":
     run_service(create_app())

@@ -5,9 +5,9 @@ from dataclasses import dataclass
 
 import pymupdf
 
-from shared.models import PageObject
+from shared.contracts.models import PageObject
 from shared.pagetext import TextLayer
-from shared.sources import PDF_LOCK
+from shared.pdf.sources import PDF_LOCK
 
 # A gray level at or above this is paper, not ink (scanner noise stays light).
 NEAR_WHITE = 230

@@ -6,14 +6,14 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
-from services.extract.ocr import OcrEngine
 from services.verify.usecases import Collaborators
-from shared.interfaces import Bucket, ModelClient, Publisher, StateStore
-from shared.jobs import JobStore
-from shared.llm import model_client
-from shared.service import Connections
-from shared.settings import Settings
-from shared.sources import SourceCache
+from shared.contracts.interfaces import Bucket, ModelClient, Publisher, StateStore
+from shared.infra.jobs import JobStore
+from shared.infra.llm import model_client
+from shared.infra.service import Connections
+from shared.infra.settings import Settings
+from shared.ocr.engine import OcrEngine
+from shared.pdf.sources import SourceCache
 
 # The source PDFs kept for evidence crops: verify renders small crops of a few pages at once.
 SOURCE_CACHE_BYTES = 256 * 1024 * 1024

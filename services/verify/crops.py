@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
-from shared.models import PageObject
+from shared.contracts.models import PageObject
+from shared.infra.storage import Keys
 from shared.pagetext import Box
-from shared.storage import Keys
 
 log = logging.getLogger("sheetflow.verify")
 

@@ -6,9 +6,9 @@ from faststream import Context
 from faststream.nats.annotations import NatsMessage
 
 from services.verify.usecases import Collaborators, verify
-from shared import subjects
-from shared.messages import PageCovered
-from shared.service import COLLABORATORS, Subscriptions, run_stage
+from shared.contracts import subjects
+from shared.contracts.messages import PageCovered
+from shared.infra.service import COLLABORATORS, Subscriptions, run_stage
 
 IoDep = Annotated[Collaborators, Context(COLLABORATORS)]
 

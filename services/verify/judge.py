@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from services.verify.crops import JudgeImage
-from shared.interfaces import LLMError, ModelClient
-from shared.llm import image_part
-from shared.models import ObjectVerification, PageObject, Usage, merge_usage
+from shared.contracts.interfaces import LLMError, ModelClient
+from shared.contracts.models import ObjectVerification, PageObject, Usage, merge_usage
+from shared.infra.llm import image_part
 from shared.pagetext.units import PageUnits, cut_note
 
 STAGE = "verify"

@@ -22,8 +22,8 @@ import numpy
 import pymupdf
 from rapidfuzz.distance import Indel
 
-from services.extract.ocr import OcrEngine
-from shared.models import ObjectVerification, PageObject
+from shared.contracts.models import ObjectVerification, PageObject
+from shared.ocr.engine import OcrEngine
 from shared.pagetext import Box, TextLayer, Word, digit_runs
 from shared.sheet.reading import SheetReading
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from rapidfuzz.distance import Indel
 
-from shared.models import CoveredPage, ObjectVerification, PageObject
+from shared.contracts.models import CoveredPage, ObjectVerification, PageObject
 from shared.pagetext import (
     Box,
     Word,

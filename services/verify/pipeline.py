@@ -10,7 +10,6 @@ from typing import Any
 
 import pymupdf
 
-from services.extract.ocr import OcrEngine
 from services.verify.blank import Emptiness, page_emptiness
 from services.verify.crops import (
     ImageChoice,
@@ -31,8 +30,8 @@ from services.verify.judge import (
 from services.verify.ocr_check import apply_readings, read_claims, render_claims, sample_claims
 from services.verify.oracle import check_content, check_identity, check_object
 from services.verify.verdict import page_verdict
-from shared.interfaces import ModelClient
-from shared.models import (
+from shared.contracts.interfaces import ModelClient
+from shared.contracts.models import (
     CoveredPage,
     EvidenceCrop,
     HiddenText,
@@ -43,12 +42,13 @@ from shared.models import (
     VerifiedPage,
     merge_usage,
 )
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys
+from shared.ocr.engine import OcrEngine
 from shared.pagetext import Box, PageWords, TextLayer, page_reading
-from shared.settings import Settings
+from shared.pdf.sources import PDF_LOCK, open_pdf
 from shared.sheet.fields import read_units
 from shared.sheet.reading import SheetReading
-from shared.sources import PDF_LOCK, open_pdf
-from shared.storage import Keys
 
 log = logging.getLogger("sheetflow.verify")
 

@@ -4,18 +4,18 @@ announced."""
 import asyncio
 from dataclasses import dataclass
 
-from services.extract.ocr import OcrEngine
 from services.verify.pipeline import verify_page
-from shared import subjects
-from shared.broker import msg_id
-from shared.interfaces import Bucket, ModelClient, ObjectMissing, Publisher
-from shared.jobs import JobStore, record_progress
-from shared.messages import PageCovered, PageVerified
-from shared.models import CoveredPage
+from shared.contracts import subjects
+from shared.contracts.interfaces import Bucket, ModelClient, ObjectMissing, Publisher
+from shared.contracts.messages import PageCovered, PageVerified
+from shared.contracts.models import CoveredPage
+from shared.infra.broker import msg_id
+from shared.infra.jobs import JobStore, record_progress
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys
+from shared.ocr.engine import OcrEngine
 from shared.pagetext import TextLayer
-from shared.settings import Settings
-from shared.sources import SourceCache
-from shared.storage import Keys
+from shared.pdf.sources import SourceCache
 
 
 @dataclass(frozen=True)

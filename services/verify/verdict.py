@@ -2,7 +2,7 @@
 
 from collections.abc import Sequence
 
-from shared.models import PROBLEM_KIND_ORDER, PageObject, PageVerdict
+from shared.contracts.models import PROBLEM_KIND_ORDER, PageObject, PageVerdict
 
 # Object verdicts that settle the object; "uncertain" has looked and not decided.
 DEFINITE = frozenset({"confirmed", "refuted"})

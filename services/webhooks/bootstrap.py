@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator
 import httpx
 
 from services.webhooks.usecases import USER_AGENT, Collaborators
-from shared.service import Connections
-from shared.webhooks import EVENTS
+from shared.infra.service import Connections
+from shared.infra.webhooks import EVENTS
 
 log = logging.getLogger("sheetflow.webhooks")
 

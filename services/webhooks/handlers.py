@@ -12,11 +12,11 @@ from faststream.nats.annotations import NatsMessage
 from nats.js.api import DeliverPolicy
 
 from services.webhooks.usecases import Collaborators, StoredEvent, deliver, fan_out
-from shared import subjects
-from shared.broker import consumer_config, describe
-from shared.messages import DeliverWebhook
-from shared.service import COLLABORATORS, Subscriptions
-from shared.webhooks import EVENTS
+from shared.contracts import subjects
+from shared.contracts.messages import DeliverWebhook
+from shared.infra.broker import consumer_config, describe
+from shared.infra.service import COLLABORATORS, Subscriptions
+from shared.infra.webhooks import EVENTS
 
 log = logging.getLogger("sheetflow.webhooks")
 

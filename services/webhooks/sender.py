@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from shared.webhooks import resolve_target
+from shared.infra.webhooks import resolve_target
 
 
 @dataclass(frozen=True)

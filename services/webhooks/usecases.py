@@ -13,13 +13,13 @@ import httpx
 
 from services.webhooks.sender import Limits, Outcome, post
 from services.webhooks.signing import SIGNATURE_HEADER, sign
-from shared import subjects
-from shared.interfaces import Bucket, Publisher
-from shared.jobs import now
-from shared.messages import DeliverWebhook
-from shared.settings import Settings
-from shared.storage import Keys
-from shared.webhooks import Attempt, Delivery, find_delivery, find_subscription, subscriptions
+from shared.contracts import subjects
+from shared.contracts.interfaces import Bucket, Publisher
+from shared.contracts.messages import DeliverWebhook
+from shared.infra.jobs import now
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys
+from shared.infra.webhooks import Attempt, Delivery, find_delivery, find_subscription, subscriptions
 
 USER_AGENT = "sheetflow-webhooks/0.1"
 

@@ -1,8 +1,38 @@
-"""A page's ``SheetHeader`` as its ``SheetReading`` states it: the one place a reading becomes
-the header extract stores and coverage completes."""
+"""A page's ``SheetHeader``, its identity as every stage stores it, and the one place a
+``SheetReading`` becomes the header extract stores and coverage completes."""
 
-from shared.models import SheetHeader
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
 from shared.sheet.reading import SheetReading
+
+
+class SheetHeader(BaseModel):
+    sheet_number: str | None = None
+    sheet_title: str | None = None
+    discipline: str | None = None
+    drawing_type: str | None = None
+    level: str | None = None
+    scale: str | None = None
+    sheet_number_source: (
+        Literal[
+            "extraction",
+            "text_layer",
+            "ocr",
+            "drawing_index",
+            "title_block",
+            "set_template",
+            "scheme",
+            "bookmark",
+            "person",
+        ]
+        | None
+    ) = None
+    revision: str | None = Field(None, description="the current revision mark, as printed")
+    issue_date: str | None = Field(None, description="the sheet's date, as printed")
+    project_number: str | None = Field(None, description="as the title block prints it")
+    project_name: str | None = Field(None, description="as the title block prints it")
 
 
 def sheet_header(reading: SheetReading | None) -> SheetHeader:

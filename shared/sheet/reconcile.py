@@ -2,7 +2,7 @@
 duplicate numbers, and references to sheets the set does not hold.
 
 Pure functions. The report service takes each page's facts from its verified page (its
-``SheetReading``, read once in extract: ``page_facts``) and hands them to ``reconcile``,
+``SheetReading``, read once in extract: ``services.report.facts``) and hands them to ``reconcile``,
 which decides identity across the set (``shared.sheet.decide``) from the readings alone. A
 page's identity is corrected only to a number the page itself prints; every correction
 names its basis and source.
@@ -11,7 +11,6 @@ names its basis and source.
 from collections import defaultdict
 from dataclasses import dataclass
 
-from shared.models import VerifiedPage
 from shared.pagetext import squash
 from shared.sheet.decide import Decision, decide_set
 from shared.sheet.index import expand_index
@@ -38,20 +37,6 @@ class PageFacts:
     index: list[tuple[str, str | None]]
     references: list[tuple[str, str]]
     reading: SheetReading | None = None
-
-
-def page_facts(page: VerifiedPage) -> PageFacts:
-    """A page's identity, the drawing index it prints (if any), its cross-references and
-    its reading, as extract and coverage read them from its words."""
-    reading = page.reading
-    return PageFacts(
-        page_number=page.page_number,
-        sheet_number=page.sheet.sheet_number,
-        sheet_title=page.sheet.sheet_title,
-        index=reading.index_rows if reading and reading.index_rows else page.drawing_index,
-        references=reading.references if reading and reading.references else page.references,
-        reading=reading,
-    )
 
 
 def _index(pages: list[PageFacts]) -> tuple[list[IndexEntry], list[int]]:

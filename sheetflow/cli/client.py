@@ -13,9 +13,9 @@ from pydantic import ValidationError
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from shared.redact import redact_url
-from shared.report import Report
-from shared.settings import Settings
+from shared.contracts.report import Report
+from shared.infra.redact import redact_url
+from shared.infra.settings import Settings
 from sheetflow.cli.present import CliError, stderr
 
 FINISHED = ("complete", "partial", "canceled")

@@ -27,13 +27,13 @@ import typer
 from pydantic import ValidationError
 from rich.markup import escape
 
-from shared.exiting import exit_now
-from shared.interfaces import LLMError
-from shared.llm import check_model_server, model_settings_warnings
-from shared.messages import PROJECT_ID_PATTERN
-from shared.redact import redact_url
-from shared.report import report_json_schema
-from shared.settings import Settings
+from shared.contracts.interfaces import LLMError
+from shared.contracts.messages import PROJECT_ID_PATTERN
+from shared.contracts.report import report_json_schema
+from shared.infra.exiting import exit_now
+from shared.infra.llm import check_model_server, model_settings_warnings
+from shared.infra.redact import redact_url
+from shared.infra.settings import Settings
 from sheetflow.cli.client import (
     POLL_S,
     api_client,
@@ -498,7 +498,7 @@ def asyncapi_cmd(
         if not settings.nats_url and (found := read_endpoints(settings.data_dir.resolve())):
             settings = settings.model_copy(update={"nats_url": found.nats_url})
         # Imported here: it builds every event model's schema, which no other command needs.
-        from shared.asyncapi import asyncapi_document
+        from shared.infra.asyncapi import asyncapi_document
 
         write_document(asyncapi_document(settings), out)
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import nats
 
-from shared.redact import redact_url
-from shared.settings import Settings, nats_server_list
-from shared.tls import tls_context
+from shared.infra.redact import redact_url
+from shared.infra.settings import Settings, nats_server_list
+from shared.infra.tls import tls_context
 from sheetflow.cli.client import secret
 from sheetflow.cli.present import CliError, stderr
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from shared.settings import Settings, nats_server_list
+from shared.infra.settings import Settings, nats_server_list
 from sheetflow.cli.client import api_url
 
 

@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from shared.register import SheetOutcome, UnitCounts
-from shared.report import PageReport, Report, VerificationSummary
+from shared.contracts.register import SheetOutcome, UnitCounts
+from shared.contracts.report import PageReport, Report, VerificationSummary
 from sheetflow.runtime import RuntimeStartError
 
 stdout = Console(soft_wrap=True)  # long paths and URLs stay whole, for copy and paste

@@ -14,19 +14,19 @@ from services.extract.render import render_thumbnail_jpeg
 from services.report.assemble import FailedPage, JobInfo, build_report
 from services.report.html import render_report_html
 from services.verify.crops import render_evidence_jpeg
-from shared.models import (
+from shared.contracts.models import (
     Coverage,
     EvidenceCrop,
     ObjectVerification,
     PageObject,
     PageVerdict,
-    SheetHeader,
     VerifiedPage,
 )
-from shared.register import ProposedMatch, RegisterOutcome, SheetOutcome, UnitCounts
-from shared.report import Report
+from shared.contracts.register import ProposedMatch, RegisterOutcome, SheetOutcome, UnitCounts
+from shared.contracts.report import Report
+from shared.infra.storage import Keys
 from shared.revisions.delta import SheetDelta, UnitChange
-from shared.storage import Keys
+from shared.sheet.header import SheetHeader
 
 sync_api = pytest.importorskip("playwright.sync_api")
 

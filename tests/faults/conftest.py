@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from shared.settings import Settings
+from shared.infra.settings import Settings
 from sheetflow.credentials import embedded_s3_credentials
 from sheetflow.runtime import (
     ManagedProcess,

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
 from services.ingest.app import create_app
-from shared.settings import Settings
+from shared.infra.settings import Settings
 from sheetflow.runtime import EmbeddedServers
 from tests.support.stack import Stack, ingest_alone
 

@@ -12,8 +12,8 @@ import httpx
 import pymupdf
 import pytest
 
-from shared.settings import Settings
-from shared.storage import Keys, ObjectStore
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys, ObjectStore
 from tests.support.jobstore import first_kv_key, kv_keys
 from tests.support.stack import Stack, nats_client, stack, stream_messages
 

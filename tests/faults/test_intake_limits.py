@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from shared.storage import ObjectStore
+from shared.infra.storage import ObjectStore
 from tests.support.bombs import many_objects_pdf
 from tests.support.pdfs import notes_pdf
 from tests.support.stack import stack

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from shared.bounded import BoundedPool, ChildDied, OverLimit
-from shared.settings import Settings
+from shared.infra.bounded import BoundedPool, ChildDied, OverLimit
+from shared.infra.settings import Settings
 from tests.support.intake_property import Verdict, examine
 
 pytestmark = pytest.mark.slow

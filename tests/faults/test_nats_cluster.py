@@ -11,7 +11,7 @@ import pytest
 from nats.js.api import ClusterInfo, StreamInfo
 from typer.testing import CliRunner
 
-from shared.settings import Settings
+from shared.infra.settings import Settings
 from sheetflow import cli
 from sheetflow.runtime import SERVICES
 from tests.faults.conftest import assert_every_page_once, small_set, wait_for

@@ -7,7 +7,7 @@ import httpx
 import nats
 import pytest
 
-from shared.storage import ObjectStore
+from shared.infra.storage import ObjectStore
 from sheetflow.cli.events import nats_options
 from tests.faults.conftest import (
     assert_every_page_once,

@@ -13,8 +13,8 @@ import httpx
 import pymupdf
 import pytest
 
-from shared.settings import Settings
-from shared.storage import ObjectStore
+from shared.infra.settings import Settings
+from shared.infra.storage import ObjectStore
 from sheetflow.runtime import ManagedProcess
 from tests.support.jobstore import first_kv_key, kv_keys
 from tests.support.stack import stack

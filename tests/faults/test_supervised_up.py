@@ -11,7 +11,7 @@ import httpx
 import psutil
 import pytest
 
-from shared.settings import Settings
+from shared.infra.settings import Settings
 from sheetflow.credentials import AUTH_DIR
 from sheetflow.runtime import find_binary, free_port, settings_env
 from tests.faults.conftest import echo_page, with_model

@@ -9,7 +9,7 @@ import time
 import pytest
 from pydantic import SecretStr
 
-from shared.settings import WebhookTarget
+from shared.infra.settings import WebhookTarget
 from tests.support.stack import nats_client, stack
 from tests.support.webhook_receiver import receiver, verify_signature
 

@@ -12,7 +12,7 @@ import nats
 import psutil
 import pytest
 
-from shared.settings import Settings
+from shared.infra.settings import Settings
 from sheetflow.cli import events
 from sheetflow.cli.events import nats_options
 from sheetflow.credentials import embedded_nats_login

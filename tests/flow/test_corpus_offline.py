@@ -3,8 +3,8 @@ words they came from (stored with the page, so a client can highlight them), the
 never contradicts its own extraction, and the OCR check of what the sheets show judges
 them."""
 
+from shared.infra.storage import Keys, ObjectStore
 from shared.pagetext import TextLayer
-from shared.storage import Keys, ObjectStore
 from tests.flow.conftest import OFFLINE_GROUP
 from tests.support.corpus import manifest, needs_corpus, pdf_bytes
 from tests.support.stack import Stack

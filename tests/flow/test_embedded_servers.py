@@ -16,8 +16,8 @@ import pytest
 from minio import Minio
 from minio.error import S3Error
 
-from shared.settings import Settings
-from shared.storage import ObjectStore
+from shared.infra.settings import Settings
+from shared.infra.storage import ObjectStore
 from sheetflow.credentials import AUTH_DIR
 from sheetflow.runtime import (
     EmbeddedServers,

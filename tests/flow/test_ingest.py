@@ -7,8 +7,8 @@ import pymupdf
 import pytest
 from pydantic import SecretStr
 
-from shared import subjects
-from shared.storage import Keys, ObjectStore
+from shared.contracts import subjects
+from shared.infra.storage import Keys, ObjectStore
 from sheetflow.runtime import EmbeddedServers, free_port
 from tests.support.stack import Stack, ingest_alone, stack, stream_messages
 

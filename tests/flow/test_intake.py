@@ -5,8 +5,8 @@ from pathlib import Path
 
 import httpx
 
-from shared.damage import DAMAGED
-from shared.storage import Keys, ObjectStore
+from shared.infra.storage import Keys, ObjectStore
+from shared.pdf.damage import DAMAGED
 from tests.flow.conftest import OFFLINE_GROUP
 from tests.support.active import active_content_left, scripted_set
 from tests.support.stack import Stack

@@ -7,8 +7,8 @@ import httpx
 import pytest
 from pydantic import ValidationError
 
-from shared.settings import Settings
-from shared.storage import ObjectStore
+from shared.infra.settings import Settings
+from shared.infra.storage import ObjectStore
 from sheetflow.runtime import EmbeddedServers
 from tests.support.bombs import lying_page_count_pdf
 from tests.support.pdfs import notes_pdf

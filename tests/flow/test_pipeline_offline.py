@@ -5,7 +5,7 @@ from pathlib import Path
 
 import httpx
 
-from shared import subjects
+from shared.contracts import subjects
 from tests.flow.conftest import OFFLINE_GROUP
 from tests.support.stack import Stack, stream_messages
 

@@ -14,7 +14,7 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from shared.settings import ApiToken, Settings
+from shared.infra.settings import ApiToken, Settings
 from sheetflow.runtime import SERVICES, EmbeddedServers, free_port
 from tests.support.buckets import remove_bucket
 from tests.support.sets import indexed_set

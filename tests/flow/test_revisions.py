@@ -15,12 +15,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from shared import subjects
-from shared.jobs import KvStateStore
-from shared.register import Register
-from shared.register_store import read_register
-from shared.settings import Settings
-from shared.storage import ObjectStore
+from shared.contracts import subjects
+from shared.contracts.register import Register
+from shared.infra.jobs import KvStateStore
+from shared.infra.register_store import read_register
+from shared.infra.settings import Settings
+from shared.infra.storage import ObjectStore
 from sheetflow.registers import keep_project, project_dir, restore_project
 from sheetflow.runtime import SERVICES, EmbeddedServers, free_port
 from tests.support.buckets import remove_bucket

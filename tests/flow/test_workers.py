@@ -4,8 +4,8 @@ worker a real process: pages spread over workers, and long work keeps its messag
 import asyncio
 from collections import Counter
 
-from shared import subjects
-from shared.service import PULL_IDLE_S
+from shared.contracts import subjects
+from shared.infra.service import PULL_IDLE_S
 from tests.support.flows import (
     is_vision,
     line_objects,

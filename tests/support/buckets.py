@@ -5,7 +5,7 @@ server would otherwise reach."""
 from minio import Minio
 from minio.deleteobjects import DeleteObject
 
-from shared.settings import Settings
+from shared.infra.settings import Settings
 
 
 def remove_bucket(settings: Settings) -> None:

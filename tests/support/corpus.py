@@ -16,9 +16,9 @@ from services.coverage.metric import measure_coverage, uncovered_units
 from services.extract.pipeline import Readers, extract_rung1, fallback_result
 from services.verify.pipeline import OracleFindings, check_page
 from services.verify.verdict import page_verdict
-from shared.models import CoveredPage, PageVerdict
+from shared.contracts.models import CoveredPage, PageVerdict
+from shared.infra.settings import Settings
 from shared.pagetext import TextLayer
-from shared.settings import Settings
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 MANIFEST = CORPUS / "manifest.json"

@@ -1,4 +1,4 @@
-"""In-memory stand-ins for the project's own small interfaces (``shared.interfaces``), for
+"""In-memory stand-ins for the project's own small interfaces (``shared.contracts.interfaces``), for
 unit tests of use cases: what the real ones do, minus the servers. Flow tests use the real
 ones (S3, the JetStream KV, NATS)."""
 
@@ -8,8 +8,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from shared.interfaces import Document, ObjectMissing
-from shared.subjects import Subject
+from shared.contracts.interfaces import Document, ObjectMissing
+from shared.contracts.subjects import Subject
 
 M = TypeVar("M", bound=BaseModel)
 E = TypeVar("E", bound=BaseModel)

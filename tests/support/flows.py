@@ -17,9 +17,9 @@ from pydantic import SecretStr
 
 from services.extract.structuring import TEXT_HEADING as STRUCTURE_HEADING
 from services.extract.vision import TEXT_LAYER_HEADING as VISION_HEADING
-from shared.interfaces import ObjectMissing
-from shared.settings import Settings
-from shared.storage import Keys, ObjectStore
+from shared.contracts.interfaces import ObjectMissing
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys, ObjectStore
 from sheetflow.runtime import ManagedProcess
 from tests.support.model_server import (
     ModelReply,

@@ -18,7 +18,7 @@ import pymupdf
 
 from services.ingest.refusals import Refusal
 from services.ingest.source import check_and_prepare
-from shared.damage import page_damage
+from shared.pdf.damage import page_damage
 
 # Pages looked at per file (the first ones and the last): enough to see what intake did to
 # the file, cheap enough to run over seven hundred files in CI.

@@ -4,7 +4,7 @@ what it holds under a key family, and the moment a key of a family first appears
 import json
 from collections.abc import Awaitable, Callable
 
-from shared.settings import Settings
+from shared.infra.settings import Settings
 from tests.support.stack import nats_client
 
 

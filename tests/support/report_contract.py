@@ -6,7 +6,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from shared.report import report_json_schema
+from shared.contracts.report import report_json_schema
 
 REPORT_KEYS = {
     "job_id",

@@ -5,8 +5,8 @@ the index vouches for, and references to sheets in and out of the set."""
 
 import pymupdf
 
-from shared.models import SheetHeader
 from shared.pagetext import TextLayer
+from shared.sheet.header import SheetHeader
 from shared.sheet.reading import read_sheet
 from shared.sheet.reconcile import PageFacts
 

@@ -13,7 +13,7 @@ import httpx
 import nats
 from nats.aio.client import Client as NATS
 
-from shared.settings import Settings
+from shared.infra.settings import Settings
 from sheetflow.cli.events import nats_options
 from sheetflow.runtime import (
     ManagedProcess,

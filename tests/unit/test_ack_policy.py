@@ -8,10 +8,10 @@ from types import SimpleNamespace
 import nats.errors
 import pytest
 
-from shared import subjects
-from shared.broker import PageFailure, run_page_stage
-from shared.messages import PageFailed
-from shared.settings import Settings
+from shared.contracts import subjects
+from shared.contracts.messages import PageFailed
+from shared.infra.broker import PageFailure, run_page_stage
+from shared.infra.settings import Settings
 from tests.support.fakes import RecordingPublisher
 
 

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from services.ingest.app import create_app
-from shared.settings import Settings
+from shared.infra.settings import Settings
 
 ASSET = re.compile(r"""(?:src|href)=["']([^"']+\.(?:js|css))["']""")
 

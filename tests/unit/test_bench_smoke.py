@@ -23,9 +23,10 @@ from bench import (
 )
 from services.extract.textlayer import read_text_layer
 from services.extract.vision import build_vision_messages, parse_reply
-from shared.models import ObjectVerification, PageObject, PageVerdict, SheetHeader
-from shared.report import PageReport, Report
+from shared.contracts.models import ObjectVerification, PageObject, PageVerdict
+from shared.contracts.report import PageReport, Report
 from shared.sheet.fields import read_units
+from shared.sheet.header import SheetHeader
 
 
 @pytest.mark.parametrize(

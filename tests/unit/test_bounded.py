@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from shared.bounded import BoundedPool, ChildDied, OverLimit, PoolBusy, Slots
+from shared.infra.bounded import BoundedPool, ChildDied, OverLimit, PoolBusy, Slots
 
 pytestmark = pytest.mark.slow  # the first test starts a forkserver
 

@@ -4,7 +4,7 @@ import logging
 
 import pytest
 
-from shared.broker import faststream_logger
+from shared.infra.broker import faststream_logger
 
 
 @pytest.fixture

@@ -9,10 +9,11 @@ import pytest
 from typer.testing import CliRunner
 
 from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
-from shared.models import Coverage, HiddenText, PageVerdict, SheetHeader, VerifiedPage
-from shared.register import ProposedMatch, RegisterOutcome, SheetOutcome, UnitCounts
-from shared.report import Report
-from shared.settings import Settings
+from shared.contracts.models import Coverage, HiddenText, PageVerdict, VerifiedPage
+from shared.contracts.register import ProposedMatch, RegisterOutcome, SheetOutcome, UnitCounts
+from shared.contracts.report import Report
+from shared.infra.settings import Settings
+from shared.sheet.header import SheetHeader
 from sheetflow import cli
 from sheetflow.cli import client as cli_client
 from sheetflow.cli import events, health, present

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from shared.settings import Settings
+from shared.infra.settings import Settings
 from sheetflow import cli
 from sheetflow.cli import client as cli_client
 from sheetflow.cli import commands, present

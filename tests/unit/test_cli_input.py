@@ -8,7 +8,7 @@ import pymupdf
 import pytest
 from typer.testing import CliRunner
 
-from shared.settings import Settings
+from shared.infra.settings import Settings
 from sheetflow import cli
 from sheetflow.cli import commands
 from tests.support.pdfs import add_notes_page, make_pdf

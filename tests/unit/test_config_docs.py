@@ -8,8 +8,8 @@ import pytest
 import yaml
 from pydantic import BaseModel
 
-from shared.report import ReportSummary
-from shared.settings import Settings
+from shared.contracts.report import ReportSummary
+from shared.infra.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 FIELDS = {f"SHEETFLOW_{name.upper()}" for name in Settings.model_fields}

@@ -9,8 +9,8 @@ import pytest
 from services.extract.guard import apply_grounding_guard
 from services.extract.pipeline import Readers
 from services.verify.oracle import check_object
-from shared.models import PageObject
-from shared.settings import Settings
+from shared.contracts.models import PageObject
+from shared.infra.settings import Settings
 from shared.sheet.labels import match_label
 from tests.support.corpus import corpus_pages, needs_corpus, offline_page
 

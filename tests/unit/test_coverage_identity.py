@@ -1,7 +1,7 @@
 """Coverage completes a page's sheet from the reading extract made, never from its words."""
 
 from services.coverage.covered import sheet_identity
-from shared.models import SheetHeader
+from shared.sheet.header import SheetHeader
 from shared.sheet.reading import FieldReading, SheetReading
 
 READING = SheetReading(

@@ -4,9 +4,10 @@ import pytest
 
 from services.coverage.covered import covered_page
 from services.coverage.ladder import LadderPolicy, LadderState, ladder_key, next_rung
-from shared.messages import JobOptions
-from shared.models import Coverage, ExtractionResult, GuardCounts, PageObject, SheetHeader
-from shared.settings import Settings
+from shared.contracts.messages import JobOptions
+from shared.contracts.models import Coverage, ExtractionResult, GuardCounts, PageObject
+from shared.infra.settings import Settings
+from shared.sheet.header import SheetHeader
 
 LOW = Coverage(total_lines=10, covered_lines=2, ratio=0.2)
 HIGH = Coverage(total_lines=10, covered_lines=9, ratio=0.9)

@@ -1,7 +1,8 @@
 """Additive merge: earlier rungs' objects are kept, later ones add only new text."""
 
 from services.coverage.merge import merge_header, merge_objects
-from shared.models import PageObject, SheetHeader
+from shared.contracts.models import PageObject
+from shared.sheet.header import SheetHeader
 
 
 def obj(object_id: str, source_text: str | None = None, **fields) -> PageObject:

@@ -3,7 +3,7 @@
 import pytest
 
 from services.coverage.metric import measure_coverage, uncovered_units
-from shared.models import PageObject
+from shared.contracts.models import PageObject
 from shared.pagetext import TextLayer
 from tests.support.pdfs import text_layer_of
 

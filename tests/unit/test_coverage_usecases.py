@@ -9,9 +9,8 @@ from services.coverage.bootstrap import bootstrap
 from services.coverage.ladder import LadderRung
 from services.coverage.store import LadderStore
 from services.coverage.usecases import Collaborators, LadderNotStarted, on_extracted, on_structured
-from shared import subjects
-from shared.jobs import JobStore
-from shared.messages import (
+from shared.contracts import subjects
+from shared.contracts.messages import (
     FallbackPage,
     JobOptions,
     PageCovered,
@@ -19,10 +18,11 @@ from shared.messages import (
     PageStructured,
     StructurePage,
 )
-from shared.models import CoveredPage, ExtractionResult, PageObject, Rung
+from shared.contracts.models import CoveredPage, ExtractionResult, PageObject, Rung
+from shared.infra.jobs import JobStore
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys
 from shared.pagetext import TextLayer
-from shared.settings import Settings
-from shared.storage import Keys
 from tests.support.fakes import MemoryBucket, MemoryStateStore, RecordingPublisher
 from tests.support.pdfs import text_layer_of
 

@@ -7,8 +7,8 @@ import pymupdf
 import pytest
 
 from services.extract.pipeline import PageUnreadable, extract_rung1
-from shared.damage import DAMAGED, damaged_pages, page_damage
-from shared.settings import Settings
+from shared.infra.settings import Settings
+from shared.pdf.damage import DAMAGED, damaged_pages, page_damage
 from tests.support.corpus import manifest, needs_corpus, pdf_bytes
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "drawing-set.pdf"

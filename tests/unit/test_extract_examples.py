@@ -8,7 +8,7 @@ import pytest
 from services.coverage.metric import measure_coverage
 from services.extract.pipeline import extract_rung1
 from services.verify.oracle import check_object
-from shared.settings import Settings
+from shared.infra.settings import Settings
 from tests.support.pdfs import drawing_set_pdf
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "drawing-set.pdf"

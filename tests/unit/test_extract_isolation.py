@@ -6,7 +6,7 @@ import asyncio
 import pytest
 
 from services.extract.pipeline import PageUnreadable, Readers, extract_rung1
-from shared.settings import Settings
+from shared.infra.settings import Settings
 from tests.support.bombs import endless_lines_pdf
 from tests.support.pdfs import notes_pdf
 

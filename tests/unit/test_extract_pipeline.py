@@ -11,9 +11,9 @@ from services.extract.pipeline import (
     structure_text,
 )
 from services.extract.vision import COMPACT_RETRY, TEXT_LAYER_HEADING
-from shared.llm import LLMClient
-from shared.models import SheetHeader
-from shared.settings import Settings
+from shared.infra.llm import LLMClient
+from shared.infra.settings import Settings
+from shared.sheet.header import SheetHeader
 from tests.support.flows import model_settings
 from tests.support.model_server import (
     ModelReply,

@@ -5,7 +5,7 @@ import pymupdf
 
 from services.extract.pipeline import extract_rung1
 from services.extract.render import encode_png, render_page
-from shared.settings import Settings
+from shared.infra.settings import Settings
 from tests.support.pdfs import add_plan_page, add_schedule_page, make_pdf, notes_pdf
 
 

@@ -23,10 +23,10 @@ from services.extract.tiles import (
     units_in,
 )
 from services.extract.vision import TEXT_LAYER_HEADING
-from shared.llm import LLMClient
+from shared.infra.llm import LLMClient
+from shared.infra.settings import Settings
 from shared.pagetext import Box, TextLayer
 from shared.pagetext.units import page_units
-from shared.settings import Settings
 from tests.support.flows import model_settings
 from tests.support.model_server import (
     ModelReply,

@@ -7,7 +7,6 @@ import numpy
 import pymupdf
 import pytest
 
-from services.extract.ocr import TURNS, page_raster
 from services.extract.pipeline import _read_page, extract_rung1
 from services.extract.textlayer import ocr_text_layer
 from services.extract.title_ocr import (
@@ -19,8 +18,9 @@ from services.extract.title_ocr import (
     to_upright,
     with_closer_title,
 )
+from shared.infra.settings import Settings
+from shared.ocr.engine import TURNS, page_raster
 from shared.pagetext import Box, Word
-from shared.settings import Settings
 from shared.sheet import read_title_block
 from tests.support.corpus import needs_corpus, pdf_bytes
 

@@ -16,10 +16,8 @@ from services.extract.usecases import (
     fallback,
     structure,
 )
-from shared import subjects
-from shared.broker import PageFailure
-from shared.jobs import JobRecord, JobStore, now
-from shared.messages import (
+from shared.contracts import subjects
+from shared.contracts.messages import (
     ExtractPage,
     FallbackPage,
     JobOptions,
@@ -28,10 +26,12 @@ from shared.messages import (
     PageStructured,
     StructurePage,
 )
-from shared.models import ExtractionResult
+from shared.contracts.models import ExtractionResult
+from shared.infra.broker import PageFailure
+from shared.infra.jobs import JobRecord, JobStore, now
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys
 from shared.pagetext import TextLayer
-from shared.settings import Settings
-from shared.storage import Keys
 from tests.support.fakes import MemoryBucket, MemoryStateStore, RecordingPublisher
 from tests.support.pdfs import notes_pdf
 

@@ -8,9 +8,9 @@ from services.extract.offline import extract_offline
 from services.extract.pipeline import extract_rung1
 from services.extract.textlayer import read_text_layer
 from services.verify.pipeline import verify_page
-from shared.models import CoveredPage
+from shared.contracts.models import CoveredPage
+from shared.infra.settings import Settings
 from shared.pagetext import TextLayer
-from shared.settings import Settings
 from shared.sheet import read_title_block
 from tests.support.pdfs import (
     HIDDEN_NOTE,

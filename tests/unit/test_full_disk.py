@@ -13,11 +13,11 @@ from minio.error import S3Error
 from services.ingest.app import STATUS
 from services.ingest.refusals import Refusal, RefusalKind
 from services.ingest.usecases import accept_job
-from shared import subjects
-from shared.broker import describe, run_page_stage
-from shared.full_disk import DISK_FULL, is_disk_full
-from shared.messages import JobOptions
-from shared.settings import Settings
+from shared.contracts import subjects
+from shared.contracts.messages import JobOptions
+from shared.infra.broker import describe, run_page_stage
+from shared.infra.full_disk import DISK_FULL, is_disk_full
+from shared.infra.settings import Settings
 from tests.support.fakes import MemoryBucket, RecordingPublisher
 from tests.unit.test_ack_policy import FakeMsg
 from tests.unit.test_ingest_usecases import collaborators

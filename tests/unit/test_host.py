@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from shared.settings import Settings
+from shared.infra.settings import Settings
 from sheetflow import host
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from services.ingest.inspection import Inspectors
 from services.ingest.refusals import Refusal
-from shared.settings import Settings
+from shared.infra.settings import Settings
 from tests.support.pdfs import drawing_set_pdf, notes_pdf
 
 

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from services.ingest.app import create_app
 from services.ingest.refusals import Refusal
 from services.ingest.usecases import job_options
-from shared.settings import Settings
+from shared.infra.settings import Settings
 
 
 def api() -> TestClient:

@@ -27,12 +27,12 @@ from services.ingest.usecases import (
     report,
 )
 from services.ingest.validation import AcceptedPdf
-from shared import subjects
-from shared.jobs import now
-from shared.messages import ExtractPage, JobAccepted, JobOptions
-from shared.settings import Settings
-from shared.storage import Keys
-from shared.subjects import Subject
+from shared.contracts import subjects
+from shared.contracts.messages import ExtractPage, JobAccepted, JobOptions
+from shared.contracts.subjects import Subject
+from shared.infra.jobs import now
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys
 from tests.support.fakes import MemoryBucket, MemoryStateStore, RecordingPublisher
 from tests.support.pdfs import add_notes_page, make_pdf
 

@@ -13,7 +13,7 @@ import yaml
 from pydantic import ValidationError
 
 from services.extract.app import create_app as create_extract_app
-from shared.settings import Settings, nats_server_list
+from shared.infra.settings import Settings, nats_server_list
 from sheetflow.runtime import SERVICES, find_binary
 from tests.unit.test_config_docs import FIELDS, app_services
 

@@ -15,9 +15,9 @@ from services.extract.vision import (
     build_vision_messages,
     parse_reply,
 )
-from shared.interfaces import LLMError
-from shared.llm import LLMClient
-from shared.settings import Settings
+from shared.contracts.interfaces import LLMError
+from shared.infra.llm import LLMClient
+from shared.infra.settings import Settings
 from tests.support.model_server import (
     ModelReply,
     ScriptedModelServer,

@@ -10,11 +10,12 @@ from pydantic import SecretStr
 from typer.testing import CliRunner
 
 from services.report.assemble import JobInfo, build_report
-from shared.interfaces import LLMError
-from shared.llm import check_model_server, model_settings_warnings
-from shared.models import Coverage, ModelFailure, PageVerdict, SheetHeader, VerifiedPage
-from shared.report import Report
-from shared.settings import Settings
+from shared.contracts.interfaces import LLMError
+from shared.contracts.models import Coverage, ModelFailure, PageVerdict, VerifiedPage
+from shared.contracts.report import Report
+from shared.infra.llm import check_model_server, model_settings_warnings
+from shared.infra.settings import Settings
+from shared.sheet.header import SheetHeader
 from sheetflow import cli
 from sheetflow.cli import commands, present
 from tests.support.model_server import ModelReply, ScriptedModelServer

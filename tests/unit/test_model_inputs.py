@@ -8,9 +8,9 @@ import pytest
 from services.extract.pipeline import extract_rung1, structure_text
 from services.extract.textlayer import read_text_layer
 from services.verify.pipeline import verify_page
-from shared.llm import LLMClient
-from shared.models import Coverage, CoveredPage, PageObject
-from shared.settings import Settings
+from shared.contracts.models import Coverage, CoveredPage, PageObject
+from shared.infra.llm import LLMClient
+from shared.infra.settings import Settings
 from tests.support.flows import (
     JUDGE_MODEL,
     is_judge,

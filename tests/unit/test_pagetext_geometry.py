@@ -7,7 +7,7 @@ import math
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from shared.models import EvidenceCrop
+from shared.contracts.models import EvidenceCrop
 from shared.pagetext import Box, Point, Word, direction_key, frame_of
 
 

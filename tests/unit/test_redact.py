@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from shared.asyncapi import asyncapi_document
-from shared.redact import redact_url
-from shared.settings import Settings
+from shared.infra.asyncapi import asyncapi_document
+from shared.infra.redact import redact_url
+from shared.infra.settings import Settings
 from sheetflow.cli import commands
 
 SECRET_URL = "nats://svc:pw-Zq81x@nats.internal:4222"

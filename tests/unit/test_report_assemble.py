@@ -7,18 +7,18 @@ import pytest
 
 from services.report import assemble
 from services.report.assemble import NO_OUTCOME_REASON, FailedPage, JobInfo, PageOutcome
-from shared.messages import ReportReady
-from shared.models import (
+from shared.contracts.messages import ReportReady
+from shared.contracts.models import (
     Coverage,
     GuardCounts,
     ObjectVerification,
     PageObject,
     PageVerdict,
-    SheetHeader,
     Usage,
     VerifiedPage,
 )
-from shared.report import ReadySummary, Report
+from shared.contracts.report import ReadySummary, Report
+from shared.sheet.header import SheetHeader
 from tests.support.report_contract import (
     OBJECT_KEYS,
     PAGE_KEYS,

@@ -9,16 +9,16 @@ import pymupdf
 from services.extract.render import render_thumbnail_jpeg
 from services.report.assemble import FailedPage, JobInfo, build_report
 from services.report.html import render_report_html
-from shared.models import (
+from shared.contracts.models import (
     Coverage,
     GuardCounts,
     HiddenText,
     ObjectVerification,
     PageObject,
     PageVerdict,
-    SheetHeader,
     VerifiedPage,
 )
+from shared.sheet.header import SheetHeader
 
 HOSTILE = '<script>alert("x")</script>'
 

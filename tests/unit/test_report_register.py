@@ -13,15 +13,16 @@ import numpy
 from services.report.bootstrap import bootstrap
 from services.report.projects import update_register
 from services.report.usecases import announce_changes, on_verified, with_register_changes
-from shared import subjects
-from shared.jobs import JobRecord, JobStore
-from shared.messages import JobOptions, PageVerified, RegisterUpdated, SheetRevised
-from shared.models import Coverage, PageVerdict, SheetHeader, VerifiedPage
+from shared.contracts import subjects
+from shared.contracts.messages import JobOptions, PageVerified, RegisterUpdated, SheetRevised
+from shared.contracts.models import Coverage, PageVerdict, VerifiedPage
+from shared.contracts.report import PageReport, Report
+from shared.infra.jobs import JobRecord, JobStore
+from shared.infra.register_store import head_key, read_register
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys
 from shared.pagetext import TextLayer, laid_out
-from shared.register_store import head_key, read_register
-from shared.report import PageReport, Report
-from shared.settings import Settings
-from shared.storage import Keys
+from shared.sheet.header import SheetHeader
 from tests.support.fakes import MemoryBucket, MemoryStateStore, RecordingPublisher
 
 PROJECT = "tower-b"

@@ -10,10 +10,10 @@ import pytest
 from services.extract.textlayer import read_text_layer
 from services.report.assemble import JobInfo, build_report
 from services.report.html import render_report_html
-from shared.models import Coverage, PageVerdict, SheetHeader, VerifiedPage
+from shared.contracts.models import Coverage, PageVerdict, VerifiedPage
+from shared.contracts.report import ReadySummary
 from shared.pagetext import TextLayer, laid_out
-from shared.report import ReadySummary
-from shared.sheet.header import sheet_header
+from shared.sheet.header import SheetHeader, sheet_header
 from shared.sheet.index import expand_index, read_drawing_index
 from shared.sheet.reading import read_sheet
 from shared.sheet.reconcile import PageFacts, reconcile

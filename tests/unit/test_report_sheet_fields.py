@@ -3,8 +3,8 @@ report.ready's sheet index, and the HTML sheet index."""
 
 from services.report.assemble import build_report
 from services.report.html import render_report_html
-from shared.models import SheetHeader
-from shared.report import ReadySummary
+from shared.contracts.report import ReadySummary
+from shared.sheet.header import SheetHeader
 from tests.unit.test_report_assemble import FINISHED, job, verified
 
 

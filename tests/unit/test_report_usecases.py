@@ -21,16 +21,16 @@ from services.report.usecases import (
     revise,
     supervise_intakes,
 )
-from shared import subjects
-from shared.jobs import IntakeMarker, JobRecord, JobStore, now
-from shared.messages import PageFailed, PageVerified, ReportReady
-from shared.models import Coverage, PageVerdict, VerifiedPage
-from shared.report import Report
-from shared.review import SheetCorrection
-from shared.review_store import save_record
-from shared.settings import Settings
-from shared.storage import Keys
-from shared.subjects import Subject
+from shared.contracts import subjects
+from shared.contracts.messages import PageFailed, PageVerified, ReportReady
+from shared.contracts.models import Coverage, PageVerdict, VerifiedPage
+from shared.contracts.report import Report
+from shared.contracts.review import SheetCorrection
+from shared.contracts.subjects import Subject
+from shared.infra.jobs import IntakeMarker, JobRecord, JobStore, now
+from shared.infra.review_store import save_record
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys
 from tests.support.fakes import MemoryBucket, MemoryStateStore, RecordingPublisher
 
 JOB = "j_fedcba9876543210fedcba9876543210"

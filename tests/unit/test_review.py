@@ -17,17 +17,19 @@ from services.ingest.roles import Caller
 from services.ingest.sheetlog import sheet_log
 from services.ingest.usecases import accept_job
 from services.report.assemble import JobInfo, build_report
+from services.report.facts import page_facts
 from services.report.html import render_report_html
 from services.report.review import apply_review, corrected_pages
-from shared import subjects
-from shared.jobs import now
-from shared.messages import JobOptions
-from shared.models import Coverage, PageVerdict, SheetHeader, VerifiedPage
-from shared.review import ProblemReview, SheetCorrection
-from shared.review_store import review_records
-from shared.settings import Settings
-from shared.sheet.reconcile import page_facts, reconcile
-from shared.storage import Keys
+from shared.contracts import subjects
+from shared.contracts.messages import JobOptions
+from shared.contracts.models import Coverage, PageVerdict, VerifiedPage
+from shared.contracts.review import ProblemReview, SheetCorrection
+from shared.infra.jobs import now
+from shared.infra.review_store import review_records
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys
+from shared.sheet.header import SheetHeader
+from shared.sheet.reconcile import reconcile
 from tests.support.fakes import MemoryBucket, MemoryStateStore, RecordingPublisher
 
 JOB = "j_" + "1" * 32

@@ -11,10 +11,10 @@ import pymupdf
 import pytest
 
 from services.extract.textlayer import read_text_layer
+from shared.infra.settings import Settings
 from shared.pagetext import Box, TextLayer, Word, laid_out
 from shared.pagetext.units import Unit, page_units
 from shared.revisions import SheetDelta, UnitChange, sheet_delta
-from shared.settings import Settings
 from shared.sheet.fields import read_fields
 from tests.support.corpus import needs_corpus, pdf_bytes
 

@@ -11,10 +11,10 @@ import pymupdf
 from numpy.typing import NDArray
 
 from services.extract.render import encode_png, render_page
+from shared.infra.settings import Settings
 from shared.pagetext import Box
 from shared.revisions import PageImage, SheetDelta, overlay_png, sheet_delta
 from shared.revisions.overlay import BLUE, BOX, BOX_PAD_PX, GREY, PALETTE, RED
-from shared.settings import Settings
 from tests.support.corpus import needs_corpus
 from tests.unit.test_revision_delta import original, placed, read_layer, rewritten, units
 

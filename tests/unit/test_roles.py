@@ -12,7 +12,7 @@ from pydantic import SecretStr, ValidationError
 from services.ingest.accesslog import CallerContext, DropQueryStrings, log_config
 from services.ingest.app import create_app
 from services.ingest.roles import ROLES, identify
-from shared.settings import ApiToken, Settings
+from shared.infra.settings import ApiToken, Settings
 from sheetflow.runtime import settings_env
 
 JOB = "/v1/jobs/j_" + "0" * 32

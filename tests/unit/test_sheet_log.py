@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 
 from services.ingest.sheetlog import COLUMNS, UTF8_BOM, sheet_log, to_csv
 from services.report.assemble import FailedPage, JobInfo, build_report
-from shared.models import Coverage, PageVerdict, SheetHeader, VerifiedPage
+from shared.contracts.models import Coverage, PageVerdict, VerifiedPage
+from shared.sheet.header import SheetHeader
 
 JOB = "j_" + "0" * 32
 WHEN = datetime(2026, 5, 1, tzinfo=UTC)

@@ -18,13 +18,13 @@ from services.report import usecases as report
 from services.report.bootstrap import bootstrap as report_bootstrap
 from services.verify import usecases as verify
 from services.verify.bootstrap import bootstrap as verify_bootstrap
-from shared import subjects
-from shared.jobs import JobRecord, JobStore, now
-from shared.messages import ExtractPage, JobOptions
-from shared.models import CoveredPage, ExtractionResult, VerifiedPage
-from shared.report import Report
-from shared.settings import Settings
-from shared.storage import Keys
+from shared.contracts import subjects
+from shared.contracts.messages import ExtractPage, JobOptions
+from shared.contracts.models import CoveredPage, ExtractionResult, VerifiedPage
+from shared.contracts.report import Report
+from shared.infra.jobs import JobRecord, JobStore, now
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys
 from tests.support.fakes import MemoryBucket, MemoryStateStore, RecordingPublisher
 from tests.support.sets import SHEETS, indexed_set
 

@@ -11,8 +11,8 @@ from pydantic import SecretStr
 
 from services.ingest import signing
 from services.ingest.app import create_app
-from shared import links
-from shared.settings import ApiToken, Settings
+from shared.contracts import links
+from shared.infra.settings import ApiToken, Settings
 
 JOB = "j_" + "0" * 32
 KEY = "k" * 43

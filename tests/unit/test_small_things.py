@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from shared.asyncapi import asyncapi_document
-from shared.settings import Settings
+from shared.infra.asyncapi import asyncapi_document
+from shared.infra.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -3,10 +3,9 @@
 import pymupdf
 import pytest
 
-from shared.models import SheetHeader
 from shared.pagetext import TextLayer, Word, laid_out
 from shared.sheet import discipline_for, is_sheet_id, read_title_block, sheet_key
-from shared.sheet.header import sheet_header
+from shared.sheet.header import SheetHeader, sheet_header
 from shared.sheet.reading import read_sheet
 from shared.sheet.tokens import is_labelled_value, is_route_name
 

@@ -12,8 +12,8 @@ import pytest
 
 from services.extract.pipeline import Readers, extract_rung1
 from services.extract.textlayer import read_text_layer
+from shared.infra.settings import Settings
 from shared.pagetext import TextLayer, fold_dashes
-from shared.settings import Settings
 from shared.sheet.decide import decide_set
 from shared.sheet.index import expand_index
 from shared.sheet.reading import SheetReading, read_sheet

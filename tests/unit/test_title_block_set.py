@@ -10,10 +10,12 @@ import pymupdf
 
 from services.extract.textlayer import read_text_layer
 from services.report.assemble import JobInfo, build_report
-from shared.models import Coverage, PageVerdict, SheetHeader, VerifiedPage
+from services.report.facts import page_facts
+from shared.contracts.models import Coverage, PageVerdict, VerifiedPage
 from shared.sheet.decide import decide_set, shape
+from shared.sheet.header import SheetHeader
 from shared.sheet.reading import SheetReading, read_sheet
-from shared.sheet.reconcile import page_facts, reconcile
+from shared.sheet.reconcile import reconcile
 
 W, H = 36 * 72, 24 * 72
 

@@ -4,7 +4,7 @@ the witnesses that contradict a page declared empty are named."""
 import pymupdf
 
 from services.verify.blank import ink_share, page_emptiness
-from shared.models import PageObject
+from shared.contracts.models import PageObject
 from shared.pagetext import TextLayer, Word, laid_out
 
 

@@ -4,8 +4,8 @@ import pymupdf
 import pytest
 
 from services.verify.crops import choose_images, render_crop_jpeg
-from shared.models import PageObject
-from shared.storage import Keys
+from shared.contracts.models import PageObject
+from shared.infra.storage import Keys
 
 
 @pytest.fixture

@@ -16,11 +16,11 @@ from services.verify.judge import (
     select_scope,
     text_excerpt,
 )
-from shared.llm import LLMClient
-from shared.models import ObjectVerification, PageObject
+from shared.contracts.models import ObjectVerification, PageObject
+from shared.infra.llm import LLMClient
+from shared.infra.settings import Settings
 from shared.pagetext import PageWords, TextLayer, Word, laid_out, page_reading
 from shared.pagetext.units import page_units
-from shared.settings import Settings
 from tests.support.flows import model_settings
 from tests.support.model_server import ModelReply, ScriptedModelServer
 

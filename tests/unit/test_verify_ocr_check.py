@@ -11,9 +11,9 @@ from services.extract.offline import extract_offline
 from services.extract.textlayer import read_text_layer
 from services.verify.ocr_check import compare, sample_claims
 from services.verify.pipeline import verify_page
-from shared.models import Coverage, CoveredPage, PageObject
+from shared.contracts.models import Coverage, CoveredPage, PageObject
+from shared.infra.settings import Settings
 from shared.pagetext import TextLayer
-from shared.settings import Settings
 from shared.sheet.header import sheet_header
 from shared.sheet.reading import read_sheet
 from tests.support.pdfs import garbled_notes_pdf, notes_pdf, text_layer_of

@@ -2,7 +2,7 @@
 
 from services.extract.guard import apply_grounding_guard
 from services.verify.oracle import check_content, check_identity, check_object
-from shared.models import Coverage, CoveredPage, PageObject
+from shared.contracts.models import Coverage, CoveredPage, PageObject
 from shared.pagetext import TextLayer, Word, join_words
 from tests.support.pdfs import text_layer_of
 

@@ -8,10 +8,11 @@ import pytest
 from services.extract.guard import apply_grounding_guard
 from services.extract.textlayer import read_text_layer
 from services.verify.pipeline import verify_page
-from shared.llm import LLMClient
-from shared.models import Coverage, CoveredPage, PageObject, SheetHeader, Usage
+from shared.contracts.models import Coverage, CoveredPage, PageObject, Usage
+from shared.infra.llm import LLMClient
+from shared.infra.settings import Settings
 from shared.pagetext import TextLayer
-from shared.settings import Settings
+from shared.sheet.header import SheetHeader
 from shared.sheet.reading import FieldReading, SheetReading
 from tests.support.flows import judge_objects, lenient_judge
 from tests.support.model_server import (

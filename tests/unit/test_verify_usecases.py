@@ -12,14 +12,15 @@ from services.extract.guard import apply_grounding_guard
 from services.extract.textlayer import read_text_layer
 from services.verify.bootstrap import bootstrap
 from services.verify.usecases import Collaborators, verify
-from shared import subjects
-from shared.interfaces import ModelClient
-from shared.llm import LLMClient
-from shared.messages import JobOptions, PageCovered
-from shared.models import Coverage, CoveredPage, PageObject, SheetHeader, VerifiedPage
+from shared.contracts import subjects
+from shared.contracts.interfaces import ModelClient
+from shared.contracts.messages import JobOptions, PageCovered
+from shared.contracts.models import Coverage, CoveredPage, PageObject, VerifiedPage
+from shared.infra.llm import LLMClient
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys
 from shared.pagetext import TextLayer
-from shared.settings import Settings
-from shared.storage import Keys
+from shared.sheet.header import SheetHeader
 from tests.support.fakes import MemoryBucket, MemoryStateStore, RecordingPublisher
 from tests.support.flows import lenient_judge
 from tests.support.model_server import ScriptedModelServer, request_images

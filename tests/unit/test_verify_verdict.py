@@ -1,7 +1,7 @@
 """The page verdict: problems as sentences, kinds in a fixed order, unjudged never a pass."""
 
 from services.verify.verdict import page_verdict
-from shared.models import ObjectVerification, PageObject
+from shared.contracts.models import ObjectVerification, PageObject
 
 
 def _obj(object_id: str, verdict: str | None, kind: str | None = None, problem: str | None = None):

@@ -14,11 +14,11 @@ from pydantic import SecretStr
 
 from services.webhooks.sender import Limits, post
 from services.webhooks.usecases import Collaborators, StoredEvent, deliver, fan_out
-from shared import subjects
-from shared.jobs import now
-from shared.settings import Settings, WebhookTarget
-from shared.storage import Keys
-from shared.webhooks import Delivery, Subscription, resolve_target
+from shared.contracts import subjects
+from shared.infra.jobs import now
+from shared.infra.settings import Settings, WebhookTarget
+from shared.infra.storage import Keys
+from shared.infra.webhooks import Delivery, Subscription, resolve_target
 from tests.support.fakes import MemoryBucket, RecordingPublisher
 from tests.support.webhook_receiver import verify_signature as verify
 

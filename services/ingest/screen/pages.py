@@ -9,15 +9,15 @@ from services.ingest import projects, usecases
 from services.ingest.refusals import not_found, refusing_outages
 from services.ingest.responses import JobStatusBody
 from services.ingest.usecases import Collaborators
-from shared.interfaces import ObjectMissing
-from shared.jobs import JobRecord
-from shared.messages import JobOptions
-from shared.models import VerifiedPage
+from shared.contracts.interfaces import ObjectMissing
+from shared.contracts.messages import JobOptions
+from shared.contracts.models import VerifiedPage
+from shared.contracts.register import Register
+from shared.contracts.report import PageReport, Report
+from shared.infra.jobs import JobRecord
+from shared.infra.register_store import read_register
+from shared.infra.storage import Keys
 from shared.pagetext import TextLayer
-from shared.register import Register
-from shared.register_store import read_register
-from shared.report import PageReport, Report
-from shared.storage import Keys
 
 # Jobs the jobs page lists, newest first, and how many of them follow their progress live.
 JOBS_LISTED = 50

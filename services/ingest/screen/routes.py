@@ -22,8 +22,8 @@ from services.ingest.screen.render import page_response
 from services.ingest.sessions import Session
 from services.ingest.upload import receive_upload
 from services.ingest.usecases import Collaborators
-from shared.review import SHEET_FIELDS
-from shared.settings import Role, Settings
+from shared.contracts.review import SHEET_FIELDS
+from shared.infra.settings import Role, Settings
 
 
 class SignInFirst(Exception):

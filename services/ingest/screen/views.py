@@ -5,8 +5,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from shared.contracts.report import PageReport, Report
 from shared.pagetext import Box, TextLayer
-from shared.report import PageReport, Report
 from shared.sheet.reading import FieldReading, SheetReading
 
 # The verdict a page shows, in the words of the report (first matching state wins).

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from services.report.revisions.matching import same_title
-from shared.register import (
+from shared.contracts.register import (
     ProposedMatch,
     Register,
     RegisterOutcome,
@@ -30,9 +30,9 @@ from shared.register import (
     SheetVersion,
     UnitCounts,
 )
-from shared.report import Report
+from shared.contracts.report import Report
+from shared.infra.storage import Keys
 from shared.sheet.tokens import sheet_key
-from shared.storage import Keys
 
 
 @dataclass(frozen=True)

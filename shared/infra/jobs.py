@@ -19,11 +19,11 @@ from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError, NoKeysEr
 from nats.js.kv import KeyValue
 from pydantic import BaseModel, Field
 
-from shared import subjects
-from shared.broker import msg_id
-from shared.interfaces import Document, Publisher, StateStore
-from shared.messages import JobOptions, JobProgress
-from shared.models import IntakeReport
+from shared.contracts import subjects
+from shared.contracts.interfaces import Document, Publisher, StateStore
+from shared.contracts.messages import JobOptions, JobProgress
+from shared.contracts.models import IntakeReport
+from shared.infra.broker import msg_id
 
 JobStatus = Literal["accepted", "running", "complete", "partial", "canceled"]
 PageStage = Literal["queued", "extracted", "covered", "verified", "failed", "skipped"]

@@ -1,7 +1,8 @@
 """The small interfaces every service's use cases do their I/O through.
 
-S3, the job KV bucket, NATS and a model server sit behind them (``shared.storage.ObjectStore``,
-``shared.jobs.KvStateStore``, ``shared.broker.NatsPublisher``, ``shared.llm.LLMClient``);
+S3, the job KV bucket, NATS and a model server sit behind them
+(``shared.infra.storage.ObjectStore``, ``shared.infra.jobs.KvStateStore``,
+``shared.infra.broker.NatsPublisher``, ``shared.infra.llm.LLMClient``);
 unit tests of the use cases hand them in-memory fakes (``tests/support/fakes.py``) instead,
 flow tests the real ones.
 """
@@ -11,8 +12,8 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from shared.models import Usage
-from shared.subjects import Subject
+from shared.contracts.models import Usage
+from shared.contracts.subjects import Subject
 
 M = TypeVar("M", bound=BaseModel)
 E = TypeVar("E", bound=BaseModel)

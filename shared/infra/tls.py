@@ -3,7 +3,7 @@
 
 import ssl
 
-from shared.settings import Settings
+from shared.infra.settings import Settings
 
 
 def tls_context(settings: Settings) -> ssl.SSLContext | None:

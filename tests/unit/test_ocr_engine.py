@@ -8,7 +8,10 @@ import pymupdf
 import pytest
 
 from services.extract import pipeline
-from services.extract.ocr import (
+from services.extract.pipeline import Readers, extract_rung1
+from services.extract.render import encode_png, render_page, render_zoom
+from shared.infra.settings import Settings
+from shared.ocr.engine import (
     RECOGNITION_DPI,
     OcrEngine,
     _Line,
@@ -17,10 +20,7 @@ from services.extract.ocr import (
     render_area,
     text_area,
 )
-from services.extract.pipeline import Readers, extract_rung1
-from services.extract.render import encode_png, render_page, render_zoom
 from shared.pagetext import Word
-from shared.settings import Settings
 from tests.support.pdfs import add_scanned_page, make_pdf, scanned_pdf
 
 ARCH_E = (48 * 72, 36 * 72)

@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from shared.links import SheetLinks, sheet_links
-from shared.models import (
+from shared.contracts.links import SheetLinks, sheet_links
+from shared.contracts.models import (
     Coverage,
     EvidenceCrop,
     ExtractionStatus,
@@ -23,11 +23,11 @@ from shared.models import (
     PageObject,
     PageVerdict,
     Rung,
-    SheetHeader,
     Usage,
 )
-from shared.register import RegisterOutcome
-from shared.review import ReviewRecord
+from shared.contracts.register import RegisterOutcome
+from shared.contracts.review import ReviewRecord
+from shared.sheet.header import SheetHeader
 from shared.sheet.sheet_set import SetSummary, SheetSet
 
 ReportStatus = Literal["complete", "partial", "canceled"]

@@ -6,9 +6,9 @@ from urllib.parse import urlsplit
 from faststream.nats import NatsBroker
 from faststream.specification import AsyncAPI
 
-from shared import subjects
-from shared.settings import Settings
-from shared.subjects import Subject
+from shared.contracts import subjects
+from shared.contracts.subjects import Subject
+from shared.infra.settings import Settings
 
 # Every subject, with what its event means (its model is the subject's own).
 EVENTS: dict[Subject, str] = {

@@ -7,9 +7,9 @@ from datetime import datetime
 
 from pydantic import TypeAdapter
 
-from shared.interfaces import Bucket
-from shared.review import ProblemReview, ReviewRecord, SheetCorrection
-from shared.storage import Keys
+from shared.contracts.interfaces import Bucket
+from shared.contracts.review import ProblemReview, ReviewRecord, SheetCorrection
+from shared.infra.storage import Keys
 
 # Reads a record of either kind.
 RECORD: TypeAdapter[SheetCorrection | ProblemReview] = TypeAdapter(ReviewRecord)

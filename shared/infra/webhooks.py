@@ -15,10 +15,10 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
-from shared import subjects
-from shared.interfaces import Bucket, ObjectMissing
-from shared.settings import Settings
-from shared.storage import Keys
+from shared.contracts import subjects
+from shared.contracts.interfaces import Bucket, ObjectMissing
+from shared.infra.settings import Settings
+from shared.infra.storage import Keys
 
 # The events a webhook may ask for, by subject name (relative to the namespace).
 EVENTS: tuple[str, ...] = (

@@ -1,7 +1,7 @@
 """A project's drawing register: for each sheet (by its normalised number) the versions its
 uploads gave it, what changed between them, and the matches proposed for sheets that look
 renumbered. The report service is its one writer (``services.report.projects``); the API
-reads it (``shared.register_store``).
+reads it (``shared.infra.register_store``).
 """
 
 from datetime import datetime

@@ -1,5 +1,5 @@
 """Where a project's register is kept, read and made current (its models:
-``shared.register``).
+``shared.contracts.register``).
 
 Each job applied makes a new register document in the bucket
 (``projects/{project}/register/{sequence}-{job}.json``, never overwritten), and the job state
@@ -10,10 +10,10 @@ than the retention; the register does not: without its head the newest document 
 
 from pydantic import BaseModel
 
-from shared.interfaces import Bucket, StateStore
-from shared.register import Register, SheetVersion
+from shared.contracts.interfaces import Bucket, StateStore
+from shared.contracts.register import Register, SheetVersion
+from shared.infra.storage import Keys
 from shared.sheet.reading import SheetReading
-from shared.storage import Keys
 
 
 class RegisterHead(BaseModel):

@@ -7,7 +7,7 @@ from collections import OrderedDict
 
 import pymupdf
 
-from shared.interfaces import Bucket
+from shared.contracts.interfaces import Bucket
 
 
 class SourceCache:

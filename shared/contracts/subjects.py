@@ -14,7 +14,7 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
-from shared.messages import (
+from shared.contracts.messages import (
     DeliverWebhook,
     ExtractPage,
     FallbackPage,

@@ -33,7 +33,7 @@ import numpy
 import pymupdf
 
 from shared.pagetext import Box, Word
-from shared.sources import PDF_LOCK, open_pdf
+from shared.pdf.sources import PDF_LOCK, open_pdf
 
 # Measured on a scanned 36x24 in sheet at 2048 px, 2 busy cores: together these take a
 # third off OCR's CPU time and about half off its wall time, reading the same words.

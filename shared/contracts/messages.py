@@ -9,17 +9,17 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared.links import JobLinks, ProjectLinks, SheetLinks
-from shared.models import (
+from shared.contracts.links import JobLinks, ProjectLinks, SheetLinks
+from shared.contracts.models import (
     Coverage,
     ExtractionStatus,
     IntakeReport,
     PageVerdict,
     Rung,
-    SheetHeader,
     Usage,
 )
-from shared.report import ReadySummary, ReportStatus
+from shared.contracts.report import ReadySummary, ReportStatus
+from shared.sheet.header import SheetHeader
 
 JOB_ID_EXAMPLE = "j_4f9c2b7e1a6d4c0e9b8a7f6e5d4c3b2a"
 # A project's id: it names the project's keys in the bucket and in the job state store, so it

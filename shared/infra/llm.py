@@ -29,9 +29,9 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
-from shared.interfaces import ChatResult, LLMError
-from shared.models import Usage
-from shared.settings import Settings
+from shared.contracts.interfaces import ChatResult, LLMError
+from shared.contracts.models import Usage
+from shared.infra.settings import Settings
 
 log = logging.getLogger("sheetflow.llm")
 

@@ -1,6 +1,6 @@
 """The page data every stage reads and writes (stored as JSON in S3).
 
-Events (``shared.messages``) carry keys to these documents, never the
+Events (``shared.contracts.messages``) carry keys to these documents, never the
 documents themselves: a page's words and objects are too big for NATS.
 """
 
@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from shared.pagetext import Box
+from shared.sheet.header import SheetHeader
 from shared.sheet.reading import SheetReading
 
 ExtractionStatus = Literal["ok", "degraded", "failed"]
@@ -70,33 +71,6 @@ def merge_usage(*usages: dict[str, Usage]) -> dict[str, Usage]:
         for stage, u in usage.items():
             total[stage] = total.get(stage, Usage()).add(u)
     return total
-
-
-class SheetHeader(BaseModel):
-    sheet_number: str | None = None
-    sheet_title: str | None = None
-    discipline: str | None = None
-    drawing_type: str | None = None
-    level: str | None = None
-    scale: str | None = None
-    sheet_number_source: (
-        Literal[
-            "extraction",
-            "text_layer",
-            "ocr",
-            "drawing_index",
-            "title_block",
-            "set_template",
-            "scheme",
-            "bookmark",
-            "person",
-        ]
-        | None
-    ) = None
-    revision: str | None = Field(None, description="the current revision mark, as printed")
-    issue_date: str | None = Field(None, description="the sheet's date, as printed")
-    project_number: str | None = Field(None, description="as the title block prints it")
-    project_name: str | None = Field(None, description="as the title block prints it")
 
 
 class ObjectVerification(BaseModel):

@@ -30,14 +30,14 @@ from faststream.nats.security import (
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from pydantic import BaseModel, ValidationError
 
-from shared import subjects
-from shared.full_disk import DISK_FULL, is_disk_full
-from shared.interfaces import Publisher
-from shared.messages import PageFailed
-from shared.settings import Settings
-from shared.storage import is_storage_outage
-from shared.subjects import Subject
-from shared.tls import tls_context
+from shared.contracts import subjects
+from shared.contracts.interfaces import Publisher
+from shared.contracts.messages import PageFailed
+from shared.contracts.subjects import Subject
+from shared.infra.full_disk import DISK_FULL, is_disk_full
+from shared.infra.settings import Settings
+from shared.infra.storage import is_storage_outage
+from shared.infra.tls import tls_context
 
 log = logging.getLogger("sheetflow.broker")
 

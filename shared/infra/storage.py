@@ -15,8 +15,8 @@ from minio.error import S3Error
 from pydantic import BaseModel
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_exponential
 
-from shared.interfaces import ObjectMissing
-from shared.settings import Settings
+from shared.contracts.interfaces import ObjectMissing
+from shared.infra.settings import Settings
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -137,15 +137,15 @@ class Keys:
 
     @staticmethod
     def reviews(job_id: str) -> str:
-        """A person's review records of the job (``shared.review``)."""
+        """A person's review records of the job (``shared.contracts.review``)."""
         return f"jobs/{job_id}/review/"
 
     @staticmethod
     def review(job_id: str, record_id: str) -> str:
         return f"{Keys.reviews(job_id)}{record_id}.json"
 
-    # A project's drawing register (``shared.register``), kept apart from any job's keys: a
-    # job's own artifacts may be removed while the register still needs its sheets.
+    # A project's drawing register (``shared.contracts.register``), kept apart from any job's
+    # keys: a job's own artifacts may be removed while the register still needs its sheets.
     @staticmethod
     def projects() -> str:
         """Every project's keys."""
@@ -166,8 +166,8 @@ class Keys:
 
     @staticmethod
     def register_outcome(project: str, job_id: str, sequence: int) -> str:
-        """What a job did to the register (``shared.register.RegisterOutcome``), applied as
-        its ``sequence``-th job: an attempt that lost the race to another job's writes
+        """What a job did to the register (``shared.contracts.register.RegisterOutcome``),
+        applied as its ``sequence``-th job: an attempt that lost the race to another job's writes
         another key than the one that won."""
         return f"projects/{project}/jobs/{job_id}-{sequence:08d}.json"
 

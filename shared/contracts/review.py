@@ -3,7 +3,7 @@ reported problem dismissed or confirmed — each with who (the token's name), wh
 before and after, and why. Ingest writes them (``jobs/{id}/review/{record}.json``, one object
 per record, never touching what the pipeline stored); the report service rebuilds the report
 from the pipeline's results plus these records (kept in the bucket by
-``shared.review_store``)."""
+``shared.infra.review_store``)."""
 
 from datetime import datetime
 from typing import Annotated, Literal

@@ -14,7 +14,8 @@ from faststream.nats import JStream, NatsBroker, NatsMessage, PullSub
 from nats.js.api import ConsumerConfig, StorageType, StreamConfig
 from nats.js.errors import BadRequestError
 
-from shared.broker import (
+from shared.contracts.interfaces import Publisher
+from shared.infra.broker import (
     DUPLICATE_WINDOW_S,
     NatsPublisher,
     consumer_config,
@@ -22,11 +23,10 @@ from shared.broker import (
     run_page_stage,
     worker_id,
 )
-from shared.exiting import exit_now
-from shared.interfaces import Publisher
-from shared.jobs import JobStore, KvStateStore
-from shared.settings import Settings
-from shared.storage import ObjectStore
+from shared.infra.exiting import exit_now
+from shared.infra.jobs import JobStore, KvStateStore
+from shared.infra.settings import Settings
+from shared.infra.storage import ObjectStore
 
 log = logging.getLogger("sheetflow.service")
 
@@ -131,7 +131,7 @@ async def connect(
 async def run_stage(
     msg: NatsMessage, stage: str, page: PageRef, io: StageIo, work: Callable[[], Awaitable[None]]
 ) -> None:
-    """Settle ``msg`` by the house ack policy (``shared.broker.run_page_stage``) around
+    """Settle ``msg`` by the house ack policy (``shared.infra.broker.run_page_stage``) around
     ``work`` for one page."""
     await run_page_stage(
         msg,
@@ -169,7 +169,7 @@ class Subscriptions:
         never holds up the others (as waiting for a whole fetched batch would), and no
         fetched message waits unstarted in a local buffer while its ack deadline runs out.
         Manual acks: handlers settle through :func:`run_stage`. ``config`` replaces the
-        house consumer configuration (``shared.broker.consumer_config``).
+        house consumer configuration (``shared.infra.broker.consumer_config``).
         """
         subject = self.settings.subject(name)
         loops = [
