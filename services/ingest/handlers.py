@@ -32,9 +32,15 @@ from services.ingest.upload import receive_upload
 from services.ingest.usecases import Collaborators
 from services.ingest.webhooks import DeliveryView, NewWebhook, Replaying, WebhookView
 from shared.contracts import links
-from shared.contracts.register import SheetVersion
+from shared.contracts.register import ProposedMatch, SheetVersion
 from shared.contracts.report import Report
-from shared.contracts.review import ProblemReview, ReviewRecord, SheetCorrection
+from shared.contracts.review import (
+    ProblemReview,
+    ProjectRecord,
+    ProposalDecision,
+    ReviewRecord,
+    SheetCorrection,
+)
 from shared.infra.asyncapi import asyncapi_document
 from shared.infra.settings import Settings
 
@@ -460,6 +466,46 @@ async def get_sheet_overlay(
     the changed regions boxed."""
     png = await projects.sheet_overlay(io, project, sheet, before, after)
     return Response(png, media_type="image/png")
+
+
+@v1.get("/projects/{project}/proposals", responses=NOT_FOUND_PROJECT)
+async def get_proposals(_: Reader, project: ProjectId, io: IoDep) -> list[ProposedMatch]:
+    """Every match the register proposed for a sheet that looks renumbered, oldest first,
+    whatever its status (proposed, accepted, rejected: who decided, when and why)."""
+    return await projects.list_proposals(io, project)
+
+
+@v1.post(
+    "/projects/{project}/proposals/{proposal_id}",
+    status_code=201,
+    responses={
+        200: {"description": "The same decision was made before: its record"},
+        404: {"description": "No such project or proposal"},
+        409: {"description": "Decided otherwise already, or its sheets moved since"},
+    },
+)
+async def decide_proposal(
+    caller: Reviewer,
+    project: ProjectId,
+    proposal_id: str,
+    verdict: projects.ProposalVerdict,
+    io: IoDep,
+    response: Response,
+) -> ProposalDecision:
+    """Accept or reject a proposed match, with a reason: stored as a record; accepted, the
+    register moves the old number's versions under the new one and sends `sheet.revised`
+    and `register.updated`; rejected, the two stay apart."""
+    record, made = await projects.decide(io, caller, project, proposal_id, verdict)
+    if not made:
+        response.status_code = 200
+    return record
+
+
+@v1.get("/projects/{project}/review", responses=NOT_FOUND_PROJECT)
+async def get_project_review(_: Reader, project: ProjectId, io: IoDep) -> list[ProjectRecord]:
+    """The project's review records, oldest first: proposals decided, and sheets the register
+    moved to another number (for a correction or an accepted proposal)."""
+    return await projects.project_review(io, project)
 
 
 @v1.post(

@@ -15,7 +15,6 @@ from services.report.review import apply_review, corrected_pages
 from services.report.store import TerminalPages
 from shared.contracts import subjects
 from shared.contracts.interfaces import Bucket, ObjectMissing, Publisher
-from shared.contracts.links import job_links, project_links, sheet_links
 from shared.contracts.messages import (
     PageFailed,
     PageVerified,
@@ -256,11 +255,10 @@ async def announce(io: Collaborators, job: JobRecord) -> None:
         file_name=job.file_name,
         page_count=job.page_count,
         status=report.status,
-        summary=ReadySummary.of(report, io.settings.public_url),
+        summary=ReadySummary.of(report),
         report_key=Keys.report(job.job_id, "json"),
         html_key=Keys.report(job.job_id, "html"),
         revision=report.revision,
-        links=job_links(io.settings.public_url, job.job_id),
     )
     await io.publisher.publish(
         subjects.REPORT_READY, ready, dedup_id=msg_id(job.job_id, report.revision)
@@ -292,13 +290,6 @@ async def announce_changes(io: Collaborators, changes: RegisterOutcome) -> None:
             title_block_only=sheet.title_block_only,
             delta_key=sheet.delta_key,
             overlay_key=sheet.overlay_key,
-            links=project_links(
-                io.settings.public_url,
-                project,
-                sheet.sheet_key,
-                (sheet.from_version, sheet.to_version),
-            ),
-            sheet_links=sheet_links(io.settings.public_url, job_id, sheet.page_number),
         )
         dedup = msg_id(project, job_id, sheet.sheet_key, "revised")
         await io.publisher.publish(subjects.SHEET_REVISED, revised, dedup_id=dedup)
@@ -313,7 +304,6 @@ async def announce_changes(io: Collaborators, changes: RegisterOutcome) -> None:
         carried=len(changes.carried),
         sheets_current=len(changes.sheets) + len(changes.carried),
         register_key=changes.register_key,
-        links=project_links(io.settings.public_url, project),
     )
     dedup = msg_id(project, job_id, "register")
     await io.publisher.publish(subjects.REGISTER_UPDATED, updated, dedup_id=dedup)

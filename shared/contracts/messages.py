@@ -227,7 +227,8 @@ class SheetRevised(BaseModel):
 
 
 class RegisterUpdated(BaseModel):
-    """A job's sheets were matched to its project's register (once per job)."""
+    """A job's sheets were matched to its project's register (once per job), or a person's
+    review changed it (once per record)."""
 
     project: str = Field(examples=[PROJECT_EXAMPLE])
     job_id: str = Field(examples=[JOB_ID_EXAMPLE])
@@ -243,4 +244,25 @@ class RegisterUpdated(BaseModel):
     carried: int = Field(ge=0, description="register sheets the upload lacks: still current")
     sheets_current: int = Field(ge=0, description="sheets in the register after the job")
     register_key: str = Field(examples=["projects/tower-b/register/00000002-j_4f9c.json"])
+    record_id: str | None = Field(
+        None,
+        description="set when a person's review changed the register (a correction, a "
+        "decided proposal): its record; job_id is then the upload the sheet came from",
+    )
+    moved: int = Field(0, ge=0, description="sheets the review moved to another number")
     links: ProjectLinks | None = Field(None, description="where the register opens")
+
+
+class ProposalDecided(BaseModel):
+    """A person accepted or rejected a proposed match of a project's register (the record:
+    ``projects/{project}/review/``); the register's writer applies it."""
+
+    project: str = Field(examples=[PROJECT_EXAMPLE])
+    proposal_id: str = Field(examples=["A109--A102"])
+    decision: Literal["accepted", "rejected"]
+    record_id: str = Field(examples=["20260529T090000123456-1a2b3c4d"])
+    record_key: str = Field(
+        examples=["projects/tower-b/review/20260529T090000123456-1a2b3c4d.json"]
+    )
+    by: str = Field(examples=["dana"])
+    at: datetime

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from shared.contracts.links import SheetLinks, sheet_links
+from shared.contracts.links import SheetLinks
 from shared.contracts.models import (
     Coverage,
     EvidenceCrop,
@@ -309,8 +309,7 @@ class ReadySummary(BaseModel):
     )
 
     @classmethod
-    def of(cls, report: Report, public_url: str | None = None) -> "ReadySummary":
-        """The summary of ``report``; each sheet's links built on ``public_url``."""
+    def of(cls, report: Report) -> "ReadySummary":
         summary = report.summary
         failed = [f.page_number for f in summary.failed_pages]
         return cls(
@@ -328,7 +327,6 @@ class ReadySummary(BaseModel):
                 ReadySheet(
                     page_number=p.page_number,
                     **p.sheet.model_dump(include=set(ReadySheet.model_fields) - {"page_number"}),
-                    links=sheet_links(public_url, report.job_id, p.page_number),
                 )
                 for p in report.pages
                 if p.status == "verified"

@@ -114,6 +114,18 @@ def submit_file(client: httpx.Client, pdf: Path, project: str | None = None) -> 
     return r.json()
 
 
+def call_api(client: httpx.Client, method: str, path: str, **kwargs: Any) -> httpx.Response:
+    """One request to the API: its answer when 2xx, else a CliError with the API's words."""
+    try:
+        r = client.request(method, path, **kwargs)
+    except httpx.HTTPError as exc:
+        api = redact_url(str(client.base_url))
+        raise CliError(f"could not reach the API at {api}: {exc}") from None
+    if not r.is_success:
+        raise CliError(f"the API refused {method} {path} (HTTP {r.status_code}): {error_detail(r)}")
+    return r
+
+
 def job_status(client: httpx.Client, job_id: str) -> dict[str, Any] | None:
     """The job's status, or None on a transient failure (503, connection trouble)."""
     try:
