@@ -362,8 +362,31 @@ async def project_page(request: Request, project: str, session: Person, io: Io) 
     register = await pages.register(io, project)
     current = await projects.project_sheets(io, project)
     return page_response(
-        request, "project.html.j2", session, register=register, current=current, quote=quote
+        request,
+        "project.html.j2",
+        session,
+        register=register,
+        current=current,
+        proposals=register.proposals,
+        records=await projects.project_review(io, project),
+        quote=quote,
     )
+
+
+@router.post("/projects/{project}/proposals/{proposal_id}")
+async def decide_proposal(
+    request: Request, project: str, proposal_id: str, session: Person, io: Io
+) -> Response:
+    form = await _form(request, session)
+    caller = _may(session, "reviewer", "deciding a proposal")
+    try:
+        verdict = projects.ProposalVerdict.model_validate(
+            {"decision": form.get("decision"), "reason": form.get("reason", "")}
+        )
+    except ValidationError as exc:
+        raise _invalid(exc) from None
+    await projects.decide_proposal(io, caller, project, proposal_id, verdict)
+    return _back(f"/app/projects/{project}", decided=proposal_id)
 
 
 @router.get("/projects/{project}/sheets/{sheet}")
