@@ -61,15 +61,13 @@ def wait_report(stack: Stack, job_id: str, timeout: float = 240) -> None:
 
 
 def submit(stack: Stack, pdf: bytes, name: str) -> str:
-    return stack.submit(
-        pdf, name=name, options={"project": PROJECT}, headers=bearer("submitter")
-    )
+    return stack.submit(pdf, name=name, options={"project": PROJECT}, headers=bearer("submitter"))
 
 
 @contextlib.contextmanager
 def screen_stack(session: Settings, data_dir: Path) -> Iterator[ScreenStack]:
     tokens = [
-        ApiToken(name=NAMES[role], role=role, token=SecretStr(value))  # type: ignore[arg-type]
+        ApiToken(name=NAMES[role], role=role, token=SecretStr(value))
         for role, value in TOKENS.items()
     ]
     settings = module_settings(session, data_dir, "screen", api_tokens=tokens, **TEST_TIMINGS)
