@@ -13,7 +13,9 @@ from services.coverage.covered import sheet_identity
 from services.coverage.ladder import next_rung
 from services.coverage.merge import merge_objects
 from services.coverage.metric import measure_coverage, uncovered_units
-from services.extract.pipeline import Readers, extract_rung1, fallback_result
+from services.extract.offline.fallback import fallback_result
+from services.extract.reading.page import Readers
+from services.extract.rung1 import extract_rung1
 from services.verify.pipeline import OracleFindings, check_page
 from services.verify.verdict import page_verdict
 from shared.contracts.models import CoveredPage, PageVerdict

@@ -3,8 +3,8 @@ source that never mixes two PDFs' pages."""
 
 import pymupdf
 
-from services.extract.pipeline import extract_rung1
-from services.extract.render import encode_png, render_page
+from services.extract.reading.render import encode_png, render_page
+from services.extract.rung1 import extract_rung1
 from shared.infra.settings import Settings
 from tests.support.pdfs import add_plan_page, add_schedule_page, make_pdf, notes_pdf
 

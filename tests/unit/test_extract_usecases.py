@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from services.extract.bootstrap import bootstrap
-from services.extract.pipeline import Readers
+from services.extract.reading.page import Readers
 from services.extract.usecases import (
     CANCELED_REASON,
     Collaborators,
