@@ -10,7 +10,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from services.extract.textlayer import read_text_layer
+from services.extract.reading.textlayer import read_text_layer
 from services.ingest.setpdf import (
     SheetEntry,
     file_name,
