@@ -92,7 +92,21 @@ class Settings(BaseSettings):
         "reviewer|admin)",
     )
     public_url: str | None = Field(
-        None, pattern=r"^https?://[^/?#]+", description="base URL put into status/report links"
+        None,
+        pattern=r"^https?://[^/?#]+",
+        description="where people and clients reach the deployment: the base of every link "
+        "(events, webhooks, the screen); unset: links are relative",
+    )
+    link_key: SecretStr | None = Field(
+        None,
+        description="key of signed links (HMAC); `sheetflow up`/`run` generate one per data "
+        "dir; unset elsewhere: no signed links",
+    )
+    link_max_s: int = Field(
+        7 * 24 * 3600, ge=60, description="the longest a signed link may stay valid, seconds"
+    )
+    session_ttl_s: float = Field(
+        12 * 3600.0, gt=0, description="how long a screen session lasts after sign-in, seconds"
     )
     max_upload_mb: int = 200
     max_pages: int = 2000
@@ -256,6 +270,12 @@ class Settings(BaseSettings):
         "broken text encoding is a font's), the title block's counted",
     )
 
+    @field_validator("link_key")
+    @classmethod
+    def _no_empty_key(cls, key: SecretStr | None) -> SecretStr | None:
+        # compose passes an unset variable as empty: no key, not an empty one
+        return key if key and key.get_secret_value() else None
+
     @field_validator("webhook_allow_networks")
     @classmethod
     def _networks(cls, networks: list[str]) -> list[str]:
@@ -268,6 +288,8 @@ class Settings(BaseSettings):
         if self.environment == "production":
             if self.s3_secret_key.get_secret_value() in PLACEHOLDER_SECRETS:
                 raise ValueError("SHEETFLOW_S3_SECRET_KEY holds a placeholder; set a real secret")
+            if self.link_key and self.link_key.get_secret_value() in PLACEHOLDER_SECRETS:
+                raise ValueError("SHEETFLOW_LINK_KEY holds a placeholder; set a real key")
             if self.api_token and self.api_token.get_secret_value() in PLACEHOLDER_SECRETS:
                 raise ValueError("SHEETFLOW_API_TOKEN holds a placeholder; set a real token")
             for token in self.api_tokens:

@@ -83,6 +83,16 @@ class Keys:
         return Keys.page(job_id, page_number, "thumb.jpg")
 
     @staticmethod
+    def full_image(job_id: str, page_number: int) -> str:
+        """The page rendered large, for a person to zoom into (made when first asked for)."""
+        return Keys.page(job_id, page_number, "full.png")
+
+    @staticmethod
+    def download(job_id: str, name: str) -> str:
+        """A download made from the job's report (the linked set, the zip of its sheets)."""
+        return f"jobs/{job_id}/downloads/{name}"
+
+    @staticmethod
     def text(job_id: str, page_number: int) -> str:
         """The page's words (``TextLayer``)."""
         return Keys.page(job_id, page_number, "text.json")
@@ -136,6 +146,11 @@ class Keys:
 
     # A project's drawing register (``shared.contracts.register``), kept apart from any job's
     # keys: a job's own artifacts may be removed while the register still needs its sheets.
+    @staticmethod
+    def projects() -> str:
+        """Every project's keys."""
+        return "projects/"
+
     @staticmethod
     def project(project: str) -> str:
         return f"projects/{project}/"

@@ -109,7 +109,9 @@ PROJECT_HELP = (
     "the project whose drawing register the file's sheets join (its changes are printed); "
     "1-64 letters, digits, '-' or '_'"
 )
-OUT_HELP = "where report.json, report.html and sheets.csv go (default ./sheetflow-out/JOB_ID)"
+OUT_HELP = (
+    "where report.json, report.html, sheets.csv and set.pdf go (default ./sheetflow-out/JOB_ID)"
+)
 
 
 @contextlib.contextmanager
@@ -290,6 +292,7 @@ def print_endpoints(
         ("NATS", f"{redact_url(live.nats_url or '')}{nats_note}"),
         ("S3", f"{live.s3_endpoint} bucket {live.s3_bucket}{s3_note}"),
         ("API", api),
+        ("screen", f"{api}/app/  (sign in with an API token)" if live.tokens else f"{api}/app/"),
         ("API docs", f"{api}/docs"),
         ("AsyncAPI", f"{api}/asyncapi.json"),
         ("logs", str(data_dir / "logs")),
