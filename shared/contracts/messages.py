@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from shared.contracts.links import JobLinks, ProjectLinks, SheetLinks
 from shared.contracts.models import (
     Coverage,
     ExtractionStatus,
@@ -70,11 +71,20 @@ class JobAccepted(BaseModel):
     options: JobOptions = JobOptions()
     intake: IntakeReport = IntakeReport()
     created_at: datetime
+    links: JobLinks | None = Field(None, description="where the job opens (screen, API)")
 
 
 class ExtractPage(_PageMessage):
     source_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/source.pdf"])
     options: JobOptions = JobOptions()
+    window: int = Field(
+        0,
+        ge=0,
+        description="pages of the job queued at once: starting this page queues page "
+        "page_number + window, up to page_count (0: every page was queued at intake)",
+        examples=[16],
+    )
+    page_count: int = Field(0, ge=0, description="the job's pages", examples=[120])
 
 
 class PageExtracted(_PageMessage):
@@ -162,6 +172,7 @@ class SheetCorrected(BaseModel):
     by: str = Field(description="the name of the token that corrected it", examples=["dana"])
     reason: str = Field(examples=["the title block reads A-202"])
     at: datetime
+    links: SheetLinks | None = Field(None, description="where the page opens (screen, PDF)")
 
 
 class ProblemReviewed(BaseModel):
@@ -176,6 +187,7 @@ class ProblemReviewed(BaseModel):
     by: str = Field(examples=["dana"])
     reason: str
     at: datetime
+    links: SheetLinks | None = Field(None, description="where the page opens (screen, PDF)")
 
 
 class ReportReady(BaseModel):
@@ -188,6 +200,9 @@ class ReportReady(BaseModel):
     html_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/report.html"])
     revision: int = Field(
         1, ge=1, description="1, then one more for each correction or review the report includes"
+    )
+    links: JobLinks | None = Field(
+        None, description="where the job opens: the screen, the report, the CSV, the downloads"
     )
 
 
@@ -228,6 +243,10 @@ class SheetRevised(BaseModel):
         description="the overlay picture; null when it could not be drawn",
         examples=["projects/tower-b/sheets/A201/j_4f9c/overlay.png"],
     )
+    links: ProjectLinks | None = Field(
+        None, description="where the register, the sheet's versions and this change open"
+    )
+    sheet_links: SheetLinks | None = Field(None, description="where the new version's page opens")
 
 
 class RegisterUpdated(BaseModel):
@@ -254,6 +273,7 @@ class RegisterUpdated(BaseModel):
         "decided proposal): its record; job_id is then the upload the sheet came from",
     )
     moved: int = Field(0, ge=0, description="sheets the review moved to another number")
+    links: ProjectLinks | None = Field(None, description="where the register opens")
 
 
 class ProposalDecided(BaseModel):

@@ -83,6 +83,16 @@ class Keys:
         return Keys.page(job_id, page_number, "thumb.jpg")
 
     @staticmethod
+    def full_image(job_id: str, page_number: int) -> str:
+        """The page rendered large, for a person to zoom into (made when first asked for)."""
+        return Keys.page(job_id, page_number, "full.png")
+
+    @staticmethod
+    def download(job_id: str, name: str) -> str:
+        """A download made from the job's report (the linked set, the zip of its sheets)."""
+        return f"jobs/{job_id}/downloads/{name}"
+
+    @staticmethod
     def text(job_id: str, page_number: int) -> str:
         """The page's words (``TextLayer``)."""
         return Keys.page(job_id, page_number, "text.json")
@@ -136,6 +146,11 @@ class Keys:
 
     # A project's drawing register (``shared.contracts.register``), kept apart from any job's
     # keys: a job's own artifacts may be removed while the register still needs its sheets.
+    @staticmethod
+    def projects() -> str:
+        """Every project's keys."""
+        return "projects/"
+
     @staticmethod
     def project(project: str) -> str:
         return f"projects/{project}/"
@@ -201,7 +216,9 @@ class Keys:
 class ObjectStore:
     """The bucket every stage shares. Calls run in threads: the SDK is blocking."""
 
-    def __init__(self, settings: Settings, *, retry_for_s: float = 20.0) -> None:
+    def __init__(
+        self, settings: Settings, *, retry_for_s: float = 20.0, read_timeout_s: float = 60.0
+    ) -> None:
         if not settings.s3_endpoint:
             raise ValueError(
                 "SHEETFLOW_S3_ENDPOINT is not set (run `sheetflow up` for an embedded one)"
@@ -211,7 +228,7 @@ class ObjectStore:
         ca = settings.s3_ca_file
         # Fail fast on a dead server: our own retry loop decides how long to wait.
         http = urllib3.PoolManager(
-            timeout=urllib3.Timeout(connect=3.0, read=60.0),
+            timeout=urllib3.Timeout(connect=3.0, read=read_timeout_s),
             retries=urllib3.Retry(total=0),
             maxsize=32,
             ssl_context=ssl.create_default_context(cafile=str(ca)) if ca else None,

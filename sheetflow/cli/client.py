@@ -189,14 +189,15 @@ def follow_job(
 
 
 def fetch_reports(client: httpx.Client, job_id: str, out_dir: Path) -> dict[str, Any]:
-    """Write ``report.json``, ``report.html`` and the sheet log ``sheets.csv`` into
-    ``out_dir``; the parsed report."""
+    """Write ``report.json``, ``report.html``, the sheet log ``sheets.csv`` and the set
+    bookmarked and linked, ``set.pdf``, into ``out_dir``; the parsed report."""
     deadline = time.monotonic() + REPORT_TIMEOUT_S
     files: dict[str, bytes] = {}
     served = (
         ("report.json", "report"),
         ("report.html", "report.html"),
         ("sheets.csv", "sheets.csv"),
+        ("set.pdf", "set.pdf"),
     )
     for name, path in served:
         while name not in files:

@@ -23,6 +23,7 @@ from datetime import date
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urljoin
 
 import psutil
 import typer
@@ -113,7 +114,9 @@ ISSUE_HELP = (
     "what issue of the set the file is (e.g. 'Addendum 2'), kept with its register versions"
 )
 ISSUE_DATE_HELP = "the issue's date, YYYY-MM-DD"
-OUT_HELP = "where report.json, report.html and sheets.csv go (default ./sheetflow-out/JOB_ID)"
+OUT_HELP = (
+    "where report.json, report.html, sheets.csv and set.pdf go (default ./sheetflow-out/JOB_ID)"
+)
 
 
 @contextlib.contextmanager
@@ -315,6 +318,7 @@ def print_endpoints(
         ("NATS", f"{redact_url(live.nats_url or '')}{nats_note}"),
         ("S3", f"{live.s3_endpoint} bucket {live.s3_bucket}{s3_note}"),
         ("API", api),
+        ("screen", f"{api}/app/  (sign in with an API token)" if live.tokens else f"{api}/app/"),
         ("API docs", f"{api}/docs"),
         ("AsyncAPI", f"{api}/asyncapi.json"),
         ("logs", str(data_dir / "logs")),
@@ -497,8 +501,9 @@ def submit(
         with api_client(api, token) as client:
             created = submit_file(client, pdf, project, options)
             stdout.print(f"job {created['job_id']}")
-            stdout.print(f"status: {created['status_url']}")
-            stdout.print(f"report: {created['report_url']}")
+            # Relative links (no SHEETFLOW_PUBLIC_URL on the server) are relative to the API.
+            stdout.print(f"status: {urljoin(api, created['status_url'])}")
+            stdout.print(f"report: {urljoin(api, created['report_url'])}")
             if not wait:
                 return
             report, out_dir = wait_and_report(client, created["job_id"], out, timeout=timeout)

@@ -235,6 +235,7 @@ def conclude(report: Report, out_dir: Path) -> int:
         stdout.print(escape(line))
     stdout.print(f"report: {out_dir / 'report.json'}  {out_dir / 'report.html'}")
     stdout.print(f"sheet log: {out_dir / 'sheets.csv'}")
+    stdout.print(f"linked set: {out_dir / 'set.pdf'}")
     failed = report.summary.failed_pages
     if report.status == "canceled":
         stderr.print("[red]error:[/] the job was canceled")

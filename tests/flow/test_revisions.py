@@ -264,7 +264,9 @@ async def register_of(settings: Settings) -> Register:
     """The project's register as the stack's own job state store names it."""
     async with nats_client(settings) as nc:
         kv = await nc.jetstream().key_value(settings.kv_bucket)
-        register, head = await read_register(ObjectStore(settings), KvStateStore(kv), PROJECT)
+        register, head = await read_register(
+            ObjectStore(settings), KvStateStore(kv, nc, settings.kv_bucket), PROJECT
+        )
     assert head is not None
     return register
 

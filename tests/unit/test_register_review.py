@@ -161,7 +161,7 @@ async def test_a_decision_on_what_is_not_there_is_refused_by_name():
         await decide_proposal(io, REVIEWER, "nobody", "S109--S102", verdict)
     assert refused.value.error == "no_such_project"
     with pytest.raises(ValueError):
-        ProposalVerdict(decision="maybe", reason="hmm hmm")  # type: ignore[arg-type]
+        ProposalVerdict(decision="maybe", reason="hmm hmm")
     assert not io.publisher.on(subjects.PROPOSAL_DECIDED)
 
 

@@ -7,6 +7,8 @@ is said so."""
 
 import math
 
+import cv2
+import numpy
 import pymupdf
 import pytest
 
@@ -106,15 +108,12 @@ def replotted(pdf: bytes, scale: float, dx: float, dy: float) -> bytes:
 def rastered(pdf: bytes, dpi: int, angle: float) -> bytes:
     """The page as a scan: rendered, skewed by ``angle`` degrees, JPEG-encoded, placed on an
     empty page of the same size."""
-    import cv2
-    import numpy
-
     with pymupdf.open(stream=pdf, filetype="pdf") as doc:
         pixmap = doc[0].get_pixmap(dpi=dpi, alpha=False)
     image = numpy.frombuffer(pixmap.samples, numpy.uint8).reshape(pixmap.h, pixmap.w, 3)
     turn = cv2.getRotationMatrix2D((pixmap.w / 2, pixmap.h / 2), angle, 1.0)
-    image = cv2.warpAffine(image, turn, (pixmap.w, pixmap.h), borderValue=(255, 255, 255))
-    jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 70])[1].tobytes()
+    turned = cv2.warpAffine(image, turn, (pixmap.w, pixmap.h), borderValue=(255, 255, 255))
+    jpeg = cv2.imencode(".jpg", turned, [cv2.IMWRITE_JPEG_QUALITY, 70])[1].tobytes()
     out = pymupdf.open()
     page = out.new_page(width=WIDTH, height=HEIGHT)
     page.insert_image(page.rect, stream=jpeg)
