@@ -32,6 +32,9 @@ class SheetRow(BaseModel):
     sheet_number_printed: str | None = Field(description="as the sheet prints it")
     sheet_title: str | None = Field(examples=["FLOOR PLAN - LEVEL 2"])
     discipline: str | None = Field(examples=["Architectural"])
+    version: int | None = Field(
+        None, description="the version of its project's register the page is (projects only)"
+    )
     revision: str | None = Field(description="the sheet's current revision mark, as printed")
     issue_date: str | None = Field(
         description="the sheet's date in ISO 8601, its day/month order read from the set "
@@ -108,7 +111,7 @@ def problems(page: PageReport) -> list[str]:
     ]
 
 
-def row(page: PageReport, order: Order | None) -> SheetRow:
+def row(page: PageReport, order: Order | None, version: int | None = None) -> SheetRow:
     sheet = page.sheet
     corrected = page.review.corrected if page.review else {}
     return SheetRow(
@@ -117,6 +120,7 @@ def row(page: PageReport, order: Order | None) -> SheetRow:
         sheet_number_printed=sheet.sheet_number,
         sheet_title=sheet.sheet_title,
         discipline=sheet.discipline,
+        version=version,
         # Title-block fields beyond number and title, once the report carries them; a
         # revision a person set is shown even before then.
         revision=corrected["revision"]
@@ -138,13 +142,14 @@ def sheet_log(report: Report) -> SheetLog:
     # Ambiguous: a date whose ISO form turns on the order, which the set does not give.
     ambiguous = any(iso_date(d, None) is None and iso_date(d, "day_first") for d in dates)
     changes = report.changes
+    versions = {s.page_number: s.to_version for s in changes.sheets} if changes else {}
     return SheetLog(
         job_id=report.job_id,
         file_name=report.file_name,
         issue=changes.issue if changes else None,
         issued_on=changes.issued_on if changes else None,
         date_order=order or ("ambiguous" if ambiguous else None),
-        rows=[row(p, order) for p in report.pages],
+        rows=[row(p, order, versions.get(p.page_number)) for p in report.pages],
     )
 
 

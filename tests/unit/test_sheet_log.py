@@ -68,6 +68,7 @@ def test_one_row_per_page_with_every_column():
         "sheet_number_printed",
         "sheet_title",
         "discipline",
+        "version",
         "revision",
         "issue_date",
         "issue_date_printed",
