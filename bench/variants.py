@@ -26,6 +26,7 @@ import contextlib
 import json
 import multiprocessing
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing.util import Finalize
 from pathlib import Path
@@ -91,25 +92,29 @@ def run(files: list[str], only: list[str], jobs: int) -> None:
     ]
     tasks = [(e["file"], v, e["sheets"]) for v in only for e in entries]
     started = time.perf_counter()
-    if jobs <= 1:
-        _start_readers()
-        results = [read_file(*task) for task in tasks]
-    else:
-        # Spawned, not forked: each worker builds its own readers (their forkserver included).
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_readers) as pool:
-            results = list(pool.map(read_file, *zip(*tasks, strict=True)))
-    wall = time.perf_counter() - started
     totals: dict[str, Tally] = {v: Tally() for v in only}
     field_totals: dict[str, FieldTally] = {v: FieldTally() for v in only}
     seconds: dict[str, float] = dict.fromkeys(only, 0.0)
-    for (file, variant, _), (tally, fields, took) in zip(tasks, results, strict=True):
-        print(f"{variant:<10} {file[:40]:<40} {tally.line()}  ({took:.0f} s)")
-        for miss in tally.misses:
-            print(f"    {miss}")
-        totals[variant].add(tally)
-        field_totals[variant].add(fields)
-        seconds[variant] += took
+    with contextlib.ExitStack() as stack:
+        if jobs <= 1:
+            _start_readers()
+            results: Iterator = (read_file(*task) for task in tasks)
+        else:
+            # Spawned, not forked: each worker builds its own readers (their forkserver too).
+            context = multiprocessing.get_context("spawn")
+            pool = stack.enter_context(
+                ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_readers)
+            )
+            results = pool.map(read_file, *zip(*tasks, strict=True))
+        # Each file's line as soon as it is read (in order): a long run shows its progress.
+        for (file, variant, _), (tally, fields, took) in zip(tasks, results, strict=True):
+            print(f"{variant:<10} {file[:40]:<40} {tally.line()}  ({took:.0f} s)", flush=True)
+            for miss in tally.misses:
+                print(f"    {miss}", flush=True)
+            totals[variant].add(tally)
+            field_totals[variant].add(fields)
+            seconds[variant] += took
+    wall = time.perf_counter() - started
     print(f"{len(entries)} files, {jobs} job(s), {wall:.0f} s wall")
     for variant, t in totals.items():
         print(f"{variant:<10} total: {t.pages} pages  {t.line()}  ({seconds[variant]:.0f} s)")
