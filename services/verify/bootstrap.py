@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from services.verify.usecases import Collaborators
-from shared.contracts.interfaces import Bucket, ModelClient, Publisher, StateStore
+from shared.contracts.interfaces import Bucket, ModelClient, Ocr, Publisher, StateStore
 from shared.infra.jobs import JobStore
 from shared.infra.llm import model_client
 from shared.infra.service import Connections
@@ -26,7 +26,7 @@ def bootstrap(
     publisher: Publisher,
     settings: Settings,
     llm: ModelClient | None,
-    ocr: OcrEngine | None = None,
+    ocr: Ocr | None = None,
 ) -> Collaborators:
     return Collaborators(
         bucket=bucket,

@@ -22,8 +22,8 @@ import numpy
 import pymupdf
 from rapidfuzz.distance import Indel
 
+from shared.contracts.interfaces import Ocr
 from shared.contracts.models import ObjectVerification, PageObject
-from shared.ocr.engine import OcrEngine
 from shared.pagetext import Box, TextLayer, Word, digit_runs
 from shared.sheet.reading import SheetReading
 
@@ -215,7 +215,7 @@ def render_claims(display: pymupdf.DisplayList, claims: Sequence[Claim]) -> list
 
 
 def read_claims(
-    engine: OcrEngine, claims: Sequence[Claim], crops: Sequence[numpy.ndarray]
+    engine: Ocr, claims: Sequence[Claim], crops: Sequence[numpy.ndarray]
 ) -> list[Reading]:
     """The claims' lines read from their crops in one batched call, recognition only (each
     line's place and direction are known), each compared with the words it cites."""

@@ -30,7 +30,7 @@ from services.verify.judge import (
 from services.verify.ocr_check import apply_readings, read_claims, render_claims, sample_claims
 from services.verify.oracle import check_content, check_identity, check_object
 from services.verify.verdict import page_verdict
-from shared.contracts.interfaces import ModelClient
+from shared.contracts.interfaces import ModelClient, Ocr
 from shared.contracts.models import (
     CoveredPage,
     EvidenceCrop,
@@ -44,7 +44,6 @@ from shared.contracts.models import (
 )
 from shared.infra.settings import Settings
 from shared.infra.storage import Keys
-from shared.ocr.engine import OcrEngine
 from shared.pagetext import Box, PageWords, TextLayer, page_reading
 from shared.pdf.sources import PDF_LOCK, open_pdf
 from shared.sheet.fields import read_units
@@ -366,7 +365,7 @@ def ocr_check(
     page_number: int,
     pdf: bytes,
     settings: Settings,
-    engine: OcrEngine,
+    engine: Ocr,
 ) -> tuple[list[tuple[str, str]], bool]:
     """The OCR check on a sample of the page's claims (``services.verify.ocr_check``): sets
     the read objects' verifications; returns the page-level problems and whether the title
@@ -400,7 +399,7 @@ async def verify_page(
     llm: ModelClient | None,
     *,
     judge_enabled: bool = True,
-    ocr: OcrEngine | None = None,
+    ocr: Ocr | None = None,
 ) -> VerifyOutput:
     """Verify a covered page: every object gains a ``verification``, the page a verdict.
 
