@@ -19,7 +19,7 @@ READING = SheetReading(
 def _set(basis: str, now: str = "A-102", title: str | None = "INDEX TITLE") -> Correction:
     return Correction(
         page_number=3, was="A-101", now=now, sheet_title=title, basis=basis, source="x"
-    )  # type: ignore[arg-type]
+    )
 
 
 def test_the_reading_alone_gives_the_printed_identity_and_fields():
