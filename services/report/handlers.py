@@ -1,6 +1,5 @@
 """Report's subscribers: terminal pages in, one report per job out."""
 
-import logging
 from typing import Annotated
 
 from faststream import Context
@@ -9,10 +8,8 @@ from faststream.nats.annotations import NatsMessage
 from services.report.usecases import Collaborators, on_failed, on_verified, revise
 from shared.contracts import subjects
 from shared.contracts.messages import PageFailed, PageVerified, ProblemReviewed, SheetCorrected
-from shared.infra.broker import backoff_s, deliveries, describe
+from shared.infra.broker import run_delivery
 from shared.infra.service import COLLABORATORS, Subscriptions, run_stage
-
-log = logging.getLogger("sheetflow.report")
 
 IoDep = Annotated[Collaborators, Context(COLLABORATORS)]
 
@@ -48,14 +45,9 @@ async def rebuild(msg: NatsMessage, io: Collaborators, job_id: str) -> None:
     """Rebuild the report after a review; a failure is retried with backoff, never turned
     into a failed page (the pages are not at fault), and given up after the bound: the next
     review rebuilds the report with every record anyway."""
-    delivery = deliveries(msg)
-    try:
-        await revise(io, job_id)
-    except Exception as exc:
-        if delivery >= io.settings.max_deliver:
-            log.error("gave up rebuilding the report of %s: %s", job_id, describe(exc))
-            await msg.ack()
-        else:
-            await msg.nack(delay=backoff_s(io.settings, delivery))
-        return
-    await msg.ack()
+    await run_delivery(
+        msg,
+        settings=io.settings,
+        work=lambda: revise(io, job_id),
+        give_up=f"rebuilding the report of {job_id}",
+    )

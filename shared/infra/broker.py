@@ -230,24 +230,45 @@ Work = Callable[[], Awaitable[float | None]]
 
 
 async def run_delivery(
-    msg: PageMessage, *, settings: Settings, work: Work, page: PageStage | None = None
+    msg: PageMessage,
+    *,
+    settings: Settings,
+    work: Work,
+    page: PageStage | None = None,
+    give_up: str | None = None,
 ) -> None:
     """Run one delivery's ``work`` and settle the message by the house policy: acked when
     the work settled it, nacked with the delay it asked for. A failure of a ``page``'s stage
     is retried with backoff within the bounded deliveries (outages of NATS or S3 waited out
     while the message is kept in progress) and then dead-lettered as the page's
-    ``page.failed``, at once for a ``PageFailure``; a failure of any other delivery is
-    retried after the house backoff, without bound (its work decides when it is done)."""
-    if page is None:
-        try:
-            retry_in = await work()
-        except Exception as exc:
-            log.warning("delivery failed, retrying: %s", describe(exc))
-            await msg.nack(delay=settings.retry_backoff_s)
-            return
-        await _settle(msg, retry_in)
+    ``page.failed``, at once for a ``PageFailure``. A failure of any other delivery is
+    retried after the house backoff without bound (its work decides when it is done: a
+    webhook's), or, given ``give_up`` (what the work does, for the log), with backoff within
+    the bounded deliveries and then given up (a report rebuilt after a review: the next
+    review rebuilds it with every record anyway)."""
+    if page is not None:
+        await _run_page_stage(msg, settings, page, work)
         return
-    await _run_page_stage(msg, settings, page, work)
+    try:
+        retry_in = await work()
+    except Exception as exc:
+        await _retry(msg, settings, exc, give_up)
+        return
+    await _settle(msg, retry_in)
+
+
+async def _retry(msg: PageMessage, settings: Settings, exc: Exception, give_up: str | None) -> None:
+    """A failed delivery of no page: tried again, or, past the bound, given up."""
+    if give_up is None:
+        log.warning("delivery failed, retrying: %s", describe(exc))
+        await msg.nack(delay=settings.retry_backoff_s)
+        return
+    delivery = deliveries(msg)
+    if delivery >= settings.max_deliver:
+        log.error("gave up %s: %s", give_up, describe(exc))
+        await msg.ack()
+    else:
+        await msg.nack(delay=backoff_s(settings, delivery))
 
 
 async def _settle(msg: PageMessage, retry_in: float | None) -> None:

@@ -207,3 +207,14 @@ def raising_nothing(retry_in: float | None):
         return retry_in
 
     return work
+
+
+async def test_a_delivery_that_gives_up_is_retried_with_backoff_then_acked(settings):
+    """With give_up (a report rebuilt after a review), a failure is nacked with the growing
+    backoff within the bound and acked on the last delivery; nothing is dead-lettered."""
+    failing = raising(RuntimeError("S3 said no"))
+    first, last = FakeMsg(num_delivered=1), FakeMsg(num_delivered=settings.max_deliver)
+    for msg in (first, last):
+        await run_delivery(msg, settings=settings, work=failing, give_up="rebuilding a report")
+    assert first.settled == [("nack", settings.retry_backoff_s)]
+    assert last.settled == [("ack", None)]
