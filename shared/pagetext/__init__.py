@@ -41,13 +41,14 @@ from shared.pagetext.normalize import (
 )
 from shared.pagetext.rows import rows
 from shared.pagetext.tables import Cell, Table, TableRow, cells_of, find_tables, is_header
-from shared.pagetext.tolerances import LayoutTolerances, TableTolerances
+from shared.pagetext.tolerances import EvidenceTolerances, LayoutTolerances, TableTolerances
 
 __all__ = [
     "NOTE_NUMBER",
     "Alignment",
     "Box",
     "Cell",
+    "EvidenceTolerances",
     "Frame",
     "FramedLine",
     "HiddenKind",

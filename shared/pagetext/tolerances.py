@@ -1,8 +1,9 @@
-"""What the page-text model's layout and tables weigh: frozen settings objects with today's
-values as defaults, passed per call (``laid_out(..., layout=...)``, ``find_tables(...,
-tolerances=...)``), so a test or a caller tunes one without editing a module. Distances are
-in text heights where they should hold for 6 pt notes and 24 pt titles alike, in points
-where a page's own grid sets them. A new tolerance is one field here, read where it is used.
+"""What the page-text model's layout, tables and evidence weigh: frozen settings objects with
+today's values as defaults, passed per call (``laid_out(..., tolerances=...)``,
+``find_tables(..., tolerances=...)``, ``align(..., tolerances=...)``), so a test or a caller
+tunes one without editing a module. Distances are in text heights where they should hold for
+6 pt notes and 24 pt titles alike, in points where a page's own grid sets them. A new
+tolerance is one field here, read where it is used.
 """
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -104,5 +105,30 @@ class TableTolerances(BaseModel):
     )
 
 
+class EvidenceTolerances(BaseModel):
+    """How a claim is found among the page's words (``shared.pagetext.evidence``) and
+    whether cited words carry it (``shared.pagetext.units.carried_by``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    letter_match: float = Field(
+        0.85,
+        ge=0,
+        le=1,
+        description="letters-only similarity at or above which a window of words is the "
+        "claim's place on the page",
+    )
+    min_fuzzy_letters: int = Field(
+        4,
+        ge=1,
+        description="below this many letters a claim (a tag, a dimension) is too short to "
+        "locate fuzzily: it appears exactly, or the page does not carry it",
+    )
+    max_diagonals: int = Field(
+        8, ge=1, description="best-supported candidate places scored per claim"
+    )
+
+
 LAYOUT = LayoutTolerances()
 TABLES = TableTolerances()
+EVIDENCE = EvidenceTolerances()

@@ -15,16 +15,26 @@ from services.extract.tolerances import (
 )
 from shared.pagetext import (
     Box,
+    EvidenceTolerances,
     LayoutTolerances,
+    PageWords,
     TableTolerances,
     TextLayer,
     Word,
+    align,
     find_tables,
     laid_out,
 )
 from tests.support.pdfs import LETTER
 
-KINDS = [LayoutTolerances, TableTolerances, RulingTolerances, VisibilityTolerances, TileTolerances]
+KINDS = [
+    LayoutTolerances,
+    TableTolerances,
+    EvidenceTolerances,
+    RulingTolerances,
+    VisibilityTolerances,
+    TileTolerances,
+]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -60,6 +70,9 @@ def test_the_defaults_are_todays_values():
         "min_table_rows": 3,
         "min_two_row_columns": 3,
     }
+    assert EvidenceTolerances() == EvidenceTolerances(
+        letter_match=0.85, min_fuzzy_letters=4, max_diagonals=8
+    )
     assert RulingTolerances() == RulingTolerances(
         min_rule=24.0, max_bar=3.0, join_gap=1.5, same_line=0.75, max_rules=4000
     )
@@ -134,3 +147,13 @@ def test_a_higher_legibility_set_per_call_tiles_a_page_read_whole_today():
     assert plan_tiles(layer, zoom, 1000, 12).clips == []
     tiled = plan_tiles(layer, zoom, 1000, 12, tolerances=TileTolerances(legible_px=40.0))
     assert len(tiled.clips) >= 2
+
+
+def test_a_looser_letter_match_set_per_call_finds_a_claim_misspelt_past_todays():
+    """A claim two letters off in eleven is nowhere on the page by today's match, and found
+    on its words by a caller that accepts less alike letters."""
+    words = [("GENERAL", Box(72, 100, 130, 110)), ("NOTES", Box(135, 100, 175, 110))]
+    page = PageWords(_layer(words))
+    assert align("GENERIC NOTES", page) is None
+    found = align("GENERIC NOTES", page, EvidenceTolerances(letter_match=0.7))
+    assert found is not None and found.text == "GENERAL NOTES"
