@@ -1,29 +1,10 @@
 """What extract's reading weighs: frozen settings objects with today's values as defaults,
-passed per call (``ruled_lines(..., tolerances=...)``, ``PageRender(..., tolerances=...)``,
-``plan_tiles(..., tolerances=...)``), so a test or a caller tunes one without editing a
-module. A new tolerance is one field here, read where it is used. (The page-text model's
-own, the layout's and the tables', are ``shared.pagetext.tolerances``.)"""
+passed per call (``PageRender(..., tolerances=...)``, ``plan_tiles(..., tolerances=...)``),
+so a test or a caller tunes one without editing a module. A new tolerance is one field here,
+read where it is used. (The page-text model's own, the layout's, tables' and evidence's, are
+``shared.pagetext.tolerances``.)"""
 
 from pydantic import BaseModel, ConfigDict, Field
-
-
-class RulingTolerances(BaseModel):
-    """Which strokes of a page's drawing are ruled lines: the walls of its title-block cells
-    (``services.extract.reading.rulings``). Points."""
-
-    model_config = ConfigDict(frozen=True)
-
-    min_rule: float = Field(
-        24.0, gt=0, description="a rule is at least this long (a third of an inch)"
-    )
-    max_bar: float = Field(3.0, gt=0, description="a filled bar at most this thick is a drawn line")
-    join_gap: float = Field(1.5, ge=0, description="pieces this close along one line are one rule")
-    same_line: float = Field(0.75, gt=0, description="pieces this close across are on one line")
-    max_rules: int = Field(
-        4000,
-        ge=1,
-        description="enough walls for any title block; past this only the longest are kept",
-    )
 
 
 class VisibilityTolerances(BaseModel):
@@ -100,6 +81,5 @@ class TileTolerances(BaseModel):
     )
 
 
-RULINGS = RulingTolerances()
 VISIBILITY = VisibilityTolerances()
 TILES = TileTolerances()

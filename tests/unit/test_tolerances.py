@@ -1,15 +1,12 @@
 """The reading's tolerances are frozen settings objects: today's values by default, each a
 documented field, and set per call, where they change what is read (no module edited)."""
 
-import pymupdf
 import pytest
 from pydantic import BaseModel, ValidationError
 
 from services.extract.model.tiles import plan_tiles
-from services.extract.reading.rulings import ruled_lines
 from services.extract.reading.visibility import property_hidden
 from services.extract.tolerances import (
-    RulingTolerances,
     TileTolerances,
     VisibilityTolerances,
 )
@@ -25,13 +22,11 @@ from shared.pagetext import (
     find_tables,
     laid_out,
 )
-from tests.support.pdfs import LETTER
 
 KINDS = [
     LayoutTolerances,
     TableTolerances,
     EvidenceTolerances,
-    RulingTolerances,
     VisibilityTolerances,
     TileTolerances,
 ]
@@ -72,9 +67,6 @@ def test_the_defaults_are_todays_values():
     }
     assert EvidenceTolerances() == EvidenceTolerances(
         letter_match=0.85, min_fuzzy_letters=4, max_diagonals=8
-    )
-    assert RulingTolerances() == RulingTolerances(
-        min_rule=24.0, max_bar=3.0, join_gap=1.5, same_line=0.75, max_rules=4000
     )
     assert VisibilityTolerances() == VisibilityTolerances(
         min_readable_pt=1.0, ground_tolerance=24, ring_px=2, min_box_px=2
@@ -117,18 +109,6 @@ def test_a_two_row_table_of_two_columns_is_found_when_a_caller_allows_it():
     assert find_tables(layer) == []
     [table] = find_tables(layer, tolerances=TableTolerances(min_two_row_columns=2))
     assert [row.text for row in table.rows] == ["MARK WIDTH", "D1 900"]
-
-
-def test_a_shorter_rule_set_per_call_makes_a_short_stroke_a_wall():
-    """A stroke 18 points long is no ruled line by today's length, and one for a caller
-    that takes a 12 point stroke for a wall."""
-    doc = pymupdf.open()
-    page = doc.new_page(width=LETTER[0], height=LETTER[1])
-    page.draw_line((100, 200), (118, 200))
-    paths, matrix, rect = page.get_cdrawings(), page.rotation_matrix, Box(*page.rect)
-    assert ruled_lines(paths, matrix, rect) == []
-    short = ruled_lines(paths, matrix, rect, RulingTolerances(min_rule=12.0))
-    assert short == [Box(100, 200, 118, 200)]
 
 
 def test_a_smaller_readable_size_set_per_call_shows_tiny_text():
