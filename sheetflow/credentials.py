@@ -81,6 +81,19 @@ def embedded_credentials(data_dir: Path) -> dict[str, str]:
     return values
 
 
+def link_key(data_dir: Path) -> str:
+    """The key that signs the deployment's links (``SHEETFLOW_LINK_KEY``): generated the first
+    time, then kept owner-only in ``auth/link.key`` under ``data_dir``, so a link stays valid
+    across restarts and only whoever can read that file can sign one."""
+    path = auth_dir(data_dir) / "link.key"
+    with contextlib.suppress(FileNotFoundError):
+        if key := path.read_text().strip():
+            return key
+    key = secrets.token_urlsafe(32)
+    _write_owner_only(path, key.encode())
+    return key
+
+
 def embedded_s3_credentials(data_dir: Path) -> tuple[str, str]:
     """The embedded S3 server's access key and secret (see :func:`embedded_credentials`)."""
     values = embedded_credentials(data_dir)

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
+from services.verify.fonts import FontLedger
 from services.verify.usecases import Collaborators
 from shared.contracts.interfaces import Bucket, ModelClient, Ocr, Publisher, StateStore
 from shared.infra.jobs import JobStore
@@ -36,6 +37,7 @@ def bootstrap(
         llm=llm,
         sources=SourceCache(bucket, max_bytes=SOURCE_CACHE_BYTES),
         ocr=ocr,
+        fonts=FontLedger(state),
     )
 
 

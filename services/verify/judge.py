@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from services.verify.crops import JudgeImage
+from services.verify.tolerances import VerifyTolerances
 from shared.contracts.interfaces import LLMError, ModelClient
 from shared.contracts.models import ObjectVerification, PageObject, Usage, merge_usage
 from shared.infra.llm import image_part
@@ -21,9 +22,7 @@ from shared.pagetext.units import PageUnits, cut_note
 STAGE = "verify"
 JudgeVerdictName = Literal["confirmed", "refuted", "uncertain"]
 JUDGE_VERDICTS: frozenset[str] = frozenset({"confirmed", "refuted", "uncertain"})
-# Units (lines of the page's reading) of context kept around each located claim when the
-# page text is cut down, and room kept for the line saying what was left out.
-EXCERPT_CONTEXT_UNITS = 3
+# Room kept for the line saying what was left out of the page text.
 CUT_NOTE_ROOM = 60
 EXCERPT_GAP = "\n[…]\n"
 NO_TEXT_LAYER = "(this page has no text layer: judge from the images alone)"
@@ -154,12 +153,17 @@ def select_scope(objects: Sequence[PageObject], max_objects: int) -> list[PageOb
     return sorted(objects, key=_priority)[:max_objects]
 
 
-def text_excerpt(units: PageUnits, claims: Sequence[Sequence[int]], max_chars: int) -> str:
+def text_excerpt(
+    units: PageUnits,
+    claims: Sequence[Sequence[int]],
+    max_chars: int,
+    context_units: int = VerifyTolerances().excerpt_context_units,
+) -> str:
     """The page text for the judge, at most ``max_chars``: the page's units (the reading the
     extraction models get, one ``L17 text`` line each).
 
     The whole reading when it fits; otherwise the units holding the words of located claims
-    (``claims``: each claim's word ids) with ``EXCERPT_CONTEXT_UNITS`` units either side, or
+    (``claims``: each claim's word ids) with ``context_units`` units either side, or
     the page's first units when none is located; whole units only, and a last line saying
     how many were left out. Words the page does not show are in no unit.
     """
@@ -173,8 +177,8 @@ def text_excerpt(units: PageUnits, claims: Sequence[Sequence[int]], max_chars: i
     ranges: list[list[int]] = []
     for n in located:
         lo, hi = (
-            max(0, n - EXCERPT_CONTEXT_UNITS),
-            min(len(units.units), n + EXCERPT_CONTEXT_UNITS + 1),
+            max(0, n - context_units),
+            min(len(units.units), n + context_units + 1),
         )
         if ranges and lo <= ranges[-1][1]:
             ranges[-1][1] = max(ranges[-1][1], hi)  # overlapping context: one piece
@@ -390,49 +394,15 @@ async def judge_blank_claim(
     return await judge_page(llm, model, [claim], text_layer_excerpt, images, context=context)
 
 
-def merge_judge(
+def judge_finding(
     obj: PageObject, judged: JudgeVerdict, page_reading: Callable[[str], str | None]
-) -> tuple[ObjectVerification, dict[str, Any] | None]:
-    """The object's verification once the judge has spoken, and the disagreement to record.
-
-    The oracle's refutation stands whatever the judge says; a judge refutation of
-    an oracle-confirmed object is kept as ``judge_refuted``; where the oracle did
-    not judge, the judge's verdict is the verdict. Disagreements keep the judge's
-    own verdict on the object. ``page_reading`` gives the page's own words for what the
-    judge says the sheet reads, or None when the text layer does not carry it: only such
-    a reading becomes the object's ``actual_text``.
-    """
-    oracle = obj.verification or ObjectVerification(verdict="not_judged")
-    if oracle.verdict not in ("confirmed", "refuted"):
-        return _from_judge(obj, judged, oracle, page_reading), None
-    if judged.verdict == oracle.verdict:
-        return oracle, None
-    if oracle.verdict == "confirmed" and judged.verdict == "refuted":
-        result = _from_judge(obj, judged, oracle, page_reading)
-        kept = "judge"
-    else:
-        result = oracle
-        kept = "oracle"
-    result = result.model_copy(update={"judge": judged.as_dict()})
-    disagreement = {
-        "object_id": obj.object_id,
-        "oracle": {
-            "verdict": oracle.verdict,
-            "kind": oracle.kind,
-            "actual_text": oracle.actual_text,
-        },
-        "judge": judged.as_dict(),
-        "kept": kept,
-    }
-    return result, disagreement
-
-
-def _from_judge(
-    obj: PageObject,
-    judged: JudgeVerdict,
-    oracle: ObjectVerification,
-    page_reading: Callable[[str], str | None],
 ) -> ObjectVerification:
+    """The judge's verdict on the object as a verification (basis ``judge``; a refutation is
+    ``judge_refuted``, keeping the judge's own kind), located where the object's verification
+    so far places it. ``page_reading`` gives the page's own words for what the judge says the
+    sheet reads, or None when the text layer does not carry it: only such a reading becomes
+    the object's ``actual_text``. (Whether it stands: ``services.verify.checks.registry``.)"""
+    oracle = obj.verification or ObjectVerification(verdict="not_judged")
     if judged.verdict != "refuted":
         return ObjectVerification(
             verdict=judged.verdict, basis="judge", evidence_bbox=oracle.evidence_bbox

@@ -74,6 +74,17 @@ def _uncarried_value(obj: PageObject, evidence: str) -> tuple[str, bool] | None:
     return None
 
 
+def locate(obj: PageObject, words: Sequence[Word]) -> Box | None:
+    """Where the words a claim cites sit, when it has a claim and they are all on the page
+    and shown; None otherwise."""
+    if not (obj.source_text or "").strip():
+        return None
+    cited = [words[i] for i in obj.evidence if 0 <= i < len(words)]
+    if not cited or len(cited) != len(obj.evidence) or any(w.hidden for w in cited):
+        return None
+    return Box.union(w.bbox for w in cited)
+
+
 def check_object(obj: PageObject, words: Sequence[Word]) -> ObjectVerification:
     """The oracle's verdict on one object against the page words it cites.
 

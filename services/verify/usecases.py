@@ -2,9 +2,11 @@
 announced."""
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from services.verify.fonts import FontLedger
 from services.verify.pipeline import verify_page
+from services.verify.tolerances import VerifyTolerances
 from shared.contracts import subjects
 from shared.contracts.interfaces import Bucket, ModelClient, ObjectMissing, Ocr, Publisher
 from shared.contracts.messages import PageCovered, PageVerified
@@ -31,6 +33,9 @@ class Collaborators:
     llm: ModelClient | None
     sources: SourceCache
     ocr: Ocr | None = None  # reads a sample of each page's claims (the OCR check)
+    tolerances: VerifyTolerances = field(default_factory=VerifyTolerances)  # what checks weigh
+    # The fonts each job's pages read alike already (none: every page reads its own).
+    fonts: FontLedger = field(default_factory=lambda: FontLedger(None))
 
 
 async def verify(io: Collaborators, event: PageCovered) -> None:
@@ -59,6 +64,8 @@ async def verify(io: Collaborators, event: PageCovered) -> None:
         io.llm,
         judge_enabled=judge_enabled,
         ocr=io.ocr,
+        tolerances=io.tolerances,
+        fonts=io.fonts,
     )
     await asyncio.gather(
         *(

@@ -73,6 +73,16 @@ def merge_usage(*usages: dict[str, Usage]) -> dict[str, Usage]:
     return total
 
 
+class FontCheck(BaseModel):
+    """A font object read alike by the OCR check: the page and the line it read. A font's
+    encoding is one per document, so later pages set in it cite this reading."""
+
+    xref: int = Field(description="the font's object number in the document")
+    font: str = Field(description="its name, as the PDF gives it")
+    page: int = Field(description="the page whose line was read")
+    line: str = Field(description="the text layer's words of that line, which OCR read alike")
+
+
 class ObjectVerification(BaseModel):
     verdict: ObjectVerdict
     basis: VerdictBasis | None = Field(
@@ -97,6 +107,11 @@ class ObjectVerification(BaseModel):
     judge: dict[str, Any] | None = Field(
         default=None, description="the model judge's own verdict, kept when it disagrees"
     )
+    font_check: FontCheck | None = Field(
+        default=None,
+        description="basis ocr without reading the object's own line: every font it is set "
+        "in was read alike on a page of the job (this one: the reading it cites)",
+    )
 
 
 class PageObject(BaseModel):
@@ -113,6 +128,14 @@ class PageObject(BaseModel):
     attributes: dict[str, Any] = {}
     location_key: str | None = None
     source_text: str | None = None
+    source_cited: bool = Field(
+        False,
+        description="source_text is the words the object cites, filled in by the grounding "
+        "guard (a text-only model's object, or a model's object that gave no text of its "
+        "own): checking it against those words cannot fail, so it is no verdict",
+        # Omitted when false: the objects of every other rung read as they did.
+        exclude_if=lambda cited: not cited,
+    )
     graphical_basis: str | None = None
     review_uses: list[str] = []
     confidence: float | str | None = None

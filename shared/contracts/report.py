@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from shared.contracts.links import SheetLinks
 from shared.contracts.models import (
     Coverage,
     EvidenceCrop,
@@ -286,6 +287,7 @@ class ReadySheet(BaseModel):
     project_number: str | None = None
     project_name: str | None = None
     scale: str | None = None
+    links: SheetLinks | None = Field(None, description="where the sheet opens (screen, PDF)")
 
 
 class ReadySummary(BaseModel):

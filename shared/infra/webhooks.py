@@ -29,6 +29,7 @@ EVENTS: tuple[Subject[Any], ...] = (
     subjects.PROBLEM_REVIEWED,
     subjects.SHEET_REVISED,
     subjects.REGISTER_UPDATED,
+    subjects.PROPOSAL_DECIDED,
 )
 SETTINGS_PREFIX = "settings-"
 

@@ -72,7 +72,14 @@ class TextLayer(BaseModel):
     fonts: list[str] = Field(
         [],
         description="the fonts the text layer's words are set in (Word.font), as the PDF "
-        "names them: a broken text encoding is a font's, so checks sample by font",
+        "names them: a broken text encoding is a font's, so checks sample by font; two "
+        "entries may share a name (two font objects)",
+    )
+    font_xrefs: list[int | None] = Field(
+        [],
+        description="each font's object number in the document (same order as fonts; none "
+        "for a font outside the page's resources): a font is its object, read once per "
+        "document",
     )
 
     @model_validator(mode="after")

@@ -13,6 +13,7 @@ from pydantic import SecretStr
 from shared.infra.settings import Settings
 from sheetflow.credentials import embedded_s3_credentials
 from sheetflow.runtime import (
+    WEED_PORT_OFFSETS,
     ManagedProcess,
     free_port,
     start_nats,
@@ -106,7 +107,7 @@ def own_servers(
     servers = RestartableServers(
         data_dir=tmp_path / "own",
         nats_port=free_port(),
-        s3_port=free_port(also_free=(1, 2, 3, 10000, 10001, 10002, 10003)),
+        s3_port=free_port(also_free=WEED_PORT_OFFSETS),
     )
     servers.start_nats()
     servers.start_s3()

@@ -165,7 +165,7 @@ def test_corpus_score_counts_numbers_titles_refutations_and_dark_pages():
         page(
             4, None, None, [obj("offline", "confirmed", "ocr"), obj("offline", "uncertain", "ocr")]
         ),
-        page(5, None, None, [obj("offline", "uncertain", "ocr")]),
+        page(5, None, "GENERAL NOTES", [obj("offline", "uncertain", "ocr")]),
     ]
     pages[2].verification.kinds = ["text_layer_mismatch"]
     sheets: list[dict] = [
@@ -177,11 +177,23 @@ def test_corpus_score_counts_numbers_titles_refutations_and_dark_pages():
     ]
     # Only the pages the score reads: the rest of a report is not built.
     score = corpus.score_report(Report.model_construct(pages=pages), sheets)  # type: ignore[call-arg]
-    assert (score.numbers_right, score.numbers_labelled, score.numbers_invented) == (1, 2, 1)
-    assert (score.titles_right, score.titles_labelled) == (1, 2)
+    n = score.identity
+    assert (n.numbers_right, n.numbers_labelled, n.numbers_invented) == (1, 2, 1)
+    assert n.numbers_wrong == 1  # A102 is not A-102
+    # Page 2's missing title is a miss; page 5's title, where none is printed, is wrong.
+    assert (n.titles_right, n.titles_labelled, n.titles_wrong) == (1, 2, 1)
     assert (score.self_refuted, score.problem_pages, score.dark_text_pages) == (1, 1, 1)
     # The OCR check: page 4 judged by it (uncertain alone is no judgement), page 3 a mismatch.
     assert (score.text_pages, score.ocr_judged, score.ocr_mismatch) == (5, 1, 1)
+
+
+def test_corpus_variants_are_chosen_by_flag():
+    """``--variants`` reads the four renderings unless ``--only`` names some (or the
+    original), with ``--jobs`` files at once."""
+    args = corpus.parse_args(["--variants", "--files", "cray"])
+    assert args.variants and args.only == ["raster", "outlines", "turned90", "turned270"]
+    args = corpus.parse_args(["--variants", "--only", "original", "raster", "--jobs", "2"])
+    assert (args.only, args.jobs) == (["original", "raster"], 2)
 
 
 def test_ocr_title_hits_count_the_number_and_each_title_word():

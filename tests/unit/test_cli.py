@@ -202,6 +202,8 @@ def test_fetch_reports_waits_for_the_report_and_writes_both_files(tmp_path):
             return httpx.Response(200, text="<html>report</html>")
         if request.url.path.endswith("sheets.csv"):
             return httpx.Response(200, text="page,sheet_number\r\n")
+        if request.url.path.endswith("set.pdf"):
+            return httpx.Response(200, content=b"%PDF-1.7 linked")
         return httpx.Response(200, json={"job_id": "j_1", "pages": []})
 
     client = httpx.Client(base_url="http://api", transport=httpx.MockTransport(api))
@@ -210,6 +212,7 @@ def test_fetch_reports_waits_for_the_report_and_writes_both_files(tmp_path):
     assert (tmp_path / "out" / "report.html").read_text() == "<html>report</html>"
     assert json.loads((tmp_path / "out" / "report.json").read_text())["job_id"] == "j_1"
     assert (tmp_path / "out" / "sheets.csv").read_text().startswith("page,sheet_number")
+    assert (tmp_path / "out" / "set.pdf").read_bytes() == b"%PDF-1.7 linked"
 
 
 def test_conclude_complete_exits_0_with_the_sheet_table(tmp_path, capsys):

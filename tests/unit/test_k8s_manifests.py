@@ -165,7 +165,12 @@ def test_settings_load_and_secrets_refuse_to_start_as_placeholders():
         Settings(
             _env_file=None, **{k.removeprefix("SHEETFLOW_").lower(): v for k, v in env.items()}
         )
-    real = {**env, "SHEETFLOW_S3_SECRET_KEY": "x" * 32, "SHEETFLOW_API_TOKEN": "y" * 32}
+    real = {
+        **env,
+        "SHEETFLOW_S3_SECRET_KEY": "x" * 32,
+        "SHEETFLOW_API_TOKEN": "y" * 32,
+        "SHEETFLOW_LINK_KEY": "z" * 32,
+    }
     settings = Settings(
         _env_file=None, **{k.removeprefix("SHEETFLOW_").lower(): v for k, v in real.items()}
     )

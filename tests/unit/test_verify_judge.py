@@ -6,12 +6,14 @@ import re
 import pytest
 
 from services.verify import judge as judge_module
+from services.verify.checks.base import Finding
+from services.verify.checks.registry import registered, settle
 from services.verify.crops import JudgeImage
 from services.verify.judge import (
     JudgeVerdict,
     build_judge_messages,
+    judge_finding,
     judge_page,
-    merge_judge,
     parse_judge_reply,
     select_scope,
     text_excerpt,
@@ -181,6 +183,13 @@ def test_judges_own_kind_is_kept_beside_the_normalised_one():
     judged = JudgeVerdict("N1", "refuted", kind="content_wrong")
     result, _ = merge_judge(obj, judged, NO_TEXT_LAYER)
     assert (result.kind, result.judge_kind) == ("judge_refuted", "content_wrong")
+
+
+def merge_judge(obj: PageObject, judged: JudgeVerdict, page_reading):
+    """The object's verification once the judge has spoken, and the disagreement recorded:
+    the judge's finding settled in the judge's place among the registered checks."""
+    judge = next(e for e in registered(None, None) if e.second_opinion)
+    return settle(judge, obj, Finding(judge_finding(obj, judged, page_reading), judged.as_dict()))
 
 
 def text_layer_of(*lines: str):

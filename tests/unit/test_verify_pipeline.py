@@ -12,6 +12,7 @@ from shared.contracts.models import Coverage, CoveredPage, PageObject, Usage
 from shared.infra.llm import LLMClient
 from shared.infra.settings import Settings
 from shared.pagetext import TextLayer
+from shared.pagetext.units import page_units
 from shared.sheet.header import SheetHeader
 from shared.sheet.reading import FieldReading, SheetReading
 from tests.support.flows import judge_objects, lenient_judge
@@ -431,3 +432,32 @@ async def test_hidden_text_is_named_on_the_verified_page():
     assert hidden is not None and hidden.count == 14
     assert hidden.kinds == {"ground_coloured": 13, "invisible": 1}
     assert "Z-999" in hidden.sample and "IGNORE THE IMAGE" in hidden.sample
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # A text-only model's object: the guard replaces its text with the words it cites.
+        PageObject(object_id="T1", rung="text_structuring", source_text="GENERAL NOTES"),
+        # A vision object that gave no text of its own, only the line it cites.
+        PageObject(object_id="V1", rung="vision", description="The notes' heading"),
+    ],
+    ids=["text_structuring", "vision_without_text"],
+)
+async def test_an_object_whose_text_is_its_citation_is_not_confirmed_by_it(claim):
+    """The guard fills the object's text from the words it cites: held to those words it
+    cannot fail, so without the OCR check or a judge it gets no verdict and the page is
+    unjudged, never passed."""
+    pdf = _pdf(NOTES)
+    layer = _layer(pdf)
+    units = page_units(layer)
+    heading = next(u.id for u in units.units if u.line.endswith("GENERAL NOTES"))
+    [placed], _ = apply_grounding_guard([claim], layer, {claim.object_id: [heading]}, units)
+    assert placed.source_cited and placed.source_text == "GENERAL NOTES"
+    covered = _covered([]).model_copy(update={"objects": [placed]})
+    out = await verify_page(covered, layer, pdf, None, NO_JUDGE, None)
+    [obj] = out.verified.objects
+    assert (verification(obj).verdict, verification(obj).basis) == ("not_judged", None)
+    assert "filled in from its citation" in (verification(obj).reason or "")
+    v = out.verified.verdict
+    assert v.unjudged and v.self_read and v.ok
