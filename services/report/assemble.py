@@ -252,6 +252,18 @@ def _coverage_summary(pages: list[VerifiedPage]) -> CoverageSummary:
     )
 
 
+def passed_bases(verdict: PageVerdict) -> set[str]:
+    """The bases that confirmed something on a page: an object, or the title block's number
+    (ocr); a page judged with neither was a blank page the judge confirmed empty."""
+    checked = verdict.checked
+    if checked is None:
+        return set()
+    bases = {basis for basis, share in checked.by_basis.items() if share.confirmed}
+    if checked.title_block_read:
+        bases.add("ocr")
+    return bases or {"judge"}
+
+
 def verification_summary(verdicts: list[PageVerdict]) -> VerificationSummary:
     """Tally the verdicts of the pages that went through verify, as the summary defines:
     every page is unjudged, passed or failed; blank pages are among the unjudged."""
@@ -262,7 +274,16 @@ def verification_summary(verdicts: list[PageVerdict]) -> VerificationSummary:
     ordered = [k for k in PROBLEM_KIND_ORDER if k in kinds] + sorted(
         k for k in kinds if k not in PROBLEM_KIND_ORDER
     )
+    passed_by: Counter[str] = Counter()
+    for v in verdicts:
+        if v.ok and not v.unjudged:
+            passed_by.update(passed_bases(v))
+    checked = [v.checked for v in verdicts if v.checked is not None]
     return VerificationSummary(
+        pages_passed_by_basis=dict(sorted(passed_by.items())),
+        objects=sum(c.objects for c in checked),
+        objects_checked=sum(c.checked for c in checked),
+        ocr_lines=sum(c.ocr_lines for c in checked),
         pages_verified=len(verdicts),
         pages_unjudged=unjudged,
         pages_skipped_blank=sum(v.unjudged and v.skipped == "blank" for v in verdicts),

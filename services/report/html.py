@@ -97,6 +97,7 @@ def _page_view(
         "sheet": page.sheet,
         "badge_class": badge_class,
         "badge_label": badge_label,
+        "checked": verdict.checked.sentence() if verdict and verdict.checked else None,
         "thumbnail": _data_uri(thumbnail) if thumbnail else None,
         # The page's shape, for the evidence view that outlines a box over the thumbnail.
         "aspect": next((round(c.page_width / c.page_height, 4) for c in crops.values()), 1.0),

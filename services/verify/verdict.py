@@ -2,7 +2,13 @@
 
 from collections.abc import Sequence
 
-from shared.contracts.models import PROBLEM_KIND_ORDER, PageObject, PageVerdict
+from shared.contracts.models import (
+    PROBLEM_KIND_ORDER,
+    BasisShare,
+    CheckedShare,
+    PageObject,
+    PageVerdict,
+)
 
 # Object verdicts that settle the object; "uncertain" has looked and not decided.
 DEFINITE = frozenset({"confirmed", "refuted"})
@@ -51,4 +57,42 @@ def page_verdict(
         unjudged=unjudged,
         skipped=skipped,
         reason=reason or (NOTHING_DEFINITE if unjudged else None),
+    )
+
+
+def checked_share(
+    objects: Sequence[PageObject],
+    *,
+    ocr_lines: int = 0,
+    title_block_read: bool = False,
+) -> CheckedShare:
+    """How much of the page the checks read: the objects with a verdict (confirmed,
+    refuted or uncertain), by basis, as shares of the page's objects and of the words they
+    cite; and the lines the OCR check read."""
+    looked = [o for o in objects if o.verification and o.verification.verdict in _LOOKED_AT]
+    by_basis: dict[str, list[PageObject]] = {}
+    for obj in looked:
+        basis = obj.verification.basis if obj.verification else None
+        by_basis.setdefault(basis or "none", []).append(obj)
+    overall = _share(looked, objects)
+    return CheckedShare(
+        objects=len(objects),
+        checked=len(looked),
+        share_of_objects=overall.share_of_objects,
+        share_of_text=overall.share_of_text,
+        by_basis={basis: _share(some, objects) for basis, some in sorted(by_basis.items())},
+        ocr_lines=ocr_lines,
+        fonts_cited=sum(bool(o.verification and o.verification.font_check) for o in looked),
+        title_block_read=title_block_read,
+    )
+
+
+def _share(some: Sequence[PageObject], objects: Sequence[PageObject]) -> BasisShare:
+    cited = {i for o in objects for i in o.evidence}
+    words = {i for o in some for i in o.evidence}
+    return BasisShare(
+        objects=len(some),
+        confirmed=sum(bool(o.verification and o.verification.verdict == "confirmed") for o in some),
+        share_of_objects=round(len(some) / len(objects), 4) if objects else 0.0,
+        share_of_text=round(len(words) / len(cited), 4) if cited else 0.0,
     )

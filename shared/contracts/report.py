@@ -154,6 +154,17 @@ class VerificationSummary(BaseModel):
         description="pages an independent check (a model's claims against the text layer, "
         "the judge, or OCR of the evidence) judged, with no problem"
     )
+    pages_passed_by_basis: dict[str, int] = Field(
+        {},
+        description="basis → passed pages it confirmed something on (an object, or for ocr "
+        "the title block's number; judge also counts a confirmed blank page): a page "
+        "counts under each basis that confirmed on it",
+    )
+    objects: int = Field(0, description="objects on the verified pages")
+    objects_checked: int = Field(
+        0, description="of those, the ones a check gave a verdict (confirmed, refuted, uncertain)"
+    )
+    ocr_lines: int = Field(0, description="lines the OCR check read, over every page")
     verify_failed: int = Field(description="judged pages with at least one problem")
     problem_rate: float | None = Field(
         description="verify_failed / (pages_verified - pages_unjudged): the share of judged "

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
-from shared.contracts.models import Coverage, HiddenText, PageVerdict, VerifiedPage
+from shared.contracts.models import CheckedShare, Coverage, HiddenText, PageVerdict, VerifiedPage
 from shared.contracts.register import ProposedMatch, RegisterOutcome, SheetOutcome, UnitCounts
 from shared.contracts.report import Report
 from shared.infra.settings import Settings
@@ -281,6 +281,7 @@ def test_summary_lines_state_the_verdict_arithmetic_and_the_guard():
     lines = present.summary_lines(report(pages))
     assert "verified 3 = passed 1 + with problems 1 + unjudged 1 (skipped blank 0)" in lines[2]
     assert "problem rate 50%" in lines[2]
+    assert lines[2].endswith("; checked 0 of 0 objects")
     assert lines[3] == "guard: kept 0, rescued 0, vision unverified 0, dropped 0"
     assert len(lines) == 4  # nothing self-read, no hidden text: nothing more to say
 
@@ -462,3 +463,17 @@ def test_conclude_prints_each_sheets_change_in_its_project(tmp_path, capsys):
     ]
     assert "project tower-b (upload 2): revised 1, new 0, re-issued unchanged 1" in out
     assert "still current: A200" in out
+
+
+def test_a_passed_page_and_the_set_say_how_much_was_checked():
+    """An ok page says how many of its objects a check read; the summary says it for the
+    set, with the lines the OCR check read."""
+    checked = CheckedShare(
+        objects=31, checked=1, share_of_objects=0.03, share_of_text=0.05, ocr_lines=1
+    )
+    pages = [verified_page(1, checked=checked), verified_page(2, checked=checked)]
+    built = report(pages)
+    assert present.verdict_text(built.pages[0]) == "ok (1 of 31 checked)"
+    assert present.summary_lines(built)[2].endswith(
+        "; checked 2 of 62 objects (OCR check of 2 lines)"
+    )

@@ -10,6 +10,7 @@ from services.extract.reading.render import render_thumbnail_jpeg
 from services.report.assemble import FailedPage, JobInfo, build_report
 from services.report.html import render_report_html
 from shared.contracts.models import (
+    CheckedShare,
     Coverage,
     GuardCounts,
     HiddenText,
@@ -217,3 +218,14 @@ def test_each_verdict_says_what_checked_it():
     )
     html = render_report_html(report([page(1, "A101", [obj])]), {})
     assert "<small>by ocr</small>" in html
+
+
+def test_an_ok_page_says_how_much_of_it_was_checked():
+    """Where a page says ok, it says how many of its objects a check read (and the lines
+    OCR read): "ok" on one object of 31 is not "ok" on all of them."""
+    checked = CheckedShare(
+        objects=31, checked=1, share_of_objects=0.03, share_of_text=0.05, ocr_lines=1
+    )
+    html = render_report_html(report([page(1, "A101", checked=checked)]), {})
+    assert "checked 1 of 31 objects (OCR check of 1 line)" in html
+    assert "1/31 checked" in html

@@ -1,6 +1,6 @@
 """The page verdict: problems as sentences, kinds in a fixed order, unjudged never a pass."""
 
-from services.verify.verdict import page_verdict
+from services.verify.verdict import checked_share, page_verdict
 from shared.contracts.models import ObjectVerification, PageObject
 
 
@@ -75,3 +75,36 @@ def test_blank_skip_is_recorded():
     """A blank page is ok, unjudged and skipped 'blank'."""
     v = page_verdict([], skipped="blank")
     assert v.ok and v.unjudged and v.skipped == "blank"
+
+
+def test_checked_says_how_much_of_the_page_each_basis_read():
+    """One object of four confirmed by OCR, one refuted by the text layer, two unjudged:
+    2 of 4 checked, by basis, with each share of the objects and of the cited words."""
+    objects = [
+        PageObject(
+            object_id="a",
+            evidence=[0, 1],
+            verification=ObjectVerification(verdict="confirmed", basis="ocr"),
+        ),
+        PageObject(
+            object_id="b",
+            evidence=[2],
+            verification=ObjectVerification(verdict="refuted", basis="text_layer"),
+        ),
+        PageObject(
+            object_id="c", evidence=[3], verification=ObjectVerification(verdict="not_judged")
+        ),
+        PageObject(object_id="d", evidence=[4, 5, 6, 7, 8, 9], verification=None),
+    ]
+    checked = checked_share(objects, ocr_lines=3)
+    assert (checked.objects, checked.checked, checked.ocr_lines) == (4, 2, 3)
+    assert (checked.share_of_objects, checked.share_of_text) == (0.5, 0.3)
+    assert checked.by_basis["ocr"].model_dump() == {
+        "objects": 1,
+        "confirmed": 1,
+        "share_of_objects": 0.25,
+        "share_of_text": 0.2,
+    }
+    assert checked.by_basis["text_layer"].confirmed == 0
+    assert checked.sentence() == "checked 2 of 4 objects (OCR check of 3 lines)"
+    assert checked_share([]).sentence() == "checked 0 of 0 objects"

@@ -103,4 +103,6 @@ class OcrCheck:
             findings={oid: Finding(v) for oid, v in verdicts.items()},
             problems=problems,
             page_judged=identity_read,
+            lines_read=len(readings),
+            title_block_read=identity_read,
         )
