@@ -12,6 +12,7 @@ from functools import reduce
 
 from pydantic import BaseModel, Field
 
+from services.report import priority
 from shared.contracts.models import (
     PROBLEM_KIND_ORDER,
     GuardCounts,
@@ -33,7 +34,7 @@ from shared.contracts.report import (
     VerificationSummary,
 )
 from shared.sheet.discipline import set_disciplines
-from shared.sheet.sheet_set import SheetSet
+from shared.sheet.sheet_set import Correction, SheetSet
 
 NO_OUTCOME_REASON = "no outcome recorded"
 
@@ -81,6 +82,8 @@ def build_report(
     sheet_set = sheet_set or SheetSet()
     outcomes = with_disciplines(apply_corrections(_one_outcome_per_page(job, pages), sheet_set))
     failed = [o for o in outcomes if isinstance(o, FailedPage)]
+    corrections = {c.page_number: c for c in sheet_set.corrections}
+    entries = [_page_entry(o, corrections.get(o.page_number)) for o in outcomes]
     if job.canceled:
         status: ReportStatus = "canceled"
     elif failed:
@@ -95,9 +98,13 @@ def build_report(
         created_at=job.created_at,
         finished_at=finished_at,
         coverage_floor=job.coverage_floor,
-        pages=[_page_entry(outcome) for outcome in outcomes],
+        pages=entries,
         summary=_summary(outcomes).model_copy(
-            update={"set": sheet_set.summary(), **_honesty_summary(job, outcomes)}
+            update={
+                "set": sheet_set.summary(),
+                "pages_by_priority": priority.by_level(p.review_priority for p in entries),
+                **_honesty_summary(job, outcomes),
+            }
         ),
         set=sheet_set,
     )
@@ -160,7 +167,7 @@ def _one_outcome_per_page(job: JobInfo, pages: list[PageOutcome]) -> list[PageOu
     ]
 
 
-def _page_entry(outcome: PageOutcome) -> PageReport:
+def _page_entry(outcome: PageOutcome, correction: Correction | None) -> PageReport:
     if isinstance(outcome, FailedPage):
         return PageReport(
             page_number=outcome.page_number,
@@ -168,6 +175,7 @@ def _page_entry(outcome: PageOutcome) -> PageReport:
             failure_reason=outcome.reason,
             failure_stage=outcome.stage,
             deliveries=outcome.deliveries,
+            review_priority=priority.of_failed(outcome.stage == "canceled"),
         )
     page = outcome
     return PageReport(
@@ -191,6 +199,7 @@ def _page_entry(outcome: PageOutcome) -> PageReport:
         model_failures=page.model_failures,
         evidence_crops=page.evidence_crops,
         hidden_text=page.hidden_text,
+        review_priority=priority.of_page(page, correction),
     )
 
 

@@ -10,7 +10,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
 from shared.contracts.models import EvidenceCrop
-from shared.contracts.report import FailedPageSummary, PageReport, Report
+from shared.contracts.report import PRIORITY_ORDER, FailedPageSummary, PageReport, Report
 from shared.revisions.delta import SheetDelta, UnitChange
 
 # The stage of a page that a canceled job never extracted (as the extract service names it).
@@ -43,12 +43,20 @@ def render_report_html(
             report=report,
             summary=report.summary,
             pages=pages,
+            pages_by_priority=sorted(pages, key=_priority_rank),
             failed=failed,
             canceled=canceled,
             counts=_counts(report, pages, failed, canceled),
             changes=_changes_view(report, revisions or {}),
         )
     )
+
+
+def _priority_rank(page: dict[str, Any]) -> tuple[int, int]:
+    """High first, then normal, then low; page order within a level."""
+    priority = page["priority"]
+    level = PRIORITY_ORDER.index(priority.level) if priority else len(PRIORITY_ORDER)
+    return level, page["number"]
 
 
 @cache
@@ -98,6 +106,7 @@ def _page_view(
         "badge_class": badge_class,
         "badge_label": badge_label,
         "checked": verdict.checked.sentence() if verdict and verdict.checked else None,
+        "priority": page.review_priority,
         "thumbnail": _data_uri(thumbnail) if thumbnail else None,
         # The page's shape, for the evidence view that outlines a box over the thumbnail.
         "aspect": next((round(c.page_width / c.page_height, 4) for c in crops.values()), 1.0),

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from shared.contracts.models import (
+    CheckedShare,
     Coverage,
     EvidenceCrop,
     ExtractionStatus,
@@ -57,6 +58,35 @@ class PageReview(BaseModel):
     problems: list[ProblemState] = []
 
 
+PriorityLevel = Literal["high", "normal", "low"]
+PRIORITY_ORDER: tuple[PriorityLevel, ...] = ("high", "normal", "low")
+
+
+class PriorityReason(BaseModel):
+    """One reason a person should look at a page."""
+
+    kind: Literal[
+        "failed",
+        "problem_open",
+        "low_ocr_confidence",
+        "set_override",
+        "title_from_template",
+        "unchecked",
+        "hidden_text",
+    ] = Field(examples=["low_ocr_confidence"])
+    says: str = Field(examples=["OCR read the sheet number with confidence 0.62"])
+
+
+class ReviewPriority(BaseModel):
+    """Which pages to look at first: high (a problem open, a page lost, a number or title
+    OCR was unsure of, the set overriding what the page reads), normal (nothing
+    independent checked it, its title only from the set's template, hidden text), low
+    (nothing to add)."""
+
+    level: PriorityLevel = Field(examples=["high"])
+    reasons: list[PriorityReason] = []
+
+
 class PageReport(BaseModel):
     """One page of the set: verified (objects, coverage, verdict) or failed (stage, reason)."""
 
@@ -95,6 +125,9 @@ class PageReport(BaseModel):
         None,
         description="words the page's text layer holds and the page does not show (never "
         "read as the page's text): how many, why, a sample",
+    )
+    review_priority: ReviewPriority | None = Field(
+        None, description="how soon a person should look at this page, and why"
     )
 
 
@@ -245,6 +278,9 @@ class ReportSummary(BaseModel):
     review: ReviewSummary = Field(
         default_factory=ReviewSummary, description="a person's corrections and decisions"
     )
+    pages_by_priority: dict[str, int] = Field(
+        {}, description="pages per review priority (high, normal, low): which to look at first"
+    )
 
 
 class Report(BaseModel):
@@ -297,6 +333,12 @@ class ReadySheet(BaseModel):
     project_number: str | None = None
     project_name: str | None = None
     scale: str | None = None
+    review_priority: PriorityLevel | None = Field(
+        None, description="how soon a person should look at the page (high, normal, low)"
+    )
+    checked: CheckedShare | None = Field(
+        None, description="how much of the page the checks read, by basis"
+    )
 
 
 class ReadySummary(BaseModel):
@@ -313,6 +355,9 @@ class ReadySummary(BaseModel):
     sheets: SheetSummary
     set: SetSummary = Field(default_factory=SetSummary)
     review: ReviewSummary = Field(default_factory=ReviewSummary)
+    pages_by_priority: dict[str, int] = Field(
+        {}, description="pages per review priority (high, normal, low)"
+    )
     sheet_index: list[ReadySheet] = Field(
         [], description="every verified page's sheet: number, title and title-block fields"
     )
@@ -332,10 +377,13 @@ class ReadySummary(BaseModel):
             sheets=summary.sheets,
             set=summary.set,
             review=summary.review,
+            pages_by_priority=summary.pages_by_priority,
             sheet_index=[
                 ReadySheet(
                     page_number=p.page_number,
                     **p.sheet.model_dump(include=set(ReadySheet.model_fields) - {"page_number"}),
+                    review_priority=p.review_priority.level if p.review_priority else None,
+                    checked=p.verification.checked if p.verification else None,
                 )
                 for p in report.pages
                 if p.status == "verified"
