@@ -12,6 +12,7 @@ from shared.contracts.report import (
     PriorityReason,
     ReviewPriority,
 )
+from shared.sheet.identity import title_from_template
 from shared.sheet.sheet_set import Correction
 
 # OCR's confidence in a line below which a number or title it read is worth a look: the
@@ -56,8 +57,7 @@ def of_page(page: VerifiedPage, correction: Correction | None) -> ReviewPriority
         was = f'"{correction.was}"' if correction.was else "no number"
         says = f'the set decided "{correction.now}" ({correction.basis}); the page read {was}'
         reasons.append(PriorityReason(kind="set_override", says=says))
-        own_title = reading.title if reading else None
-        if correction.basis == "set_template" and correction.sheet_title and not own_title:
+        if title_from_template(correction, reading.sheet_title if reading else None):
             says = "its title was read only where the set's title block template puts it"
             reasons.append(PriorityReason(kind="title_from_template", says=says))
     if verdict.unjudged and verdict.skipped != "blank":

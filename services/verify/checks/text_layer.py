@@ -7,6 +7,7 @@ from services.verify.checks.base import CheckResult, Finding, PageEvidence
 from services.verify.oracle import check_content, check_identity, check_object
 from shared.contracts.models import ObjectVerification, PageObject
 from shared.pagetext import TextLayer
+from shared.sheet.identity import claimed_number
 
 # Objects the extraction cut from the page's own words: checking them against those words
 # cannot fail.
@@ -50,8 +51,7 @@ def read_against_text_layer(page: PageEvidence, objects: list[PageObject]) -> Ch
     covered = page.covered
     if layer.has_text_layer:
         printed = covered.reading.sheet_number if covered.reading else None
-        sheet = covered.sheet
-        extracted = sheet.sheet_number if sheet.sheet_number_source != "text_layer" else None
+        extracted = claimed_number(covered.sheet)
         if sentence := check_identity(extracted, printed):
             result.problems.append(("identity_wrong", sentence))
     if sentence := check_content(covered):
