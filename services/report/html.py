@@ -44,6 +44,7 @@ def render_report_html(
             summary=report.summary,
             pages=pages,
             pages_by_priority=sorted(pages, key=_priority_rank),
+            unjudged=[why for page in report.pages if (why := page.unjudged_why())],
             failed=failed,
             canceled=canceled,
             counts=_counts(report, pages, failed, canceled),
@@ -208,12 +209,13 @@ def _counts(
     failed: list[FailedPageSummary],
     canceled: list[int],
 ) -> list[tuple[str, Any, str]]:
-    """Header tiles: (label, value, css class)."""
+    """Header tiles: (label, value, css class); a count of nothing takes no colour (a red 0
+    reads as an alarm)."""
     summary = report.summary
     verification = summary.verification
     mean = summary.extraction_coverage.mean_ratio
     rate = verification.problem_rate
-    return [
+    tiles = [
         ("pages", report.page_count, ""),
         ("passed", verification.pages_passed, "ok"),
         ("with problems", verification.verify_failed, "problems"),
@@ -237,6 +239,7 @@ def _counts(
             else []
         ),
     ]
+    return [(label, value, "" if value in (0, "0%") else css) for label, value, css in tiles]
 
 
 def _pct(ratio: float) -> int:

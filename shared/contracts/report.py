@@ -130,6 +130,16 @@ class PageReport(BaseModel):
         None, description="how soon a person should look at this page, and why"
     )
 
+    def unjudged_why(self) -> str | None:
+        """Why the page is unjudged, as a reader wants it ("page 5 is a scan read by OCR;
+        nothing independent read it"); None when it is judged, skipped as blank or failed."""
+        v = self.verification
+        if v is None or not v.unjudged or v.skipped == "blank":
+            return None
+        if self.has_text_layer is False:
+            return f"page {self.page_number} is a scan read by OCR; nothing independent read it"
+        return f"page {self.page_number}: {v.reason or 'nothing gave a definite verdict'}"
+
 
 class CoverageSummary(BaseModel):
     """How much of the set's text the objects cover, and which rungs it took."""

@@ -88,6 +88,9 @@ class _Cli(typer.Typer):
 
 app = _Cli(
     help="sheetflow: turn PDF drawing sets into structured, verified, per-sheet data.",
+    # Click's own help: it wraps to the terminal (80 columns read well) and names a flag
+    # without a type label ("<bool>").
+    rich_markup_mode=None,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -296,7 +299,7 @@ def print_endpoints(
 
 @app.command()
 def run(
-    file: Annotated[Path, typer.Argument(help="the PDF drawing set")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="the PDF drawing set")],
     out: Annotated[Path | None, typer.Option(help=OUT_HELP)] = None,
     extract_workers: Annotated[int, typer.Option(min=1, help="extract worker processes")] = 1,
     timeout: Annotated[float, typer.Option(min=1, help="seconds to wait for the job")] = 3600,
@@ -411,7 +414,7 @@ def remove_finished_runs(runs: Path) -> None:
 
 @app.command()
 def submit(
-    file: Annotated[Path, typer.Argument(help="the PDF drawing set")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="the PDF drawing set")],
     api: Annotated[
         str | None,
         typer.Option(
@@ -432,7 +435,7 @@ def submit(
     with user_errors():
         pdf = existing_file(file)
         project = project_id(project)
-        api = api or running_up(load_settings(), "an API to send to: pass --api URL").api
+        api = api or running_up(load_settings(), "no API to send to: pass --api URL").api
         with api_client(api, token) as client:
             created = submit_file(client, pdf, project)
             stdout.print(f"job {created['job_id']}")
@@ -460,7 +463,7 @@ def events(
         url, namespace = nats_url or settings.nats_url, settings.namespace
         if not url:
             found = running_up(
-                settings, "NATS to listen to: pass --nats URL or set SHEETFLOW_NATS_URL"
+                settings, "no NATS to listen to: pass --nats URL or set SHEETFLOW_NATS_URL"
             )
             url, namespace = found.nats_url, found.namespace
             if found.nats_embedded:
@@ -477,12 +480,11 @@ def events(
 
 def running_up(settings: Settings, missing: str) -> Endpoints:
     """Where the `sheetflow up` of this data dir listens, or a CliError saying what is
-    missing (``missing`` completes "no ...")."""
+    ``missing`` ("no API to send to: ...") and why."""
     found = read_endpoints(settings.data_dir.resolve())
     if found is None:
         raise CliError(
-            f"no {missing}; no `sheetflow up` is running with data dir "
-            f"{settings.data_dir.resolve()}"
+            f"{missing}; no `sheetflow up` is running with data dir {settings.data_dir.resolve()}"
         )
     return found
 
@@ -513,7 +515,7 @@ def report_schema_cmd(
 
 @app.command()
 def worker(
-    name: Annotated[str, typer.Argument(help=f"one of: {', '.join(SERVICES)}")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help=f"one of: {', '.join(SERVICES)}")],
     concurrency: Annotated[
         int | None, typer.Option(min=1, help="pages in flight (extract only)")
     ] = None,
@@ -544,7 +546,7 @@ def worker(
 
 @app.command(hidden=True)
 def healthcheck(
-    name: Annotated[str, typer.Argument(help="the service this container runs")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="the service this container runs")],
     monitor: Annotated[
         str, typer.Option(help="NATS monitoring URL, or every cluster node's, comma-separated")
     ] = "http://nats:8222",

@@ -166,7 +166,22 @@ def summary_lines(report: Report) -> list[str]:
             f"vision unverified {guard.vision_unverified}, dropped {guard.dropped}"
         ),
         *_honesty_lines(verification),
+        *_unjudged_lines(report),
     ]
+
+
+# Unjudged pages named in the summary, at most; report.html names every one.
+UNJUDGED_NAMED = 5
+
+
+def _unjudged_lines(report: Report) -> list[str]:
+    """The unjudged pages (blank ones aside), each with why."""
+    why = [w for p in report.pages if (w := p.unjudged_why())]
+    if not why:
+        return []
+    more = len(why) - UNJUDGED_NAMED
+    tail = [f"and {more} more (report.html names them)"] if more > 0 else []
+    return ["unjudged: " + "; ".join(why[:UNJUDGED_NAMED] + tail)]
 
 
 def _honesty_lines(verification: VerificationSummary) -> list[str]:

@@ -229,3 +229,20 @@ def test_an_ok_page_says_how_much_of_it_was_checked():
     html = render_report_html(report([page(1, "A101", checked=checked)]), {})
     assert "checked 1 of 31 objects (OCR check of 1 line)" in html
     assert "1/31 checked" in html
+
+
+def test_a_count_of_nothing_takes_no_colour_and_unjudged_pages_are_named():
+    """A header tile that counts nothing is not red (or amber); a tile that counts something
+    keeps its colour. Each unjudged page is named with why, above the index."""
+    scan = page(2, "A102", unjudged=True, reason="no judge").model_copy(
+        update={"has_text_layer": False}
+    )
+    html = render_report_html(report([page(1, "A101"), scan]), {})
+    tiles = re.findall(
+        r'<div class="tile ?([\w ]*)"><div class="v">([^<]*)</div><div class="l">([^<]*)</div>',
+        html,
+    )
+    by_label = {label: (css.strip(), value) for css, value, label in tiles}
+    assert by_label["with problems"] == ("", "0") and by_label["failed"] == ("", "0")
+    assert by_label["unjudged"] == ("unjudged", "1")
+    assert "<li>page 2 is a scan read by OCR; nothing independent read it</li>" in html
