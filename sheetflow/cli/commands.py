@@ -33,7 +33,7 @@ from shared.contracts.report import report_json_schema
 from shared.infra.exiting import exit_now
 from shared.infra.llm import check_model_server, model_settings_warnings
 from shared.infra.redact import redact_url
-from shared.infra.settings import Settings
+from shared.infra.settings import Settings, unknown_variables
 from sheetflow.cli.client import (
     POLL_S,
     api_client,
@@ -123,6 +123,8 @@ def stop_on_signals() -> Iterator[None]:
 
 
 def load_settings() -> Settings:
+    for name in unknown_variables(os.environ):
+        stderr.print(f"[yellow]warning:[/] {name} names no setting: it is ignored")
     try:
         return Settings()
     except ValidationError as exc:
