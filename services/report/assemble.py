@@ -200,7 +200,10 @@ def _summary(outcomes: list[PageOutcome]) -> ReportSummary:
     return ReportSummary(
         extraction_coverage=_coverage_summary(verified),
         verification=verification_summary([p.verdict for p in verified]).model_copy(
-            update={"hidden_text_pages": [p.page_number for p in verified if p.hidden_text]}
+            update={
+                "hidden_text_pages": [p.page_number for p in verified if p.hidden_text],
+                "blank_pages": [p.page_number for p in verified if declared_blank(p.verdict)],
+            }
         ),
         guard=reduce(GuardCounts.add, (p.guard for p in verified), GuardCounts()),
         sheets=_sheet_summary(verified),
@@ -264,6 +267,11 @@ def passed_bases(verdict: PageVerdict) -> set[str]:
     return bases or {"judge"}
 
 
+def declared_blank(verdict: PageVerdict) -> bool:
+    """The extraction found nothing on the page: skipped as blank, or contradicted."""
+    return verdict.skipped == "blank" or verdict.blank_contradicted
+
+
 def verification_summary(verdicts: list[PageVerdict]) -> VerificationSummary:
     """Tally the verdicts of the pages that went through verify, as the summary defines:
     every page is unjudged, passed or failed; blank pages are among the unjudged."""
@@ -287,7 +295,7 @@ def verification_summary(verdicts: list[PageVerdict]) -> VerificationSummary:
         pages_verified=len(verdicts),
         pages_unjudged=unjudged,
         pages_skipped_blank=sum(v.unjudged and v.skipped == "blank" for v in verdicts),
-        pages_blank=sum(v.skipped == "blank" or v.blank_contradicted for v in verdicts),
+        pages_blank=sum(map(declared_blank, verdicts)),
         pages_self_read=sum(v.unjudged and v.self_read for v in verdicts),
         pages_passed=judged - failed,
         verify_failed=failed,

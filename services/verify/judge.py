@@ -121,6 +121,9 @@ class JudgeOutcome:
     usage: dict[str, Usage] = field(default_factory=dict)
     skipped: str | None = None  # "no_images" when the scope had nothing to show
     call_failed: bool = False  # the model call itself failed (the server, not the reply)
+    # Problems the judge named that belong to no object it was asked about (a bare string,
+    # an unknown id): kept on the page as sentences, never dropped.
+    page_problems: list[str] = field(default_factory=list)
 
 
 def _priority(obj: PageObject) -> int:
@@ -303,9 +306,11 @@ def parse_judge_reply(content: str, scope_ids: Sequence[str]) -> JudgeOutcome:
 
     Valid entries carry a known ``object_id`` and a verdict label or a named problem;
     confirmed, refuted and uncertain (in any case) are taken as they are, any other label,
-    or a problem (or kind) named without a label, is a refutation that quotes it. Entries
-    with an unknown id, or naming neither verdict nor problem, are ignored. A reply with no valid
-    entry — garbage, no ``objects`` list, missing verdicts, unknown ids only — is unjudged.
+    or a problem (or kind) named without a label, is a refutation that quotes it. A problem
+    the judge names on no object it was asked about (a bare string, an entry with an unknown
+    or no id) is kept as a page problem, its text quoted; other such entries are ignored. A
+    reply with neither a valid entry nor such a problem — garbage, no ``objects`` list,
+    missing verdicts, unknown ids only — is unjudged.
     """
     data = _load_json(content)
     # A bare list of verdicts is the objects list.
@@ -315,20 +320,39 @@ def parse_judge_reply(content: str, scope_ids: Sequence[str]) -> JudgeOutcome:
     known = set(scope_ids)
     verdicts: dict[str, JudgeVerdict] = {}
     ignored = 0
+    page_problems: list[str] = []
     for entry in entries:
         object_id = str(entry.get("object_id", "")) if isinstance(entry, dict) else ""
         judged = _entry_verdict(object_id, entry) if object_id in known else None
-        if judged is None:
+        if judged is not None:
+            verdicts[object_id] = judged
+        elif said := _unattached_problem(entry, object_id):
+            page_problems.append(said)
+        else:
             ignored += 1
-            continue
-        verdicts[object_id] = judged
-    if not verdicts:
+    if not (verdicts or page_problems):
         return JudgeOutcome(
             judged=False,
             reason="the judge's reply carried no verdict for any object it was asked about",
         )
     reason = f"{ignored} judge entries ignored (unknown id or no verdict)" if ignored else None
-    return JudgeOutcome(judged=True, verdicts=verdicts, reason=reason)
+    return JudgeOutcome(judged=True, verdicts=verdicts, reason=reason, page_problems=page_problems)
+
+
+def _unattached_problem(entry: Any, object_id: str) -> str | None:
+    """The sentence for a problem the judge named on no object it was asked about: a bare
+    string, or an entry with a problem (or a refutation) under an unknown or no id."""
+    if isinstance(entry, str):
+        return f'The judge says: "{entry.strip()}"' if entry.strip() else None
+    if not isinstance(entry, dict):
+        return None
+    problem = _text_or_none(entry.get("problem"))
+    label = (_text_or_none(entry.get("verdict")) or "").lower()
+    if problem is None and label in ("", "confirmed", "uncertain"):
+        return None
+    about = f'object "{object_id}", which it was not asked about' if object_id else "the page"
+    said = problem or f"it answers {label!r}"
+    return f"The judge names a problem on {about}: {said}"
 
 
 async def judge_page(

@@ -12,8 +12,10 @@ from shared.contracts.models import (
 
 # Object verdicts that settle the object; "uncertain" has looked and not decided.
 DEFINITE = frozenset({"confirmed", "refuted"})
-# Verdicts that are the result of looking at the object (others are untagged).
+# Verdicts that are the result of looking at the object (others are not judged).
 _LOOKED_AT = DEFINITE | {"uncertain"}
+# The kind of a problem no known kind fits (the contract's "untagged").
+UNTAGGED = "untagged"
 NOTHING_DEFINITE = "no object got a definite verdict (confirmed or refuted)"
 
 
@@ -27,7 +29,8 @@ def page_verdict(
 ) -> PageVerdict:
     """Sum up a page from its objects' verifications and its page-level problems.
 
-    ``page_problems`` are ``(kind, sentence)`` pairs (identity_wrong, content_missing).
+    ``page_problems`` are ``(kind, sentence)`` pairs (identity_wrong, content_missing); a
+    problem of kind ``UNTAGGED`` (no known kind) counts in ``untagged``, not in ``kinds``.
     ``ok`` is False on any problem. The page is judged when it has a problem, when at
     least one object is confirmed or refuted, or when ``page_judged`` (a definite
     page-level verdict, e.g. the judge confirming a page with no objects is empty);
@@ -36,13 +39,13 @@ def page_verdict(
     was not judged ("blank", "no_images").
     """
     problems = [sentence for _, sentence in page_problems]
-    kinds = {kind for kind, _ in page_problems}
-    untagged = 0
+    kinds = {kind for kind, _ in page_problems if kind != UNTAGGED}
+    not_judged = 0
     definite = page_judged
     for obj in objects:
         v = obj.verification
         if v is None or v.verdict not in _LOOKED_AT:
-            untagged += 1
+            not_judged += 1
             continue
         definite = definite or v.verdict in DEFINITE
         if v.verdict == "refuted":
@@ -53,7 +56,8 @@ def page_verdict(
         ok=not problems,
         problems=problems,
         kinds=[k for k in PROBLEM_KIND_ORDER if k in kinds],
-        untagged=untagged,
+        objects_not_judged=not_judged,
+        untagged=sum(kind == UNTAGGED for kind, _ in page_problems),
         unjudged=unjudged,
         skipped=skipped,
         reason=reason or (NOTHING_DEFINITE if unjudged else None),

@@ -345,7 +345,14 @@ class PageVerdict(BaseModel):
     ok: bool = Field(description="no problem was found (means nothing when unjudged)")
     problems: list[str] = []
     kinds: list[str] = []
-    untagged: int = Field(0, description="objects no verdict could be attached to")
+    objects_not_judged: int = Field(
+        0, description="objects no check gave a verdict (confirmed, refuted or uncertain)"
+    )
+    untagged: int = Field(
+        0,
+        description="problems of no known kind (a judge's problem naming no object, or "
+        "given as bare text): counted here, kept among problems, never dropped",
+    )
     unjudged: bool = Field(
         False,
         description="no problem was found and nothing gave a definite verdict "

@@ -220,6 +220,11 @@ class VerificationSummary(BaseModel):
     hidden_text_pages: list[int] = Field(
         [], description="pages (numbers) whose text layer holds text the page does not show"
     )
+    blank_pages: list[int] = Field(
+        [],
+        description="the pages (numbers) pages_blank counts: declared empty by the "
+        "extraction, skipped as blank or contradicted by a witness",
+    )
 
 
 class SheetSummary(BaseModel):

@@ -293,6 +293,7 @@ def test_verification_arithmetic_on_blank_unjudged_and_problem_pages():
         "problem_rate": round(2 / 3, 4),
         "kinds": {"content_missing": 1, "content_wrong": 1},
         "hidden_text_pages": [],
+        "blank_pages": [1, 6],
     }
     assert ver["pages_verified"] == ver["pages_passed"] + ver["verify_failed"] + 2
 

@@ -392,3 +392,30 @@ def test_a_problem_named_without_a_verdict_label_is_never_dropped():
     merged, disagreement = merge_judge(confirmed, g1, lambda _: None)
     assert (merged.verdict, merged.kind, merged.basis) == ("refuted", "judge_refuted", "judge")
     assert "Swing is wrong." in merged.problem and disagreement is not None
+
+
+def test_a_problem_on_no_object_is_kept_with_its_text():
+    """A bare string and a problem under an id the judge was not asked about are page
+    problems quoting the judge; a confirmation under an unknown id says nothing."""
+    content = json.dumps(
+        {
+            "objects": [
+                "Door swing is drawn the wrong way.",
+                {"object_id": "X9", "verdict": "refuted", "problem": "Tag 12 is missing."},
+                {"object_id": "X8", "verdict": "confirmed"},
+                {"object_id": "N1", "verdict": "confirmed"},
+            ]
+        }
+    )
+    outcome = parse_judge_reply(content, ["N1"])
+    assert outcome.judged and list(outcome.verdicts) == ["N1"]
+    assert outcome.page_problems == [
+        'The judge says: "Door swing is drawn the wrong way."',
+        (
+            'The judge names a problem on object "X9", which it was not asked about: '
+            "Tag 12 is missing."
+        ),
+    ]
+    assert outcome.reason == "1 judge entries ignored (unknown id or no verdict)"
+    only = parse_judge_reply(json.dumps(["Nothing matches the sheet."]), ["N1"])
+    assert only.judged and only.verdicts == {} and len(only.page_problems) == 1
