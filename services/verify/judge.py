@@ -39,6 +39,12 @@ BLANK_CONTEXT = (
     "nothing worth extracting, refuted (kind content_missing) if it has content the "
     "extraction missed."
 )
+# The extraction's unresolved items, told to the judge as the contract asks: what it saw and
+# could not make an object of is where a missed claim is likeliest.
+UNRESOLVED_CONTEXT = (
+    "THE EXTRACTION COULD NOT RESOLVE THESE ITEMS of the page (one JSON value per line); "
+    "where one is a claim the objects below miss or contradict, say so in a problem:"
+)
 # Asked once more when a reply holds no usable verdict: models that wander into prose or
 # fences usually comply when told plainly.
 JUDGE_RETRY = (
@@ -220,15 +226,19 @@ def build_judge_messages(
     images: Sequence[JudgeImage],
     *,
     context: str | None = None,
+    unresolved: Sequence[Any] = (),
 ) -> list[dict[str, Any]]:
-    """Chat messages: the rules, then the ``context`` when given, the page text, the objects
-    and the labelled images."""
+    """Chat messages: the rules, then the ``context`` when given, what the extraction could
+    not resolve (``unresolved``), the page text, the objects and the labelled images."""
     prompt = JUDGE_USER_PROMPT.format(
         text_layer=text_layer_excerpt.strip() or NO_TEXT_LAYER,
         objects="\n".join(_object_line(o) for o in objects_in_scope),
         count=len(objects_in_scope),
         images="; ".join(f"image {i}: {img.label}" for i, img in enumerate(images, 1)),
     )
+    if unresolved:
+        items = "\n".join(json.dumps(i, ensure_ascii=False, default=str) for i in unresolved)
+        prompt = f"{UNRESOLVED_CONTEXT}\n{items}\n\n{prompt}"
     if context:
         prompt = f"{context}\n\n{prompt}"
     content: list[dict[str, Any]] = [{"type": "text", "text": prompt}]
@@ -363,6 +373,7 @@ async def judge_page(
     images: Sequence[JudgeImage],
     *,
     context: str | None = None,
+    unresolved: Sequence[Any] = (),
 ) -> JudgeOutcome:
     """One judge call over a page's scope, asked once more when its reply holds no usable
     verdict; unjudged (with the reason) when it still cannot be judged.
@@ -370,14 +381,17 @@ async def judge_page(
     The reply is not capped (the server decides its length): a reply cut off anyway
     (``finish_reason == "length"``) would silently lose verdicts, so it counts as
     unusable even where part of it parses. ``context`` is told to the judge before the
-    page text. Never called with zero images: such a scope is skipped
-    (``skipped="no_images"``). Usage is recorded under the ``verify`` stage.
+    page text, and ``unresolved`` (the extraction's unresolved items) with it. Never
+    called with zero images: such a scope is skipped (``skipped="no_images"``). Usage is
+    recorded under the ``verify`` stage.
     """
     if not objects_in_scope:
         return JudgeOutcome(judged=False, reason="no objects to judge")
     if not images:
         return JudgeOutcome(judged=False, skipped="no_images", reason="no image to show the judge")
-    messages = build_judge_messages(objects_in_scope, text_layer_excerpt, images, context=context)
+    messages = build_judge_messages(
+        objects_in_scope, text_layer_excerpt, images, context=context, unresolved=unresolved
+    )
     scope_ids = [o.object_id for o in objects_in_scope]
     usage: dict[str, Usage] = {}
     for attempt in (messages, [*messages, {"role": "user", "content": JUDGE_RETRY}]):

@@ -271,6 +271,11 @@ class CoveredPage(BaseModel):
     reading: SheetReading | None = Field(
         None, description="the page's identity as extract read it from the page's words"
     )
+    unresolved_items: list[Any] = Field(
+        [],
+        description="what the extraction models saw and could not resolve into objects, "
+        "every rung's (the judge is told them)",
+    )
 
 
 class HiddenText(BaseModel):

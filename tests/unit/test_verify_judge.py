@@ -419,3 +419,15 @@ def test_a_problem_on_no_object_is_kept_with_its_text():
     assert outcome.reason == "1 judge entries ignored (unknown id or no verdict)"
     only = parse_judge_reply(json.dumps(["Nothing matches the sheet."]), ["N1"])
     assert only.judged and only.verdicts == {} and len(only.page_problems) == 1
+
+
+def test_the_extraction_s_unresolved_items_are_told_to_the_judge():
+    """What the extraction could not resolve goes to the judge, one JSON value a line,
+    before the page text; without any, the prompt does not mention them."""
+    items = [{"text": "DETAIL 5/A-501", "why": "no leader"}, "illegible stamp"]
+    [_, user] = build_judge_messages([_obj("N1", source_text="x")], "t", IMAGES, unresolved=items)
+    prompt = user["content"][0]["text"]
+    assert prompt.startswith("THE EXTRACTION COULD NOT RESOLVE THESE ITEMS")
+    assert '{"text": "DETAIL 5/A-501", "why": "no leader"}\n"illegible stamp"' in prompt
+    [_, plain] = build_judge_messages([_obj("N1", source_text="x")], "t", IMAGES)
+    assert "COULD NOT RESOLVE" not in plain["content"][0]["text"]

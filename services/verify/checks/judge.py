@@ -113,6 +113,7 @@ async def _judge_objects(
         scope,
         await asyncio.to_thread(_excerpt, page, located),
         choice.images,
+        unresolved=page.covered.unresolved_items,
     )
 
     def reading_on_page(reading: str) -> str | None:
