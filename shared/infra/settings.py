@@ -218,6 +218,17 @@ class Settings(BaseSettings):
     llm_max_tokens: int = Field(
         8192, description="completion token limit of extraction calls (the judge is not capped)"
     )
+    extract_reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = Field(
+        None,
+        description="a reasoning model's effort on extraction calls (sent where the server "
+        "takes it); unset: the server's default",
+    )
+    extract_reasoning_max_tokens: int | None = Field(
+        None,
+        ge=1,
+        description="tokens a reasoning model may think on an extraction call, on top of "
+        "llm_max_tokens for the reply (sent where the server takes it)",
+    )
     llm_concurrency: int = Field(8, ge=1, description="in-flight model calls per process")
     llm_structured_output: Literal["auto", "on", "off"] = Field(
         "auto",
