@@ -7,6 +7,7 @@ ends in the report; a page nothing was recorded for is a named failed page.
 
 import statistics
 from collections import Counter
+from collections.abc import Sequence
 from datetime import datetime
 from functools import reduce
 
@@ -66,7 +67,7 @@ PageOutcome = VerifiedPage | FailedPage
 
 def build_report(
     job: JobInfo,
-    pages: list[PageOutcome],
+    pages: Sequence[PageOutcome],
     *,
     finished_at: datetime,
     sheet_set: SheetSet | None = None,
@@ -141,7 +142,7 @@ def with_disciplines(outcomes: list[PageOutcome]) -> list[PageOutcome]:
     ]
 
 
-def _one_outcome_per_page(job: JobInfo, pages: list[PageOutcome]) -> list[PageOutcome]:
+def _one_outcome_per_page(job: JobInfo, pages: Sequence[PageOutcome]) -> list[PageOutcome]:
     chosen: dict[int, PageOutcome] = {}
     for outcome in pages:
         n = outcome.page_number

@@ -8,12 +8,16 @@ flow tests the real ones.
 """
 
 from collections.abc import Mapping
-from typing import Any, Protocol, TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from shared.contracts.models import Usage
 from shared.contracts.subjects import Subject
+
+if TYPE_CHECKING:  # the services that never read pixels do not load numpy
+    import numpy
 
 M = TypeVar("M", bound=BaseModel)
 E = TypeVar("E", bound=BaseModel)
@@ -115,3 +119,14 @@ class ModelClient(Protocol):
         ``schema``, the reply is asked in that JSON schema where the server supports it;
         ``reasoning`` (effort, max_tokens) is sent where the server takes it."""
         ...
+
+
+@dataclass(frozen=True)
+class Raster:
+    """Gray pixels of a region of the displayed page: pixel (column, row) shows the page
+    point ``(x0 + column / zoom, y0 + row / zoom)``."""
+
+    pixels: "numpy.ndarray"
+    zoom: float  # pixels per PDF point
+    x0: float
+    y0: float

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from shared.contracts.links import SheetLinks
 from shared.contracts.models import (
     CheckedShare,
     Coverage,
@@ -354,6 +355,7 @@ class ReadySheet(BaseModel):
     checked: CheckedShare | None = Field(
         None, description="how much of the page the checks read, by basis"
     )
+    links: SheetLinks | None = Field(None, description="where the sheet opens (screen, PDF)")
 
 
 class ReadySummary(BaseModel):

@@ -7,6 +7,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, NoReturn, Protocol
 
 from faststream import AckPolicy, ContextRepo, FastStream
@@ -36,6 +37,9 @@ PULL_IDLE_S = 5.0
 # The FastStream context key a service's collaborators are kept under while it runs; its
 # handlers take them as ``Annotated[Collaborators, Context(COLLABORATORS)]``.
 COLLABORATORS = "collaborators"
+# Where readiness writes its probes (overwritten by each: one key, one object in all).
+READY_PROBE_KEY = "ready.probe"
+READY_PROBE_OBJECT = "ready/probe"
 
 
 class PageRef(Protocol):
@@ -84,6 +88,25 @@ class Connections:
     async def s3_answers(self, timeout_s: float) -> bool:
         return await self.bucket.ping(timeout_s)
 
+    async def nats_writes(self, timeout_s: float) -> bool:
+        """Whether the job store stores a small write within ``timeout_s``: JetStream on a
+        full disk answers every read and stores nothing; never raises."""
+        probe = {"by": self.worker_id, "at": datetime.now(UTC).isoformat()}
+        try:
+            await asyncio.wait_for(self.state.put(READY_PROBE_KEY, probe), timeout_s)
+        except Exception:
+            return False
+        return True
+
+    async def s3_writes(self, timeout_s: float) -> bool:
+        """Whether S3 stores a small object within ``timeout_s``; never raises."""
+        try:
+            put = self.bucket.put_bytes(READY_PROBE_OBJECT, b"ready", retry=False)
+            await asyncio.wait_for(put, timeout_s)
+        except Exception:
+            return False
+        return True
+
 
 async def ensure_stream(broker: NatsBroker, settings: Settings) -> None:
     """Declare the one stream (file storage, every subject under the namespace); idempotent."""
@@ -102,6 +125,30 @@ async def ensure_stream(broker: NatsBroker, settings: Settings) -> None:
         await js.update_stream(config)
 
 
+async def open_state_store(broker: NatsBroker, settings: Settings) -> KvStateStore:
+    """The job state bucket, made (or, made by an older version, changed) to answer direct
+    gets, which read it without creating consumers."""
+
+    async def bucket() -> Any:
+        return await broker.key_value(
+            settings.kv_bucket,
+            storage=StorageType.FILE,
+            ttl=settings.retention_days * 86400,
+            replicas=settings.stream_replicas,
+            direct=True,
+        )
+
+    try:
+        kv = await bucket()
+    except BadRequestError:  # the bucket exists without direct gets
+        js = broker.connection.jetstream()
+        info = await js.stream_info(f"KV_{settings.kv_bucket}")
+        info.config.allow_direct = True
+        await js.update_stream(info.config)
+        kv = await bucket()
+    return KvStateStore(kv, broker.connection, settings.kv_bucket)
+
+
 async def connect(
     broker: NatsBroker, store: ObjectStore, settings: Settings, name: str
 ) -> Connections:
@@ -109,12 +156,7 @@ async def connect(
     ``store`` to answer (declaring the bucket); ``name`` is the service's."""
     await broker.connect()
     await ensure_stream(broker, settings)
-    kv = await broker.key_value(
-        settings.kv_bucket,
-        storage=StorageType.FILE,
-        ttl=settings.retention_days * 86400,
-        replicas=settings.stream_replicas,
-    )
+    state = await open_state_store(broker, settings)
     # S3 may start beside the services (`sheetflow up`): wait for it at a quick pace.
     await store.wait_until_up(timeout=settings.outage_patience_s)
     await store.ensure_bucket()
@@ -122,7 +164,7 @@ async def connect(
         settings=settings,
         broker=broker,
         bucket=store,
-        state=KvStateStore(kv),
+        state=state,
         publisher=NatsPublisher(broker, settings),
         worker_id=worker_id(name),
     )

@@ -100,7 +100,21 @@ class Settings(BaseSettings):
         "reviewer|admin)",
     )
     public_url: str | None = Field(
-        None, pattern=r"^https?://[^/?#]+", description="base URL put into status/report links"
+        None,
+        pattern=r"^https?://[^/?#]+",
+        description="where people and clients reach the deployment: the base of every link "
+        "(events, webhooks, the screen); unset: links are relative",
+    )
+    link_key: SecretStr | None = Field(
+        None,
+        description="key of signed links (HMAC); `sheetflow up`/`run` generate one per data "
+        "dir; unset elsewhere: no signed links",
+    )
+    link_max_s: int = Field(
+        7 * 24 * 3600, ge=60, description="the longest a signed link may stay valid, seconds"
+    )
+    session_ttl_s: float = Field(
+        12 * 3600.0, gt=0, description="how long a screen session lasts after sign-in, seconds"
     )
     max_upload_mb: int = 200
     max_pages: int = 2000
@@ -112,6 +126,12 @@ class Settings(BaseSettings):
     )
     intake_timeout_s: float = Field(
         60.0, gt=0, description="seconds to store an upload and queue its pages before a 503"
+    )
+    request_timeout_s: float = Field(
+        8.0,
+        gt=0,
+        description="seconds an API request (other than an upload) and each of an upload's S3 "
+        "calls wait on NATS or S3 before a 503",
     )
     inspect_workers: int = Field(4, ge=1, description="uploads inspected at once")
     inspect_timeout_s: float = Field(
@@ -177,6 +197,12 @@ class Settings(BaseSettings):
 
     # Extract
     extract_concurrency: int = Field(4, ge=1)
+    job_window_pages: int = Field(
+        16,
+        ge=1,
+        description="pages of one job waiting for extract at once; each page started queues "
+        "the next, so jobs take turns (about twice the deployment's extract slots)",
+    )
     text_layer_enabled: bool = Field(
         True, description="off: pages are treated as having no text layer (vision and OCR only)"
     )
@@ -186,6 +212,11 @@ class Settings(BaseSettings):
     page_image_max_pixels: int = 16_000_000
     page_max_side_in: float = Field(
         200.0, description="pages with a longer side (inches) are refused as absurd"
+    )
+    max_image_pixels: int = Field(
+        1_000_000_000,
+        ge=1,
+        description="pages holding an image of more pixels are failed (image_too_large)",
     )
     page_max_content_mb: int = Field(
         64, description="pages whose content streams inflate past this are refused"
@@ -266,6 +297,12 @@ class Settings(BaseSettings):
         "broken text encoding is a font's), the title block's counted",
     )
 
+    @field_validator("link_key")
+    @classmethod
+    def _no_empty_key(cls, key: SecretStr | None) -> SecretStr | None:
+        # compose passes an unset variable as empty: no key, not an empty one
+        return key if key and key.get_secret_value() else None
+
     @field_validator("webhook_allow_networks")
     @classmethod
     def _networks(cls, networks: list[str]) -> list[str]:
@@ -278,6 +315,8 @@ class Settings(BaseSettings):
         if self.environment == "production":
             if self.s3_secret_key.get_secret_value() in PLACEHOLDER_SECRETS:
                 raise ValueError("SHEETFLOW_S3_SECRET_KEY holds a placeholder; set a real secret")
+            if self.link_key and self.link_key.get_secret_value() in PLACEHOLDER_SECRETS:
+                raise ValueError("SHEETFLOW_LINK_KEY holds a placeholder; set a real key")
             if self.api_token and self.api_token.get_secret_value() in PLACEHOLDER_SECRETS:
                 raise ValueError("SHEETFLOW_API_TOKEN holds a placeholder; set a real token")
             for token in self.api_tokens:

@@ -27,6 +27,7 @@ EVENTS: tuple[str, ...] = (
     str(subjects.PROBLEM_REVIEWED),
     str(subjects.SHEET_REVISED),
     str(subjects.REGISTER_UPDATED),
+    str(subjects.PROPOSAL_DECIDED),
 )
 SETTINGS_PREFIX = "settings-"
 

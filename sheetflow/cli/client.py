@@ -121,6 +121,18 @@ def submit_file(client: httpx.Client, pdf: Path, project: str | None = None) -> 
     return r.json()
 
 
+def call_api(client: httpx.Client, method: str, path: str, **kwargs: Any) -> httpx.Response:
+    """One request to the API: its answer when 2xx, else a CliError with the API's words."""
+    try:
+        r = client.request(method, path, **kwargs)
+    except httpx.HTTPError as exc:
+        api = redact_url(str(client.base_url))
+        raise CliError(f"could not reach the API at {api}: {exc}") from None
+    if not r.is_success:
+        raise CliError(f"the API refused {method} {path} (HTTP {r.status_code}): {error_detail(r)}")
+    return r
+
+
 def job_status(client: httpx.Client, job_id: str) -> dict[str, Any] | None:
     """The job's status, or None on a transient failure (503, connection trouble)."""
     try:
@@ -178,14 +190,15 @@ def follow_job(
 
 
 def fetch_reports(client: httpx.Client, job_id: str, out_dir: Path) -> dict[str, Any]:
-    """Write ``report.json``, ``report.html`` and the sheet log ``sheets.csv`` into
-    ``out_dir``; the parsed report."""
+    """Write ``report.json``, ``report.html``, the sheet log ``sheets.csv`` and the set
+    bookmarked and linked, ``set.pdf``, into ``out_dir``; the parsed report."""
     deadline = time.monotonic() + REPORT_TIMEOUT_S
     files: dict[str, bytes] = {}
     served = (
         ("report.json", "report"),
         ("report.html", "report.html"),
         ("sheets.csv", "sheets.csv"),
+        ("set.pdf", "set.pdf"),
     )
     for name, path in served:
         while name not in files:

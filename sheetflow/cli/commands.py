@@ -19,8 +19,10 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urljoin
 
 import psutil
 import typer
@@ -38,6 +40,7 @@ from sheetflow.cli.client import (
     POLL_S,
     api_client,
     api_url,
+    call_api,
     own_token,
     submit_file,
     wait_and_report,
@@ -49,6 +52,7 @@ from sheetflow.cli.present import (
     EXIT_OK,
     CliError,
     conclude,
+    proposals_table,
     stderr,
     stdout,
     supervisor_line,
@@ -97,11 +101,20 @@ app = _Cli(
 )
 
 READY_TIMEOUT_S = 180.0
+
+
+class Decision(StrEnum):
+    accept = "accept"
+    reject = "reject"
+
+
 PROJECT_HELP = (
     "the project whose drawing register the file's sheets join (its changes are printed); "
     "1-64 letters, digits, '-' or '_'"
 )
-OUT_HELP = "where report.json, report.html and sheets.csv go (default ./sheetflow-out/JOB_ID)"
+OUT_HELP = (
+    "where report.json, report.html, sheets.csv and set.pdf go (default ./sheetflow-out/JOB_ID)"
+)
 
 
 @contextlib.contextmanager
@@ -284,6 +297,7 @@ def print_endpoints(
         ("NATS", f"{redact_url(live.nats_url or '')}{nats_note}"),
         ("S3", f"{live.s3_endpoint} bucket {live.s3_bucket}{s3_note}"),
         ("API", api),
+        ("screen", f"{api}/app/  (sign in with an API token)" if live.tokens else f"{api}/app/"),
         ("API docs", f"{api}/docs"),
         ("AsyncAPI", f"{api}/asyncapi.json"),
         ("logs", str(data_dir / "logs")),
@@ -414,20 +428,24 @@ def remove_finished_runs(runs: Path) -> None:
             shutil.rmtree(workdir, ignore_errors=True)
 
 
+ApiOption = Annotated[
+    str | None,
+    typer.Option(
+        help="base URL of the ingest API, e.g. http://host:8080 (default: the `sheetflow "
+        "up` running from this directory)"
+    ),
+]
+TokenOption = Annotated[
+    str | None,
+    typer.Option(envvar="SHEETFLOW_API_TOKEN", show_default=False, help="bearer token"),
+]
+
+
 @app.command()
 def submit(
     file: Annotated[Path, typer.Argument(metavar="FILE", help="the PDF drawing set")],
-    api: Annotated[
-        str | None,
-        typer.Option(
-            help="base URL of the ingest API, e.g. http://host:8080 (default: the `sheetflow "
-            "up` running from this directory)"
-        ),
-    ] = None,
-    token: Annotated[
-        str | None,
-        typer.Option(envvar="SHEETFLOW_API_TOKEN", show_default=False, help="bearer token"),
-    ] = None,
+    api: ApiOption = None,
+    token: TokenOption = None,
     wait: Annotated[bool, typer.Option(help="follow the job and fetch its report")] = False,
     out: Annotated[Path | None, typer.Option(help=OUT_HELP)] = None,
     timeout: Annotated[float, typer.Option(min=1, help="seconds to wait with --wait")] = 3600,
@@ -441,12 +459,64 @@ def submit(
         with api_client(api, token) as client:
             created = submit_file(client, pdf, project)
             stdout.print(f"job {created['job_id']}")
-            stdout.print(f"status: {created['status_url']}")
-            stdout.print(f"report: {created['report_url']}")
+            # Relative links (no SHEETFLOW_PUBLIC_URL on the server) are relative to the API.
+            stdout.print(f"status: {urljoin(api, created['status_url'])}")
+            stdout.print(f"report: {urljoin(api, created['report_url'])}")
             if not wait:
                 return
             report, out_dir = wait_and_report(client, created["job_id"], out, timeout=timeout)
     raise typer.Exit(conclude(report, out_dir))
+
+
+@app.command()
+def proposals(
+    project: Annotated[str, typer.Argument(help="the project")],
+    api: ApiOption = None,
+    token: TokenOption = None,
+) -> None:
+    """List the matches PROJECT's register proposed for sheets that look renumbered, with
+    their ids and statuses (proposed, accepted, rejected)."""
+    with user_errors():
+        project = project_id(project) or ""
+        api = api or running_up(load_settings(), "API to ask: pass --api URL").api
+        with api_client(api, token) as client:
+            found = call_api(client, "GET", f"/v1/projects/{project}/proposals").json()
+        # Imported here, as in `events`: the register's models load only when a command uses them.
+        from shared.contracts.register import ProposedMatch
+
+        listed = [ProposedMatch.model_validate(p) for p in found]
+        if not listed:
+            stdout.print(f"project {project}: no proposed matches")
+            return
+        stdout.print(proposals_table(project, listed))
+
+
+@app.command()
+def decide(
+    project: Annotated[str, typer.Argument(help="the project")],
+    proposal: Annotated[str, typer.Argument(help="the proposal's id (see `sheetflow proposals`)")],
+    decision: Annotated[
+        Decision, typer.Argument(help="accept: the same drawing; reject: two drawings")
+    ],
+    reason: Annotated[str, typer.Option(help="why (kept in the record)")],
+    api: ApiOption = None,
+    token: TokenOption = None,
+) -> None:
+    """Accept or reject a proposed match of PROJECT's register: accepted, the old number's
+    versions follow the new number."""
+    with user_errors():
+        project = project_id(project) or ""
+        api = api or running_up(load_settings(), "API to send to: pass --api URL").api
+        body = {"decision": f"{decision.value}ed", "reason": reason}
+        with api_client(api, token) as client:
+            path = f"/v1/projects/{project}/proposals/{proposal}"
+            answer = call_api(client, "POST", path, json=body)
+        record = answer.json()
+        again = " (decided so before)" if answer.status_code == 200 else ""
+        stdout.print(
+            f"proposal {proposal} {record['decision']} by {record['by']}{again}: "
+            f"record {record['record_id']}"
+        )
 
 
 @app.command()

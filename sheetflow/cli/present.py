@@ -14,7 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from shared.contracts.models import checked_sentence
-from shared.contracts.register import SheetOutcome, UnitCounts
+from shared.contracts.register import ProposedMatch, SheetOutcome, UnitCounts
 from shared.contracts.report import PageReport, Report, VerificationSummary
 from sheetflow.runtime import RuntimeStartError
 
@@ -113,6 +113,24 @@ def sheet_table(report: Report) -> Table:
             change = changes.get(page.page_number)
             row.append(escape(change_text(change)) if change else "-")
         table.add_row(*row)
+    return table
+
+
+def proposals_table(project: str, proposals: list[ProposedMatch]) -> Table:
+    """The matches a project's register proposed, each with its id and its status."""
+    table = Table(title=f"proposed matches of project {project}")
+    for column in ("id", "new sheet", "same drawing as?", "title", "similarity", "status"):
+        table.add_column(column, overflow="fold")
+    for p in proposals:
+        status = f"{p.status} by {p.decided_by}: {p.reason or ''}" if p.decided_by else p.status
+        table.add_row(
+            escape(p.proposal_id),
+            escape(p.sheet_number),
+            escape(p.matches_number),
+            escape(p.sheet_title or "-"),
+            f"{p.similarity:.2f}",
+            escape(status),
+        )
     return table
 
 
@@ -227,6 +245,7 @@ def conclude(report: Report, out_dir: Path) -> int:
         stdout.print(escape(line))
     stdout.print(f"report: {out_dir / 'report.json'}  {out_dir / 'report.html'}")
     stdout.print(f"sheet log: {out_dir / 'sheets.csv'}")
+    stdout.print(f"linked set: {out_dir / 'set.pdf'}")
     failed = report.summary.failed_pages
     if report.status == "canceled":
         stderr.print("[red]error:[/] the job was canceled")

@@ -57,7 +57,9 @@ def kv_stream(settings: Settings) -> str:
 def leader(settings: Settings, stream: str) -> str | None:
     """The server leading ``stream`` now; None while an election is on."""
     try:
-        return stream_info(settings, stream).cluster.leader
+        cluster = stream_info(settings, stream).cluster
+        assert cluster is not None, f"{stream} is not clustered"
+        return cluster.leader
     except (nats.errors.Error, TimeoutError):  # no responders during the election
         return None
 
@@ -72,8 +74,9 @@ def wait_for_leaders(settings: Settings, without: str) -> None:
         )
 
 
-def all_current(cluster: ClusterInfo, size: int) -> bool:
+def all_current(cluster: ClusterInfo | None, size: int) -> bool:
     """A leader and every other replica caught up with it."""
+    assert cluster is not None, "the stream is not clustered"
     replicas = cluster.replicas or []
     return bool(cluster.leader) and len(replicas) == size - 1 and all(r.current for r in replicas)
 

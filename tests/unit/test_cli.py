@@ -1,6 +1,7 @@
 """The `sheetflow` command line: its commands, its error messages and its summary."""
 
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import httpx
@@ -21,7 +22,7 @@ from sheetflow.cli import events, health, present
 runner = CliRunner()
 
 
-def report(pages: list[PageOutcome], *, canceled: bool = False) -> Report:
+def report(pages: Sequence[PageOutcome], *, canceled: bool = False) -> Report:
     """A report.json as the report service builds it."""
     job = JobInfo(
         job_id="j_" + "0" * 32,
@@ -228,6 +229,8 @@ def test_fetch_reports_waits_for_the_report_and_writes_both_files(tmp_path):
             return httpx.Response(200, text="<html>report</html>")
         if request.url.path.endswith("sheets.csv"):
             return httpx.Response(200, text="page,sheet_number\r\n")
+        if request.url.path.endswith("set.pdf"):
+            return httpx.Response(200, content=b"%PDF-1.7 linked")
         return httpx.Response(200, json={"job_id": "j_1", "pages": []})
 
     client = httpx.Client(base_url="http://api", transport=httpx.MockTransport(api))
@@ -236,6 +239,7 @@ def test_fetch_reports_waits_for_the_report_and_writes_both_files(tmp_path):
     assert (tmp_path / "out" / "report.html").read_text() == "<html>report</html>"
     assert json.loads((tmp_path / "out" / "report.json").read_text())["job_id"] == "j_1"
     assert (tmp_path / "out" / "sheets.csv").read_text().startswith("page,sheet_number")
+    assert (tmp_path / "out" / "set.pdf").read_bytes() == b"%PDF-1.7 linked"
 
 
 def test_conclude_complete_exits_0_with_the_sheet_table(tmp_path, capsys):
@@ -249,7 +253,7 @@ def test_conclude_complete_exits_0_with_the_sheet_table(tmp_path, capsys):
 
 def test_conclude_names_failed_pages_and_exits_2(tmp_path, capsys):
     """A job with a failed page exits 2 and names the page, its stage and reason."""
-    pages = [verified_page(1), failed_page(2)]
+    pages: list[PageOutcome] = [verified_page(1), failed_page(2)]
     code = present.conclude(report(pages), tmp_path)
     captured = capsys.readouterr()
     assert code == 2

@@ -1,5 +1,7 @@
 """The ladder decision and the ladder state kept in KV."""
 
+from typing import Any
+
 import pytest
 
 from services.coverage.covered import covered_page
@@ -15,7 +17,7 @@ AT_FLOOR = Coverage(total_lines=10, covered_lines=6, ratio=0.6)
 
 
 def decide(**overrides) -> str | None:
-    kwargs = {
+    kwargs: dict[str, Any] = {
         "has_text_layer": True,
         "has_words": True,
         "coverage": LOW,

@@ -14,6 +14,7 @@ from services.extract.usecases import (
     Collaborators,
     extract,
     fallback,
+    queue_next_page,
     structure,
 )
 from shared.contracts import subjects
@@ -115,6 +116,29 @@ async def test_a_page_is_stored_marked_then_announced(rig: Rig):
     )
     states = await rig.io.jobs.page_states(JOB)
     assert states[1].stage == "extracted"
+
+
+async def test_starting_a_page_queues_the_page_a_window_further(rig: Rig):
+    """Fair turns: page n of a windowed job queues page n + window (same source, options,
+    window), before it is read; the last window queues nothing; a page already under way is
+    not queued again."""
+    task = await rig.job(notes_pdf())
+    windowed = task.model_copy(update={"window": 3, "page_count": 5})
+    await queue_next_page(rig.io, windowed)
+    await queue_next_page(rig.io, windowed.model_copy(update={"page_number": 3}))
+    [queued] = rig.publisher.on(subjects.PAGE_EXTRACT)
+    assert queued == windowed.model_copy(update={"page_number": 4})
+    await rig.io.jobs.mark_page(JOB, 5, "extracted")
+    await queue_next_page(rig.io, windowed.model_copy(update={"page_number": 2}))
+    assert len(rig.publisher.on(subjects.PAGE_EXTRACT)) == 1
+
+
+async def test_a_canceled_jobs_page_still_hands_its_turn_on(rig: Rig):
+    """A skipped page (canceled job) queues the next one too: every page of the job ends."""
+    task = await rig.job(notes_pdf(), canceled=True)
+    await extract(rig.io, task.model_copy(update={"window": 1, "page_count": 2}))
+    [queued] = rig.publisher.on(subjects.PAGE_EXTRACT)
+    assert queued.page_number == 2
 
 
 async def test_a_redelivered_page_is_announced_once(rig: Rig):

@@ -77,7 +77,7 @@ def test_other_errors_are_not_a_full_disk(exc):
 
 
 class FullBucket(MemoryBucket):
-    async def put_file(self, key: str, path: str) -> None:
+    async def put_file(self, key: str, path: str, content_type: str = "application/pdf") -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
 

@@ -69,7 +69,7 @@ async def test_scanned_page_is_read_by_ocr_with_bboxes_in_points(readers):
     note = out.result.objects[texts.index("1. VERIFY ALL DIMENSIONS")]
     assert note.object_type == "general_note" and note.grounding == "ocr"
     # drawn at x=60 pt on a baseline at y=130 pt (18 pt text) in a 612 x 792 page
-    assert 50 < note.bbox[0] < 70 and 105 < note.bbox[1] < 135
+    assert note.bbox and 50 < note.bbox[0] < 70 and 105 < note.bbox[1] < 135
 
 
 def test_words_are_placed_along_their_line(ocr):

@@ -1,6 +1,7 @@
 """The report document: its shape, every page present, statuses and summary tallies."""
 
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import pytest
@@ -35,7 +36,7 @@ CREATED = datetime(2026, 5, 29, 9, 0, tzinfo=UTC)
 FINISHED = datetime(2026, 5, 29, 9, 5, tzinfo=UTC)
 
 
-def build_report(job: JobInfo, pages: list[PageOutcome], *, finished_at: datetime) -> dict:
+def build_report(job: JobInfo, pages: Sequence[PageOutcome], *, finished_at: datetime) -> dict:
     """The report as report.json holds it, checked against its JSON Schema."""
     report = assemble.build_report(job, pages, finished_at=finished_at)
     return assert_valid_report(report.model_dump(mode="json"))
@@ -209,7 +210,7 @@ def test_failed_page_named_with_stage_and_reason():
 
 def test_summary_counts():
     """Coverage, rung, verdict, kinds and sheet tallies count the right pages."""
-    pages = [
+    pages: list[PageOutcome] = [
         verified(1, ratio=1.0, sheet_number="A101", rungs=("vision",)),
         verified(
             2,
@@ -269,7 +270,7 @@ def test_verification_arithmetic_on_blank_unjudged_and_problem_pages():
     missing = PageVerdict(
         ok=False, problems=["m"], kinds=["content_missing"], blank_contradicted=True
     )
-    pages = [
+    pages: list[PageOutcome] = [
         verified(1, verdict=PageVerdict(ok=True, unjudged=True, skipped="blank")),
         verified(2, verdict=PageVerdict(ok=True, unjudged=True, reason="own", self_read=True)),
         verified(3, verdict=PageVerdict(ok=False, problems=["p"], kinds=["content_wrong"])),
@@ -351,7 +352,7 @@ def test_mean_ratio_none_without_text_pages():
 
 def test_usage_and_timings_aggregate_over_pages():
     """Usage sums per stage across pages; timings give the per-stage median and max."""
-    pages = [
+    pages: list[PageOutcome] = [
         verified(
             1,
             usage={"extract": Usage(calls=1, prompt_tokens=100, completion_tokens=10)},
@@ -382,7 +383,7 @@ def test_usage_and_timings_aggregate_over_pages():
 def test_report_is_json_serialisable_and_ready_summary_is_compact():
     """The report survives json round-trip and the ReportReady summary carries the headline counts."""
 
-    pages = [
+    pages: list[PageOutcome] = [
         verified(
             1, ratio=0.8, verdict=PageVerdict(ok=False, problems=["x"], kinds=["content_wrong"])
         ),

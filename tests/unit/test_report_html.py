@@ -2,12 +2,13 @@
 
 import base64
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import pymupdf
 
 from services.extract.reading.render import render_thumbnail_jpeg
-from services.report.assemble import FailedPage, JobInfo, build_report
+from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
 from services.report.html import render_report_html
 from shared.contracts.models import (
     CheckedShare,
@@ -19,13 +20,14 @@ from shared.contracts.models import (
     PageVerdict,
     VerifiedPage,
 )
+from shared.contracts.report import Report
 from shared.sheet.header import SheetHeader
 
 HOSTILE = '<script>alert("x")</script>'
 
 
 def page(
-    n: int, sheet_number: str | None, objects: list[PageObject] = (), **verdict
+    n: int, sheet_number: str | None, objects: Sequence[PageObject] = (), **verdict
 ) -> VerifiedPage:
     coverage = Coverage(total_lines=4, covered_lines=3, ratio=0.75)
     return VerifiedPage(
@@ -45,7 +47,7 @@ def page(
     )
 
 
-def report(pages, page_count: int | None = None, file_name: str = "set.pdf") -> dict:
+def report(pages, page_count: int | None = None, file_name: str = "set.pdf") -> Report:
     job = JobInfo(
         job_id="j_html",
         file_name=file_name,
@@ -78,7 +80,7 @@ def test_hostile_text_is_escaped():
 def test_every_sheet_number_and_failed_pages_first():
     """Every sheet number appears, and the failed-pages section comes before the sheet cards."""
     numbers = ["G001", "A101", "A601", "S001"]
-    pages = [page(i + 1, n) for i, n in enumerate(numbers)]
+    pages: list[PageOutcome] = [page(i + 1, n) for i, n in enumerate(numbers)]
     pages.append(FailedPage(page_number=5, stage="extract", reason="cannot render page"))
     html = render_report_html(report(pages), {})
     for number in numbers:

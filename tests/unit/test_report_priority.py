@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 
 from services.ingest.sheetlog import sheet_log
 from services.report import priority
-from services.report.assemble import FailedPage, JobInfo, build_report
+from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
 from services.report.html import render_report_html
 from shared.contracts.models import Coverage, HiddenText, PageVerdict, VerifiedPage
 from shared.contracts.report import PageReview, ReadySummary
@@ -79,7 +79,7 @@ def test_a_scanned_set_says_which_sheets_to_look_at_first():
     OCR was unsure of, and the lost page, first. The summary, report.ready, the sheet log
     (on request, by priority) and report.html all carry it."""
     unsure = SheetReading(number=FieldReading(text="A-1O2", confidence=0.7))
-    pages = [
+    pages: list[PageOutcome] = [
         scan(1),
         scan(2, unsure),
         scan(3),
@@ -87,7 +87,8 @@ def test_a_scanned_set_says_which_sheets_to_look_at_first():
     ]
     job = JobInfo(job_id="j", file_name="scan.pdf", page_count=4, created_at=FINISHED)
     report = build_report(job, pages, finished_at=FINISHED, sheet_set=SheetSet())
-    assert [p.review_priority.level for p in report.pages] == ["normal", "high", "normal", "high"]
+    levels = [p.review_priority.level if p.review_priority else None for p in report.pages]
+    assert levels == ["normal", "high", "normal", "high"]
     assert report.summary.pages_by_priority == {"high": 2, "normal": 2, "low": 0}
     ready = ReadySummary.of(report)
     assert ready.pages_by_priority == report.summary.pages_by_priority
@@ -108,9 +109,9 @@ def test_a_review_ends_the_reasons_it_settled():
     page = scan(1, unsure, ok=False, unjudged=False, problems=["p"], kinds=["content_wrong"])
     job = JobInfo(job_id="j", file_name="s.pdf", page_count=1, created_at=FINISHED)
     [entry] = build_report(job, [page], finished_at=FINISHED).pages
-    assert entry.review_priority.level == "high"
+    assert entry.review_priority is not None and entry.review_priority.level == "high"
     reviewed = entry.model_copy(
         update={"review": PageReview(corrected={"sheet_number": "A-101"}, original={})}
     )
     after = priority.after_review(reviewed, open_problems=False)
-    assert after.model_dump() == {"level": "low", "reasons": []}
+    assert after is not None and after.model_dump() == {"level": "low", "reasons": []}

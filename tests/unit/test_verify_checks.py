@@ -10,6 +10,7 @@ from services.verify.pipeline import verify_page
 from shared.contracts.models import Coverage, CoveredPage, ObjectVerification, PageObject
 from shared.infra.settings import Settings
 from shared.pagetext import TextLayer
+from tests.support.verdicts import verification
 
 SETTINGS = Settings(_env_file=None, llm_base_url=None, verify_ocr_check=False)
 
@@ -70,7 +71,7 @@ async def test_a_new_check_is_one_class_and_one_line():
     checks = (text_layer, Registered(Reread(), replaces=UNREAD), *rest)
     out = await verify_page(covered, layer, pdf, None, SETTINGS, None, checks=checks)
     (obj,) = out.verified.objects
-    assert (obj.verification.verdict, obj.verification.basis) == ("confirmed", "ocr")
+    assert (verification(obj).verdict, verification(obj).basis) == ("confirmed", "ocr")
     assert out.verified.verdict.ok and not out.verified.verdict.unjudged
 
 

@@ -22,6 +22,7 @@ from tests.support.model_server import (
     request_images,
     request_text,
 )
+from tests.support.verdicts import verification
 
 
 def _pdf(lines: list[str]) -> bytes:
@@ -114,13 +115,13 @@ async def test_oracle_refutes_the_misread_and_keeps_what_was_extracted():
     )
     page = out.verified
     by_id = {o.object_id: o for o in page.objects}
-    assert by_id["N1"].verification.kind == "content_wrong"
-    assert by_id["N1"].verification.actual_text == "(5) 2X6 STUD PACK"
+    assert verification(by_id["N1"]).kind == "content_wrong"
+    assert verification(by_id["N1"]).actual_text == "(5) 2X6 STUD PACK"
     assert by_id["N1"].source_text == "(2) 2X6 STUD PACK" and by_id["N1"].attributes == {
         "quantity": 2
     }
-    assert by_id["N2"].verification.verdict == "confirmed"
-    assert by_id["G1"].verification.verdict == "not_judged"
+    assert verification(by_id["N2"]).verdict == "confirmed"
+    assert verification(by_id["G1"]).verdict == "not_judged"
     assert not page.verdict.ok and page.verdict.kinds == ["content_wrong"]
     assert page.verdict.objects_not_judged == 1 and not page.verdict.unjudged
     assert any('"(5) 2X6 STUD PACK"' in p for p in page.verdict.problems)
@@ -146,14 +147,14 @@ async def test_lenient_judge_cannot_clear_the_misread(server, judge):
     assert len(server.requests) == 1
     assert "max_tokens" not in server.requests[0], "the judge's reply is never capped"
     by_id = {o.object_id: o for o in page.objects}
-    assert by_id["N1"].verification.kind == "content_wrong"
-    assert by_id["N1"].verification.judge == {
+    assert verification(by_id["N1"]).kind == "content_wrong"
+    assert verification(by_id["N1"]).judge == {
         "verdict": "confirmed",
         "kind": None,
         "actual_text": None,
         "problem": None,
     }
-    assert by_id["G1"].verification.verdict == "confirmed"  # the judge alone spoke for it
+    assert verification(by_id["G1"]).verdict == "confirmed"  # the judge alone spoke for it
     assert [d["object_id"] for d in page.judge_disagreements] == ["N1"]
     assert page.verdict.kinds == ["content_wrong"] and not page.verdict.ok
     verify_usage = page.usage["verify"]
@@ -285,7 +286,7 @@ async def test_ink_only_page_carries_its_reason():
     out = await verify_page(_covered([], has_text=False), layer, pdf, _png(pdf), NO_JUDGE, None)
     v = out.verified.verdict
     assert v.unjudged and v.skipped is None and v.problems == []
-    assert "ink on" in v.reason and "No objects were extracted" in v.reason
+    assert "ink on" in (v.reason or "") and "No objects were extracted" in (v.reason or "")
 
 
 async def test_empty_page_without_its_image_says_why_it_is_unjudged(server, judge):
@@ -295,7 +296,7 @@ async def test_empty_page_without_its_image_says_why_it_is_unjudged(server, judg
     settings, llm = judge
     out = await verify_page(_covered([], has_text=False), _layer(pdf), pdf, None, settings, llm)
     v = out.verified.verdict
-    assert v.unjudged and v.skipped is None and "no page image" in v.reason
+    assert v.unjudged and v.skipped is None and "no page image" in (v.reason or "")
     assert server.requests == []
 
 
@@ -311,8 +312,8 @@ async def test_text_less_page_without_a_judge_is_unjudged():
     out = await verify_page(_covered([ocr], has_text=False), layer, pdf, _png(pdf), NO_JUDGE, None)
     v = out.verified.verdict
     assert v.ok and v.unjudged and v.skipped is None and v.objects_not_judged == 1
-    assert "no judge" in v.reason
-    assert out.verified.objects[0].verification.verdict == "not_judged"
+    assert "no judge" in (v.reason or "")
+    assert verification(out.verified.objects[0]).verdict == "not_judged"
 
 
 async def test_garbage_judge_reply_on_a_text_less_page_is_unjudged(server, judge):
@@ -327,7 +328,7 @@ async def test_garbage_judge_reply_on_a_text_less_page_is_unjudged(server, judge
     )
     v = out.verified.verdict
     assert v.unjudged and v.ok and out.verified.usage["verify"].calls == 2
-    assert "(asked twice)" in v.reason
+    assert "(asked twice)" in (v.reason or "")
 
 
 async def test_identity_is_checked_against_the_reading_not_read_again():
@@ -355,12 +356,12 @@ async def test_contradicted_blank_page_the_judge_cannot_decide_is_unjudged(serve
     server.responder = _page_judge("uncertain")
     v = (await verify_page(covered, _layer(pdf), pdf, _png(pdf), settings, llm)).verified.verdict
     assert v.unjudged and v.blank_contradicted and v.skipped is None and v.problems == []
-    assert v.reason.startswith("the judge could not tell whether the page holds content")
+    assert (v.reason or "").startswith("the judge could not tell whether the page holds content")
     server.responder = lambda request: ModelReply(content="looks empty to me")
     out = await verify_page(covered, _layer(pdf), pdf, _png(pdf), settings, llm)
     v = out.verified.verdict
     assert v.unjudged and v.blank_contradicted and v.skipped is None and v.problems == []
-    assert "(asked twice)" in v.reason and out.verified.usage["verify"].calls == 2
+    assert "(asked twice)" in (v.reason or "") and out.verified.usage["verify"].calls == 2
 
 
 async def test_declared_blank_pages_say_whether_they_were_contradicted():
@@ -396,13 +397,13 @@ async def test_objects_cut_from_the_page_words_get_no_verdict_from_them():
     objects = _offline(layer)
     out = await verify_page(_covered(objects), layer, pdf, None, NO_JUDGE, None)
     v = out.verified.verdict
-    assert objects and all(o.verification.verdict == "not_judged" for o in out.verified.objects)
-    assert all(o.verification.basis is None for o in out.verified.objects)
+    assert objects and all(verification(o).verdict == "not_judged" for o in out.verified.objects)
+    assert all(verification(o).basis is None for o in out.verified.objects)
     assert v.unjudged and v.self_read and v.ok
     assert v.reason == "its objects are the page's own text; nothing independent read it"
     out = await verify_page(_covered([GOOD]), layer, pdf, None, NO_JUDGE, None)
     [good] = out.verified.objects
-    assert (good.verification.verdict, good.verification.basis) == ("confirmed", "text_layer")
+    assert (verification(good).verdict, verification(good).basis) == ("confirmed", "text_layer")
     assert not out.verified.verdict.unjudged and not out.verified.verdict.self_read
 
 
@@ -413,7 +414,7 @@ async def test_a_judge_gives_self_read_objects_their_verdict(server, judge):
     settings, llm = judge
     layer = _layer(pdf)
     out = await verify_page(_covered(_offline(layer)), layer, pdf, _png(pdf), settings, llm)
-    verifications = [o.verification for o in out.verified.objects]
+    verifications = [verification(o) for o in out.verified.objects]
     assert verifications and all(
         (v.verdict, v.basis) == ("confirmed", "judge") for v in verifications
     )
@@ -456,7 +457,7 @@ async def test_an_object_whose_text_is_its_citation_is_not_confirmed_by_it(claim
     covered = _covered([]).model_copy(update={"objects": [placed]})
     out = await verify_page(covered, layer, pdf, None, NO_JUDGE, None)
     [obj] = out.verified.objects
-    assert (obj.verification.verdict, obj.verification.basis) == ("not_judged", None)
-    assert "filled in from its citation" in obj.verification.reason
+    assert (verification(obj).verdict, verification(obj).basis) == ("not_judged", None)
+    assert "filled in from its citation" in (verification(obj).reason or "")
     v = out.verified.verdict
     assert v.unjudged and v.self_read and v.ok

@@ -49,7 +49,7 @@ def test_uncertain_alone_is_unjudged_not_a_pass():
     """Objects the judge looked at but could not decide give no definite verdict: a page whose
     objects are all uncertain (or not judged) is unjudged, never a pass."""
     v = page_verdict([_obj("a", "uncertain"), _obj("b", "uncertain"), _obj("c", "not_judged")])
-    assert v.unjudged and v.objects_not_judged == 1 and "definite" in v.reason
+    assert v.unjudged and v.objects_not_judged == 1 and "definite" in (v.reason or "")
 
 
 def test_a_definite_page_level_verdict_judges_a_page_without_objects():

@@ -24,12 +24,12 @@ from services.extract.reading.render import (
 )
 from services.extract.reading.textlayer import ocr_text_layer, read_text_layer
 from services.extract.reading.visibility import PageRender
+from shared.contracts.interfaces import Raster
 from shared.infra.bounded import OverLimit
 from shared.infra.settings import Settings
 from shared.ocr.engine import (
     RECOGNITION_DPI,
     OcrEngine,
-    Raster,
     page_raster,
     render_area,
     text_area,
