@@ -17,7 +17,7 @@ from services.verify.crops import render_evidence_jpeg
 from services.verify.fonts import FontLedger
 from services.verify.oracle import locate
 from services.verify.tolerances import VerifyTolerances
-from services.verify.verdict import page_verdict
+from services.verify.verdict import checked_share, page_verdict
 from shared.contracts.interfaces import ModelClient, Ocr
 from shared.contracts.models import (
     CoveredPage,
@@ -196,6 +196,9 @@ async def verify_page(
         skipped=checked.skipped,
         page_judged=checked.page_judged,
         reason=checked.reason,
+    )
+    verdict.checked = checked_share(
+        objects, ocr_lines=checked.lines_read, title_block_read=checked.title_block_read
     )
     verdict.blank_contradicted = page.emptiness.contradiction is not None
     verdict.self_read = verdict.unjudged and only_self_read

@@ -116,9 +116,11 @@ class ModelClient(Protocol):
         max_tokens: int | None = None,
         json_mode: bool = True,
         schema: dict[str, Any] | None = None,
+        reasoning: dict[str, Any] | None = None,
     ) -> ChatResult:
         """One chat completion; raises :class:`LLMError` when it cannot be had. With a
-        ``schema``, the reply is asked in that JSON schema where the server supports it."""
+        ``schema``, the reply is asked in that JSON schema where the server supports it;
+        ``reasoning`` (effort, max_tokens) is sent where the server takes it."""
         ...
 
 

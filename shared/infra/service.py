@@ -29,7 +29,7 @@ from shared.infra.broker import (
 )
 from shared.infra.exiting import exit_now
 from shared.infra.jobs import JobStore, KvStateStore
-from shared.infra.settings import Settings
+from shared.infra.settings import Settings, warn_unknown_variables
 from shared.infra.storage import ObjectStore
 
 log = logging.getLogger("sheetflow.service")
@@ -265,6 +265,7 @@ def create_service_app(
     logging.basicConfig(
         level=settings.log_level, format=f"%(asctime)s {name} %(levelname)s %(name)s: %(message)s"
     )
+    warn_unknown_variables(logging.getLogger(f"sheetflow.{name}"))
     broker, store = make_broker(settings, name), ObjectStore(settings)
     register(Subscriptions(broker, settings, JStream(settings.stream_name, declare=False)))
 

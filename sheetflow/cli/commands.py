@@ -35,7 +35,7 @@ from shared.contracts.report import report_json_schema
 from shared.infra.exiting import exit_now
 from shared.infra.llm import check_model_server, model_settings_warnings
 from shared.infra.redact import redact_url
-from shared.infra.settings import Settings
+from shared.infra.settings import Settings, unknown_variables
 from sheetflow.cli.client import (
     POLL_S,
     api_client,
@@ -92,6 +92,9 @@ class _Cli(typer.Typer):
 
 app = _Cli(
     help="sheetflow: turn PDF drawing sets into structured, verified, per-sheet data.",
+    # Click's own help: it wraps to the terminal (80 columns read well) and names a flag
+    # without a type label ("<bool>").
+    rich_markup_mode=None,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -133,6 +136,8 @@ def stop_on_signals() -> Iterator[None]:
 
 
 def load_settings() -> Settings:
+    for name in unknown_variables(os.environ):
+        stderr.print(f"[yellow]warning:[/] {name} names no setting: it is ignored")
     try:
         return Settings()
     except ValidationError as exc:
@@ -310,7 +315,7 @@ def print_endpoints(
 
 @app.command()
 def run(
-    file: Annotated[Path, typer.Argument(help="the PDF drawing set")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="the PDF drawing set")],
     out: Annotated[Path | None, typer.Option(help=OUT_HELP)] = None,
     extract_workers: Annotated[int, typer.Option(min=1, help="extract worker processes")] = 1,
     timeout: Annotated[float, typer.Option(min=1, help="seconds to wait for the job")] = 3600,
@@ -438,7 +443,7 @@ TokenOption = Annotated[
 
 @app.command()
 def submit(
-    file: Annotated[Path, typer.Argument(help="the PDF drawing set")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="the PDF drawing set")],
     api: ApiOption = None,
     token: TokenOption = None,
     wait: Annotated[bool, typer.Option(help="follow the job and fetch its report")] = False,
@@ -450,7 +455,7 @@ def submit(
     with user_errors():
         pdf = existing_file(file)
         project = project_id(project)
-        api = api or running_up(load_settings(), "an API to send to: pass --api URL").api
+        api = api or running_up(load_settings(), "no API to send to: pass --api URL").api
         with api_client(api, token) as client:
             created = submit_file(client, pdf, project)
             stdout.print(f"job {created['job_id']}")
@@ -530,7 +535,7 @@ def events(
         url, namespace = nats_url or settings.nats_url, settings.namespace
         if not url:
             found = running_up(
-                settings, "NATS to listen to: pass --nats URL or set SHEETFLOW_NATS_URL"
+                settings, "no NATS to listen to: pass --nats URL or set SHEETFLOW_NATS_URL"
             )
             url, namespace = found.nats_url, found.namespace
             if found.nats_embedded:
@@ -547,12 +552,11 @@ def events(
 
 def running_up(settings: Settings, missing: str) -> Endpoints:
     """Where the `sheetflow up` of this data dir listens, or a CliError saying what is
-    missing (``missing`` completes "no ...")."""
+    ``missing`` ("no API to send to: ...") and why."""
     found = read_endpoints(settings.data_dir.resolve())
     if found is None:
         raise CliError(
-            f"no {missing}; no `sheetflow up` is running with data dir "
-            f"{settings.data_dir.resolve()}"
+            f"{missing}; no `sheetflow up` is running with data dir {settings.data_dir.resolve()}"
         )
     return found
 
@@ -583,7 +587,7 @@ def report_schema_cmd(
 
 @app.command()
 def worker(
-    name: Annotated[str, typer.Argument(help=f"one of: {', '.join(SERVICES)}")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help=f"one of: {', '.join(SERVICES)}")],
     concurrency: Annotated[
         int | None, typer.Option(min=1, help="pages in flight (extract only)")
     ] = None,
@@ -614,7 +618,7 @@ def worker(
 
 @app.command(hidden=True)
 def healthcheck(
-    name: Annotated[str, typer.Argument(help="the service this container runs")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="the service this container runs")],
     monitor: Annotated[
         str, typer.Option(help="NATS monitoring URL, or every cluster node's, comma-separated")
     ] = "http://nats:8222",

@@ -74,6 +74,9 @@ def test_one_row_per_page_with_every_column():
         "verdict",
         "problems",
         "correction_state",
+        "review_priority",
+        "review_reasons",
+        "checked",
     )
 
 

@@ -123,7 +123,7 @@ async def test_oracle_refutes_the_misread_and_keeps_what_was_extracted():
     assert verification(by_id["N2"]).verdict == "confirmed"
     assert verification(by_id["G1"]).verdict == "not_judged"
     assert not page.verdict.ok and page.verdict.kinds == ["content_wrong"]
-    assert page.verdict.untagged == 1 and not page.verdict.unjudged
+    assert page.verdict.objects_not_judged == 1 and not page.verdict.unjudged
     assert any('"(5) 2X6 STUD PACK"' in p for p in page.verdict.problems)
     # Without a judge, the only crop is the refuted object's evidence, for the report.
     assert set(out.crops) == {"pages/1/evidence/N1.jpg"} and "verify" in page.timings_ms
@@ -311,7 +311,7 @@ async def test_text_less_page_without_a_judge_is_unjudged():
     ocr = PageObject(object_id="O1", source_text="GENERAL NOTES", grounding="ocr")
     out = await verify_page(_covered([ocr], has_text=False), layer, pdf, _png(pdf), NO_JUDGE, None)
     v = out.verified.verdict
-    assert v.ok and v.unjudged and v.skipped is None and v.untagged == 1
+    assert v.ok and v.unjudged and v.skipped is None and v.objects_not_judged == 1
     assert "no judge" in (v.reason or "")
     assert verification(out.verified.objects[0]).verdict == "not_judged"
 

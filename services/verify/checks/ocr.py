@@ -96,11 +96,16 @@ class OcrCheck:
                 cited += second.cited
                 readings += await asyncio.to_thread(read_lines, page, second.read, engine)
         finally:
-            await self.fonts.settle(job, claimed, agreed_fonts(readings, page.text_layer, number))
+            agreed = agreed_fonts(readings, page.text_layer, number)
+            await self.fonts.settle(job, claimed, agreed)
+            if read_here := sorted(set(agreed) & claimed):
+                log.info("page %d: read font objects %s alike for the job", number, read_here)
         verdicts, problems, identity_read = reading_verdicts(objects, readings)
         verdicts = cited_verdicts(objects, cited) | verdicts
         return CheckResult(
             findings={oid: Finding(v) for oid, v in verdicts.items()},
             problems=problems,
             page_judged=identity_read,
+            lines_read=len(readings),
+            title_block_read=identity_read,
         )

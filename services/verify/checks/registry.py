@@ -91,6 +91,8 @@ class Checked:
     crops: dict[str, bytes] = field(default_factory=dict)
     disagreements: list[dict[str, Any]] = field(default_factory=list)
     model_failure: str | None = None
+    lines_read: int = 0
+    title_block_read: bool = False
 
     def absorb(self, entry: Registered, result: CheckResult) -> None:
         for obj in self.objects:
@@ -105,6 +107,8 @@ class Checked:
         self.usage = merge_usage(self.usage, result.usage)
         self.crops |= result.crops
         self.model_failure = self.model_failure or result.model_failure
+        self.lines_read += result.lines_read
+        self.title_block_read |= result.title_block_read
 
 
 async def run_checks(
