@@ -9,6 +9,8 @@ import ctypes
 import glob
 import logging
 import os
+import random
+import re
 import shutil
 import signal
 import socket
@@ -28,15 +30,16 @@ from shared.infra.settings import Settings, revealed_json
 from sheetflow.credentials import (
     embedded_nats_login,
     embedded_s3_credentials,
+    link_key,
     nats_config,
     owner_only_dir,
     weed_identities,
     weed_security,
 )
+from sheetflow.services import SERVICES
 
 log = logging.getLogger("sheetflow.runtime")
 
-SERVICES = ("ingest", "extract", "coverage", "verify", "report", "webhooks")
 # How long a stopping weed server is given before SIGKILL: it takes seconds on SIGTERM, or never.
 WEED_STOP_GRACE_S = 0.5
 _PR_SET_PDEATHSIG = 1
@@ -58,17 +61,45 @@ def find_binary(name: str) -> str:
     return found
 
 
+# weed's ports beside its S3 port: master, volume, filer, admin, and their gRPC ports.
+WEED_PORT_OFFSETS = (1, 2, 3, 4, 10000, 10001, 10002, 10003, 10004)
+# The lowest port chosen: below it are the well-known services' ports.
+LOWEST_PORT = 10000
+# A server whose port was taken between its choice and its start is started again on other
+# ports this many times in all.
+PORT_TRIES = 3
+# What nats-server and weed say when a port they were given is taken.
+PORT_TAKEN = re.compile(r"address already in use|Port allocation failed")
+
+
+def _ephemeral_low() -> int:
+    """The lowest port the kernel hands out to client sockets and to ``bind(0)``."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port(*, also_free: tuple[int, ...] = ()) -> int:
-    """A free loopback port whose offsets in ``also_free`` are free too (weed's gRPC ports)."""
+    """A free loopback port whose offsets in ``also_free`` are free too (weed's gRPC ports).
+
+    Chosen at random below the kernel's ephemeral range: a server starts a moment after its
+    port is chosen, and meanwhile any client connection could be handed a port in that range
+    (which the server could then not bind)."""
+    top = _ephemeral_low() - max(also_free, default=0)
     for _ in range(200):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
+        port = random.randrange(LOWEST_PORT, top) if top > LOWEST_PORT else _any_port()
         if port + max(also_free, default=0) >= 65535:
             continue
-        if all(_port_free(port + off) for off in also_free):
+        if all(_port_free(port + off) for off in (0, *also_free)):
             return port
     raise RuntimeStartError("no free loopback port found")
+
+
+def _any_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def _port_free(port: int) -> bool:
@@ -89,6 +120,8 @@ class ManagedProcess:
     # Starts the same process again (same port, data, arguments): what a supervisor calls.
     restart: Callable[[], "ManagedProcess"] | None = None
     stopped: bool = False  # its group is killed once: a reaped pid may be reused
+    # Why it runs but must be restarted to work again (None: it works), for a supervisor.
+    stuck: Callable[[], str | None] | None = None
 
     @property
     def pid(self) -> int:
@@ -190,10 +223,29 @@ class LaunchedServer:
     what: str
     ready: Callable[[], bool]
     timeout: float
+    # Starts it again on other ports; None when its port was given, not chosen.
+    relaunch: Callable[[], "LaunchedServer"] | None = None
 
     def wait(self) -> "LaunchedServer":
         _wait_until(self.ready, self.proc, self.what, self.timeout)
         return self
+
+    def wait_moving(self) -> "LaunchedServer":
+        """``wait``; when the server exits at start because a port chosen for it was taken
+        meanwhile, start it again on other ports (``PORT_TRIES`` in all): the server that
+        answers, perhaps at another address."""
+        server = self
+        for attempt in range(1, PORT_TRIES + 1):
+            try:
+                return server.wait()
+            except RuntimeStartError as exc:
+                if server.relaunch is None or attempt == PORT_TRIES:
+                    raise
+                if not PORT_TAKEN.search(str(exc)):
+                    raise
+                log.warning("%s: a port was taken meanwhile; trying other ports", server.what)
+                server = server.relaunch()
+        raise AssertionError("unreachable")
 
 
 def launch_nats(
@@ -206,6 +258,7 @@ def launch_nats(
     """Start nats-server with JetStream (file storage under data_dir) on a loopback port;
     with ``authenticate``, it admits only the user of ``embedded_credentials(data_dir)``."""
     data_dir = data_dir.resolve()
+    chosen = port is None
     port = port or free_port()
     store = owner_only_dir(data_dir / "nats")
     _refuse_if_in_use(store, "-sd", "NATS")
@@ -222,7 +275,10 @@ def launch_nats(
     if authenticate:
         argv += ["-c", str(nats_config(data_dir))]
     argv += extra_args or []
+    log_path = data_dir / "logs" / f"nats-{port}.log"
+    since = log_path.stat().st_size if log_path.exists() else 0
     proc = spawn(f"nats-{port}", argv, log_dir=data_dir / "logs")
+    proc.stuck = store_write_failed(LogWatch(log_path, since, NATS_WRITE_FAILED), store)
 
     def ready() -> bool:
         with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
@@ -233,7 +289,49 @@ def launch_nats(
         .wait()
         .proc
     )
-    return LaunchedServer(proc, f"nats://127.0.0.1:{port}", "nats-server", ready, 20)
+    server = LaunchedServer(proc, f"nats://127.0.0.1:{port}", "nats-server", ready, 20)
+    if chosen:
+        server.relaunch = lambda: launch_nats(
+            data_dir, extra_args=extra_args, authenticate=authenticate
+        )
+    return server
+
+
+# What nats-server logs when its store failed a write (a full disk): JetStream then stores
+# nothing more on that stream, even once space is free again, until the server restarts.
+NATS_WRITE_FAILED = re.compile(rb"Critical write error|out of \w+ resources")
+# A store that failed a write is restarted once its disk has this much room again.
+RESTART_FREE_BYTES = 32 * 2**20
+
+
+@dataclass
+class LogWatch:
+    """Whether a process's log has said ``pattern`` since byte ``position`` (read as it grows)."""
+
+    path: Path
+    position: int
+    pattern: re.Pattern[bytes]
+    said: bool = False
+
+    def seen(self) -> bool:
+        if not self.said and self.path.exists():
+            with self.path.open("rb") as log_file:
+                log_file.seek(self.position)
+                new = log_file.read()
+            self.position += len(new)
+            self.said = bool(self.pattern.search(new))
+        return self.said
+
+
+def store_write_failed(log: LogWatch, store: Path) -> Callable[[], str | None]:
+    """A NATS server's ``stuck``: its store failed a write, and the disk has room again."""
+
+    def stuck() -> str | None:
+        if log.seen() and shutil.disk_usage(store).free >= RESTART_FREE_BYTES:
+            return "stopped storing after a failed write (a full disk?); its disk has room again"
+        return None
+
+    return stuck
 
 
 def start_nats(
@@ -271,9 +369,27 @@ def start_s3(
     return server.proc, server.address
 
 
+WEED_SOCKETS = "/tmp/seaweedfs-*-*.sock"
+
+
 def _weed_sockets(ports: Iterable[int]) -> list[str]:
     """The unix sockets weed makes in /tmp, named by its ports and gRPC ports."""
     return [f"/tmp/seaweedfs-*-{p}.sock" for port in ports for p in (port, port + 10000)]
+
+
+def remove_stale_sockets(pattern: str) -> None:
+    """Remove the unix sockets matching ``pattern`` that no process listens on any more (a
+    killed server's): connecting to one is refused. A live server's socket accepts."""
+    for path in glob.glob(pattern):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            probe.settimeout(0.5)
+            try:
+                probe.connect(path)
+            except ConnectionRefusedError:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+            except OSError:
+                pass  # not ours to judge (no permission, not a socket, busy)
 
 
 def launch_s3(
@@ -290,6 +406,7 @@ def launch_s3(
     ``extra_args`` go to the server's command line (e.g. weed's ``-s3.cert.file``); pass
     ``scheme="https"`` when they make it serve TLS, so the readiness probe speaks it."""
     data_dir = data_dir.resolve()
+    chosen = port is None
     store = owner_only_dir(data_dir / "s3")
     access, secret = embedded_s3_credentials(data_dir)
     minio = shutil.which("minio")
@@ -302,7 +419,7 @@ def launch_s3(
         proc = spawn(f"minio-{port}", argv, log_dir=data_dir / "logs", env=env)
     else:
         # weed's gRPC ports are its HTTP ports + 10000; pick a base whose neighbours are free too.
-        port = port or free_port(also_free=(1, 2, 3, 4, 10000, 10001, 10002, 10003, 10004))
+        port = port or free_port(also_free=WEED_PORT_OFFSETS)
         master, volume, filer, admin = port + 1, port + 2, port + 3, port + 4
         log_dir = data_dir / "logs" / f"weed-{port}"
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -339,8 +456,9 @@ def launch_s3(
         _refuse_if_in_use(store, "-dir", "S3")
         sockets = _weed_sockets((port, master, volume, filer, admin))
         # Its ports are free, so sockets by their names are a killed server's: weed would
-        # fail to listen on them.
+        # fail to listen on them. Any other killed server's are removed too.
         _remove(sockets)
+        remove_stale_sockets(WEED_SOCKETS)
         proc = spawn(f"weed-{port}", argv, log_dir=data_dir / "logs", cwd=weed_security(data_dir))
         proc.cleanup_globs = sockets
     endpoint = f"127.0.0.1:{port}"
@@ -350,7 +468,10 @@ def launch_s3(
         return httpx.get(f"{scheme}://{endpoint}/", timeout=1.0, verify=False).status_code < 500
 
     proc.restart = lambda: start_s3(data_dir, port=port, extra_args=extra_args, scheme=scheme)[0]
-    return LaunchedServer(proc, endpoint, "S3 server", ready, 60)
+    server = LaunchedServer(proc, endpoint, "S3 server", ready, 60)
+    if chosen:
+        server.relaunch = lambda: launch_s3(data_dir, extra_args=extra_args, scheme=scheme)
+    return server
 
 
 def _remove(patterns: Iterable[str]) -> None:
@@ -366,32 +487,41 @@ class EmbeddedServers:
 
     settings: Settings
     processes: list[ManagedProcess] = field(default_factory=list)
-    _launched: list[LaunchedServer] = field(default_factory=list)
+    # Each server launched and not yet answering, with the setting that holds its address.
+    _launched: list[tuple[str, LaunchedServer]] = field(default_factory=list)
 
     def launch(self) -> Settings:
         """Start the servers that are not configured, without waiting for them: their
         addresses are known at once, so services can start while they come up."""
         updates: dict[str, object] = {}
         data_dir = self.settings.data_dir.resolve()
+        if not self.settings.link_key:  # a secret of the data dir, as the servers' are
+            updates["link_key"] = SecretStr(link_key(data_dir))
         if not self.settings.nats_url:
-            self._launched.append(launch_nats(data_dir, authenticate=True))
-            updates.update(nats_url=self._launched[-1].address, **embedded_nats_login(data_dir))
+            self._launched.append(("nats_url", launch_nats(data_dir, authenticate=True)))
+            updates.update(embedded_nats_login(data_dir))
         if not self.settings.s3_endpoint:
-            self._launched.append(launch_s3(data_dir))
+            self._launched.append(("s3_endpoint", launch_s3(data_dir)))
             access, secret = embedded_s3_credentials(data_dir)
-            updates.update(
-                s3_endpoint=self._launched[-1].address,
-                s3_access_key=access,
-                s3_secret_key=SecretStr(secret),
-            )
-        self.processes += [server.proc for server in self._launched]
+            updates.update(s3_access_key=access, s3_secret_key=SecretStr(secret))
+        updates.update({name: server.address for name, server in self._launched})
+        self.processes += [server.proc for _, server in self._launched]
         self.settings = self.settings.model_copy(update=updates)
         return self.settings
 
-    def wait_ready(self) -> None:
-        """Wait until every launched server answers (they come up side by side)."""
+    def wait_ready(self) -> bool:
+        """Wait until every launched server answers (they come up side by side); True when
+        one had to move to other ports (``LaunchedServer.wait_moving``): ``settings`` then
+        holds its new address, and whatever was started with the old one must start again."""
+        moved = False
         while self._launched:
-            self._launched.pop(0).wait()
+            name, launched = self._launched.pop(0)
+            server = launched.wait_moving()
+            if server is not launched:
+                self.processes[self.processes.index(launched.proc)] = server.proc
+                self.settings = self.settings.model_copy(update={name: server.address})
+                moved = True
+        return moved
 
     def start(self) -> Settings:
         self.launch()
@@ -534,7 +664,11 @@ def running_stack(
     try:
         settings = servers.launch()
         _start_services(settings, services, extract_workers, procs)
-        servers.wait_ready()
+        if servers.wait_ready():  # a server moved: its services start again, told where
+            stop_processes(procs)
+            procs.clear()
+            settings = servers.settings
+            _start_services(settings, services, extract_workers, procs)
         yield settings, procs
     finally:
         # Services first: their own shutdown still talks to NATS (a service whose NATS went
@@ -592,6 +726,11 @@ class Supervisor:
                 code = watched.proc.popen.returncode
                 watched.proc.stop()  # reaps it, ends what is left of its group, cleans up
                 self._crashed(watched, f"exited unexpectedly (code {code})")
+            elif watched.proc.stuck and (why := watched.proc.stuck()):
+                # Not a crash: the process is well, what it keeps is not (a full disk).
+                self._say(f"{watched.proc.name} {why}; restarting it")
+                watched.proc.stop()
+                self._restart(watched)
 
     def _crashed(self, watched: _Watched, what: str) -> None:
         now, proc = self._clock(), watched.proc
@@ -656,7 +795,11 @@ def supervised_stack(
     try:
         live = servers.launch()
         _start_services(live, services, extract_workers, procs, hosted=hosted)
-        servers.wait_ready()
+        if servers.wait_ready():  # a server moved: its services start again, told where
+            stop_processes(procs)
+            procs.clear()
+            live = servers.settings
+            _start_services(live, services, extract_workers, procs, hosted=hosted)
         supervisor.watch(servers.processes)
         supervisor.watch(procs)
         yield live, supervisor

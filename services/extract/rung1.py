@@ -22,7 +22,7 @@ from shared.infra.settings import Settings
 from shared.pagetext import TextLayer
 from shared.pagetext.units import PageUnits
 from shared.sheet.fields import read_units
-from shared.sheet.header import sheet_header
+from shared.sheet.identity import decide_identity
 from shared.sheet.reading import SheetReading
 
 
@@ -157,7 +157,7 @@ async def _offline_rung1(
         rung="offline",
         status="ok",
         has_text_layer=text_layer.has_text_layer,
-        sheet=sheet_header(reading),
+        sheet=decide_identity(reading),
         objects=objects,
         guard=counts,
         worker_id=worker_id,

@@ -46,7 +46,24 @@ class Collaborators:
     worker_id: str
 
 
+async def queue_next_page(io: Collaborators, task: ExtractPage) -> None:
+    """Fair turns between jobs: a job has only a window of pages queued at once (ingest
+    queues the first), and each page started queues the page a window further, at the back
+    of the queue, behind any other job's pages. Queued before the page is worked on, whatever
+    comes of it (a failed or skipped page still hands its turn on); a redelivery queues it
+    again under the same id (a duplicate the stream drops), unless that page has moved
+    already."""
+    after = task.page_number + task.window
+    if not task.window or after > task.page_count:
+        return
+    if await io.jobs.page_stage(task.job_id, after) is not None:
+        return
+    nxt = task.model_copy(update={"page_number": after})
+    await io.publisher.publish(subjects.PAGE_EXTRACT, nxt, dedup_id=msg_id(task.job_id, after))
+
+
 async def extract(io: Collaborators, task: ExtractPage) -> None:
+    await queue_next_page(io, task)
     if await io.jobs.is_canceled(task.job_id):
         await io.jobs.mark_page(task.job_id, task.page_number, "skipped")
         skipped = PageFailed(

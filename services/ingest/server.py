@@ -7,6 +7,7 @@ import uvicorn
 
 from services.ingest.accesslog import log_config
 from services.ingest.app import create_app
+from services.ingest.framing import JsonRefusingH11Protocol
 from shared.infra.settings import Settings
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -26,5 +27,6 @@ def api_server(settings: Settings) -> uvicorn.Server:
         port=settings.api_port,
         log_level=settings.log_level.lower(),
         log_config=log_config(),
+        http=JsonRefusingH11Protocol,
     )
     return uvicorn.Server(config)

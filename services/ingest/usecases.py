@@ -9,19 +9,20 @@ import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from pydantic import ValidationError
 
 from services.ingest.refusals import Refusal, RefusalKind, disk_full, not_found, unavailable
 from services.ingest.responses import JobCanceling, JobStatusBody
 from services.ingest.roles import Caller
-from services.ingest.sheetlog import SheetLog, sheet_log
+from services.ingest.sheetlog import SheetLog, SheetOrder, sheet_log
 from services.ingest.source import PreparedSource
 from services.ingest.upload import ReceivedUpload
 from services.ingest.validation import AcceptedPdf, safe_file_name
 from shared.contracts import subjects
 from shared.contracts.interfaces import Bucket, ObjectMissing, Publisher
+from shared.contracts.links import job_links
 from shared.contracts.messages import ExtractPage, JobAccepted, JobOptions
 from shared.contracts.models import IntakeReport
 from shared.contracts.report import Report
@@ -32,6 +33,7 @@ from shared.infra.settings import Settings
 from shared.infra.storage import Keys
 
 log = logging.getLogger("sheetflow.ingest")
+T = TypeVar("T")
 
 # Page messages are published this many at a time: enough to keep the 202 under a
 # second for a 500-page set, few enough not to flood a small NATS server.
@@ -40,8 +42,8 @@ PUBLISH_BATCH = 64
 CLEANUP_PATIENCE_S = 300.0
 CLEANUP_STEP_S = 60.0
 # How long a route waits on the job store (NATS) before it answers 503.
-JOB_READ_TIMEOUT_S = 5.0
-STATUS_READ_TIMEOUT_S = 10.0
+JOB_READ_TIMEOUT_S = 3.0
+STATUS_READ_TIMEOUT_S = 4.0
 # Readiness: each server's round trip is given this long, and its answer kept this long.
 READY_TIMEOUT_S = 2.0
 READY_CACHE_S = 1.0
@@ -54,12 +56,23 @@ class Inspector(Protocol):
     async def inspect(self, path: Path) -> tuple[AcceptedPdf, PreparedSource]: ...
 
 
+class PdfWork(Protocol):
+    """Runs a function of ``services.ingest.setpdf`` (``services.ingest.downloads``): it
+    opens PDFs, and MuPDF holds the GIL while it works."""
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T: ...
+
+
 class Servers(Protocol):
     """Whether NATS and S3 answer a round trip in time (``shared.infra.service.Connections``)."""
 
     async def nats_answers(self, timeout_s: float) -> bool: ...
 
     async def s3_answers(self, timeout_s: float) -> bool: ...
+
+    async def nats_writes(self, timeout_s: float) -> bool: ...
+
+    async def s3_writes(self, timeout_s: float) -> bool: ...
 
 
 @dataclass
@@ -69,6 +82,8 @@ class LastCheck:
 
     nats: bool = False
     s3: bool = False
+    nats_writes: bool = False
+    s3_writes: bool = False
     at: float = float("-inf")
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -87,19 +102,37 @@ class Collaborators:
     inspector: Inspector
     servers: Servers
     worker_id: str
+    pdf_work: PdfWork
     rollbacks: set[asyncio.Task] = field(default_factory=set)
     last_check: LastCheck = field(default_factory=LastCheck)
 
 
 @dataclass(frozen=True)
 class Readiness:
-    nats: bool
+    nats: bool  # answers a round trip
     s3: bool
     instance: str
+    nats_writes: bool = True  # stores a write (a full disk leaves a server answering)
+    s3_writes: bool = True
 
     @property
     def ready(self) -> bool:
-        return self.nats and self.s3
+        return self.nats and self.s3 and self.nats_writes and self.s3_writes
+
+    @property
+    def detail(self) -> str:
+        """What is wrong, store by store, in a sentence."""
+        said = [
+            "NATS does not answer" if not self.nats else "",
+            "S3 does not answer" if not self.s3 else "",
+            "NATS JetStream answers but stores nothing (is its disk full?)"
+            if self.nats and not self.nats_writes
+            else "",
+            "S3 answers but stores nothing (is its disk full?)"
+            if self.s3 and not self.s3_writes
+            else "",
+        ]
+        return "; ".join(s for s in said if s) + "."
 
 
 def new_job_id() -> str:
@@ -251,9 +284,10 @@ async def accept_job(
             await io.jobs.intake_finished(job_id)
     except BaseException as exc:  # a cancelled request leaves the same leftovers
         _roll_back_later(io, job_id, stored)
-        if isinstance(exc, Exception) and is_disk_full(exc):
+        full = await _full_store(io, exc) if isinstance(exc, Exception) else None
+        if full:
             log.warning("upload not accepted, a disk is full: %s: %s", type(exc).__name__, exc)
-            raise disk_full("that holds sheetflow's data (S3 or NATS JetStream)") from exc
+            raise disk_full(full) from exc
         if isinstance(exc, Exception):
             # The client gets the outcome; the log keeps the cause for whoever runs the stack.
             log.warning(
@@ -266,6 +300,19 @@ async def accept_job(
     return job
 
 
+async def _full_store(io: Collaborators, exc: Exception) -> str | None:
+    """Which disk ``exc`` says is full, or the store that answers but stores nothing (JetStream
+    on a full disk only times out); None when neither."""
+    if is_disk_full(exc):
+        return "that holds sheetflow's data (S3 or NATS JetStream)"
+    found = await readiness(io)
+    if found.nats and not found.nats_writes:
+        return "that holds NATS JetStream's store (it answers but stores nothing)"
+    if found.s3 and not found.s3_writes:
+        return "that holds S3's store (it answers but stores nothing)"
+    return None
+
+
 async def _fan_out(io: Collaborators, job: JobRecord) -> None:
     accepted = JobAccepted(
         job_id=job.job_id,
@@ -275,10 +322,15 @@ async def _fan_out(io: Collaborators, job: JobRecord) -> None:
         options=job.options,
         intake=job.intake,
         created_at=job.created_at,
+        links=job_links(io.settings.public_url, job.job_id),
     )
     await io.publisher.publish(subjects.JOB_ACCEPTED, accepted, dedup_id=job.job_id)
-    pages = range(1, job.page_count + 1)
-    for start in range(0, job.page_count, PUBLISH_BATCH):
+    # Fair turns: only the job's first window of pages is queued; each page extract starts
+    # queues the one a window further (services.extract.usecases.queue_next_page), so a
+    # job's pages never wait in front of another job's by more than a window.
+    window = io.settings.job_window_pages
+    pages = range(1, min(window, job.page_count) + 1)
+    for start in range(0, len(pages), PUBLISH_BATCH):
         await asyncio.gather(
             *(
                 io.publisher.publish(
@@ -288,6 +340,8 @@ async def _fan_out(io: Collaborators, job: JobRecord) -> None:
                         page_number=n,
                         source_key=job.source_key,
                         options=job.options,
+                        window=window,
+                        page_count=job.page_count,
                     ),
                     dedup_id=msg_id(job.job_id, n),
                 )
@@ -310,13 +364,18 @@ async def find_job(io: Collaborators, job_id: str) -> JobRecord:
 
 
 async def job_status(io: Collaborators, job_id: str) -> JobStatusBody:
-    """The job record with per-stage page counts, and whether it has stopped moving."""
+    """The job record with per-stage page counts, and whether it has stopped moving.
+
+    One read, consistent with itself: the record is read before the pages, and a page's
+    stage never moves back, so a record that says finished comes with every page terminal.
+    A page scan that fails is a refusal, never counts made of what it did not read."""
     job = await find_job(io, job_id)
     try:
         async with asyncio.timeout(STATUS_READ_TIMEOUT_S):
             states = await io.jobs.page_states(job.job_id)
             work = await io.jobs.page_work(job.job_id)
-    except TimeoutError as exc:
+    except Exception as exc:
+        log.warning("job status not read: %s: %s", type(exc).__name__, exc)
         raise unavailable("The job store (NATS) did not answer in time.") from exc
     counts = dict.fromkeys(("queued", "extracted", "covered", "verified", "failed", "skipped"), 0)
     for state in states.values():
@@ -391,9 +450,10 @@ async def report(io: Collaborators, job_id: str, ext: str) -> bytes:
         raise unavailable("S3 is not reachable; retry shortly.") from exc
 
 
-async def sheets(io: Collaborators, job_id: str) -> SheetLog:
-    """The finished job's sheet log: one row per page of its report."""
-    return sheet_log(Report.model_validate_json(await report(io, job_id, "json")))
+async def sheets(io: Collaborators, job_id: str, order: SheetOrder = "page") -> SheetLog:
+    """The finished job's sheet log: one row per page of its report, in page order or by
+    review priority."""
+    return sheet_log(Report.model_validate_json(await report(io, job_id, "json")), order)
 
 
 async def page_image(io: Collaborators, job_id: str, page_number: int) -> bytes:
@@ -408,15 +468,25 @@ async def page_image(io: Collaborators, job_id: str, page_number: int) -> bytes:
 
 
 async def readiness(io: Collaborators) -> Readiness:
-    """Whether NATS and S3 answer a round trip within ``READY_TIMEOUT_S``, asked at most once
+    """Whether NATS and S3 answer a round trip, and each stores a small write, within
+    ``READY_TIMEOUT_S``, asked at most once
     per ``READY_CACHE_S``, naming this process (a launcher tells its own ingest from another
     one on the same port by it)."""
     check = io.last_check
     async with check.lock:
         loop = asyncio.get_running_loop()
         if loop.time() - check.at >= READY_CACHE_S:
-            check.nats, check.s3 = await asyncio.gather(
-                io.servers.nats_answers(READY_TIMEOUT_S), io.servers.s3_answers(READY_TIMEOUT_S)
+            check.nats, check.s3, check.nats_writes, check.s3_writes = await asyncio.gather(
+                io.servers.nats_answers(READY_TIMEOUT_S),
+                io.servers.s3_answers(READY_TIMEOUT_S),
+                io.servers.nats_writes(READY_TIMEOUT_S),
+                io.servers.s3_writes(READY_TIMEOUT_S),
             )
             check.at = loop.time()
-        return Readiness(nats=check.nats, s3=check.s3, instance=io.worker_id)
+        return Readiness(
+            nats=check.nats,
+            s3=check.s3,
+            instance=io.worker_id,
+            nats_writes=check.nats_writes,
+            s3_writes=check.s3_writes,
+        )

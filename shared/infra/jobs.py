@@ -11,10 +11,13 @@ page is announced (ingest writes and clears it; report's supervision clears one 
 
 import asyncio
 import json
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
 
+from nats.aio.client import Client as NatsClient
+from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError, NoKeysError
 from nats.js.kv import KeyValue
 from pydantic import BaseModel, Field
@@ -40,6 +43,12 @@ STAGE_RANK: dict[str, int] = {
 
 # Compare-and-set attempts before a writer gives up on a key others keep changing.
 CAS_ATTEMPTS = 50
+# A key the job store takes, whole: a key becomes part of a NATS subject (a direct get's), so
+# a line break in one would end the protocol line (nats-py's own check lets a trailing one by).
+KEY_RE = re.compile(r"[-/_=.a-zA-Z0-9]+")
+# Values a scan asks the server for in one direct-get batch, and how long it waits for each.
+SCAN_BATCH = 1000
+SCAN_REPLY_WAIT_S = 5.0
 D = TypeVar("D", bound=Document)
 
 
@@ -84,13 +93,28 @@ class PageWork(BaseModel):
     updated_at: datetime
 
 
-class KvStateStore:
-    """The state store on a JetStream key-value bucket."""
+class ScanError(RuntimeError):
+    """The job store did not answer a scan as it should (or a server older than NATS 2.11,
+    which has no batched direct gets)."""
 
-    def __init__(self, kv: KeyValue) -> None:
+
+class KvStateStore:
+    """The state store on a JetStream key-value bucket (made with direct gets allowed).
+
+    Nothing here creates a consumer: single keys are read by direct get, and a scan by
+    batched direct gets (NATS 2.11+), request and reply on the connection's own inbox. A
+    ``kv.watch`` per read would leave a consumer on the server for minutes after it stopped,
+    and JetStream refuses new consumers past its limit."""
+
+    def __init__(self, kv: KeyValue, connection: NatsClient, bucket: str) -> None:
         self.kv = kv
+        self.connection = connection
+        self.prefix = f"$KV.{bucket}."
+        self.direct_get = f"$JS.API.DIRECT.GET.KV_{bucket}"
 
     async def get(self, key: str) -> tuple[Any, int] | None:
+        if not _valid_key(key):
+            return None  # no such key can be stored
         try:
             entry = await self.kv.get(key)
         except (KeyNotFoundError, NoKeysError):
@@ -102,9 +126,10 @@ class KvStateStore:
         return json.loads(entry.value), entry.revision
 
     async def put(self, key: str, value: Document) -> None:
-        await self.kv.put(key, _encode(value))
+        await self.kv.put(_checked(key), _encode(value))
 
     async def put_if(self, key: str, value: Document, *, revision: int | None) -> bool:
+        key = _checked(key)
         try:
             if revision is None:
                 await self.kv.create(key, _encode(value))
@@ -115,20 +140,66 @@ class KvStateStore:
         return True
 
     async def scan(self, prefix: str) -> dict[str, Any]:
-        watcher = await self.kv.watch(f"{prefix}>")
+        """Every value under ``prefix``, read in batches of the bucket's stream from its first
+        message on, the last value of each key winning (removed keys left out)."""
+        if not KEY_RE.fullmatch(prefix):
+            return {}
+        inbox = self.connection.new_inbox()
+        sub = await self.connection.subscribe(inbox)
         found: dict[str, Any] = {}
+        seq = 1
         try:
-            async for entry in watcher:
-                if entry is None:  # the end of the values stored so far
-                    break
-                if entry.value:
-                    found[entry.key] = json.loads(entry.value)
+            while True:
+                ask = {"seq": seq, "next_by_subj": f"{self.prefix}{prefix}>", "batch": SCAN_BATCH}
+                request = json.dumps(ask).encode()
+                await self.connection.publish(self.direct_get, request, reply=inbox)
+                pending = await _read_batch(sub, self.prefix, found)
+                if pending is None:
+                    return found
+                seq = pending
         finally:
-            await watcher.stop()
-        return found
+            await sub.unsubscribe()
 
     async def delete(self, key: str) -> None:
-        await self.kv.delete(key)
+        await self.kv.delete(_checked(key))
+
+
+def _valid_key(key: str) -> bool:
+    return bool(KEY_RE.fullmatch(key)) and not key.startswith(".") and not key.endswith(".")
+
+
+def _checked(key: str) -> str:
+    if not _valid_key(key):
+        raise ValueError(f"not a job store key: {key!r}")
+    return key
+
+
+async def _read_batch(sub: Any, bucket_pre: str, found: dict[str, Any]) -> int | None:
+    """Read one batch's replies into ``found``; the sequence to ask from next when values
+    remain past the batch, else None."""
+    while True:
+        try:
+            msg = await sub.next_msg(timeout=SCAN_REPLY_WAIT_S)
+        except NatsTimeoutError as exc:
+            raise ScanError("the job store did not answer a scan in time") from exc
+        headers = msg.headers or {}
+        status = headers.get("Status")
+        if status == "404":  # nothing under the prefix
+            return None
+        if status == "204":  # the end of this batch
+            if int(headers.get("Nats-Num-Pending", "0")) == 0:
+                return None
+            return int(headers["Nats-Last-Sequence"]) + 1
+        if status or "Nats-Num-Pending" not in headers:
+            raise ScanError(
+                f"the job store refused a batched read ({status or 'not supported'} "
+                f"{headers.get('Description', '')}); it needs NATS 2.11 or later"
+            )
+        key = headers["Nats-Subject"][len(bucket_pre) :]
+        if headers.get("KV-Operation") in ("DEL", "PURGE") or not msg.data:
+            found.pop(key, None)
+        else:
+            found[key] = json.loads(msg.data)
 
 
 def _encode(value: Document) -> bytes:
@@ -224,6 +295,11 @@ class JobStore:
         """The last heartbeat of each page a worker has been working on."""
         found = await self.state.scan(f"work.{job_id}.")
         return {int(k.rsplit(".", 1)[1]): PageWork.model_validate(v) for k, v in found.items()}
+
+    async def page_stage(self, job_id: str, page_number: int) -> PageStage | None:
+        """The furthest stage the page reached, or None when nothing recorded it yet."""
+        found = await self.state.get(f"page.{job_id}.{page_number}")
+        return PageState.model_validate(found[0]).stage if found else None
 
     async def page_states(self, job_id: str) -> dict[int, PageState]:
         found = await self.state.scan(f"page.{job_id}.")

@@ -7,25 +7,29 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any, NoReturn, Protocol
+from datetime import UTC, datetime
+from typing import Any, Concatenate, NoReturn, ParamSpec, Protocol, TypeVar
 
 from faststream import AckPolicy, ContextRepo, FastStream
 from faststream.nats import JStream, NatsBroker, NatsMessage, PullSub
 from nats.js.api import ConsumerConfig, StorageType, StreamConfig
 from nats.js.errors import BadRequestError
+from pydantic import BaseModel
 
 from shared.contracts.interfaces import Publisher
+from shared.contracts.subjects import Subject
 from shared.infra.broker import (
     DUPLICATE_WINDOW_S,
     NatsPublisher,
+    PageStage,
     consumer_config,
     make_broker,
-    run_page_stage,
+    run_delivery,
     worker_id,
 )
 from shared.infra.exiting import exit_now
 from shared.infra.jobs import JobStore, KvStateStore
-from shared.infra.settings import Settings
+from shared.infra.settings import Settings, warn_unknown_variables
 from shared.infra.storage import ObjectStore
 
 log = logging.getLogger("sheetflow.service")
@@ -36,6 +40,15 @@ PULL_IDLE_S = 5.0
 # The FastStream context key a service's collaborators are kept under while it runs; its
 # handlers take them as ``Annotated[Collaborators, Context(COLLABORATORS)]``.
 COLLABORATORS = "collaborators"
+# Where readiness writes its probes (overwritten by each: one key, one object in all).
+READY_PROBE_KEY = "ready.probe"
+READY_PROBE_OBJECT = "ready/probe"
+
+E = TypeVar("E", bound=BaseModel)
+P = ParamSpec("P")
+# A handler of the events of one subject: the event first (FastStream parses the message into
+# its type), then whatever else it takes (the message, its collaborators).
+Handler = Callable[Concatenate[E, P], Awaitable[None]]
 
 
 class PageRef(Protocol):
@@ -84,6 +97,25 @@ class Connections:
     async def s3_answers(self, timeout_s: float) -> bool:
         return await self.bucket.ping(timeout_s)
 
+    async def nats_writes(self, timeout_s: float) -> bool:
+        """Whether the job store stores a small write within ``timeout_s``: JetStream on a
+        full disk answers every read and stores nothing; never raises."""
+        probe = {"by": self.worker_id, "at": datetime.now(UTC).isoformat()}
+        try:
+            await asyncio.wait_for(self.state.put(READY_PROBE_KEY, probe), timeout_s)
+        except Exception:
+            return False
+        return True
+
+    async def s3_writes(self, timeout_s: float) -> bool:
+        """Whether S3 stores a small object within ``timeout_s``; never raises."""
+        try:
+            put = self.bucket.put_bytes(READY_PROBE_OBJECT, b"ready", retry=False)
+            await asyncio.wait_for(put, timeout_s)
+        except Exception:
+            return False
+        return True
+
 
 async def ensure_stream(broker: NatsBroker, settings: Settings) -> None:
     """Declare the one stream (file storage, every subject under the namespace); idempotent."""
@@ -102,6 +134,30 @@ async def ensure_stream(broker: NatsBroker, settings: Settings) -> None:
         await js.update_stream(config)
 
 
+async def open_state_store(broker: NatsBroker, settings: Settings) -> KvStateStore:
+    """The job state bucket, made (or, made by an older version, changed) to answer direct
+    gets, which read it without creating consumers."""
+
+    async def bucket() -> Any:
+        return await broker.key_value(
+            settings.kv_bucket,
+            storage=StorageType.FILE,
+            ttl=settings.retention_days * 86400,
+            replicas=settings.stream_replicas,
+            direct=True,
+        )
+
+    try:
+        kv = await bucket()
+    except BadRequestError:  # the bucket exists without direct gets
+        js = broker.connection.jetstream()
+        info = await js.stream_info(f"KV_{settings.kv_bucket}")
+        info.config.allow_direct = True
+        await js.update_stream(info.config)
+        kv = await bucket()
+    return KvStateStore(kv, broker.connection, settings.kv_bucket)
+
+
 async def connect(
     broker: NatsBroker, store: ObjectStore, settings: Settings, name: str
 ) -> Connections:
@@ -109,12 +165,7 @@ async def connect(
     ``store`` to answer (declaring the bucket); ``name`` is the service's."""
     await broker.connect()
     await ensure_stream(broker, settings)
-    kv = await broker.key_value(
-        settings.kv_bucket,
-        storage=StorageType.FILE,
-        ttl=settings.retention_days * 86400,
-        replicas=settings.stream_replicas,
-    )
+    state = await open_state_store(broker, settings)
     # S3 may start beside the services (`sheetflow up`): wait for it at a quick pace.
     await store.wait_until_up(timeout=settings.outage_patience_s)
     await store.ensure_bucket()
@@ -122,7 +173,7 @@ async def connect(
         settings=settings,
         broker=broker,
         bucket=store,
-        state=KvStateStore(kv),
+        state=state,
         publisher=NatsPublisher(broker, settings),
         worker_id=worker_id(name),
     )
@@ -131,17 +182,19 @@ async def connect(
 async def run_stage(
     msg: NatsMessage, stage: str, page: PageRef, io: StageIo, work: Callable[[], Awaitable[None]]
 ) -> None:
-    """Settle ``msg`` by the house ack policy (``shared.infra.broker.run_page_stage``) around
-    ``work`` for one page."""
-    await run_page_stage(
+    """Settle ``msg`` by the house ack policy (``shared.infra.broker.run_delivery``) around
+    ``work``, one page's ``stage``."""
+    await run_delivery(
         msg,
-        stage=stage,
-        job_id=page.job_id,
-        page_number=page.page_number,
         settings=io.settings,
-        publisher=io.publisher,
         work=work,
-        heartbeat=lambda: io.jobs.mark_working(page.job_id, page.page_number, stage),
+        page=PageStage(
+            stage=stage,
+            job_id=page.job_id,
+            page_number=page.page_number,
+            publisher=io.publisher,
+            heartbeat=lambda: io.jobs.mark_working(page.job_id, page.page_number, stage),
+        ),
     )
 
 
@@ -156,14 +209,16 @@ class Subscriptions:
 
     def page_subscriber(
         self,
-        name: str,
+        subject: Subject[E],
         *,
         durable: str,
         concurrency: int = 16,
         config: ConsumerConfig | None = None,
-    ):
-        """A durable pull consumer on ``name`` shared by every replica of this service,
-        worked by ``concurrency`` pull loops that each take one message at a time.
+    ) -> Callable[[Handler[E, P]], Handler[E, P]]:
+        """A durable pull consumer on ``subject`` shared by every replica of this service,
+        worked by ``concurrency`` pull loops that each take one message at a time. The
+        handler it registers takes the subject's event first: a handler of another event
+        is a type error.
 
         A loop fetches its next page the moment its last one is settled, so one slow page
         never holds up the others (as waiting for a whole fetched batch would), and no
@@ -171,21 +226,21 @@ class Subscriptions:
         Manual acks: handlers settle through :func:`run_stage`. ``config`` replaces the
         house consumer configuration (``shared.infra.broker.consumer_config``).
         """
-        subject = self.settings.subject(name)
+        name = self.settings.subject(subject)
         loops = [
             self.broker.subscriber(
-                subject,
+                name,
                 stream=self.stream,
                 durable=durable,
                 pull_sub=PullSub(batch_size=1, timeout=PULL_IDLE_S),
                 config=config or consumer_config(self.settings),
                 ack_policy=AckPolicy.MANUAL,
-                title=f"{durable}#{slot}:{subject}",
+                title=f"{durable}#{slot}:{name}",
             )
             for slot in range(concurrency)
         ]
 
-        def register(handler: Callable[..., Awaitable[None]]) -> Callable[..., Awaitable[None]]:
+        def register(handler: Handler[E, P]) -> Handler[E, P]:
             for loop in loops:
                 loop(handler)
             return handler
@@ -210,6 +265,7 @@ def create_service_app(
     logging.basicConfig(
         level=settings.log_level, format=f"%(asctime)s {name} %(levelname)s %(name)s: %(message)s"
     )
+    warn_unknown_variables(logging.getLogger(f"sheetflow.{name}"))
     broker, store = make_broker(settings, name), ObjectStore(settings)
     register(Subscriptions(broker, settings, JStream(settings.stream_name, declare=False)))
 

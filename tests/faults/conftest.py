@@ -2,16 +2,18 @@
 small drawing set, and the check that a report holds every page exactly once."""
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import pymupdf
 import pytest
 from pydantic import SecretStr
 
 from shared.infra.settings import Settings
 from sheetflow.credentials import embedded_s3_credentials
 from sheetflow.runtime import (
+    WEED_PORT_OFFSETS,
     ManagedProcess,
     free_port,
     start_nats,
@@ -24,7 +26,11 @@ from tests.support.pdfs import add_notes_page, add_plan_page, add_schedule_page,
 
 
 def small_set(pages: int = 6) -> bytes:
-    builders = [add_notes_page, add_plan_page, add_schedule_page]
+    builders: list[Callable[[pymupdf.Document], object]] = [
+        add_notes_page,
+        add_plan_page,
+        add_schedule_page,
+    ]
     return make_pdf(*(builders[i % 3] for i in range(pages)))
 
 
@@ -101,7 +107,7 @@ def own_servers(
     servers = RestartableServers(
         data_dir=tmp_path / "own",
         nats_port=free_port(),
-        s3_port=free_port(also_free=(1, 2, 3, 10000, 10001, 10002, 10003)),
+        s3_port=free_port(also_free=WEED_PORT_OFFSETS),
     )
     servers.start_nats()
     servers.start_s3()

@@ -52,7 +52,9 @@ async def test_readyz_fails_while_nats_is_frozen_and_a_refused_upload_keeps_noth
     """Ready before; 503 naming NATS on every probe while it is frozen; ready again after.
     The upload frozen mid-announcement is a 503 saying nothing was kept, and nothing is."""
     servers, settings = own_servers
-    settings = settings.model_copy(update={"intake_timeout_s": INTAKE_TIMEOUT_S})
+    # Every page queued by the intake itself (no window), so the freeze lands mid-intake.
+    update = {"intake_timeout_s": INTAKE_TIMEOUT_S, "job_window_pages": PAGES}
+    settings = settings.model_copy(update=update)
     with stack(settings, "ingest") as s:
         assert readyz(s.api).status_code == 200
         upload = asyncio.create_task(asyncio.to_thread(s.upload, light_set()))

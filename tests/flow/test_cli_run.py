@@ -70,8 +70,8 @@ def leftovers(seen: dict[int, float], marker: str) -> list[str]:
     return left
 
 
-def assert_no_leftovers(seen: dict[int, float], marker: str) -> None:
-    deadline = time.monotonic() + 5
+def assert_no_leftovers(seen: dict[int, float], marker: str, *, grace_s: float = 5.0) -> None:
+    deadline = time.monotonic() + grace_s
     while (left := leftovers(seen, marker)) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not left, f"processes left behind: {left}"
@@ -106,6 +106,13 @@ def test_run_processes_the_example_and_leaves_nothing_running(tmp_path):
         sheet_log = list(csv.reader(sheets))
     assert sheet_log[0][:3] == ["page", "sheet_number", "sheet_title"]
     assert [row[0] for row in sheet_log[1:]] == [str(n) for n in range(1, page_count + 1)]
+    # The set bookmarked and labelled with its sheets beside them.
+    with pymupdf.open(out / "set.pdf") as linked:
+        assert linked.page_count == page_count
+        numbered = [p for p in report["pages"] if p["sheet"]["sheet_number"]]
+        labels = [linked[p["page_number"] - 1].get_label() for p in numbered]
+        assert labels == [p["sheet"]["sheet_number"] for p in numbered]
+        assert linked.get_toc()
     failed = report["summary"]["failed_pages"]
     assert proc.returncode == (2 if failed else 0), stderr
     assert report["status"] == ("partial" if failed else "complete")
@@ -144,7 +151,8 @@ def wait_api_ready(proc: subprocess.Popen, api: str, timeout: float = 180) -> No
 
 
 def test_up_stops_everything_on_sigterm(tmp_path):
-    """`sheetflow up` serves the API, prints where things listen; SIGTERM stops every process."""
+    """`sheetflow up` serves the API, prints where things listen; SIGTERM stops every process,
+    its children's forkservers and resource trackers included, before `up` itself exits."""
     proc, data_dir, api = start_up(tmp_path)
     try:
         with watch_descendants(proc.pid) as seen:
@@ -159,7 +167,7 @@ def test_up_stops_everything_on_sigterm(tmp_path):
     assert api in stdout and f"{api}/docs" in stdout and "nats://127.0.0.1:" in stdout
     assert str(data_dir / "logs") in stdout.replace("\n", "")
     assert len(seen) >= 7  # nats, weed and five services
-    assert_no_leftovers(seen, str(data_dir))
+    assert_no_leftovers(seen, str(data_dir), grace_s=0.0)
 
 
 async def test_events_prints_each_event_as_a_json_line(settings):

@@ -18,6 +18,7 @@ from minio.error import S3Error
 
 from shared.infra.settings import Settings
 from shared.infra.storage import ObjectStore
+from sheetflow import runtime
 from sheetflow.credentials import AUTH_DIR
 from sheetflow.runtime import (
     EmbeddedServers,
@@ -190,6 +191,7 @@ def world_readable_files(root: Path) -> list[Path]:
 def secrets_of(settings: Settings, data_dir: Path) -> list[str]:
     """Every secret the embedded stack holds: its keys, passwords and private key."""
     auth = data_dir / AUTH_DIR
+    assert settings.s3_secret_key and settings.nats_password
     values = [settings.s3_secret_key.get_secret_value(), settings.nats_password.get_secret_value()]
     for line in (auth / "weed" / "security.toml").read_text().splitlines():
         if line.startswith("key = ") and "/" not in line:  # a JWT signing key, not a path
@@ -255,3 +257,31 @@ def test_a_second_server_on_the_same_data_dir_is_refused_with_the_holder_named(
         with pytest.raises(RuntimeStartError, match="is in use by process") as refused:
             launch(data_dir)
         assert any(pid in str(refused.value) for pid in pids)
+
+
+def test_a_port_taken_before_a_server_binds_it_moves_the_server(tmp_path: Path, monkeypatch):
+    """NATS and S3 whose chosen port another process took meanwhile start on other ports, and
+    the settings say where; neither start fails."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        taken = holder.getsockname()[1]
+        chosen = iter([taken, taken])  # the first choice of each server is the taken port
+        choose = runtime.free_port
+        monkeypatch.setattr(runtime, "free_port", lambda **kw: next(chosen, 0) or choose(**kw))
+        servers = EmbeddedServers(Settings(_env_file=None, data_dir=tmp_path))
+        first = servers.launch()
+        try:
+            assert first.nats_url and first.s3_endpoint
+            assert first.nats_url.endswith(f":{taken}") and first.s3_endpoint.endswith(f":{taken}")
+            assert servers.wait_ready() is True
+            moved = servers.settings
+            assert moved.nats_url and moved.s3_endpoint
+            assert taken not in (
+                int(moved.nats_url.rsplit(":", 1)[1]),
+                int(moved.s3_endpoint.rsplit(":", 1)[1]),
+            )
+            assert all(proc.alive() for proc in servers.processes)
+            assert len(servers.processes) == 2
+        finally:
+            servers.stop()

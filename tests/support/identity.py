@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
-from services.coverage.covered import sheet_identity
 from services.extract.reading.page import Readers
 from services.extract.reading.textlayer import read_text_layer
 from services.extract.rung1 import extract_rung1
@@ -27,7 +26,8 @@ from services.report.usecases import reconcile_set
 from shared.contracts.models import Coverage, PageVerdict, VerifiedPage
 from shared.infra.settings import Settings
 from shared.pagetext import fold_dashes
-from shared.sheet.header import SheetHeader, sheet_header
+from shared.sheet.header import SheetHeader
+from shared.sheet.identity import decide_identity
 from shared.sheet.reading import SheetReading, read_sheet
 
 
@@ -43,13 +43,13 @@ async def read_page(
 
 def _verified(page_number: int, reading: SheetReading) -> VerifiedPage:
     """The page as verify hands it to the report, as far as identity goes: the header
-    coverage completes from the reading (``sheet_identity``), and the reading."""
+    coverage decides from the reading (``decide_identity``), and the reading."""
     empty = Coverage(total_lines=0, covered_lines=0, ratio=1.0)
     return VerifiedPage(
         job_id="identity",
         page_number=page_number,
         has_text_layer=True,
-        sheet=sheet_identity(sheet_header(reading), reading),
+        sheet=decide_identity(reading),
         coverage_before=empty,
         coverage=empty,
         floor=0.0,

@@ -26,6 +26,7 @@ from services.extract.model.vision import build_vision_messages, parse_reply
 from services.extract.reading.textlayer import read_text_layer
 from shared.contracts.models import ObjectVerification, PageObject, PageVerdict
 from shared.contracts.report import PageReport, Report
+from shared.infra.settings import Settings
 from shared.sheet.fields import read_units
 from shared.sheet.header import SheetHeader
 from tests.support.identity import FieldTally, Tally
@@ -169,14 +170,15 @@ def test_corpus_score_counts_numbers_titles_refutations_and_dark_pages():
         page(5, None, "GENERAL NOTES", [obj("offline", "uncertain", "ocr")]),
     ]
     pages[2].verification.kinds = ["text_layer_mismatch"]
-    sheets = [
+    sheets: list[dict] = [
         {"page": 1, "sheet_number": "A-101", "sheet_title": "FLOOR PLAN"},
         {"page": 2, "sheet_number": "A-102", "sheet_title": "ROOF PLAN"},
         {"page": 3, "sheet_number": None, "sheet_title": None},
         {"page": 4, "sheet_number": None, "sheet_title": None},
         {"page": 5, "sheet_number": None, "sheet_title": None},
     ]
-    score = corpus.score_report(Report.model_construct(pages=pages), sheets)
+    # Only the pages the score reads: the rest of a report is not built.
+    score = corpus.score_report(Report.model_construct(pages=pages), sheets)  # type: ignore[call-arg]
     n = score.identity
     assert (n.numbers_right, n.numbers_labelled, n.numbers_invented) == (1, 2, 1)
     assert n.numbers_wrong == 1  # A102 is not A-102
@@ -236,7 +238,7 @@ def test_the_copy_model_returns_every_row_and_note_of_the_examples_whole():
     """bench.model_reading on the example set: a model copying each TEXT LAYER line as one
     object returns every schedule row and numbered note whole from the page reading, and
     few of them from the old line-per-cell text."""
-    settings = model_reading.Settings(_env_file=None)
+    settings = Settings(_env_file=None)
     pages = model_reading.read_layers(model_reading.EXAMPLES, settings)
     tallies = model_reading.measure(pages, settings)
     before, after = tallies["before"], tallies["after"]

@@ -37,7 +37,7 @@ def test_offline_objects_are_never_refuted_and_the_page_is_covered(file, number,
     result = page(file, number, readers)
     refuted = [
         (o.source_text, o.verification.kind)
-        for o in result.findings.objects
+        for o in result.objects
         if o.verification and o.verification.verdict == "refuted"
     ]
     assert refuted == []

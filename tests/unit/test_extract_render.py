@@ -3,7 +3,12 @@ source that never mixes two PDFs' pages."""
 
 import pymupdf
 
-from services.extract.reading.render import encode_png, render_page
+from services.extract.reading.render import (
+    IMAGE_TOO_LARGE,
+    check_page_images,
+    encode_png,
+    render_page,
+)
 from services.extract.rung1 import extract_rung1
 from shared.infra.settings import Settings
 from tests.support.pdfs import add_plan_page, add_schedule_page, make_pdf, notes_pdf
@@ -46,3 +51,23 @@ async def test_interleaved_sources_keep_their_own_pages(readers):
         for read, page in zip(reads, expected, strict=True):
             assert sorted(read.split()) == sorted(page.get_text().split())
     assert reads[0] == reads[2] and reads[0] != reads[1] != reads[3]
+
+
+def page_with_image(width: int, height: int) -> pymupdf.Page:
+    """A page holding a small image whose dictionary says it is ``width`` x ``height``: the
+    size a decoder would be asked to allocate for."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    pixmap = pymupdf.Pixmap(pymupdf.csGRAY, pymupdf.IRect(0, 0, 4, 4), False)
+    xref = page.insert_image(pymupdf.Rect(72, 72, 144, 144), pixmap=pixmap)
+    doc.xref_set_key(xref, "Width", str(width))
+    doc.xref_set_key(xref, "Height", str(height))
+    return page
+
+
+def test_a_page_holding_a_huge_image_is_refused_by_name_without_decoding_it():
+    """A 60,000 x 60,000 image is `image_too_large`, read from its dictionary alone."""
+    refusal = check_page_images(page_with_image(60_000, 60_000), max_pixels=1_000_000_000)
+    assert refusal is not None and refusal.startswith(IMAGE_TOO_LARGE)
+    assert "60000 x 60000" in refusal and "SHEETFLOW_MAX_IMAGE_PIXELS" in refusal
+    assert check_page_images(page_with_image(10_000, 10_000), max_pixels=1_000_000_000) is None

@@ -5,7 +5,7 @@ what the page states say; what a route refuses is a refusal of the right kind.""
 import asyncio
 from datetime import timedelta
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 from pydantic import BaseModel
@@ -45,8 +45,16 @@ class InProcessInspector:
 
 
 class Servers:
-    def __init__(self, *, nats: bool = True, s3: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        nats: bool = True,
+        s3: bool = True,
+        nats_writes: bool = True,
+        s3_writes: bool = True,
+    ) -> None:
         self.nats, self.s3 = nats, s3
+        self.writes = {"nats": nats_writes, "s3": s3_writes}
 
     async def nats_answers(self, timeout_s: float) -> bool:
         return self.nats
@@ -54,13 +62,19 @@ class Servers:
     async def s3_answers(self, timeout_s: float) -> bool:
         return self.s3
 
+    async def nats_writes(self, timeout_s: float) -> bool:
+        return self.nats and self.writes["nats"]
 
-def collaborators(servers: Servers | None = None) -> Collaborators:
+    async def s3_writes(self, timeout_s: float) -> bool:
+        return self.s3 and self.writes["s3"]
+
+
+def collaborators(servers: Servers | None = None, **settings: Any) -> Collaborators:
     return bootstrap(
         bucket=MemoryBucket(),
         state=MemoryStateStore(),
         publisher=RecordingPublisher(),
-        settings=Settings(_env_file=None),
+        settings=Settings(_env_file=None, **settings),
         inspector=InProcessInspector(),
         servers=servers or Servers(),
         worker_id="ingest@test:1",
@@ -94,6 +108,19 @@ async def test_an_accepted_job_is_stored_recorded_and_fanned_out(tmp_path):
     assert {(t.source_key, t.options.judge) for t in tasks if isinstance(t, ExtractPage)} == {
         (Keys.source(job.job_id), False)
     }
+
+
+async def test_only_a_window_of_a_large_job_is_queued_at_intake(tmp_path):
+    """A job larger than SHEETFLOW_JOB_WINDOW_PAGES has its first window of pages queued, each
+    carrying the window and the page count (extract queues the rest as it starts pages)."""
+    io = collaborators(job_window_pages=4)
+    source = tmp_path / "set.pdf"
+    source.write_bytes(b"%PDF-1.7 a drawing set")
+    await accept_job(io, source, file_name="set.pdf", page_count=10, options=JobOptions())
+    assert isinstance(io.publisher, RecordingPublisher)
+    tasks = io.publisher.on(subjects.PAGE_EXTRACT)
+    assert sorted(t.page_number for t in tasks) == [1, 2, 3, 4]
+    assert {(t.window, t.page_count) for t in tasks} == {(4, 10)}
 
 
 async def test_an_upload_is_inspected_and_accepted_with_its_options(tmp_path):
@@ -265,6 +292,21 @@ async def test_readiness_names_each_server_and_this_process(nats, s3):
     found = await readiness(collaborators(Servers(nats=nats, s3=s3)))
     assert (found.nats, found.s3, found.ready) == (nats, s3, nats and s3)
     assert found.instance == "ingest@test:1"
+
+
+@pytest.mark.parametrize("full", ["nats", "s3"])
+async def test_readiness_names_the_store_that_answers_but_cannot_write(full):
+    """A store that answers reads but stores nothing (its disk is full) is not ready, named."""
+    servers = Servers(nats_writes=full != "nats", s3_writes=full != "s3")
+    found = await readiness(collaborators(servers))
+    assert found.nats and found.s3 and not found.ready
+    assert (
+        found.detail
+        == {
+            "nats": "NATS JetStream answers but stores nothing (is its disk full?).",
+            "s3": "S3 answers but stores nothing (is its disk full?).",
+        }[full]
+    )
 
 
 class CountingServers(Servers):

@@ -74,6 +74,24 @@ def check_page_size(page: pymupdf.Page, max_side_in: float) -> str | None:
     return None
 
 
+IMAGE_TOO_LARGE = "image_too_large"
+
+
+def check_page_images(page: pymupdf.Page, max_pixels: int) -> str | None:
+    """A sentence refusing a page that holds an image of more than ``max_pixels`` pixels
+    (decoding it would take more memory than a page's reading has), or None. Read from the
+    images' dictionaries, so nothing is decoded to find out."""
+    for image in page.get_images(full=True):
+        width, height = image[2], image[3]
+        if width * height > max_pixels:
+            return (
+                f"{IMAGE_TOO_LARGE}: the page holds an image of {width} x {height} pixels, "
+                f"more than the {max_pixels:,} a page's image may have "
+                "(SHEETFLOW_MAX_IMAGE_PIXELS)"
+            )
+    return None
+
+
 def check_page_content(page: pymupdf.Page, max_bytes: int) -> str | None:
     """A sentence refusing a page whose drawing instructions inflate past ``max_bytes``
     (a decompression bomb or an endless content stream), or None. Inflation stops at the
