@@ -36,10 +36,10 @@ from sheetflow.credentials import (
     weed_identities,
     weed_security,
 )
+from sheetflow.services import SERVICES
 
 log = logging.getLogger("sheetflow.runtime")
 
-SERVICES = ("ingest", "extract", "coverage", "verify", "report", "webhooks")
 # How long a stopping weed server is given before SIGKILL: it takes seconds on SIGTERM, or never.
 WEED_STOP_GRACE_S = 0.5
 _PR_SET_PDEATHSIG = 1

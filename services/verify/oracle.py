@@ -24,7 +24,7 @@ from shared.pagetext import (
     number_key,
     plain_numbers,
 )
-from shared.pagetext.evidence import LETTER_MATCH, MIN_FUZZY_LETTERS
+from shared.pagetext.tolerances import EVIDENCE
 from shared.sheet import sheet_key
 
 OCR_ONLY = "supported only by words read from the page image by OCR, which can misread too"
@@ -40,9 +40,9 @@ def _says_claim(claim: str, evidence: str) -> bool:
     if claim_tokens(claim) == claim_tokens(evidence):
         return True
     letters = _letters(claim)
-    if len(letters) < MIN_FUZZY_LETTERS:
+    if len(letters) < EVIDENCE.min_fuzzy_letters:
         return False
-    return Indel.normalized_similarity(letters, _letters(evidence)) >= LETTER_MATCH
+    return Indel.normalized_similarity(letters, _letters(evidence)) >= EVIDENCE.letter_match
 
 
 def _numbers(text: str) -> list[tuple[str, ...]]:

@@ -18,7 +18,7 @@ from services.verify.fonts import FontLedger
 from services.verify.oracle import locate
 from services.verify.tolerances import VerifyTolerances
 from services.verify.verdict import checked_share, page_verdict
-from shared.contracts.interfaces import ModelClient
+from shared.contracts.interfaces import ModelClient, Ocr
 from shared.contracts.models import (
     CoveredPage,
     EvidenceCrop,
@@ -31,7 +31,6 @@ from shared.contracts.models import (
 )
 from shared.infra.settings import Settings
 from shared.infra.storage import Keys
-from shared.ocr.engine import OcrEngine
 from shared.pagetext import Box, PageWords, TextLayer
 from shared.pdf.sources import PDF_LOCK, open_pdf
 
@@ -152,7 +151,7 @@ async def verify_page(
     llm: ModelClient | None,
     *,
     judge_enabled: bool = True,
-    ocr: OcrEngine | None = None,
+    ocr: Ocr | None = None,
     checks: tuple[Registered, ...] | None = None,
     tolerances: VerifyTolerances = TOLERANCES,
     fonts: FontLedger | None = None,

@@ -67,12 +67,12 @@ from sheetflow.endpoints import (
     write_endpoints,
 )
 from sheetflow.runtime import (
-    SERVICES,
     ManagedProcess,
     Supervisor,
     free_port,
     supervised_stack,
 )
+from sheetflow.services import PIPELINE, SERVICES
 
 
 class _Cli(typer.Typer):
@@ -379,7 +379,7 @@ def run_job(settings: Settings, job: RunJob) -> int:
     if not settings.webhooks:
         # The run's stack is its own (fresh stores, an API on a free port): the only webhooks
         # it can deliver are those the settings fix, so without any it spares that start.
-        services = tuple(name for name in services if name != "webhooks")
+        services = tuple(name for name in services if name in PIPELINE)
     with stop_on_signals(), contextlib.ExitStack() as stack:
         with stderr.status("starting NATS, S3 and the services"):
             live, supervisor = stack.enter_context(

@@ -19,14 +19,14 @@ from services.verify.ocr_check import (
     reading_verdicts,
     render_claims,
 )
+from shared.contracts.interfaces import Ocr
 from shared.contracts.models import PageObject
-from shared.ocr.engine import OcrEngine
 from shared.pdf.sources import PDF_LOCK, open_pdf
 
 log = logging.getLogger("sheetflow.verify")
 
 
-def read_lines(page: PageEvidence, claims: Sequence[Claim], engine: OcrEngine) -> list[Reading]:
+def read_lines(page: PageEvidence, claims: Sequence[Claim], engine: Ocr) -> list[Reading]:
     """The claims' lines rendered from the page and read in one batched call (CPU-bound);
     none when the page does not render."""
     if not claims or page.pdf is None:
@@ -47,7 +47,7 @@ def read_lines(page: PageEvidence, claims: Sequence[Claim], engine: OcrEngine) -
 class OcrCheck:
     """Basis ``ocr``: on a text page, with an engine and ``verify_ocr_check`` on."""
 
-    def __init__(self, engine: OcrEngine | None, fonts: FontLedger | None = None) -> None:
+    def __init__(self, engine: Ocr | None, fonts: FontLedger | None = None) -> None:
         self.engine = engine
         self.fonts = fonts or FontLedger(None)
 

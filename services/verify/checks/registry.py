@@ -10,9 +10,8 @@ from services.verify.checks.ocr import OcrCheck
 from services.verify.checks.text_layer import TextLayerCheck
 from services.verify.checks.witnesses import WitnessCheck
 from services.verify.fonts import FontLedger
-from shared.contracts.interfaces import ModelClient
+from shared.contracts.interfaces import ModelClient, Ocr
 from shared.contracts.models import ObjectVerification, PageObject, Usage, merge_usage
-from shared.ocr.engine import OcrEngine
 
 EVERY = frozenset({"confirmed", "refuted", "uncertain", "not_judged"})
 UNREAD = frozenset({"not_judged"})  # no check has read the object
@@ -34,7 +33,7 @@ class Registered:
 
 
 def registered(
-    llm: ModelClient | None, ocr: OcrEngine | None, fonts: FontLedger | None = None
+    llm: ModelClient | None, ocr: Ocr | None, fonts: FontLedger | None = None
 ) -> tuple[Registered, ...]:
     """The checks in the order they run: each sees the verdicts of those before it."""
     return (
