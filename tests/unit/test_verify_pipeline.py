@@ -461,3 +461,31 @@ async def test_an_object_whose_text_is_its_citation_is_not_confirmed_by_it(claim
     assert "filled in from its citation" in (verification(obj).reason or "")
     v = out.verified.verdict
     assert v.unjudged and v.self_read and v.ok
+
+
+async def test_a_contradicted_blank_page_is_read_again_by_ocr(readers):
+    """A page of a scanned note the extraction found nothing on: OCR reads it again from its
+    image, and the page is content_missing quoting what it shows (not a bare unjudged ink
+    page); a drawing OCR finds no text in says so in its reason."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    scan = pymupdf.open(stream=_pdf(NOTES))[0].get_pixmap(dpi=200).tobytes("png")
+    page.insert_image(page.rect, stream=scan)
+    pdf = doc.tobytes()
+    layer = _layer(pdf)
+    image = pymupdf.open(stream=pdf)[0].get_pixmap(dpi=100).tobytes("png")
+    covered = _covered([], has_text=False)
+    out = await verify_page(covered, layer, pdf, image, NO_JUDGE, None, ocr=readers.ocr)
+    v = out.verified.verdict
+    assert not v.ok and v.kinds == ["content_missing"] and len(v.problems) == 1
+    assert "read again by OCR" in v.problems[0] and "GENERAL NOTES" in v.problems[0]
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.draw_rect(pymupdf.Rect(100, 100, 400, 300), fill=(0, 0, 0))
+    pdf = doc.tobytes()
+    image = pymupdf.open(stream=pdf)[0].get_pixmap(dpi=50).tobytes("png")
+    out = await verify_page(covered, _layer(pdf), pdf, image, NO_JUDGE, None, ocr=readers.ocr)
+    v = out.verified.verdict
+    assert "Read again by OCR, it shows no text." in (v.reason or "") or v.kinds == [
+        "content_missing"
+    ]

@@ -181,11 +181,13 @@ class JudgeCheck:
         settings = page.settings
         judging = page.judge_enabled and bool(settings.llm_verify_model and settings.llm_base_url)
         emptiness = page.emptiness
+        # The claim that the page is empty is the judge's to rule on where no check before
+        # it has (OCR reading the page again, say).
         return (
             self.llm is not None
             and judging
             and not emptiness.blank
-            and bool(objects or emptiness.contradiction)
+            and bool(objects or (emptiness.contradiction and not spoken))
         )
 
     async def run(self, page: PageEvidence, objects: list[PageObject]) -> CheckResult:

@@ -7,6 +7,7 @@ from typing import Any
 from services.verify.checks.base import Check, CheckResult, Finding, PageEvidence
 from services.verify.checks.judge import JudgeCheck
 from services.verify.checks.ocr import OcrCheck
+from services.verify.checks.reread import RereadCheck
 from services.verify.checks.text_layer import TextLayerCheck
 from services.verify.checks.witnesses import WitnessCheck
 from services.verify.fonts import FontLedger
@@ -39,6 +40,7 @@ def registered(
     return (
         Registered(TextLayerCheck(), replaces=EVERY),
         Registered(OcrCheck(ocr, fonts), replaces=UNREAD),
+        Registered(RereadCheck(ocr), replaces=frozenset()),
         Registered(JudgeCheck(llm), replaces=UNDECIDED, second_opinion=True),
         Registered(WitnessCheck(), replaces=frozenset()),
     )
