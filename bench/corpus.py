@@ -44,7 +44,7 @@ from bench.common import (
 )
 from bench.overhead import pymupdf_png, raw_loop
 from bench.synthetic import set_bytes
-from services.extract.textlayer import read_text_layer
+from services.extract.reading.textlayer import read_text_layer
 from shared.contracts.report import Report
 from shared.infra.settings import Settings
 from shared.pagetext import fold_dashes

@@ -1,6 +1,6 @@
-"""What bounding page work costs: a page's render and text reading (``_read_page``) run in a
+"""What bounding page work costs: a page's render and text reading (``read_page``) run in a
 worker thread, as before pages were bounded, beside the same work in a bounded child process
-(``_read_page_bounded``: a forkserver child, the source sent once, the page's products sent
+(``read_page_bounded``: a forkserver child, the source sent once, the page's products sent
 back through a pipe), on the same sheets, interleaved, the fastest run of each kept.
 
     python -m bench.isolation [--pages 40] [--runs 3]
@@ -15,8 +15,8 @@ import time
 from bench.common import ratio, result_line
 from bench.synthetic import set_bytes
 from services.extract.bootstrap import page_readers
-from services.extract.isolation import PageReaders
-from services.extract.pipeline import _read_page, _read_page_bounded
+from services.extract.reading.isolation import PageReaders
+from services.extract.reading.page import read_page, read_page_bounded
 from shared.infra.settings import Settings
 
 GOAL = 1.1
@@ -25,14 +25,14 @@ GOAL = 1.1
 async def in_thread(pdf: bytes, pages: int, settings: Settings) -> float:
     started = time.perf_counter()
     for n in range(1, pages + 1):
-        await asyncio.to_thread(_read_page, pdf, n, settings)
+        await asyncio.to_thread(read_page, pdf, n, settings)
     return time.perf_counter() - started
 
 
 async def bounded(pdf: bytes, pages: int, settings: Settings, readers: PageReaders) -> float:
     started = time.perf_counter()
     for n in range(1, pages + 1):
-        await _read_page_bounded(pdf, n, settings, readers)
+        await read_page_bounded(pdf, n, settings, readers)
     return time.perf_counter() - started
 
 

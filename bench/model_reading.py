@@ -34,11 +34,11 @@ import pymupdf
 from bench.common import result_line
 from bench.synthetic import set_path
 from services.extract.guard import apply_grounding_guard
-from services.extract.offline import extract_offline
-from services.extract.render import render_zoom
-from services.extract.textlayer import read_text_layer
-from services.extract.tiles import merge_tile_objects, plan_tiles, units_in
-from services.extract.vision import SYSTEM_PROMPT, TEXT_LAYER_HEADING, parse_reply
+from services.extract.model.tiles import merge_tile_objects, plan_tiles, units_in
+from services.extract.model.vision import SYSTEM_PROMPT, TEXT_LAYER_HEADING, parse_reply
+from services.extract.offline.extractor import extract_offline
+from services.extract.reading.render import render_zoom
+from services.extract.reading.textlayer import read_text_layer
 from shared.contracts.models import PageObject
 from shared.infra.settings import Settings
 from shared.pagetext import NOTE_NUMBER, TextLayer

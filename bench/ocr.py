@@ -39,9 +39,9 @@ from typing import Any
 import pymupdf
 
 from bench.common import ratio, result_line
-from services.extract import title_ocr
-from services.extract.render import encode_png, render_page, render_zoom
-from services.extract.textlayer import ocr_text_layer, read_text_layer
+from services.extract.reading import title_ocr
+from services.extract.reading.render import encode_png, render_page, render_zoom
+from services.extract.reading.textlayer import ocr_text_layer, read_text_layer
 from shared.infra.settings import Settings
 from shared.ocr import engine as ocr
 from shared.pagetext import normalize, squash
@@ -98,7 +98,7 @@ def plain_reader(params: dict) -> Callable[[Page], list[str]]:
 
 
 def sheetflow_reader() -> Callable[[Page], list[str]]:
-    """What extract does on the page (``services.extract.pipeline``: its page words, then
+    """What extract does on the page (``services.extract.rung1``: its page words, then
     the closer reading, then its title read again closer), in this process (extract renders
     in a bounded child)."""
     engine = ocr.OcrEngine()

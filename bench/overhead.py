@@ -5,7 +5,7 @@ the same pixel size, PNG encode), and beside sheetflow's rung 1 (``extract_rung1
 called in-process, which adds offline extraction and the grounding guard to that work.
 
 The goal compares with raw PyMuPDF, PNG encoded by PyMuPDF. sheetflow encodes its PNGs
-faster (``services.extract.render.encode_png``), so the same loop with that encoder is
+faster (``services.extract.reading.render.encode_png``), so the same loop with that encoder is
 measured too: against it the ratio is what the broker, storage and stages cost alone.
 
     python -m bench.overhead [--pages 100]
@@ -37,8 +37,9 @@ from bench.common import (
 )
 from bench.synthetic import set_bytes
 from services.extract.bootstrap import page_readers
-from services.extract.pipeline import Readers, extract_rung1
-from services.extract.render import encode_png
+from services.extract.reading.page import Readers
+from services.extract.reading.render import encode_png
+from services.extract.rung1 import extract_rung1
 from shared.contracts.report import Report
 from shared.infra.settings import Settings
 

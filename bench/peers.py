@@ -28,7 +28,8 @@ import pymupdf
 from bench.common import ratio, result_line
 from bench.synthetic import set_path
 from services.extract.bootstrap import page_readers
-from services.extract.pipeline import Readers, extract_rung1
+from services.extract.reading.page import Readers
+from services.extract.rung1 import extract_rung1
 from shared.infra.settings import Settings
 from shared.pagetext import alnum_count
 

@@ -2,7 +2,7 @@
 and larger, with a text layer), the CPU time of the delta (``sheet_delta``) and the overlay
 (``overlay_png``) of a revision pair, beside extract's own reading of that page (the PDF
 opened, its words and text layer, its render, PNG and thumbnail: what extract does for one
-page, ``services.extract.pipeline._read_page``) and beside the plain PyMuPDF loop of
+page, ``services.extract.reading.page.read_page``) and beside the plain PyMuPDF loop of
 ``bench.overhead`` (words, text, render, PNG), side by side in one run.
 
 Each pair is the sheet and a copy of it with a few units edited (the longest word of a few
@@ -32,7 +32,7 @@ import pymupdf
 
 from bench.common import ratio, result_line
 from bench.overhead import pymupdf_png, raw_page_work
-from services.extract.pipeline import _read_page
+from services.extract.reading.page import read_page
 from shared.infra.settings import Settings
 from shared.pagetext import Box, TextLayer
 from shared.pagetext.units import page_units
@@ -122,7 +122,7 @@ def edited(pdf: bytes, layer: TextLayer) -> tuple[bytes, list[Box]]:
 
 def stored(pdf: bytes, settings: Settings) -> Stored:
     """What extract stores for page 1."""
-    page = _read_page(pdf, 1, settings)
+    page = read_page(pdf, 1, settings)
     layer = page.text_layer
     return Stored(layer, PageImage(page.png, layer.width, layer.height), read_sheet(layer))
 
@@ -168,7 +168,7 @@ def measure(pair: Pair, settings: Settings) -> tuple[dict[str, float], SheetDelt
     delta (given the pages' readings, as the register gives them, and without: the title
     block's fields read again) and the overlay of the pair."""
     old, new = pair.before, pair.after
-    read, _ = timed(lambda: _read_page(pair.before_pdf, 1, settings))
+    read, _ = timed(lambda: read_page(pair.before_pdf, 1, settings))
     raw, _ = timed(lambda: raw_read(pair.before_pdf, settings.page_image_max_px))
     delta_s, delta = timed(
         lambda: sheet_delta(

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from services.extract.bootstrap import page_readers
-from services.extract.pipeline import Readers
+from services.extract.reading.page import Readers
 from shared.infra.settings import Settings
 from sheetflow.runtime import EmbeddedServers, free_port
 from tests.support.buckets import remove_bucket

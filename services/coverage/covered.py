@@ -1,10 +1,11 @@
-"""The covered page: every rung's result merged in ladder order, its sheet identity completed
-from the page's ``SheetReading`` (read once, in extract) where the extraction left it out."""
+"""The covered page: every rung's result merged in ladder order, its sheet identity decided
+from the rungs' header and the page's ``SheetReading`` (read once, in extract) by
+``shared.sheet.identity``."""
 
 from functools import reduce
 
 from services.coverage.ladder import LadderState
-from services.coverage.merge import merge_header, merge_objects
+from services.coverage.merge import merge_objects
 from shared.contracts.models import (
     CoveredPage,
     ExtractionResult,
@@ -13,8 +14,8 @@ from shared.contracts.models import (
     PageObject,
     merge_usage,
 )
-from shared.sheet.header import SheetHeader, sheet_header
-from shared.sheet.reading import FIELD_NAMES, SheetReading
+from shared.sheet.header import SheetHeader
+from shared.sheet.identity import decide_identity, merge_header
 
 
 def merge_results(results: list[ExtractionResult]) -> tuple[list[PageObject], SheetHeader]:
@@ -24,21 +25,6 @@ def merge_results(results: list[ExtractionResult]) -> tuple[list[PageObject], Sh
         objects = merge_objects(objects, later.objects)
         header = merge_header(header, later.sheet)
     return objects, header
-
-
-def sheet_identity(header: SheetHeader, reading: SheetReading | None) -> SheetHeader:
-    """The extracted header, with what is missing taken from the page's reading: the whole
-    identity when the extraction named no sheet, else only the title block's other fields."""
-    read = sheet_header(reading)
-    if header.sheet_number:
-        fields = read.model_dump(include=set(FIELD_NAMES))
-        return merge_header(
-            header.model_copy(
-                update={"sheet_number_source": header.sheet_number_source or "extraction"}
-            ),
-            SheetHeader(**fields),
-        )
-    return merge_header(header.model_copy(update={"sheet_number_source": None}), read)
 
 
 def covered_page(
@@ -64,7 +50,7 @@ def covered_page(
         degraded=bool(troubled),
         extraction_status=first.status,
         extraction_reason="; ".join(f"{r.rung}: {r.reason}" for r in troubled) or None,
-        sheet=sheet_identity(header, reading),
+        sheet=decide_identity(reading, header=header),
         objects=objects,
         coverage_before=state.coverage_before,
         coverage=state.coverage,

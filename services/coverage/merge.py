@@ -7,7 +7,6 @@ unless what it says is already there, so merging the same answer twice changes n
 
 from shared.contracts.models import PageObject
 from shared.pagetext import normalize
-from shared.sheet.header import SheetHeader
 
 
 def merge_objects(base: list[PageObject], later: list[PageObject]) -> list[PageObject]:
@@ -52,23 +51,6 @@ def _unique_id(object_id: str, taken: set[str]) -> str:
     while f"{object_id}-{n}" in taken:
         n += 1
     return f"{object_id}-{n}"
-
-
-def merge_header(base: SheetHeader, later: SheetHeader) -> SheetHeader:
-    """Fill the fields `base` left empty (None or blank) from `later`; never overwrite.
-
-    `sheet_number_source` travels with the sheet number it describes.
-    """
-    filled = {
-        field: getattr(later, field)
-        for field in SheetHeader.model_fields
-        if field != "sheet_number_source"
-        and _blank(getattr(base, field))
-        and not _blank(getattr(later, field))
-    }
-    if "sheet_number" in filled:
-        filled["sheet_number_source"] = later.sheet_number_source
-    return base.model_copy(update=filled)
 
 
 def _blank(value: str | None) -> bool:

@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from services.coverage.covered import covered_page, merge_results, sheet_identity
+from services.coverage.covered import covered_page, merge_results
 from services.coverage.ladder import LadderPolicy, LadderRung, LadderState, next_rung
 from services.coverage.metric import measure_coverage, uncovered_units
 from services.coverage.store import LadderStore
@@ -33,6 +33,7 @@ from shared.infra.settings import Settings
 from shared.infra.storage import Keys
 from shared.pagetext import TextLayer
 from shared.sheet.header import SheetHeader
+from shared.sheet.identity import decide_identity
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -150,7 +151,7 @@ async def _known_sheet(reads: _Reads, state: LadderState) -> SheetHeader:
     """What is known of the sheet so far (rung 1's header, completed from its reading): the
     hint a structuring model gets."""
     extracted = await reads.get(state.extracted_key, ExtractionResult)
-    return sheet_identity(extracted.sheet, extracted.reading)
+    return decide_identity(extracted.reading, header=extracted.sheet)
 
 
 async def _ask(io: Collaborators, reads: _Reads, state: LadderState, rung: LadderRung) -> None:

@@ -7,8 +7,8 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Iterator
 
-from services.extract.isolation import PageReaders
-from services.extract.pipeline import Readers
+from services.extract.reading.isolation import PageReaders
+from services.extract.reading.page import Readers
 from services.extract.usecases import Collaborators
 from shared.contracts.interfaces import Bucket, ModelClient, Publisher, StateStore
 from shared.infra.jobs import JobStore

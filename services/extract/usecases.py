@@ -4,13 +4,10 @@ then announced), and the coverage service's rung 2/3 requests answered."""
 import asyncio
 from dataclasses import dataclass
 
-from services.extract.pipeline import (
-    PageUnreadable,
-    Readers,
-    extract_rung1,
-    fallback_result,
-    structure_text,
-)
+from services.extract.model.structuring import structure_text
+from services.extract.offline.fallback import fallback_result
+from services.extract.reading.page import PageUnreadable, Readers
+from services.extract.rung1 import extract_rung1
 from shared.contracts import subjects
 from shared.contracts.interfaces import Bucket, ModelClient, Publisher
 from shared.contracts.messages import (

@@ -33,6 +33,7 @@ from shared.contracts.report import (
     VerificationSummary,
 )
 from shared.sheet.discipline import set_disciplines
+from shared.sheet.identity import decide_identity, read_from_page
 from shared.sheet.sheet_set import SheetSet
 
 NO_OUTCOME_REASON = "no outcome recorded"
@@ -112,17 +113,7 @@ def apply_corrections(outcomes: list[PageOutcome], sheet_set: SheetSet) -> list[
     for outcome in outcomes:
         c = corrections.get(outcome.page_number)
         if c and isinstance(outcome, VerifiedPage):
-            sheet = outcome.sheet.model_copy(
-                update={
-                    "sheet_number": c.now,
-                    "sheet_title": (
-                        outcome.sheet.sheet_title or c.sheet_title
-                        if c.basis == "drawing_index"
-                        else c.sheet_title or outcome.sheet.sheet_title
-                    ),
-                    "sheet_number_source": c.basis,
-                }
-            )
+            sheet = decide_identity(outcome.reading, header=outcome.sheet, set_choice=c)
             outcome = outcome.model_copy(update={"sheet": sheet})
         corrected.append(outcome)
     return corrected
@@ -279,9 +270,7 @@ def _sheet_summary(pages: list[VerifiedPage]) -> SheetSummary:
     identified = [p for p in pages if p.sheet.sheet_number]
     return SheetSummary(
         identified=len(identified),
-        recovered_from_text_layer=sum(
-            p.sheet.sheet_number_source in ("text_layer", "ocr") for p in identified
-        ),
+        recovered_from_text_layer=sum(read_from_page(p.sheet) for p in identified),
         missing=len(pages) - len(identified),
     )
 

@@ -9,28 +9,20 @@ still listed, counted apart — and numbers the report's revision."""
 from shared.contracts.models import VerifiedPage
 from shared.contracts.report import PageReport, PageReview, ProblemState, Report, ReviewSummary
 from shared.contracts.review import ProblemReview, SheetCorrection, decisions, sheet_values
-from shared.sheet import discipline_for
-from shared.sheet.header import SheetHeader
+from shared.sheet.identity import decide_identity
 
 Records = list[SheetCorrection | ProblemReview]
-
-
-def _sheet_with(sheet: SheetHeader, values: dict[str, str | None]) -> SheetHeader:
-    """``sheet`` with a person's values for the fields it has (revision only once the title
-    block's fields are part of it); a new number brings its discipline unless one was set."""
-    update = {k: v for k, v in values.items() if k in SheetHeader.model_fields}
-    if "sheet_number" in values:
-        update["sheet_number_source"] = "person"
-        if "discipline" not in values:
-            update["discipline"] = discipline_for(values["sheet_number"] or "")
-    return sheet.model_copy(update=update)
 
 
 def corrected_pages(pages: list[VerifiedPage], records: Records) -> list[VerifiedPage]:
     """The verified pages as a person corrected their identities: what the set step reads."""
     values = sheet_values(records)
     return [
-        p.model_copy(update={"sheet": _sheet_with(p.sheet, values[p.page_number])})
+        p.model_copy(
+            update={
+                "sheet": decide_identity(p.reading, header=p.sheet, person=values[p.page_number])
+            }
+        )
         if p.page_number in values
         else p
         for p in pages
@@ -62,7 +54,9 @@ def _page(
         original={field: _original(page, field) for field in values},
         problems=states if decided else [],
     )
-    return page.model_copy(update={"sheet": _sheet_with(page.sheet, values), "review": review})
+    # The page carries the set's decision and discipline already: the person's values go over it.
+    sheet = decide_identity(None, header=page.sheet, person=values)
+    return page.model_copy(update={"sheet": sheet, "review": review})
 
 
 def _open_problems(page: PageReport) -> bool:

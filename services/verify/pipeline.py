@@ -48,6 +48,7 @@ from shared.ocr.engine import OcrEngine
 from shared.pagetext import Box, PageWords, TextLayer, page_reading
 from shared.pdf.sources import PDF_LOCK, open_pdf
 from shared.sheet.fields import read_units
+from shared.sheet.identity import claimed_number
 from shared.sheet.reading import SheetReading
 
 log = logging.getLogger("sheetflow.verify")
@@ -108,7 +109,7 @@ def check_page(
     if text_layer.has_text_layer:
         sheet = covered.sheet
         printed = covered.reading.sheet_number if covered.reading else None
-        extracted = sheet.sheet_number if sheet.sheet_number_source != "text_layer" else None
+        extracted = claimed_number(sheet)
         if sentence := check_identity(extracted, printed):
             problems.append(("identity_wrong", sentence))
     for obj in objects:

@@ -122,7 +122,7 @@ def render_area(pdf: bytes, page_number: int, area: Box, dpi: float) -> Raster:
     """Render ``area`` (displayed page coordinates, points) of page ``page_number``
     (1-based) of ``pdf`` in gray at ``dpi``, lowered when the render would exceed
     ``RECOGNITION_MAX_PIXELS``. Takes ``PDF_LOCK`` (do not hold it). Run it where page
-    renders run (a bounded child, ``services.extract.isolation``) or in a worker thread."""
+    renders run (a bounded child, ``services.extract.reading.isolation``) or in a worker thread."""
     with PDF_LOCK:
         page = open_pdf(pdf).load_page(page_number - 1)
         rect = pymupdf.Rect(area) & page.rect

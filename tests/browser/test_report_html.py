@@ -10,7 +10,7 @@ from typing import Any
 import pymupdf
 import pytest
 
-from services.extract.render import render_thumbnail_jpeg
+from services.extract.reading.render import render_thumbnail_jpeg
 from services.report.assemble import FailedPage, JobInfo, build_report
 from services.report.html import render_report_html
 from services.verify.crops import render_evidence_jpeg

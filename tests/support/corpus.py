@@ -9,16 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from services.coverage.covered import sheet_identity
 from services.coverage.ladder import next_rung
 from services.coverage.merge import merge_objects
 from services.coverage.metric import measure_coverage, uncovered_units
-from services.extract.pipeline import Readers, extract_rung1, fallback_result
+from services.extract.offline.fallback import fallback_result
+from services.extract.reading.page import Readers
+from services.extract.rung1 import extract_rung1
 from services.verify.pipeline import OracleFindings, check_page
 from services.verify.verdict import page_verdict
 from shared.contracts.models import CoveredPage, PageVerdict
 from shared.infra.settings import Settings
 from shared.pagetext import TextLayer
+from shared.sheet.identity import decide_identity
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 MANIFEST = CORPUS / "manifest.json"
@@ -91,7 +93,7 @@ def offline_page(file: str, page_number: int, settings: Settings, readers: Reade
         job_id="t",
         page_number=page_number,
         has_text_layer=layer.has_text_layer,
-        sheet=sheet_identity(result.sheet, result.reading),
+        sheet=decide_identity(result.reading, header=result.sheet),
         objects=objects,
         coverage_before=before,
         coverage=coverage,

@@ -15,8 +15,8 @@ from typing import Any
 from nats.js.errors import NotFoundError
 from pydantic import SecretStr
 
-from services.extract.structuring import TEXT_HEADING as STRUCTURE_HEADING
-from services.extract.vision import TEXT_LAYER_HEADING as VISION_HEADING
+from services.extract.model.structuring import TEXT_HEADING as STRUCTURE_HEADING
+from services.extract.model.vision import TEXT_LAYER_HEADING as VISION_HEADING
 from shared.contracts.interfaces import ObjectMissing
 from shared.infra.settings import Settings
 from shared.infra.storage import Keys, ObjectStore

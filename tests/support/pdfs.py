@@ -227,7 +227,7 @@ def drawing_set_pdf() -> bytes:
 def text_layer_of(lines: list[str], fontsize: float = 10, rotate: int = 0) -> TextLayer:
     """The page-text model of a letter page holding ``lines`` (one text line each), read by
     the real reader."""
-    from services.extract.textlayer import read_text_layer
+    from services.extract.reading.textlayer import read_text_layer
 
     doc = pymupdf.open()
     page = doc.new_page(width=LETTER[0], height=LETTER[1])

@@ -21,8 +21,8 @@ from bench import (
     startup,
     synthetic,
 )
-from services.extract.textlayer import read_text_layer
-from services.extract.vision import build_vision_messages, parse_reply
+from services.extract.model.vision import build_vision_messages, parse_reply
+from services.extract.reading.textlayer import read_text_layer
 from shared.contracts.models import ObjectVerification, PageObject, PageVerdict
 from shared.contracts.report import PageReport, Report
 from shared.sheet.fields import read_units

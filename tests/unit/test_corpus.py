@@ -7,7 +7,7 @@ from functools import cache
 import pytest
 
 from services.extract.guard import apply_grounding_guard
-from services.extract.pipeline import Readers
+from services.extract.reading.page import Readers
 from services.verify.oracle import check_object
 from shared.contracts.models import PageObject
 from shared.infra.settings import Settings

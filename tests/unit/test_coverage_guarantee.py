@@ -8,8 +8,8 @@ import pytest
 from services.coverage.ladder import next_rung
 from services.coverage.merge import merge_objects
 from services.coverage.metric import measure_coverage
-from services.extract.fallback import fallback_stubs
-from services.extract.textlayer import read_text_layer
+from services.extract.offline.fallback import fallback_stubs
+from services.extract.reading.textlayer import read_text_layer
 from tests.support import pdfs
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "drawing-set.pdf"

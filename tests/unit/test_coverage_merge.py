@@ -1,8 +1,9 @@
 """Additive merge: earlier rungs' objects are kept, later ones add only new text."""
 
-from services.coverage.merge import merge_header, merge_objects
+from services.coverage.merge import merge_objects
 from shared.contracts.models import PageObject
 from shared.sheet.header import SheetHeader
+from shared.sheet.identity import merge_header
 
 
 def obj(object_id: str, source_text: str | None = None, **fields) -> PageObject:

@@ -6,7 +6,8 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from services.extract.pipeline import PageUnreadable, extract_rung1
+from services.extract.reading.page import PageUnreadable
+from services.extract.rung1 import extract_rung1
 from shared.infra.settings import Settings
 from shared.pdf.damage import DAMAGED, damaged_pages, page_damage
 from tests.support.corpus import manifest, needs_corpus, pdf_bytes

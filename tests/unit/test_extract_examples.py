@@ -6,7 +6,7 @@ import pymupdf
 import pytest
 
 from services.coverage.metric import measure_coverage
-from services.extract.pipeline import extract_rung1
+from services.extract.rung1 import extract_rung1
 from services.verify.oracle import check_object
 from shared.infra.settings import Settings
 from tests.support.pdfs import drawing_set_pdf

@@ -3,7 +3,7 @@
 import pymupdf
 
 from services.extract.guard import apply_grounding_guard
-from services.extract.textlayer import read_text_layer
+from services.extract.reading.textlayer import read_text_layer
 from shared.contracts.models import GuardCounts, PageObject
 from shared.pagetext import TextLayer
 from shared.pagetext.units import page_units

@@ -2,7 +2,7 @@
 
 import pymupdf
 
-from services.extract.hints import page_label
+from services.extract.reading.hints import page_label
 
 
 def _labelled(page_labels: str, pages: int = 4) -> pymupdf.Document:

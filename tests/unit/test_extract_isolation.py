@@ -5,7 +5,8 @@ import asyncio
 
 import pytest
 
-from services.extract.pipeline import PageUnreadable, Readers, extract_rung1
+from services.extract.reading.page import PageUnreadable, Readers
+from services.extract.rung1 import extract_rung1
 from shared.infra.settings import Settings
 from tests.support.bombs import endless_lines_pdf
 from tests.support.pdfs import notes_pdf

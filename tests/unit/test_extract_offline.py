@@ -2,8 +2,8 @@
 
 import pymupdf
 
-from services.extract.offline import extract_offline
-from services.extract.textlayer import read_text_layer
+from services.extract.offline.extractor import extract_offline
+from services.extract.reading.textlayer import read_text_layer
 from services.verify.oracle import check_object
 from shared.pagetext.units import page_units
 from shared.sheet.fields import title_block_fields

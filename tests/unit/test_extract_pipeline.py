@@ -4,13 +4,11 @@ import json
 
 import pytest
 
-from services.extract.pipeline import (
-    PageUnreadable,
-    extract_rung1,
-    fallback_result,
-    structure_text,
-)
-from services.extract.vision import COMPACT_RETRY, TEXT_LAYER_HEADING
+from services.extract.model.structuring import structure_text
+from services.extract.model.vision import COMPACT_RETRY, TEXT_LAYER_HEADING
+from services.extract.offline.fallback import fallback_result
+from services.extract.reading.page import PageUnreadable
+from services.extract.rung1 import extract_rung1
 from shared.infra.llm import LLMClient
 from shared.infra.settings import Settings
 from shared.sheet.header import SheetHeader

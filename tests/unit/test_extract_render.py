@@ -3,8 +3,13 @@ source that never mixes two PDFs' pages."""
 
 import pymupdf
 
-from services.extract.pipeline import extract_rung1
-from services.extract.render import IMAGE_TOO_LARGE, check_page_images, encode_png, render_page
+from services.extract.reading.render import (
+    IMAGE_TOO_LARGE,
+    check_page_images,
+    encode_png,
+    render_page,
+)
+from services.extract.rung1 import extract_rung1
 from shared.infra.settings import Settings
 from tests.support.pdfs import add_plan_page, add_schedule_page, make_pdf, notes_pdf
 

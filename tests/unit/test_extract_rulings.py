@@ -2,8 +2,8 @@
 
 import pymupdf
 
-from services.extract.rulings import ruled_lines
-from services.extract.textlayer import read_text_layer
+from services.extract.reading.rulings import ruled_lines
+from services.extract.reading.textlayer import read_text_layer
 from shared.sheet import read_title_block
 
 W, H = 36 * 72, 24 * 72

@@ -2,8 +2,8 @@
 
 import pymupdf
 
-from services.extract.render import check_page_size, encode_png, render_page
-from services.extract.textlayer import read_text_layer
+from services.extract.reading.render import check_page_size, encode_png, render_page
+from services.extract.reading.textlayer import read_text_layer
 from tests.support.pdfs import ARCH_D, notes_pdf
 
 

@@ -11,10 +11,7 @@ import struct
 import pymupdf
 import pytest
 
-from services.extract.pipeline import extract_rung1
-from services.extract.render import render_zoom
-from services.extract.textlayer import read_text_layer
-from services.extract.tiles import (
+from services.extract.model.tiles import (
     LEGIBLE_PX,
     MIN_GAIN,
     OVERLAP,
@@ -22,7 +19,10 @@ from services.extract.tiles import (
     small_text_pt,
     units_in,
 )
-from services.extract.vision import TEXT_LAYER_HEADING
+from services.extract.model.vision import TEXT_LAYER_HEADING
+from services.extract.reading.render import render_zoom
+from services.extract.reading.textlayer import read_text_layer
+from services.extract.rung1 import extract_rung1
 from shared.infra.llm import LLMClient
 from shared.infra.settings import Settings
 from shared.pagetext import Box, TextLayer

@@ -7,9 +7,9 @@ import numpy
 import pymupdf
 import pytest
 
-from services.extract.pipeline import _read_page, extract_rung1
-from services.extract.textlayer import ocr_text_layer
-from services.extract.title_ocr import (
+from services.extract.reading.page import read_page
+from services.extract.reading.textlayer import ocr_text_layer
+from services.extract.reading.title_ocr import (
     apart_from,
     closer_regions,
     read_already,
@@ -18,6 +18,7 @@ from services.extract.title_ocr import (
     to_upright,
     with_closer_title,
 )
+from services.extract.rung1 import extract_rung1
 from shared.infra.settings import Settings
 from shared.ocr.engine import TURNS, page_raster
 from shared.pagetext import Box, Word
@@ -123,7 +124,7 @@ async def test_a_small_number_on_a_scan_is_read_closer(readers):
     """The page image alone gives no sheet number; the closer reading of the title block
     finds it, and its words join the page's (marked OCR)."""
     pdf = scanned_sheet("E-501")
-    page = _read_page(pdf, 1, SETTINGS)
+    page = read_page(pdf, 1, SETTINGS)
     lines = readers.ocr.find_lines(page.png, page.zoom)
     coarse = ocr_text_layer(
         readers.ocr.read_lines(page_raster(page.png, page.zoom), lines), 1, W, H

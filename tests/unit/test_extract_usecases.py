@@ -5,10 +5,11 @@ rung 2/3 requests."""
 
 from dataclasses import dataclass, field
 
+import pymupdf
 import pytest
 
 from services.extract.bootstrap import bootstrap
-from services.extract.pipeline import Readers
+from services.extract.reading.page import Readers
 from services.extract.usecases import (
     CANCELED_REASON,
     Collaborators,
@@ -179,6 +180,26 @@ async def test_an_unreadable_page_fails_for_good_and_stores_nothing(rig: Rig):
         await extract(rig.io, missing)
     assert rig.stored() == set()
     assert rig.publisher.attempts == []
+
+
+def huge_image_pdf() -> bytes:
+    """A page holding an image whose dictionary says 60,000 x 60,000 pixels."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    pixmap = pymupdf.Pixmap(pymupdf.csGRAY, pymupdf.IRect(0, 0, 4, 4), False)
+    xref = page.insert_image(pymupdf.Rect(72, 72, 144, 144), pixmap=pixmap)
+    doc.xref_set_key(xref, "Width", "60000")
+    doc.xref_set_key(xref, "Height", "60000")
+    return doc.tobytes()
+
+
+async def test_a_page_with_a_huge_image_fails_as_image_too_large_at_once(rig: Rig):
+    """A 60,000 x 60,000 image is a PageFailure named image_too_large on its first delivery
+    (dead-lettered, not retried, never decoded); nothing is stored."""
+    task = await rig.job(huge_image_pdf())
+    with pytest.raises(PageFailure, match=r"^image_too_large: .*60000 x 60000"):
+        await extract(rig.io, task)
+    assert rig.stored() == set()
 
 
 async def test_fallback_cites_the_lines_asked_for_and_answers_coverage(rig: Rig):

@@ -4,9 +4,9 @@ title block and its offline objects; a searchable scan's invisible text kept as 
 import pymupdf
 
 from services.coverage.metric import measure_coverage
-from services.extract.offline import extract_offline
-from services.extract.pipeline import extract_rung1
-from services.extract.textlayer import read_text_layer
+from services.extract.offline.extractor import extract_offline
+from services.extract.reading.textlayer import read_text_layer
+from services.extract.rung1 import extract_rung1
 from services.verify.pipeline import verify_page
 from shared.contracts.models import CoveredPage
 from shared.infra.settings import Settings

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from services.extract.structuring import build_structuring_messages
-from services.extract.vision import (
+from services.extract.model.structuring import build_structuring_messages
+from services.extract.model.vision import (
     COMPACT_RETRY,
     TEXT_LAYER_HEADING,
     ReplyUnparseable,

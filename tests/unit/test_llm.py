@@ -8,13 +8,13 @@ import time
 import pymupdf
 import pytest
 
-from services.extract.textlayer import read_text_layer
-from services.extract.vision import (
+from services.extract.model.vision import (
     REPLY_JSON_SCHEMA,
     TEXT_LAYER_HEADING,
     build_vision_messages,
     parse_reply,
 )
+from services.extract.reading.textlayer import read_text_layer
 from shared.contracts.interfaces import LLMError
 from shared.infra.llm import LLMClient
 from shared.infra.settings import Settings

@@ -5,8 +5,9 @@ page does not show; and the documented defaults those caps and the ladder start 
 import pymupdf
 import pytest
 
-from services.extract.pipeline import extract_rung1, structure_text
-from services.extract.textlayer import read_text_layer
+from services.extract.model.structuring import structure_text
+from services.extract.reading.textlayer import read_text_layer
+from services.extract.rung1 import extract_rung1
 from services.verify.pipeline import verify_page
 from shared.contracts.models import Coverage, CoveredPage, PageObject
 from shared.infra.llm import LLMClient

@@ -7,9 +7,10 @@ import numpy
 import pymupdf
 import pytest
 
-from services.extract import pipeline
-from services.extract.pipeline import Readers, extract_rung1
-from services.extract.render import encode_png, render_page, render_zoom
+from services.extract.reading import page as page_reading
+from services.extract.reading.page import Readers
+from services.extract.reading.render import encode_png, render_page, render_zoom
+from services.extract.rung1 import extract_rung1
 from shared.infra.settings import Settings
 from shared.ocr.engine import (
     RECOGNITION_DPI,
@@ -177,7 +178,7 @@ async def test_a_scan_whose_sharp_render_is_over_the_memory_limit_is_read_from_i
         read_from_image.append(zoom)
         return page_raster(png, zoom)
 
-    monkeypatch.setattr(pipeline, "page_raster", spy)
+    monkeypatch.setattr(page_reading, "page_raster", spy)
     settings = Settings(_env_file=None, page_render_max_mb=64)
     out = await extract_rung1(
         make_pdf(corners), 1, settings, None, readers=readers, worker_id="w", job_id="j"

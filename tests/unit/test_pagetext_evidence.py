@@ -6,7 +6,7 @@ import random
 import pymupdf
 import pytest
 
-from services.extract.textlayer import read_text_layer
+from services.extract.reading.textlayer import read_text_layer
 from shared.pagetext import PageWords, Word, align, laid_out, page_reading
 from tests.support.pdfs import text_layer_of
 

@@ -5,7 +5,7 @@ import pymupdf
 import pytest
 from pydantic import ValidationError
 
-from services.extract.textlayer import read_text_layer
+from services.extract.reading.textlayer import read_text_layer
 from shared.pagetext import TextLayer, Word, laid_out
 
 

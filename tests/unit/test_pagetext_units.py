@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pymupdf
 
-from services.extract.offline import extract_offline
-from services.extract.textlayer import read_text_layer
+from services.extract.offline.extractor import extract_offline
+from services.extract.reading.textlayer import read_text_layer
 from shared.pagetext import TextLayer, Word, laid_out
 from shared.pagetext.units import page_units
 from shared.sheet.fields import title_block_fields

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pymupdf
 
-from services.extract.render import render_thumbnail_jpeg
+from services.extract.reading.render import render_thumbnail_jpeg
 from services.report.assemble import FailedPage, JobInfo, build_report
 from services.report.html import render_report_html
 from shared.contracts.models import (

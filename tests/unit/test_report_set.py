@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pymupdf
 import pytest
 
-from services.extract.textlayer import read_text_layer
+from services.extract.reading.textlayer import read_text_layer
 from services.report.assemble import JobInfo, build_report
 from services.report.html import render_report_html
 from shared.contracts.models import Coverage, PageVerdict, VerifiedPage

@@ -10,7 +10,7 @@ import numpy
 import pymupdf
 import pytest
 
-from services.extract.textlayer import read_text_layer
+from services.extract.reading.textlayer import read_text_layer
 from shared.infra.settings import Settings
 from shared.pagetext import Box, TextLayer, Word, laid_out
 from shared.pagetext.units import Unit, page_units

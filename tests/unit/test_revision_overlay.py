@@ -10,7 +10,7 @@ import numpy
 import pymupdf
 from numpy.typing import NDArray
 
-from services.extract.render import encode_png, render_page
+from services.extract.reading.render import encode_png, render_page
 from shared.infra.settings import Settings
 from shared.pagetext import Box
 from shared.revisions import PageImage, SheetDelta, overlay_png, sheet_delta

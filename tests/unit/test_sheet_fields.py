@@ -4,7 +4,7 @@ or under their label, the revision table's latest row, and nothing for an empty 
 
 import pymupdf
 
-from services.extract.textlayer import read_text_layer
+from services.extract.reading.textlayer import read_text_layer
 from shared.pagetext import TextLayer
 from shared.sheet.fields import read_fields, title_block_fields
 from shared.sheet.reading import read_sheet

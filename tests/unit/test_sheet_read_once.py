@@ -13,7 +13,7 @@ from services.coverage import usecases as coverage
 from services.coverage.bootstrap import bootstrap as coverage_bootstrap
 from services.extract import usecases as extract
 from services.extract.bootstrap import bootstrap as extract_bootstrap
-from services.extract.pipeline import Readers
+from services.extract.reading.page import Readers
 from services.report import usecases as report
 from services.report.bootstrap import bootstrap as report_bootstrap
 from services.verify import usecases as verify

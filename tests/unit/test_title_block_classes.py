@@ -8,7 +8,7 @@ extract reads it."""
 import pymupdf
 import pytest
 
-from services.extract.textlayer import read_text_layer
+from services.extract.reading.textlayer import read_text_layer
 from shared.sheet import Reading, read_title_block
 
 W, H = 2592, 1728  # 36 x 24 in

@@ -10,8 +10,9 @@ from functools import cache
 import pymupdf
 import pytest
 
-from services.extract.pipeline import Readers, extract_rung1
-from services.extract.textlayer import read_text_layer
+from services.extract.reading.page import Readers
+from services.extract.reading.textlayer import read_text_layer
+from services.extract.rung1 import extract_rung1
 from shared.infra.settings import Settings
 from shared.pagetext import TextLayer, fold_dashes
 from shared.sheet.decide import decide_set

@@ -6,7 +6,7 @@ rotation), then through the one title-block reader."""
 import pymupdf
 import pytest
 
-from services.extract.textlayer import read_text_layer
+from services.extract.reading.textlayer import read_text_layer
 from shared.sheet import Reading, read_title_block, sheet_key
 
 W, H = 2592, 1728  # 36 x 24 in

@@ -4,7 +4,7 @@ line printed no larger than the sheet count under it."""
 
 import pymupdf
 
-from services.extract.textlayer import ocr_text_layer, read_text_layer
+from services.extract.reading.textlayer import ocr_text_layer, read_text_layer
 from shared.pagetext import Box, Word
 from shared.sheet import read_title_block
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pymupdf
 
-from services.extract.textlayer import read_text_layer
+from services.extract.reading.textlayer import read_text_layer
 from services.report.assemble import JobInfo, build_report
 from services.report.facts import page_facts
 from shared.contracts.models import Coverage, PageVerdict, VerifiedPage

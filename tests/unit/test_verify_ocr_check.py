@@ -7,8 +7,8 @@ import itertools
 import pymupdf
 import pytest
 
-from services.extract.offline import extract_offline
-from services.extract.textlayer import read_text_layer
+from services.extract.offline.extractor import extract_offline
+from services.extract.reading.textlayer import read_text_layer
 from services.verify.ocr_check import compare, sample_claims
 from services.verify.pipeline import verify_page
 from shared.contracts.models import Coverage, CoveredPage, PageObject

@@ -6,7 +6,7 @@ import pymupdf
 import pytest
 
 from services.extract.guard import apply_grounding_guard
-from services.extract.textlayer import read_text_layer
+from services.extract.reading.textlayer import read_text_layer
 from services.verify.pipeline import verify_page
 from shared.contracts.models import Coverage, CoveredPage, PageObject, Usage
 from shared.infra.llm import LLMClient
@@ -381,7 +381,7 @@ async def test_declared_blank_pages_say_whether_they_were_contradicted():
 
 
 def _offline(layer: TextLayer) -> list[PageObject]:
-    from services.extract.offline import extract_offline
+    from services.extract.offline.extractor import extract_offline
 
     return [o.model_copy(update={"rung": "offline"}) for o in extract_offline(layer)]
 

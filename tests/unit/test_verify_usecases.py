@@ -9,7 +9,7 @@ import pymupdf
 import pytest
 
 from services.extract.guard import apply_grounding_guard
-from services.extract.textlayer import read_text_layer
+from services.extract.reading.textlayer import read_text_layer
 from services.verify.bootstrap import bootstrap
 from services.verify.usecases import Collaborators, verify
 from shared.contracts import subjects

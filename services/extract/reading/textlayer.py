@@ -7,9 +7,9 @@ what a person looking at the sheet sees, and crops cut from the displayed page h
 
 import pymupdf
 
-from services.extract.render import render_page, render_zoom
-from services.extract.rulings import ruled_lines
-from services.extract.visibility import PageRender, over_image, property_hidden
+from services.extract.reading.render import render_page, render_zoom
+from services.extract.reading.rulings import ruled_lines
+from services.extract.reading.visibility import PageRender, over_image, property_hidden
 from shared.pagetext import Box, TextLayer, Word, alnum_count, laid_out, normalize
 
 # The render words are judged on when the caller has none: the page image's default size.

@@ -7,9 +7,13 @@ any line being left out.
 """
 
 import math
+import time
 from itertools import chain
 
-from shared.contracts.models import PageObject
+from services.extract.clock import elapsed_ms
+from services.extract.guard import apply_grounding_guard
+from shared.contracts.models import ExtractionResult, PageObject
+from shared.infra.settings import Settings
 from shared.pagetext import Box, TextLayer, coverage_units, join_words
 
 
@@ -60,3 +64,30 @@ def fallback_stubs(
             )
         )
     return stubs
+
+
+def fallback_result(
+    text_layer: TextLayer,
+    settings: Settings,
+    *,
+    lines: list[int] | None = None,
+    job_id: str,
+    worker_id: str | None = None,
+) -> ExtractionResult:
+    """Rung 3: low-confidence stubs citing ``lines`` (default: every coverage unit), at most
+    ``settings.fallback_max_objects``. CPU-bound on dense pages: call it through
+    ``asyncio.to_thread`` from a handler."""
+    started = time.perf_counter()
+    stubs = fallback_stubs(text_layer, settings.fallback_max_objects, lines)
+    kept, counts = apply_grounding_guard(stubs, text_layer)
+    return ExtractionResult(
+        job_id=job_id,
+        page_number=text_layer.page_number,
+        rung="fallback",
+        status="ok",
+        has_text_layer=text_layer.has_text_layer,
+        objects=kept,
+        guard=counts,
+        worker_id=worker_id,
+        elapsed_ms=elapsed_ms(started),
+    )

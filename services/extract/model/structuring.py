@@ -2,7 +2,14 @@
 misread), segmented into one object per note, row, tag and field. Replies are parsed by
 ``vision.parse_reply`` (same schema)."""
 
-from services.extract.vision import REPLY_SCHEMA
+import asyncio
+import time
+
+from services.extract.model.calls import ModelAsk, model_result
+from services.extract.model.vision import REPLY_SCHEMA
+from shared.contracts.interfaces import ModelClient
+from shared.contracts.models import ExtractionResult
+from shared.infra.settings import Settings
 from shared.pagetext import TextLayer
 from shared.pagetext.units import PageUnits
 from shared.sheet.fields import read_units
@@ -69,3 +76,38 @@ def build_structuring_messages(
         {"role": "system", "content": STRUCTURING_PROMPT},
         {"role": "user", "content": prompt},
     ]
+
+
+async def structure_text(
+    text_layer: TextLayer,
+    settings: Settings,
+    llm: ModelClient | None,
+    *,
+    job_id: str,
+    worker_id: str | None = None,
+    sheet: SheetHeader | None = None,
+) -> ExtractionResult:
+    """Rung 2: the page's text layer (no image) segmented by ``settings.structure_model``
+    into one object per note, row, tag and field, with what is known of the ``sheet`` as a
+    hint; guard applied. ``degraded`` when the reply was cut off, ``failed`` with the reason
+    when no model is configured, the call fails or the reply is unparseable twice."""
+    started = time.perf_counter()
+    model = settings.structure_model
+    if llm is None or not model or not settings.llm_base_url:
+        return ExtractionResult(
+            job_id=job_id,
+            page_number=text_layer.page_number,
+            rung="text_structuring",
+            status="failed",
+            reason="no model is configured for text structuring",
+            has_text_layer=text_layer.has_text_layer,
+            worker_id=worker_id,
+        )
+    units = await asyncio.to_thread(read_units, text_layer)
+    messages = build_structuring_messages(text_layer, settings.text_layer_max_chars, sheet, units)
+    ask = ModelAsk(
+        model, [messages], units, "text_structuring", "structure", f"p{text_layer.page_number}-s"
+    )
+    return await model_result(
+        text_layer, settings, llm, ask, job_id=job_id, worker_id=worker_id, started=started
+    )

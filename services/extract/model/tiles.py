@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pymupdf
 
-from services.extract.render import encode_png
+from services.extract.reading.render import encode_png
 from shared.contracts.models import PageObject
 from shared.pagetext import Box, TextLayer, alnum_count, normalize
 from shared.pagetext.units import Unit

@@ -41,7 +41,7 @@ class PageReaders:
     ``close``."""
 
     def __init__(self) -> None:
-        self._pool = BoundedPool(preload=["services.extract.pipeline"])
+        self._pool = BoundedPool(preload=["services.extract.reading.page"])
 
     async def read(
         self, read: Callable[..., T], pdf: bytes, *args: Any, timeout_s: float, max_mb: int

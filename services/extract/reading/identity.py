@@ -1,0 +1,120 @@
+"""The page's ``SheetReading``, read once from its words; on a scan, read closer where a sheet
+names itself until its number shows (``services.extract.reading.title_ocr``)."""
+
+import asyncio
+from collections.abc import Callable
+
+from services.extract.reading.page import Readers, RenderedPage, closer_raster, ocr_layer
+from services.extract.reading.title_ocr import (
+    apart_from,
+    closer_regions,
+    detection_zoom,
+    long_rules,
+    read_already,
+    title_regions,
+    with_closer_title,
+)
+from shared.infra.bounded import OverLimit
+from shared.infra.settings import Settings
+from shared.pagetext import TextLayer
+from shared.sheet.reading import SheetReading, read_sheet
+
+
+async def read_identity(
+    pdf: bytes,
+    page: RenderedPage,
+    text_layer: TextLayer,
+    turn: int,
+    settings: Settings,
+    readers: Readers,
+) -> tuple[TextLayer, SheetReading]:
+    """The page's ``SheetReading``, read from its words. An OCR page whose words show no sheet
+    number is read closer where a sheet names itself (``_closer_title_block``), and its
+    reading is made from those words instead."""
+
+    def read(layer: TextLayer) -> SheetReading:
+        return read_sheet(layer, page.label, page.bookmarks)
+
+    reading = await asyncio.to_thread(read, text_layer)
+    if text_layer.source != "ocr":
+        return text_layer, reading
+    if not reading.number:
+        text_layer, reading = await _closer_title_block(
+            pdf, page, (text_layer, reading), turn, read, settings, readers
+        )
+    return await _closer_title(pdf, page.zoom, (text_layer, reading), turn, read, settings, readers)
+
+
+async def _closer_title_block(
+    pdf: bytes,
+    page: RenderedPage,
+    read_so_far: tuple[TextLayer, SheetReading],
+    turn: int,
+    read: Callable[[TextLayer], SheetReading],
+    settings: Settings,
+    readers: Readers,
+) -> tuple[TextLayer, SheetReading]:
+    """An OCR page's words and reading with the lines read closer where a sheet names itself
+    (``services.extract.reading.title_ocr``), region by region until its reading shows a sheet
+    number: each region rendered in a bounded child like the page itself (one over the
+    page's limits is left as the page's reading has it), and only its lines not read
+    already are read."""
+    text_layer, reading = read_so_far
+    # A scan's ruled lines are in its image; a page of drawn outlines has them listed.
+    rules = text_layer.rules or await asyncio.to_thread(long_rules, page.png, page.zoom)
+    for region in closer_regions(text_layer, turn, rules):
+        try:
+            raster = await closer_raster(
+                pdf, text_layer.page_number, region, settings, readers.pages
+            )
+        except OverLimit:
+            continue  # the page image was read already: nothing closer to see there
+        words = await asyncio.to_thread(
+            readers.ocr.ocr_raster,
+            raster,
+            turn,
+            detection_zoom=detection_zoom(region),
+            skip=read_already(text_layer.words),
+        )
+        if words:
+            text_layer = ocr_layer(text_layer.words + words, text_layer)
+            reading = await asyncio.to_thread(read, text_layer)
+            if reading.number:
+                break
+    return text_layer, reading
+
+
+async def _closer_title(
+    pdf: bytes,
+    zoom: float,
+    read_so_far: tuple[TextLayer, SheetReading],
+    turn: int,
+    read: Callable[[TextLayer], SheetReading],
+    settings: Settings,
+    readers: Readers,
+) -> tuple[TextLayer, SheetReading]:
+    """An OCR page's words and reading with its title's lines read again closer where its
+    print is small in the page image (``zoom`` pixels per point; ``title_regions``,
+    ``with_closer_title``): kept when the page then reads the same sheet number with a
+    title. A region over the page's limits is left as the page read it."""
+    text_layer, reading = read_so_far
+    ids = reading.title.word_ids if reading.title else []
+    if not ids or (regions := title_regions(text_layer, ids, zoom)) is None:
+        return text_layer, reading
+    region, core = regions
+    try:
+        raster = await closer_raster(pdf, text_layer.page_number, region, settings, readers.pages)
+    except OverLimit:
+        return text_layer, reading
+    closer = await asyncio.to_thread(
+        readers.ocr.ocr_raster,
+        raster,
+        turn,
+        detection_zoom=detection_zoom(region),
+        skip=apart_from(core),
+    )
+    layer = ocr_layer(with_closer_title(text_layer.words, closer, core), text_layer)
+    again = await asyncio.to_thread(read, layer)
+    if again.title is None or again.sheet_number != reading.sheet_number:
+        return text_layer, reading
+    return layer, again
