@@ -221,7 +221,9 @@ async def fetch_reports(soak: Soak) -> tuple[int, int, list[str]]:
                 print(f"  {job_id}: report {r.status_code} {r.text[:120]}, {len(expected)} pages")
         for job_id in sorted(set(soak.jobs) - soak.finished):
             r = await client.get(f"/v1/jobs/{job_id}")
-            print(f"  not finished {job_id}: {r.status_code} {r.text[:300]}")
+            body = r.json() if r.status_code == 200 else {"answer": r.text[:200]}
+            said = {k: body.get(k) for k in ("file_name", "pages", "stalled", "idle_seconds")}
+            print(f"  not finished {job_id}: {r.status_code} {said}")
     return lost, duplicated, sorted(set(soak.jobs) - soak.finished)
 
 
