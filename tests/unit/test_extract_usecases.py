@@ -134,6 +134,15 @@ async def test_starting_a_page_queues_the_page_a_window_further(rig: Rig):
     assert len(rig.publisher.on(subjects.PAGE_EXTRACT)) == 1
 
 
+async def test_an_ended_job_queues_no_more_pages(rig: Rig):
+    """A job that has ended (every page failed by report's intake supervision) queues no
+    further page when one of its queued pages starts."""
+    task = await rig.job(notes_pdf())
+    await rig.io.jobs.update_job(JOB, finished_at=now(), status="partial")
+    await queue_next_page(rig.io, task.model_copy(update={"window": 1, "page_count": 2}))
+    assert rig.publisher.on(subjects.PAGE_EXTRACT) == []
+
+
 async def test_a_canceled_jobs_page_still_hands_its_turn_on(rig: Rig):
     """A skipped page (canceled job) queues the next one too: every page of the job ends."""
     task = await rig.job(notes_pdf(), canceled=True)
