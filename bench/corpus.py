@@ -5,18 +5,26 @@ plain PyMuPDF loop doing the same per-page work (words + text + render + PNG) on
 pages, in the same run.
 
     python -m bench.corpus [--files SUBSTRING ...] [--no-ocr-check]
+    python -m bench.corpus --variants [--files SUBSTRING ...] [--only VARIANT ...] [--jobs N]
+
+``--variants`` reads the files again in other renderings instead (``bench.variants``: raster,
+outlines, turned 90° and 270°).
 
 ``--no-ocr-check`` runs the stack with verify's OCR check off (``SHEETFLOW_VERIFY_OCR_CHECK``),
 to tell its share of the ratios from the rest of the pipeline's.
 
-Per file and in total: sheet numbers right / labelled (and numbers reported on pages that
-print none), titles right / labelled, offline and fallback objects the verifier refuted,
+Per file and in total: sheet numbers right / labelled, numbers wrong (reported, not the
+printed one) and invented (reported on pages that print none), titles right / labelled and
+wrong titles (a title reported that is not the printed one: ``tests.support.identity``),
+offline and fallback objects the verifier refuted,
 pages with problems, dark text pages (a text layer and no objects), pages below the
 coverage floor; revision, issue date, project number and scale right / printed (and values
-given where the manifest lists none), drawing-index rows read; and the identity work's
-time per page (``read_sheet``, in process). Last lines:
+given where the manifest lists none), drawing-index rows read, pages by review priority and
+pages passed by basis (with the objects checked and the lines the OCR check read); and the
+identity work's time per page (``read_sheet``, in process). Last lines:
 ``RESULT corpus_self_refuted N``, ``RESULT corpus_sheet_accuracy X``,
-``RESULT corpus_title_accuracy X``, ``RESULT corpus_cpu_ratio X`` (the CPU seconds of every
+``RESULT corpus_title_accuracy X``, ``RESULT corpus_wrong_title_share X`` (of the pages
+listed), ``RESULT corpus_cpu_ratio X`` (the CPU seconds of every
 sheetflow process, NATS and the S3 server included, per text-layer page over the raw loop's
 CPU per page; goal <= 1.5) and ``RESULT corpus_time_ratio X`` (sheetflow's seconds per
 text-layer page over the raw loop's; goal <= 1.0).
@@ -31,6 +39,7 @@ from pathlib import Path
 
 import pymupdf
 
+from bench import variants
 from bench.common import (
     cpu_by_name,
     cpu_delta,
@@ -44,15 +53,18 @@ from bench.common import (
 )
 from bench.overhead import pymupdf_png, raw_loop
 from bench.synthetic import set_bytes
+from bench.variants import CHOICES
 from services.extract.reading.textlayer import read_text_layer
-from shared.contracts.report import Report
+from services.report.assemble import passed_bases
+from shared.contracts.report import PageReport, Report
 from shared.infra.settings import Settings
-from shared.pagetext import fold_dashes
 from shared.sheet.header import SheetHeader
 from shared.sheet.index import read_drawing_index
 from shared.sheet.reader import read_title_block
 from shared.sheet.reading import read_sheet
 from shared.sheet.references import references
+from tests.support.identity import Tally, same_field
+from tests.support.renderings import VARIANTS
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 TIME_GOAL = 1.0
@@ -64,11 +76,8 @@ class Score:
     """Figures of one file (or of all of them, summed)."""
 
     pages: int = 0
-    numbers_right: int = 0
-    numbers_labelled: int = 0
-    numbers_invented: int = 0  # a number reported on a page that prints none
-    titles_right: int = 0
-    titles_labelled: int = 0
+    # Sheet numbers and titles: right / labelled, numbers invented, wrong titles.
+    identity: Tally = field(default_factory=Tally)
     self_refuted: int = 0  # offline/fallback objects the verifier refuted
     problem_pages: int = 0
     dark_text_pages: int = 0
@@ -84,12 +93,29 @@ class Score:
     fields_labelled: dict[str, int] = field(default_factory=dict)
     fields_unlisted: dict[str, int] = field(default_factory=dict)
     index_rows: int = 0  # drawing-index rows read (report.json's set)
+    by_priority: dict[str, int] = field(default_factory=dict)  # pages by review priority
+    passed_by_basis: dict[str, int] = field(default_factory=dict)  # passed pages by basis
+    objects: int = 0
+    objects_checked: int = 0  # objects a check gave a verdict (verification.checked)
+    ocr_lines: int = 0  # lines the OCR check read
+    fonts_cited: int = 0  # objects confirmed through a font read on another page
     misses: list[str] = field(default_factory=list)
+
+    def checked_line(self) -> str:
+        levels = ", ".join(f"{k} {v}" for k, v in self.by_priority.items())
+        bases = ", ".join(f"{k} {v}" for k, v in sorted(self.passed_by_basis.items()))
+        return (
+            f"review priority: {levels}; pages passed by basis: {bases or 'none'}; "
+            f"checked {self.objects_checked} of {self.objects} objects (OCR check of "
+            f"{self.ocr_lines} lines, {self.fonts_cited} through a font read on another page)"
+        )
 
     def add(self, other: "Score") -> None:
         for name, value in vars(other).items():
             if isinstance(value, int):
                 setattr(self, name, getattr(self, name) + value)
+            elif isinstance(value, Tally):
+                self.identity.add(value)
             elif isinstance(value, dict):
                 mine = getattr(self, name)
                 for key, n in value.items():
@@ -103,34 +129,9 @@ class Score:
         )
 
 
-def _same_number(got: str | None, printed: str) -> bool:
-    return got is not None and fold_dashes(got).strip() == fold_dashes(printed).strip()
-
-
-def _same_title(got: str | None, printed: str) -> bool:
-    # Case- and whitespace-insensitive: a text layer's stray space ('BLDG "600 "') is no
-    # misreading.
-    def key(text: str) -> str:
-        return "".join(fold_dashes(text).upper().split())
-
-    return got is not None and key(got) == key(printed)
-
-
 # report.json's sheet field → the manifest's name for it.
 FIELDS = {"revision": "revision", "issue_date": "date", "project_number": "project_number"}
 FIELDS |= {"scale": "scale"}
-
-
-def _same_field(name: str, got: str | None, printed: str) -> bool:
-    """As printed, case and spaces aside; a scale the manifest describes at more length
-    ("As indicated (views 1 : 50)") counts when it starts with what was read."""
-
-    def key(text: str) -> str:
-        return "".join(fold_dashes(text).upper().split())
-
-    if got is None:
-        return False
-    return key(got) == key(printed) or (name == "scale" and key(printed).startswith(key(got)))
 
 
 def _score_fields(score: Score, page: int, got: SheetHeader, sheet: dict) -> None:
@@ -138,7 +139,7 @@ def _score_fields(score: Score, page: int, got: SheetHeader, sheet: dict) -> Non
         value, printed = getattr(got, name), sheet.get(listed)
         if printed:
             score.fields_labelled[name] = score.fields_labelled.get(name, 0) + 1
-            if _same_field(name, value, printed):
+            if same_field(name, value, printed):
                 score.fields_right[name] = score.fields_right.get(name, 0) + 1
             else:
                 score.misses.append(f"p{page} {name} {value!r} (prints {printed[:40]!r})")
@@ -158,22 +159,12 @@ def score_report(report: Report, sheets: list[dict]) -> Score:
             score.failed_pages += 1
             continue
         got = page.sheet
-        if sheet["sheet_number"]:
-            score.numbers_labelled += 1
-            if _same_number(got.sheet_number, sheet["sheet_number"]):
-                score.numbers_right += 1
-            else:
-                score.misses.append(
-                    f"p{sheet['page']} number {got.sheet_number!r} (prints "
-                    f"{sheet['sheet_number']!r})"
-                )
-        elif got.sheet_number:
-            score.numbers_invented += 1
-            score.misses.append(f"p{sheet['page']} number {got.sheet_number!r} (prints none)")
+        score.identity.count(
+            f"p{sheet['page']}",
+            (got.sheet_number, got.sheet_title),
+            (sheet["sheet_number"], sheet["sheet_title"]),
+        )
         _score_fields(score, sheet["page"], got, sheet)
-        if sheet["sheet_title"]:
-            score.titles_labelled += 1
-            score.titles_right += _same_title(got.sheet_title, sheet["sheet_title"])
         score.self_refuted += sum(
             1
             for o in page.objects
@@ -192,7 +183,26 @@ def score_report(report: Report, sheets: list[dict]) -> Score:
             for o in page.objects
         )
         score.ocr_mismatch += "text_layer_mismatch" in page.verification.kinds
+        _score_checked(score, page)
     return score
+
+
+def _score_checked(score: Score, page: PageReport) -> None:
+    """The page's review priority, the bases that passed it, and how much was checked."""
+    if page.review_priority:
+        level = page.review_priority.level
+        score.by_priority[level] = score.by_priority.get(level, 0) + 1
+    verdict = page.verification
+    if verdict is None:
+        return
+    if verdict.ok and not verdict.unjudged:
+        for basis in passed_bases(verdict):
+            score.passed_by_basis[basis] = score.passed_by_basis.get(basis, 0) + 1
+    if checked := verdict.checked:
+        score.objects += checked.objects
+        score.objects_checked += checked.checked
+        score.ocr_lines += checked.ocr_lines
+        score.fonts_cited += checked.fonts_cited
 
 
 def verify_ms(report: Report) -> int:
@@ -236,16 +246,38 @@ def identity_ms(entries: list[dict]) -> tuple[float, float, int]:
     return 1000 * now / pages, 1000 * before / pages, len(layers)
 
 
+def _row(name: str, s: Score) -> str:
+    n = s.identity
+    return (
+        f"{name[:34]:<34} {s.pages:>5} {n.numbers_right:>3}/{n.numbers_labelled:<4} "
+        f"{n.numbers_wrong:>5} {n.numbers_invented:>8} {n.titles_right:>3}/{n.titles_labelled:<3} "
+        f"{n.titles_wrong:>5} {s.self_refuted:>7} {s.problem_pages:>8} {s.dark_text_pages:>4} "
+        f"{s.below_floor:>6} {s.failed_pages:>6}"
+    )
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="the offline pipeline on real drawing sets")
     parser.add_argument("--files", nargs="*", default=[], help="only files containing these")
     parser.add_argument("--runs", type=int, default=2, help="timed runs of each; fastest counts")
     parser.add_argument("--no-ocr-check", action="store_true", help="verify without its OCR check")
+    parser.add_argument(
+        "--variants",
+        action="store_true",
+        help="read the files again as raster, outlines and turned 90/270 (bench.variants)",
+    )
+    parser.add_argument(
+        "--only", nargs="*", choices=CHOICES, default=list(VARIANTS), help="with --variants"
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="with --variants: files read at once")
     return parser.parse_args(argv)
 
 
 def main() -> None:
     args = parse_args()
+    if args.variants:
+        variants.run(args.files, args.only, args.jobs)
+        return
     entries = [
         e
         for e in json.loads((CORPUS / "manifest.json").read_text())["files"]
@@ -282,28 +314,19 @@ def main() -> None:
 
     total = Score()
     print(
-        f"{'file':<34} {'pages':>5} {'numbers':>8} {'invented':>8} {'titles':>7} "
-        f"{'refuted':>7} {'problems':>8} {'dark':>4} {'<floor':>6} {'failed':>6}"
+        f"{'file':<34} {'pages':>5} {'numbers':>8} {'wrong':>5} {'invented':>8} {'titles':>7} "
+        f"{'wrong':>5} {'refuted':>7} {'problems':>8} {'dark':>4} {'<floor':>6} {'failed':>6}"
     )
     for file, s in scores.items():
         total.add(s)
-        print(
-            f"{file[:34]:<34} {s.pages:>5} {s.numbers_right:>3}/{s.numbers_labelled:<4} "
-            f"{s.numbers_invented:>8} {s.titles_right:>3}/{s.titles_labelled:<3} "
-            f"{s.self_refuted:>7} {s.problem_pages:>8} {s.dark_text_pages:>4} "
-            f"{s.below_floor:>6} {s.failed_pages:>6}"
-        )
+        print(_row(file, s))
         print(f"    fields: {s.fields_line()}  index rows read: {s.index_rows}")
-        for miss in s.misses:
+        for miss in s.identity.misses + s.misses:
             print(f"    {miss}")
     t = total
-    print(
-        f"{'total':<34} {t.pages:>5} {t.numbers_right:>3}/{t.numbers_labelled:<4} "
-        f"{t.numbers_invented:>8} {t.titles_right:>3}/{t.titles_labelled:<3} "
-        f"{t.self_refuted:>7} {t.problem_pages:>8} {t.dark_text_pages:>4} "
-        f"{t.below_floor:>6} {t.failed_pages:>6}"
-    )
+    print(_row("total", t))
     print(f"    fields: {t.fields_line()}  index rows read: {t.index_rows}")
+    print(f"    {t.checked_line()}")
     now_ms, before_ms, read_pages = identity_ms(entries)
     print(
         f"identity work per text-layer page ({read_pages} pages, in process): read_sheet "
@@ -333,8 +356,12 @@ def main() -> None:
     )
     print(result_line("corpus_ocr_mismatch", t.ocr_mismatch))
     print(result_line("corpus_self_refuted", t.self_refuted))
-    print(result_line("corpus_sheet_accuracy", ratio(t.numbers_right, t.numbers_labelled)))
-    print(result_line("corpus_title_accuracy", ratio(t.titles_right, t.titles_labelled)))
+    n = t.identity
+    print(result_line("corpus_sheet_accuracy", ratio(n.numbers_right, n.numbers_labelled)))
+    print(result_line("corpus_numbers_invented", n.numbers_invented))
+    print(result_line("corpus_title_accuracy", ratio(n.titles_right, n.titles_labelled)))
+    # Of every page the manifest lists (a page printing no title can only be wrong).
+    print(result_line("corpus_wrong_title_share", ratio(n.titles_wrong, t.pages)))
     for name in FIELDS:
         right, printed = t.fields_right.get(name, 0), t.fields_labelled.get(name, 0)
         print(result_line(f"corpus_{name}_accuracy", ratio(right, printed)))

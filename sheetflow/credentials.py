@@ -9,6 +9,7 @@ import json
 import os
 import secrets
 from pathlib import Path
+from typing import Any
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -80,13 +81,26 @@ def embedded_credentials(data_dir: Path) -> dict[str, str]:
     return values
 
 
+def link_key(data_dir: Path) -> str:
+    """The key that signs the deployment's links (``SHEETFLOW_LINK_KEY``): generated the first
+    time, then kept owner-only in ``auth/link.key`` under ``data_dir``, so a link stays valid
+    across restarts and only whoever can read that file can sign one."""
+    path = auth_dir(data_dir) / "link.key"
+    with contextlib.suppress(FileNotFoundError):
+        if key := path.read_text().strip():
+            return key
+    key = secrets.token_urlsafe(32)
+    _write_owner_only(path, key.encode())
+    return key
+
+
 def embedded_s3_credentials(data_dir: Path) -> tuple[str, str]:
     """The embedded S3 server's access key and secret (see :func:`embedded_credentials`)."""
     values = embedded_credentials(data_dir)
     return values["SHEETFLOW_S3_ACCESS_KEY"], values["SHEETFLOW_S3_SECRET_KEY"]
 
 
-def embedded_nats_login(data_dir: Path) -> dict[str, object]:
+def embedded_nats_login(data_dir: Path) -> dict[str, Any]:
     """The settings that log in to the embedded NATS of ``data_dir``: its user and password,
     and no other NATS credentials or TLS (those were meant for a server that is not it)."""
     values = embedded_credentials(data_dir)

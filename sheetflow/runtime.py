@@ -30,15 +30,16 @@ from shared.infra.settings import Settings, revealed_json
 from sheetflow.credentials import (
     embedded_nats_login,
     embedded_s3_credentials,
+    link_key,
     nats_config,
     owner_only_dir,
     weed_identities,
     weed_security,
 )
+from sheetflow.services import SERVICES
 
 log = logging.getLogger("sheetflow.runtime")
 
-SERVICES = ("ingest", "extract", "coverage", "verify", "report", "webhooks")
 # How long a stopping weed server is given before SIGKILL: it takes seconds on SIGTERM, or never.
 WEED_STOP_GRACE_S = 0.5
 _PR_SET_PDEATHSIG = 1
@@ -495,6 +496,8 @@ class EmbeddedServers:
         addresses are known at once, so services can start while they come up."""
         updates: dict[str, object] = {}
         data_dir = self.settings.data_dir.resolve()
+        if not self.settings.link_key:  # a secret of the data dir, as the servers' are
+            updates["link_key"] = SecretStr(link_key(data_dir))
         if not self.settings.nats_url:
             self._launched.append(("nats_url", launch_nats(data_dir, authenticate=True)))
             updates.update(embedded_nats_login(data_dir))

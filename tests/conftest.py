@@ -15,6 +15,7 @@ from services.extract.reading.page import Readers
 from shared.infra.settings import Settings
 from sheetflow.runtime import EmbeddedServers, free_port
 from tests.support.buckets import remove_bucket
+from tests.support.screen import ScreenStack, screen_stack
 from tests.support.stack import TEST_TIMINGS
 
 # Tests must not pick up a developer's .env or SHEETFLOW_ variables.
@@ -57,3 +58,13 @@ def settings(servers: EmbeddedServers, tmp_path: Path) -> Iterator[Settings]:
     )
     yield isolated
     remove_bucket(isolated)
+
+
+@pytest.fixture(scope="session")
+def screen(
+    servers: EmbeddedServers, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ScreenStack]:
+    """Every service, tokens of three roles, a project with two uploads: the review screen's
+    API and browser tests share it (mark them ``xdist_group("screen")``)."""
+    with screen_stack(servers.settings, tmp_path_factory.mktemp("screen")) as shared:
+        yield shared

@@ -19,7 +19,9 @@ found become its ``evidence`` (a misread cites the words the page really prints,
 oracle to compare), and an object placed nowhere is stamped
 ``grounding="vision_unverified"``, unless it was rescued (already a weaker claim). A
 text-structuring object placed by its ids takes those words as its ``source_text``: with no
-image, its text is the page's by construction. Objects built from the page's own words
+image, its text is the page's by construction; so does an object that gave no
+``source_text`` of its own. Either is marked ``source_cited``: its text is its citation, and
+no check against those words can fail. Objects built from the page's own words
 (rungs offline and fallback) cite them by construction and are never aligned. Objects left
 without a grounding get ``source_text`` (or ``graphical`` without one).
 """
@@ -70,7 +72,7 @@ def apply_grounding_guard(
         if evidence is not None and (obj.rung == "text_structuring" or not source.strip()):
             # Text-only objects are the page's words by construction, never a copy.
             source = join_words(text_layer.words, evidence)
-            update["source_text"] = source
+            update |= {"source_text": source, "source_cited": True}
         value_digits = {number_key(r) for r in digit_runs(plain_numbers(obj.value_text()))}
         grounding = obj.grounding
         beyond_source = bool(value_digits) and not value_digits <= numbers_printed(source)

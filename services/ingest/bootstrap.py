@@ -9,8 +9,9 @@ from dataclasses import dataclass
 
 from faststream.nats import NatsBroker
 
+from services.ingest.downloads import ChildPdfWork, InlinePdfWork
 from services.ingest.inspection import Inspectors
-from services.ingest.usecases import Collaborators, Inspector, Servers
+from services.ingest.usecases import Collaborators, Inspector, PdfWork, Servers
 from shared.contracts.interfaces import Bucket, Publisher, StateStore
 from shared.infra.broker import make_broker
 from shared.infra.jobs import JobStore
@@ -30,6 +31,7 @@ def bootstrap(
     inspector: Inspector,
     servers: Servers,
     worker_id: str,
+    pdf_work: PdfWork | None = None,
 ) -> Collaborators:
     return Collaborators(
         bucket=bucket,
@@ -39,6 +41,7 @@ def bootstrap(
         inspector=inspector,
         servers=servers,
         worker_id=worker_id,
+        pdf_work=pdf_work or InlinePdfWork(),
     )
 
 
@@ -61,6 +64,7 @@ async def started(settings: Settings) -> AsyncIterator[Running]:
     store = ObjectStore(settings, retry_for_s=wait / 2, read_timeout_s=wait)
     broker = make_broker(settings, "ingest")
     inspectors = Inspectors(settings)
+    pdf_work = ChildPdfWork(settings)
     running = Running()
 
     async def connected() -> None:
@@ -73,6 +77,7 @@ async def started(settings: Settings) -> AsyncIterator[Running]:
             inspector=inspectors,
             servers=connections,
             worker_id=connections.worker_id,
+            pdf_work=pdf_work,
         )
 
     connecting = asyncio.create_task(connected())
@@ -83,6 +88,7 @@ async def started(settings: Settings) -> AsyncIterator[Running]:
         connecting.cancel()
         warming.cancel()
         inspectors.close()
+        pdf_work.close()
         if running.io is not None:
             await broker.stop()
 

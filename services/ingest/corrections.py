@@ -10,6 +10,7 @@ from services.ingest.refusals import Refusal, RefusalKind, not_found, refusing_o
 from services.ingest.roles import Caller
 from services.ingest.usecases import Collaborators, report
 from shared.contracts import subjects
+from shared.contracts.links import sheet_links
 from shared.contracts.messages import ProblemReviewed, SheetCorrected
 from shared.contracts.report import PageReport, Report
 from shared.contracts.review import (
@@ -110,6 +111,7 @@ async def correct_sheet(
         by=caller.name,
         reason=fix.reason,
         at=at,
+        links=sheet_links(io.settings.public_url, job_id, page_number),
     )
     await io.publisher.publish(subjects.SHEET_CORRECTED, event, dedup_id=record.record_id)
     return record
@@ -157,6 +159,7 @@ async def review_problem(
         by=caller.name,
         reason=decision.reason,
         at=at,
+        links=sheet_links(io.settings.public_url, job_id, page_number),
     )
     await io.publisher.publish(subjects.PROBLEM_REVIEWED, event, dedup_id=record.record_id)
     return record

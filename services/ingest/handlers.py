@@ -1,31 +1,52 @@
 """HTTP handlers of the ingest API; each translates HTTP into one use case call."""
 
 import tempfile
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request, Response, Security
 from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer, SecurityScopes
 
-from services.ingest import corrections, projects, usecases, webhooks
+from services.ingest import (
+    corrections,
+    downloads,
+    projects,
+    sessions,
+    signing,
+    usecases,
+    webhooks,
+)
 from services.ingest.accesslog import record_caller
 from services.ingest.bootstrap import Running
 from services.ingest.corrections import ProblemDecision, SheetFix
-from services.ingest.refusals import Refusal, RefusalKind, unavailable
-from services.ingest.responses import JobCanceling, JobCreated, JobStatusBody
+from services.ingest.downloads import attachment
+from services.ingest.refusals import Refusal, RefusalKind, not_found, unavailable
+from services.ingest.responses import JobCanceling, JobCreated, JobStatusBody, SignedLink
 from services.ingest.roles import Caller, identify
-from services.ingest.sheetlog import SheetLog, to_csv
+from services.ingest.sheetlog import SheetLog, SheetOrder, to_csv
 from services.ingest.upload import receive_upload
 from services.ingest.usecases import Collaborators
 from services.ingest.webhooks import DeliveryView, NewWebhook, Replaying, WebhookView
-from shared.contracts.register import SheetVersion
+from shared.contracts import links
+from shared.contracts.register import ProposedMatch, SheetVersion
 from shared.contracts.report import Report
-from shared.contracts.review import ProblemReview, ReviewRecord, SheetCorrection
+from shared.contracts.review import (
+    ProblemReview,
+    ProjectRecord,
+    ProposalDecision,
+    ReviewRecord,
+    SheetCorrection,
+)
 from shared.infra.asyncapi import asyncapi_document
 from shared.infra.settings import Settings
 
 QUERY_TOKEN_NAMES = {"token", "access_token", "api_key", "apikey"}
+# How a signed link's caller is named (then who made the link), in logs and records.
+LINK_CALLER = "link:"
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     code: {
         "description": text,
@@ -76,13 +97,16 @@ bearer = HTTPBearer(
 )
 
 
-def authorize(
+async def authorize(
     required: SecurityScopes,
+    request: Request,
     settings: Annotated[Settings, Depends(get_settings)],
+    running: Annotated[Running, Depends(get_running)],
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)] = None,
 ) -> Caller:
-    """The caller the bearer token names, if its role is at least the route's."""
-    caller = identify(settings, credentials.credentials if credentials else None)
+    """The caller, if its role is at least the route's: the bearer token's; else, on a read,
+    a signed link's (a reader) or a signed-in person's session (its cookie)."""
+    caller = await _caller(request, settings, running, credentials)
     if caller is None:
         raise Refusal(
             RefusalKind.UNAUTHORIZED, "unauthorized", "Send 'Authorization: Bearer <token>'."
@@ -96,6 +120,37 @@ def authorize(
             f"The token {caller.name!r} has the role {caller.role}; this takes {needed}.",
         )
     return caller
+
+
+async def _caller(
+    request: Request,
+    settings: Settings,
+    running: Running,
+    credentials: HTTPAuthorizationCredentials | None,
+) -> Caller | None:
+    if credentials or not settings.tokens:
+        return identify(settings, credentials.credentials if credentials else None)
+    reading = request.method in ("GET", "HEAD")
+    query = dict(request.query_params)
+    if reading and signing.is_signed(query):
+        return Caller(f"{LINK_CALLER}{_signed_by(settings, request.url.path, query)}", "reader")
+    session_id = request.cookies.get(sessions.COOKIE)
+    if reading and session_id:
+        io = get_collaborators(running)
+        session = await sessions.find_session(io.jobs.state, settings, session_id)
+        return session.caller if session else None
+    return None
+
+
+def _signed_by(settings: Settings, path: str, query: dict[str, str]) -> str:
+    """Who made the signed link to ``path`` in ``query``; a refusal when it does not open."""
+    key = settings.link_key.get_secret_value() if settings.link_key else ""
+    try:
+        if not key:
+            raise signing.LinkRefused("bad_signature", "This deployment signs no links.")
+        return signing.verify(key, path, query, time.time())
+    except signing.LinkRefused as refused:
+        raise Refusal(RefusalKind.UNAUTHORIZED, refused.error, refused.detail) from None
 
 
 def project_id(project: str) -> str:
@@ -252,10 +307,11 @@ async def get_report_html(_: Reader, job_id: str, io: IoDep) -> Response:
 
 
 @v1.get("/jobs/{job_id}/sheets.json")
-async def get_sheets(_: Reader, job_id: str, io: IoDep) -> SheetLog:
+async def get_sheets(_: Reader, job_id: str, io: IoDep, order: SheetOrder = "page") -> SheetLog:
     """The sheet log: one row per page (number, title, discipline, revision, date, where the
-    number came from, coverage, verdict, problems, what a person corrected)."""
-    return await usecases.sheets(io, job_id)
+    number came from, coverage, verdict, problems, what a person corrected, review priority
+    and what was checked); ``order=review_priority`` lists the pages to look at first."""
+    return await usecases.sheets(io, job_id, order)
 
 
 @v1.get(
@@ -263,14 +319,49 @@ async def get_sheets(_: Reader, job_id: str, io: IoDep) -> SheetLog:
     response_class=Response,
     responses={200: {"content": {"text/csv": {}}, "description": "the sheet log as CSV"}},
 )
-async def get_sheets_csv(_: Reader, job_id: str, io: IoDep) -> Response:
-    """The sheet log as a CSV file a spreadsheet opens (UTF-8 with a byte-order mark)."""
-    log = await usecases.sheets(io, job_id)
+async def get_sheets_csv(_: Reader, job_id: str, io: IoDep, order: SheetOrder = "page") -> Response:
+    """The sheet log as a CSV file a spreadsheet opens (UTF-8 with a byte-order mark), in
+    page order or by review priority (``order=review_priority``)."""
+    log = await usecases.sheets(io, job_id, order)
     return Response(
         to_csv(log),
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="{job_id}-sheets.csv"'},
     )
+
+
+PDF_FILE: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"application/pdf": {}}, "description": "the PDF, named to be saved"}
+}
+
+
+@v1.get("/jobs/{job_id}/sheets/{sheet}.pdf", response_class=Response, responses=PDF_FILE)
+async def get_sheet_pdf(_: Reader, job_id: str, sheet: str, io: IoDep) -> Response:
+    """One sheet as its own PDF (the page with its annotations), saved as "A101 - FLOOR
+    PLAN.pdf". `{sheet}` is its number as printed or compared (`A-101`, `a101`), or `page-N`;
+    409 `ambiguous_sheet` when two pages carry the number."""
+    data, name = await downloads.sheet_download(io, job_id, sheet)
+    return Response(data, media_type="application/pdf", headers=attachment(name))
+
+
+@v1.get(
+    "/jobs/{job_id}/sheets.zip",
+    response_class=Response,
+    responses={200: {"content": {"application/zip": {}}, "description": "every sheet's PDF"}},
+)
+async def get_sheets_zip(_: Reader, job_id: str, io: IoDep) -> Response:
+    """Every page as its own PDF named by number and title, in one zip."""
+    data, name = await downloads.zip_download(io, job_id)
+    return Response(data, media_type="application/zip", headers=attachment(name))
+
+
+@v1.get("/jobs/{job_id}/set.pdf", response_class=Response, responses=PDF_FILE)
+async def get_set_pdf(_: Reader, job_id: str, io: IoDep) -> Response:
+    """The set bookmarked and linked: an outline of its sheets grouped by discipline, page
+    labels set to sheet numbers, each cross-reference a link to the sheet it names, and the
+    references to sheets it does not hold listed in the outline. Nothing active is added."""
+    data, name = await downloads.set_download(io, job_id)
+    return Response(data, media_type="application/pdf", headers=attachment(name))
 
 
 @v1.get("/jobs/{job_id}/pages/{page_number}/image.png")
@@ -383,6 +474,46 @@ async def get_sheet_overlay(
     return Response(png, media_type="image/png")
 
 
+@v1.get("/projects/{project}/proposals", responses=NOT_FOUND_PROJECT)
+async def get_proposals(_: Reader, project: ProjectId, io: IoDep) -> list[ProposedMatch]:
+    """Every match the register proposed for a sheet that looks renumbered, oldest first,
+    whatever its status (proposed, accepted, rejected: who decided, when and why)."""
+    return await projects.list_proposals(io, project)
+
+
+@v1.post(
+    "/projects/{project}/proposals/{proposal_id}",
+    status_code=201,
+    responses={
+        200: {"description": "The same decision was made before: its record"},
+        404: {"description": "No such project or proposal"},
+        409: {"description": "Decided otherwise already, or its sheets moved since"},
+    },
+)
+async def decide_proposal(
+    caller: Reviewer,
+    project: ProjectId,
+    proposal_id: str,
+    verdict: projects.ProposalVerdict,
+    io: IoDep,
+    response: Response,
+) -> ProposalDecision:
+    """Accept or reject a proposed match, with a reason: stored as a record; accepted, the
+    register moves the old number's versions under the new one and sends `sheet.revised`
+    and `register.updated`; rejected, the two stay apart."""
+    record, made = await projects.decide(io, caller, project, proposal_id, verdict)
+    if not made:
+        response.status_code = 200
+    return record
+
+
+@v1.get("/projects/{project}/review", responses=NOT_FOUND_PROJECT)
+async def get_project_review(_: Reader, project: ProjectId, io: IoDep) -> list[ProjectRecord]:
+    """The project's review records, oldest first: proposals decided, and sheets the register
+    moved to another number (for a correction or an accepted proposal)."""
+    return await projects.project_review(io, project)
+
+
 @v1.post(
     "/webhooks",
     status_code=201,
@@ -420,6 +551,76 @@ async def get_deliveries(
 async def replay_delivery(_: Admin, webhook_id: str, delivery_id: str, io: IoDep) -> Replaying:
     """Send a delivery again (a new round of attempts, the same idempotency key)."""
     return await webhooks.replay(io, webhook_id, delivery_id)
+
+
+# The routes a signed link may open: what a reader may read.
+LINKABLE = {
+    "get_job",
+    "get_report",
+    "get_report_html",
+    "get_sheets",
+    "get_sheets_csv",
+    "get_sheet_pdf",
+    "get_sheets_zip",
+    "get_set_pdf",
+    "get_page_image",
+    "get_review",
+    "get_project_sheets",
+    "get_sheet_versions",
+    "get_sheet_delta",
+    "get_sheet_overlay",
+}
+
+
+@v1.get(
+    "/{resource:path}/link",
+    responses={
+        404: {"description": "Nothing a signed link may open there"},
+        503: {"description": "The deployment has no link key"},
+    },
+)
+async def create_link(
+    caller: Reader,
+    resource: str,
+    request: Request,
+    settings: SettingsDep,
+    expires: Annotated[
+        int, Query(ge=60, description="seconds the link stays valid (at most SHEETFLOW_LINK_MAX_S)")
+    ] = 3600,
+) -> SignedLink:
+    """A signed link to the resource before `/link` (e.g. `GET /v1/jobs/{id}/set.pdf/link`)
+    that opens without a token until it expires: for someone who has none. Its query is the
+    resource's own (any other parameter given here), then `expires`, `by`, `signature`."""
+    return signed_link(caller, f"/v1/{resource}", request, settings, expires)
+
+
+def signed_link(
+    caller: Caller, path: str, request: Request, settings: Settings, lifetime_s: int
+) -> SignedLink:
+    if caller.name.startswith(LINK_CALLER):
+        raise Refusal(RefusalKind.FORBIDDEN, "forbidden", "A signed link cannot make another.")
+    if not settings.link_key:
+        raise unavailable("This deployment has no link key (SHEETFLOW_LINK_KEY): no signed links.")
+    if lifetime_s > settings.link_max_s:
+        raise Refusal(
+            RefusalKind.INVALID,
+            "expires_too_far",
+            f"A signed link stays valid {settings.link_max_s} s at most.",
+        )
+    linkable = any(
+        isinstance(route, APIRoute) and route.name in LINKABLE and route.path_regex.match(path)
+        for route in v1.routes
+    )
+    if not linkable:
+        raise not_found(f"A signed link cannot open {path}.", "not_linkable")
+    query = {k: v for k, v in request.query_params.items() if k != signing.EXPIRES}
+    expires_at = int(time.time()) + lifetime_s
+    key = settings.link_key.get_secret_value()
+    signed = signing.signed_query(key, path, query, expires_at, caller.name)
+    return SignedLink(
+        url=f"{links.base(settings.public_url)}{path}?{signed}",
+        expires_at=datetime.fromtimestamp(expires_at, UTC),
+    )
 
 
 router.include_router(v1)

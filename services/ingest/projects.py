@@ -1,22 +1,29 @@
-"""The API's reading of a project's drawing register (``shared.contracts.register``; the report
-service writes it): the project's current sheets, a sheet's versions, and what changed
-between any two of them, in words (the delta) and in a picture (the overlay). What they
-refuse is a ``Refusal``."""
+"""The API's side of a project's drawing register (``shared.contracts.register``; the report service
+writes it): the project's current sheets, a sheet's versions, and what changed between any
+two of them, in words (the delta) and in a picture (the overlay); the matches it proposes,
+and a reviewer's decision on one (a record, announced: the report service applies it). What
+they refuse is a ``Refusal``."""
 
 import asyncio
 import json
 import re
 from datetime import datetime
 from functools import partial
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from services.ingest.refusals import Refusal, RefusalKind, not_found, refusing_outages
+from services.ingest.roles import Caller
 from services.ingest.usecases import Collaborators
+from shared.contracts import subjects
 from shared.contracts.interfaces import ObjectMissing
-from shared.contracts.messages import PROJECT_ID_PATTERN
+from shared.contracts.messages import PROJECT_ID_PATTERN, ProposalDecided
 from shared.contracts.register import ProposedMatch, Register, RegisterSheet, SheetVersion
+from shared.contracts.review import ProposalDecision, SheetMoved
+from shared.infra.jobs import now
 from shared.infra.register_store import kept_reading, read_register
+from shared.infra.review_store import new_record_id, project_records, save_project_record
 from shared.pagetext import TextLayer
 from shared.revisions.delta import SheetDelta, sheet_delta
 from shared.revisions.overlay import PageImage, overlay_png
@@ -40,7 +47,7 @@ class CurrentSheet(BaseModel):
     uploaded_at: datetime
     reissued: int = Field(0, description="later uploads of the current version, unchanged")
     proposed_match: ProposedMatch | None = Field(
-        None, description="a sheet this one may be, renumbered (proposed, never applied)"
+        None, description="a sheet this one may be, renumbered (proposed, not decided yet)"
     )
 
 
@@ -88,7 +95,7 @@ def _version(entry: RegisterSheet, number: int) -> SheetVersion:
 @refusing_outages
 async def project_sheets(io: Collaborators, project: str) -> ProjectSheets:
     register = await _register(io, project)
-    proposed = {p.sheet_key: p for p in register.proposals}
+    proposed = {p.sheet_key: p for p in register.proposals if p.status == "proposed"}
     sheets = [
         CurrentSheet(
             sheet_number=entry.sheet_number,
@@ -186,3 +193,96 @@ async def sheet_overlay(
         for png, layer in zip(pngs, (before_layer, after_layer), strict=True)
     ]
     return await asyncio.to_thread(overlay_png, images[0], images[1], delta)
+
+
+class ProposalVerdict(BaseModel):
+    """A reviewer's decision on a proposed match, and why."""
+
+    decision: Literal["accepted", "rejected"] = Field(
+        description="accepted: the same drawing (the old number's versions follow the new "
+        "one); rejected: two drawings"
+    )
+    reason: str = Field(min_length=3, max_length=2000, description="why: kept in the record")
+
+
+@refusing_outages
+async def list_proposals(io: Collaborators, project: str) -> list[ProposedMatch]:
+    """Every match the register proposed, whatever its status, oldest first."""
+    return (await _register(io, project)).proposals
+
+
+@refusing_outages
+async def project_review(io: Collaborators, project: str) -> list[ProposalDecision | SheetMoved]:
+    """The project's review records, oldest first: decisions, and the moves they (and
+    corrections of its jobs' sheets) made."""
+    await _register(io, project)
+    return await project_records(io.bucket, project)
+
+
+@refusing_outages
+async def decide_proposal(
+    io: Collaborators, caller: Caller, project: str, proposal_id: str, verdict: ProposalVerdict
+) -> ProposalDecision:
+    """Accept or reject a proposed match: the decision, recorded and announced (the same
+    decision again gives back the record made first)."""
+    record, _ = await decide(io, caller, project, proposal_id, verdict)
+    return record
+
+
+async def decide(
+    io: Collaborators, caller: Caller, project: str, proposal_id: str, verdict: ProposalVerdict
+) -> tuple[ProposalDecision, bool]:
+    """:func:`decide_proposal`, and whether the record is new (False: the same decision was
+    made before)."""
+    register = await _register(io, project)
+    proposal = next((p for p in register.proposals if p.proposal_id == proposal_id), None)
+    if proposal is None:
+        raise not_found(f"The project has no proposal {proposal_id!r}.", "no_such_proposal")
+    earlier = [
+        r
+        for r in await project_records(io.bucket, project)
+        if isinstance(r, ProposalDecision) and r.proposal_id == proposal_id
+    ]
+    decided = earlier[0].decision if earlier else None
+    if proposal.status != "proposed" and decided is None:
+        decided = proposal.status
+    if decided == verdict.decision and earlier:
+        return earlier[0], False
+    if decided is not None:
+        raise Refusal(
+            RefusalKind.CONFLICT,
+            "already_decided",
+            f"The proposal was {decided} already; a decision is not changed.",
+        )
+    if verdict.decision == "accepted" and not {proposal.sheet_key, proposal.matches_key} <= set(
+        register.sheets
+    ):
+        raise Refusal(
+            RefusalKind.CONFLICT,
+            "proposal_stale",
+            "A sheet of the proposal has moved since it was proposed; it cannot be accepted.",
+        )
+    at = now()
+    record = ProposalDecision(
+        record_id=new_record_id(at),
+        project=project,
+        by=caller.name,
+        at=at,
+        reason=verdict.reason,
+        proposal_id=proposal_id,
+        sheet_key=proposal.sheet_key,
+        matches_key=proposal.matches_key,
+        decision=verdict.decision,
+    )
+    key = await save_project_record(io.bucket, record)
+    event = ProposalDecided(
+        project=project,
+        proposal_id=proposal_id,
+        decision=verdict.decision,
+        record_id=record.record_id,
+        record_key=key,
+        by=caller.name,
+        at=at,
+    )
+    await io.publisher.publish(subjects.PROPOSAL_DECIDED, event, dedup_id=record.record_id)
+    return record, True

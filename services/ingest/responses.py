@@ -1,5 +1,6 @@
 """The API's answers as typed models: what OpenAPI (and so /docs) shows a client."""
 
+from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -39,3 +40,17 @@ class JobCanceling(BaseModel):
     job_id: str = Field(examples=[JOB_ID_EXAMPLE])
     status: Literal["canceling"] = "canceling"
     canceled: bool = Field(description="the job record now says canceled")
+
+
+class SignedLink(BaseModel):
+    """A link that opens without a token until it expires."""
+
+    url: str = Field(
+        examples=[
+            (
+                f"https://sheets.example.com/v1/jobs/{JOB_ID_EXAMPLE}/set.pdf?expires=1780045200"
+                "&by=dana&signature=9e107d9d372bb6826bd81d3542a419d6"
+            )
+        ]
+    )
+    expires_at: datetime

@@ -4,10 +4,11 @@ a drawing log — as JSON rows or as a CSV file a spreadsheet opens."""
 import csv
 import io
 from collections import Counter
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from shared.contracts.report import PageReport, Report
+from shared.contracts.report import PRIORITY_ORDER, PageReport, Report
 
 # A cell a spreadsheet would take for a formula: text read from a PDF is untrusted, so such
 # a cell is written with a leading apostrophe, which spreadsheets show as text (OWASP's
@@ -41,6 +42,17 @@ class SheetRow(BaseModel):
     )
     correction_state: str = Field(
         "", description="what a person changed on the page (empty: nothing)"
+    )
+    review_priority: str = Field(
+        "", examples=["high"], description="how soon to look at the page: high, normal, low"
+    )
+    review_reasons: list[str] = Field(
+        [], description="why, one sentence each (empty for a low priority)"
+    )
+    checked: str = Field(
+        "",
+        examples=["checked 1 of 31 objects (OCR check of 1 line)"],
+        description="how much of the page the checks read",
     )
 
 
@@ -107,13 +119,24 @@ def row(page: PageReport) -> SheetRow:
         verdict=verdict(page),
         problems=problems(page),
         correction_state=correction_state(page),
+        review_priority=page.review_priority.level if page.review_priority else "",
+        review_reasons=[r.says for r in page.review_priority.reasons]
+        if page.review_priority
+        else [],
+        checked=v.checked.sentence() if (v := page.verification) and v.checked else "",
     )
 
 
-def sheet_log(report: Report) -> SheetLog:
-    return SheetLog(
-        job_id=report.job_id, file_name=report.file_name, rows=[row(p) for p in report.pages]
-    )
+SheetOrder = Literal["page", "review_priority"]
+
+
+def sheet_log(report: Report, order: SheetOrder = "page") -> SheetLog:
+    """The rows in page order, or by review priority (high first; page order within)."""
+    rows = [row(p) for p in report.pages]
+    if order == "review_priority":
+        rank: dict[str, int] = {level: n for n, level in enumerate(PRIORITY_ORDER)}
+        rows.sort(key=lambda r: (rank.get(r.review_priority, len(rank)), r.page))
+    return SheetLog(job_id=report.job_id, file_name=report.file_name, rows=rows)
 
 
 def _cell(value: object) -> str:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from python_multipart.multipart import MultipartCallbacks
 
 MAX_OPTIONS_BYTES = 64 * 1024
+MAX_FIELDS = 16
 
 
 @dataclass
@@ -27,6 +28,8 @@ class ReceivedUpload:
     file_name: str | None = None
     options: bytes | None = None
     received: bool = False
+    # The form's other small fields (the screen's: its CSRF token, project, issue label).
+    fields: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -154,7 +157,7 @@ class _Parts:
             return
         if self._part.name == "file":
             self._file_data(data[start:end])
-        elif self._part.name == "options":
+        elif self._part.name:
             self._options_data(data[start:end])
 
     def _file_data(self, chunk: bytes) -> None:
@@ -167,8 +170,13 @@ class _Parts:
     def _options_data(self, chunk: bytes) -> None:
         self._part.buffer += chunk
         if len(self._part.buffer) > MAX_OPTIONS_BYTES:
-            self.errors.append(malformed("bad_options", "The 'options' field is too large."))
+            what = self._part.name
+            self.errors.append(malformed("bad_options", f"The {what!r} field is too large."))
 
     def on_part_end(self) -> None:
         if self._part.name == "options":
             self.result.options = bytes(self._part.buffer)
+        elif self._part.name and self._part.name != "file":
+            if len(self.result.fields) >= MAX_FIELDS:
+                self.errors.append(malformed("bad_request", "The upload has too many fields."))
+            self.result.fields[self._part.name] = self._part.buffer.decode(errors="replace")

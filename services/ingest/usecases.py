@@ -9,7 +9,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from nats.errors import TimeoutError as NatsTimeoutError
 from pydantic import ValidationError
@@ -17,12 +17,13 @@ from pydantic import ValidationError
 from services.ingest.refusals import Refusal, RefusalKind, disk_full, not_found, unavailable
 from services.ingest.responses import JobCanceling, JobStatusBody
 from services.ingest.roles import Caller
-from services.ingest.sheetlog import SheetLog, sheet_log
+from services.ingest.sheetlog import SheetLog, SheetOrder, sheet_log
 from services.ingest.source import PreparedSource
 from services.ingest.upload import ReceivedUpload
 from services.ingest.validation import AcceptedPdf, safe_file_name
 from shared.contracts import subjects
 from shared.contracts.interfaces import Bucket, ObjectMissing, Publisher
+from shared.contracts.links import job_links
 from shared.contracts.messages import ExtractPage, JobAccepted, JobOptions
 from shared.contracts.models import IntakeReport
 from shared.contracts.report import Report
@@ -33,6 +34,7 @@ from shared.infra.settings import Settings
 from shared.infra.storage import Keys
 
 log = logging.getLogger("sheetflow.ingest")
+T = TypeVar("T")
 
 # Page messages are published this many at a time: enough to keep the 202 under a
 # second for a 500-page set, few enough not to flood a small NATS server.
@@ -53,6 +55,13 @@ class Inspector(Protocol):
     """Checks an upload and prepares its source (``services.ingest.inspection.Inspectors``)."""
 
     async def inspect(self, path: Path) -> tuple[AcceptedPdf, PreparedSource]: ...
+
+
+class PdfWork(Protocol):
+    """Runs a function of ``services.ingest.setpdf`` (``services.ingest.downloads``): it
+    opens PDFs, and MuPDF holds the GIL while it works."""
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T: ...
 
 
 class Servers(Protocol):
@@ -94,6 +103,7 @@ class Collaborators:
     inspector: Inspector
     servers: Servers
     worker_id: str
+    pdf_work: PdfWork
     rollbacks: set[asyncio.Task] = field(default_factory=set)
     last_check: LastCheck = field(default_factory=LastCheck)
 
@@ -315,6 +325,7 @@ async def _fan_out(io: Collaborators, job: JobRecord) -> None:
         options=job.options,
         intake=job.intake,
         created_at=job.created_at,
+        links=job_links(io.settings.public_url, job.job_id),
     )
     await io.publisher.publish(subjects.JOB_ACCEPTED, accepted, dedup_id=job.job_id)
     # Fair turns: only the job's first window of pages is queued; each page extract starts
@@ -442,9 +453,10 @@ async def report(io: Collaborators, job_id: str, ext: str) -> bytes:
         raise unavailable("S3 is not reachable; retry shortly.") from exc
 
 
-async def sheets(io: Collaborators, job_id: str) -> SheetLog:
-    """The finished job's sheet log: one row per page of its report."""
-    return sheet_log(Report.model_validate_json(await report(io, job_id, "json")))
+async def sheets(io: Collaborators, job_id: str, order: SheetOrder = "page") -> SheetLog:
+    """The finished job's sheet log: one row per page of its report, in page order or by
+    review priority."""
+    return sheet_log(Report.model_validate_json(await report(io, job_id, "json")), order)
 
 
 async def page_image(io: Collaborators, job_id: str, page_number: int) -> bytes:

@@ -5,6 +5,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
+from services.report.linking import LinkingPublisher
 from services.report.store import TerminalPages
 from services.report.usecases import Collaborators, supervise
 from shared.contracts.interfaces import Bucket, Publisher, StateStore
@@ -20,7 +21,7 @@ def bootstrap(
         bucket=bucket,
         jobs=JobStore(state),
         terminal=TerminalPages(state),
-        publisher=publisher,
+        publisher=LinkingPublisher(publisher, settings.public_url),
         settings=settings,
         finishing={},
     )

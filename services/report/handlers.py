@@ -1,18 +1,23 @@
 """Report's subscribers: terminal pages in, one report per job out."""
 
-import logging
+from collections.abc import Awaitable, Callable
 from typing import Annotated
 
 from faststream import Context
 from faststream.nats.annotations import NatsMessage
 
+from services.report.register_review import apply_decision, follow_correction
 from services.report.usecases import Collaborators, on_failed, on_verified, revise
 from shared.contracts import subjects
-from shared.contracts.messages import PageFailed, PageVerified, ProblemReviewed, SheetCorrected
-from shared.infra.broker import backoff_s, deliveries, describe
+from shared.contracts.messages import (
+    PageFailed,
+    PageVerified,
+    ProblemReviewed,
+    ProposalDecided,
+    SheetCorrected,
+)
+from shared.infra.broker import run_delivery
 from shared.infra.service import COLLABORATORS, Subscriptions, run_stage
-
-log = logging.getLogger("sheetflow.report")
 
 IoDep = Annotated[Collaborators, Context(COLLABORATORS)]
 
@@ -35,27 +40,33 @@ def register(subscriptions: Subscriptions) -> None:
         subjects.SHEET_CORRECTED, durable="report-corrected", concurrency=RARE_EVENT_LOOPS
     )
     async def on_sheet_corrected(event: SheetCorrected, msg: NatsMessage, io: IoDep) -> None:
-        await rebuild(msg, io, event.job_id)
+        # The register first: the report's changes then name the sheet as corrected.
+        async def corrected() -> None:
+            await follow_correction(io.bucket, io.jobs, io.publisher, event)
+            await revise(io, event.job_id)
+
+        await retried(msg, io, corrected, f"the review of {event.job_id}")
 
     @subscriptions.page_subscriber(
         subjects.PROBLEM_REVIEWED, durable="report-reviewed", concurrency=RARE_EVENT_LOOPS
     )
     async def on_problem_reviewed(event: ProblemReviewed, msg: NatsMessage, io: IoDep) -> None:
-        await rebuild(msg, io, event.job_id)
+        await retried(msg, io, lambda: revise(io, event.job_id), f"the review of {event.job_id}")
+
+    @subscriptions.page_subscriber(
+        subjects.PROPOSAL_DECIDED, durable="report-decided", concurrency=1
+    )
+    async def on_proposal_decided(event: ProposalDecided, msg: NatsMessage, io: IoDep) -> None:
+        async def decided() -> None:
+            await apply_decision(io.bucket, io.jobs.state, io.publisher, event)
+
+        await retried(msg, io, decided, f"the decision {event.record_id} of {event.project}")
 
 
-async def rebuild(msg: NatsMessage, io: Collaborators, job_id: str) -> None:
-    """Rebuild the report after a review; a failure is retried with backoff, never turned
-    into a failed page (the pages are not at fault), and given up after the bound: the next
-    review rebuilds the report with every record anyway."""
-    delivery = deliveries(msg)
-    try:
-        await revise(io, job_id)
-    except Exception as exc:
-        if delivery >= io.settings.max_deliver:
-            log.error("gave up rebuilding the report of %s: %s", job_id, describe(exc))
-            await msg.ack()
-        else:
-            await msg.nack(delay=backoff_s(io.settings, delivery))
-        return
-    await msg.ack()
+async def retried(
+    msg: NatsMessage, io: Collaborators, work: Callable[[], Awaitable[None]], what: str
+) -> None:
+    """Apply a review (rebuild the report, change the register); a failure is retried with
+    backoff, never turned into a failed page (the pages are not at fault), and given up
+    after the bound: the next review rebuilds the report with every record anyway."""
+    await run_delivery(msg, settings=io.settings, work=work, give_up=f"applying {what}")

@@ -11,7 +11,7 @@ and the one that lost diffs again against what the other left.
 import asyncio
 import logging
 from collections import Counter
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import TypeVar
@@ -76,14 +76,13 @@ async def update_register(
     pages = _Job(bucket, job, project)
     for _ in range(CAS_ATTEMPTS):
         register, revision = await read_register(bucket, state, project)
-        if job.job_id in register.jobs:
-            sequence = register.jobs.index(job.job_id) + 1
+        if (sequence := register.sequence_of(job.job_id)) is not None:
             key = Keys.register_outcome(project, job.job_id, sequence)
             return await bucket.get_model(key, RegisterOutcome)
         updated, outcome = await _applied(pages, register, upload)
         key = Keys.register_outcome(project, job.job_id, outcome.sequence)
         await bucket.put_json(key, outcome)
-        if await commit_register(bucket, state, updated, revision=revision):
+        if await commit_register(bucket, state, updated, revision=revision, applied=job.job_id):
             log.info(
                 "register of %s: job %s added %s, revised %s, re-issued %s, proposed %s",
                 project,
@@ -181,44 +180,75 @@ async def _change(
     delta: SheetDelta,
     layers: tuple[TextLayer, TextLayer],
 ) -> Change:
-    """Store a changed sheet's delta and overlay; the change as the register records it. An
-    overlay that cannot be drawn is left out (the delta says what changed), never the
-    version."""
-    bucket, job_id = pages.bucket, pages.job.job_id
-    delta_key = Keys.sheet_version(pages.project, sheet.key, job_id, "delta.json")
-    await bucket.put_json(delta_key, delta.to_json())
-    overlay_key = await _overlay(pages, sheet, before, delta, layers)
-    return Change(
-        counts=UnitCounts(added=delta.added, removed=delta.removed, changed=delta.changed),
-        title_block_only=delta.title_block_only,
-        delta_key=delta_key,
-        overlay_key=overlay_key,
+    """Store a changed sheet's delta and overlay; the change as the register records it."""
+    job_id = pages.job.job_id
+    images = await _images(pages.bucket, before.image_key, Keys.image(job_id, sheet.page_number))
+    return await _stored_change(
+        pages.bucket,
+        partial(Keys.sheet_version, pages.project, sheet.key, job_id),
+        delta,
+        layers,
+        images,
     )
 
 
-async def _overlay(
-    pages: _Job,
-    sheet: UploadedSheet,
-    before: SheetVersion,
-    delta: SheetDelta,
-    layers: tuple[TextLayer, TextLayer],
-) -> str | None:
-    """Draw and store the overlay of the two versions' images; its key, or None when a
-    version has no image."""
-    bucket, job_id = pages.bucket, pages.job.job_id
-    if before.image_key is None:
+async def kept_change(
+    bucket: Bucket, project: str, sheet_key: str, before: SheetVersion, after: SheetVersion
+) -> Change:
+    """Two kept versions of a sheet diffed (a move gave ``after`` a new predecessor): the
+    change stored beside ``after``'s page."""
+    layers = await asyncio.gather(
+        bucket.get_model(before.text_key, TextLayer), bucket.get_model(after.text_key, TextLayer)
+    )
+    readings = await asyncio.gather(kept_reading(bucket, before), kept_reading(bucket, after))
+    work = partial(sheet_delta, *layers, before_reading=readings[0], after_reading=readings[1])
+    delta = await asyncio.to_thread(work)
+    images = await _images(bucket, before.image_key, after.image_key)
+    return await _stored_change(
+        bucket,
+        partial(Keys.sheet_version, project, sheet_key, after.job_id),
+        delta,
+        (layers[0], layers[1]),
+        images,
+    )
+
+
+async def _images(
+    bucket: Bucket, old_key: str | None, new_key: str | None
+) -> tuple[bytes, bytes] | None:
+    """The two versions' rendered pages; None when one has none (no overlay then)."""
+    if old_key is None or new_key is None:
         return None
     try:
-        old_png = await bucket.get_bytes(before.image_key)
-        new_png = await bucket.get_bytes(Keys.image(job_id, sheet.page_number))
+        return await bucket.get_bytes(old_key), await bucket.get_bytes(new_key)
     except ObjectMissing:
         return None
-    old = PageImage(png=old_png, width=layers[0].width, height=layers[0].height)
-    new = PageImage(png=new_png, width=layers[1].width, height=layers[1].height)
-    png = await asyncio.to_thread(overlay_png, old, new, delta)
-    key = Keys.sheet_version(pages.project, sheet.key, job_id, "overlay.png")
-    await bucket.put_bytes(key, png, "image/png")
-    return key
+
+
+async def _stored_change(
+    bucket: Bucket,
+    key: Callable[[str], str],
+    delta: SheetDelta,
+    layers: tuple[TextLayer, TextLayer],
+    images: tuple[bytes, bytes] | None,
+) -> Change:
+    """Store the delta and the overlay (``key`` names each file); the change as the register
+    records it. An overlay that cannot be drawn is left out (the delta says what changed),
+    never the version."""
+    await bucket.put_json(key("delta.json"), delta.to_json())
+    overlay_key = None
+    if images is not None:
+        old = PageImage(png=images[0], width=layers[0].width, height=layers[0].height)
+        new = PageImage(png=images[1], width=layers[1].width, height=layers[1].height)
+        png = await asyncio.to_thread(overlay_png, old, new, delta)
+        overlay_key = key("overlay.png")
+        await bucket.put_bytes(overlay_key, png, "image/png")
+    return Change(
+        counts=UnitCounts(added=delta.added, removed=delta.removed, changed=delta.changed),
+        title_block_only=delta.title_block_only,
+        delta_key=key("delta.json"),
+        overlay_key=overlay_key,
+    )
 
 
 async def _matches(pages: _Job, register: Register, plan: Plan) -> dict[str, tuple[str, float]]:

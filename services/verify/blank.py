@@ -2,19 +2,21 @@
 empty that a witness contradicts is judged."""
 
 from dataclasses import dataclass
+from functools import cache
 
 import pymupdf
 
+from services.verify.tolerances import VerifyTolerances
 from shared.contracts.models import PageObject
 from shared.pagetext import TextLayer
 from shared.pdf.sources import PDF_LOCK
 
-# A gray level at or above this is paper, not ink (scanner noise stays light).
-NEAR_WHITE = 230
-# Share of ink pixels at or below which an image counts as essentially empty.
-MAX_BLANK_INK = 0.001
+TOLERANCES = VerifyTolerances()
 
-_INK_TABLE = bytes(1 if level < NEAR_WHITE else 0 for level in range(256))
+
+@cache
+def _ink_table(near_white: int) -> bytes:
+    return bytes(1 if level < near_white else 0 for level in range(256))
 
 
 def _gray_on_white(png: bytes) -> pymupdf.Pixmap:
@@ -30,14 +32,15 @@ def _gray_on_white(png: bytes) -> pymupdf.Pixmap:
     return pix
 
 
-def ink_share(png: bytes) -> float:
-    """Share of the image's pixels darker than near-white (transparency counts as white)."""
+def ink_share(png: bytes, near_white: int = TOLERANCES.near_white) -> float:
+    """Share of the image's pixels darker than ``near_white`` (transparency counts as white;
+    scanner noise stays light)."""
     with PDF_LOCK:
         samples = _gray_on_white(png).samples
     if not samples:
         return 0.0
     # translate maps each gray byte to 0/1 in C: fast on a 2048-px page image.
-    return samples.translate(_INK_TABLE).count(1) / len(samples)
+    return samples.translate(_ink_table(near_white)).count(1) / len(samples)
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,10 @@ class Emptiness:
 
 
 def page_emptiness(
-    text_layer: TextLayer, objects: list[PageObject], png: bytes | None
+    text_layer: TextLayer,
+    objects: list[PageObject],
+    png: bytes | None,
+    tolerances: VerifyTolerances = TOLERANCES,
 ) -> Emptiness:
     """Weigh a page's emptiness. A page with objects is not empty; one without is blank
     only when it has no text layer, no vector drawing and an image with no ink. Without an
@@ -75,8 +81,8 @@ def page_emptiness(
         witnesses.append(f"a text layer ({len(text_layer.text.strip())} characters)")
     if text_layer.has_drawings:
         witnesses.append("vector drawings")
-    ink = ink_share(png) if png is not None else None
-    inked = ink is not None and ink > MAX_BLANK_INK
+    ink = ink_share(png, tolerances.near_white) if png is not None else None
+    inked = ink is not None and ink > tolerances.max_blank_ink
     if inked:
         witnesses.append(f"ink on {ink:.1%} of its image")
     if witnesses:

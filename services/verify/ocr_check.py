@@ -15,31 +15,20 @@ a script it cannot read is no evidence against the text.
 
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence, Set
+from dataclasses import dataclass, field
 
 import numpy
 import pymupdf
 from rapidfuzz.distance import Indel
 
-from shared.contracts.models import ObjectVerification, PageObject
-from shared.ocr.engine import OcrEngine
+from services.verify.tolerances import OcrCheckTolerances
+from shared.contracts.interfaces import Ocr
+from shared.contracts.models import FontCheck, ObjectVerification, PageObject
 from shared.pagetext import Box, TextLayer, Word, digit_runs
 from shared.sheet.reading import SheetReading
 
-# The recogniser scales each line to 48 px tall: a line is rendered that tall, no taller.
-LINE_PX = 48
-MAX_ZOOM = 8.0  # 576 dpi: a 5 pt line is read from 40 px
-# A claim's text must carry this many letters and digits to say anything...
-MIN_CHARS = 3
-# ...and of a longer line, its first words up to this many are read.
-READ_CHARS = 10
-# Similarity (0-1, over letters and digits, look-alikes folded) at or above which the
-# reading agrees with the text...
-AGREE = 0.9
-# ...and at or below which, for texts of at least MISMATCH_CHARS, it says something else.
-MISMATCH = 0.2
-MISMATCH_CHARS = 5
+TOLERANCES = OcrCheckTolerances()
 # A line is read where it runs along an axis; a diagonal line is left to the other checks.
 _AXES = {(1.0, 0.0), (0.0, -1.0), (0.0, 1.0)}
 # Shapes OCR confuses, folded before comparing (both sides alike).
@@ -48,12 +37,28 @@ NUMBER_CLAIM = "sheet_number"
 TITLE_CLAIM = "sheet_title"
 
 
+def font_key(layer: TextLayer, index: int | None) -> int:
+    """A font object of the page as the check counts it: its xref in the document where the
+    text layer names one, else a negative number of its own on this page (-1: none known)."""
+    if index is None:
+        return -1
+    xrefs = layer.font_xrefs
+    xref = xrefs[index] if index < len(xrefs) else None
+    return xref if xref is not None else -2 - index
+
+
 @dataclass(frozen=True)
 class Claim:
-    """A line of words a claim cites, to be read from the page's render."""
+    """A line of words a claim cites, to be read from the page's render, and the font
+    objects it is set in (``font_key``)."""
 
     claim_id: str  # an object id, or NUMBER_CLAIM / TITLE_CLAIM
     words: tuple[Word, ...]
+    fonts: frozenset[int]
+
+    @classmethod
+    def of(cls, claim_id: str, words: tuple[Word, ...], layer: TextLayer) -> "Claim":
+        return cls(claim_id, words, frozenset(font_key(layer, w.font) for w in words))
 
     @property
     def text(self) -> str:
@@ -63,9 +68,27 @@ class Claim:
     def box(self) -> Box:
         return Box.union(w.bbox for w in self.words)
 
+
+@dataclass(frozen=True)
+class Candidates:
+    """What a page offers the check: its title block's number and title (always read), and
+    its objects' lines, in page order."""
+
+    title: list[Claim]
+    objects: list[Claim]
+
     @property
-    def fonts(self) -> frozenset[int | None]:
-        return frozenset(w.font for w in self.words)
+    def fonts(self) -> set[int]:
+        """The font objects (xrefs) the readable lines are set in, where known."""
+        return {f for claim in (*self.title, *self.objects) for f in claim.fonts if f >= 0}
+
+
+@dataclass
+class Sample:
+    """The lines to read, and the objects that cite a reading of their font made already."""
+
+    read: list[Claim]
+    cited: list[tuple[Claim, FontCheck]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -81,19 +104,21 @@ def _chars(text: str) -> str:
     return "".join(ch for ch in unicodedata.normalize("NFKC", text).upper() if ch.isalnum())
 
 
-def _readable(words: Sequence[Word]) -> bool:
+def _readable(words: Sequence[Word], tolerances: OcrCheckTolerances) -> bool:
     """A line OCR can speak for: the page's own words (not OCR's), shown, along an axis, in
     the Latin script, with enough letters and digits."""
     text = _chars(" ".join(w.text for w in words))
     return (
-        len(text) >= MIN_CHARS
+        len(text) >= tolerances.min_chars
         and text.isascii()
         and all(w.origin == "pdf" and w.hidden is None and w.dir in _AXES for w in words)
         and len({w.dir for w in words}) == 1
     )
 
 
-def _line_of(ids: Sequence[int], layer: TextLayer) -> tuple[Word, ...]:
+def _line_of(
+    ids: Sequence[int], layer: TextLayer, tolerances: OcrCheckTolerances
+) -> tuple[Word, ...]:
     """The cited words of the claim's longest line (one line: one crop, one reading)."""
     by_line: dict[int, list[Word]] = {}
     for i in ids:
@@ -102,65 +127,81 @@ def _line_of(ids: Sequence[int], layer: TextLayer) -> tuple[Word, ...]:
     if not by_line:
         return ()
     line = max(by_line.values(), key=lambda ws: len(_chars(" ".join(w.text for w in ws))))
-    return _opening(line)
+    return _opening(line, tolerances.read_chars)
 
 
-def _opening(line: Sequence[Word]) -> tuple[Word, ...]:
-    """The line's first words, up to ``READ_CHARS`` letters and digits: what is read of a
+def _opening(line: Sequence[Word], read_chars: int) -> tuple[Word, ...]:
+    """The line's first words, up to ``read_chars`` letters and digits: what is read of a
     long line (the recogniser's time grows with a line's length; a font's encoding shows
     in a few words as well as in many)."""
     words: list[Word] = []
     chars = 0
     for word in line:
-        if chars >= READ_CHARS:
+        if chars >= read_chars:
             break
         words.append(word)
         chars += len(_chars(word.text))
     return tuple(words)
 
 
-def sample_claims(
+def candidates(
     objects: Sequence[PageObject],
     layer: TextLayer,
     reading: SheetReading | None,
-    max_objects: int,
-    per_font: int,
-) -> list[Claim]:
-    """The claims worth reading on a page: its title block's number and title (from the
-    page's ``reading``), then objects (one line each, readable ones only) until every font
-    the readable lines are set in is read ``per_font`` times (and one object at least), at
-    most ``max_objects`` objects, each font's spread over the page's order. Objects a check
-    has already refuted are left as they are."""
-    claims: list[Claim] = []
-    for claim_id, field in (
+    tolerances: OcrCheckTolerances = TOLERANCES,
+) -> Candidates:
+    """The page's readable lines: its title block's number and title (from the page's
+    ``reading``), and one line of each object a check has not refuted."""
+    title: list[Claim] = []
+    for claim_id, field_ in (
         (NUMBER_CLAIM, reading and reading.number),
         (TITLE_CLAIM, reading and reading.title),
     ):
-        ids = field.word_ids if field else []
-        words = _line_of(ids, layer)
-        if words and _readable(words):
-            claims.append(Claim(claim_id, words))
-    candidates = []
+        ids = field_.word_ids if field_ else []
+        words = _line_of(ids, layer, tolerances)
+        if words and _readable(words, tolerances):
+            title.append(Claim.of(claim_id, words, layer))
+    lines = []
     for obj in objects:
         if obj.verification and obj.verification.verdict == "refuted":
             continue
-        words = _line_of(obj.evidence, layer)
-        if words and _readable(words):
-            candidates.append(Claim(obj.object_id, words))
-    return claims + _by_font(claims, candidates, max_objects, per_font)
+        words = _line_of(obj.evidence, layer, tolerances)
+        if words and _readable(words, tolerances):
+            lines.append(Claim.of(obj.object_id, words, layer))
+    return Candidates(title, lines)
 
 
-def _by_font(
-    read: Sequence[Claim], candidates: Sequence[Claim], max_objects: int, per_font: int
-) -> list[Claim]:
-    """Candidates, in page order, until each of their fonts is read ``per_font`` times
-    (counting the claims ``read`` already), and one at least: a font's lines are taken
-    spread over the page, and a line set in two fonts counts for both."""
-    times: Counter[int | None] = Counter(font for claim in read for font in claim.fonts)
-    fonts = list(dict.fromkeys(font for claim in candidates for font in claim.fonts))
+def choose(
+    lines: Sequence[Claim],
+    read: Sequence[Claim],
+    max_objects: int,
+    per_font: int,
+    *,
+    checked: Mapping[int, FontCheck] | None = None,
+    skip: Set[int] = frozenset(),
+    at_least_one: bool = True,
+) -> Sample:
+    """Object lines, in page order, to read until each of their fonts is read ``per_font``
+    times (counting the claims ``read`` already; a font's lines spread over the page, a line
+    set in two fonts counting for both), at most ``max_objects``. A font ``checked`` on
+    another page is not read again: one object set only in fonts read alike is cited with
+    that reading instead. Fonts to ``skip`` (another page is reading them) are left alone.
+    With ``at_least_one``, one object is read when nothing else would be (the title block
+    read every font), so the page's objects are not all left unjudged."""
+    checked = checked or {}
+    times: Counter[int] = Counter(font for claim in read for font in claim.fonts)
+    fonts = list(dict.fromkeys(font for claim in lines for font in claim.fonts))
     chosen: set[int] = set()
+    cited: dict[int, FontCheck] = {}
     for font in fonts:
-        of_font = [i for i, claim in enumerate(candidates) if font in claim.fonts]
+        if font in skip:
+            continue
+        of_font = [i for i, claim in enumerate(lines) if font in claim.fonts]
+        if font in checked:
+            wholly = [i for i in of_font if lines[i].fonts <= checked.keys()]
+            if wholly and not any(i in cited for i in wholly):
+                cited[wholly[len(wholly) // 2]] = checked[font]
+            continue
         wanted = per_font - times[font]
         if wanted <= 0:
             continue
@@ -169,33 +210,44 @@ def _by_font(
             if len(chosen) >= max_objects or i in chosen:
                 continue
             chosen.add(i)
-            times.update(candidates[i].fonts)
-    if candidates and not chosen and max_objects > 0:
-        # The title block read every font: one object is read still, so the page's
-        # objects are not all left unjudged.
-        chosen.add(len(candidates) // 2)
-    return [candidates[i] for i in sorted(chosen)]
+            times.update(lines[i].fonts)
+    for i in chosen:
+        cited.pop(i, None)
+    idle = not (chosen or cited or skip & set(fonts))
+    if at_least_one and lines and idle and max_objects > 0:
+        chosen.add(len(lines) // 2)
+    return Sample(
+        read=[lines[i] for i in sorted(chosen)],
+        cited=[(lines[i], cited[i]) for i in sorted(cited)],
+    )
 
 
-def compare(text: str, read: str) -> str:
+def compare(text: str, read: str, tolerances: OcrCheckTolerances = TOLERANCES) -> str:
     """``agree``, ``mismatch`` or ``noise``: how OCR's reading compares with the text."""
     cited, seen = _chars(text), _chars(read)
     folded = cited.translate(_LOOKALIKES), seen.translate(_LOOKALIKES)
     similarity = Indel.normalized_similarity(*folded)
-    if similarity >= AGREE and (folded[0] == folded[1] or digit_runs(cited) == digit_runs(seen)):
+    if similarity >= tolerances.agree and (
+        folded[0] == folded[1] or digit_runs(cited) == digit_runs(seen)
+    ):
         return "agree"
-    if similarity <= MISMATCH and min(len(cited), len(seen)) >= MISMATCH_CHARS:
+    if (
+        similarity <= tolerances.mismatch
+        and min(len(cited), len(seen)) >= tolerances.mismatch_chars
+    ):
         return "mismatch"
     return "noise"
 
 
-def _crop(display: pymupdf.DisplayList, claim: Claim) -> numpy.ndarray:
-    """The claim's line rendered gray ``LINE_PX`` tall across it (at most ``MAX_ZOOM``),
+def _crop(
+    display: pymupdf.DisplayList, claim: Claim, tolerances: OcrCheckTolerances
+) -> numpy.ndarray:
+    """The claim's line rendered gray ``line_px`` tall across it (at most ``max_zoom``),
     turned to read left to right as the recogniser reads."""
     box = claim.box
     direction = claim.words[0].dir
     across = box.height if direction == (1.0, 0.0) else box.width
-    zoom = min(MAX_ZOOM, LINE_PX / max(across, 1e-3))
+    zoom = min(tolerances.max_zoom, tolerances.line_px / max(across, 1e-3))
     clip = pymupdf.Rect(*box) & display.rect
     pixmap = display.get_pixmap(
         matrix=pymupdf.Matrix(zoom, zoom), clip=clip, colorspace=pymupdf.csGRAY, alpha=False
@@ -208,40 +260,47 @@ def _crop(display: pymupdf.DisplayList, claim: Claim) -> numpy.ndarray:
     return numpy.rot90(pixels, turns).copy()
 
 
-def render_claims(display: pymupdf.DisplayList, claims: Sequence[Claim]) -> list[numpy.ndarray]:
+def render_claims(
+    display: pymupdf.DisplayList,
+    claims: Sequence[Claim],
+    tolerances: OcrCheckTolerances = TOLERANCES,
+) -> list[numpy.ndarray]:
     """Each claim's line rendered from ``display``, the page's display list (the caller
     holds ``PDF_LOCK``)."""
-    return [_crop(display, claim) for claim in claims]
+    return [_crop(display, claim, tolerances) for claim in claims]
 
 
 def read_claims(
-    engine: OcrEngine, claims: Sequence[Claim], crops: Sequence[numpy.ndarray]
+    engine: Ocr,
+    claims: Sequence[Claim],
+    crops: Sequence[numpy.ndarray],
+    tolerances: OcrCheckTolerances = TOLERANCES,
 ) -> list[Reading]:
     """The claims' lines read from their crops in one batched call, recognition only (each
     line's place and direction are known), each compared with the words it cites."""
     read = engine.read_crops(list(crops))
     return [
-        Reading(claim, text, compare(claim.text, text))
+        Reading(claim, text, compare(claim.text, text, tolerances))
         for claim, (text, _) in zip(claims, read, strict=True)
     ]
 
 
-def apply_readings(
+def reading_verdicts(
     objects: Sequence[PageObject], readings: Sequence[Reading]
-) -> tuple[list[tuple[str, str]], bool]:
-    """Set each read object's verification from its reading, and return the page-level
-    problems (the title block's lines) and whether a page-level claim was confirmed.
+) -> tuple[dict[str, ObjectVerification], list[tuple[str, str]], bool]:
+    """Each read object's verdict from its reading, the page-level problems (the title
+    block's lines) and whether a page-level claim was confirmed.
 
-    A mismatch refutes (``text_layer_mismatch``, basis ``ocr``) whatever the text check
-    said: the text layer it trusted is not what the page shows. Agreement confirms an
-    object nothing independent judged; noise leaves it ``uncertain``, saying what was read.
-    A verdict another check gave stands otherwise."""
+    A mismatch refutes (``text_layer_mismatch``, basis ``ocr``): the text layer other checks
+    trust is not what the page shows. Agreement confirms; noise is ``uncertain``, saying
+    what was read (``services.verify.checks.registry`` says which verdict stands)."""
     by_id = {o.object_id: o for o in objects}
     fonts = {font for r in readings for font in r.claim.fonts}
     sample = (
         f"the check read {len(readings)} line(s) of the page (a long line's first words), "
         f"in {len(fonts)} font(s)"
     )
+    verdicts: dict[str, ObjectVerification] = {}
     problems: list[tuple[str, str]] = []
     identity_confirmed = False
     for r in readings:
@@ -256,23 +315,59 @@ def apply_readings(
                 )
             identity_confirmed |= r.outcome == "agree" and claim.claim_id == NUMBER_CLAIM
             continue
-        current = obj.verification or ObjectVerification(verdict="not_judged")
         if r.outcome == "mismatch":
-            obj.verification = ObjectVerification(
+            verdicts[obj.object_id] = ObjectVerification(
                 verdict="refuted",
                 basis="ocr",
                 kind="text_layer_mismatch",
                 evidence_bbox=claim.box,
                 problem=f"Object {obj.object_id}: {said}.",
             )
-        elif current.verdict == "not_judged":
-            verdict = "confirmed" if r.outcome == "agree" else "uncertain"
-            obj.verification = ObjectVerification(
-                verdict=verdict,
-                basis="ocr",
-                evidence_bbox=current.evidence_bbox or claim.box,
-                reason=f"OCR of the sheet reads it alike ({sample})"
-                if verdict == "confirmed"
-                else f"OCR of the sheet reads {r.read!r} ({sample})",
-            )
-    return problems, identity_confirmed
+            continue
+        located = obj.verification.evidence_bbox if obj.verification else None
+        agree = r.outcome == "agree"
+        verdicts[obj.object_id] = ObjectVerification(
+            verdict="confirmed" if agree else "uncertain",
+            basis="ocr",
+            evidence_bbox=located or claim.box,
+            reason=f"OCR of the sheet reads it alike ({sample})"
+            if agree
+            else f"OCR of the sheet reads {r.read!r} ({sample})",
+        )
+    return verdicts, problems, identity_confirmed
+
+
+def cited_verdicts(
+    objects: Sequence[PageObject], cited: Sequence[tuple[Claim, FontCheck]]
+) -> dict[str, ObjectVerification]:
+    """Each cited object confirmed (basis ``ocr``) on the reading of its font it cites."""
+    by_id = {o.object_id: o for o in objects}
+    verdicts = {}
+    for claim, check in cited:
+        obj = by_id[claim.claim_id]
+        located = obj.verification.evidence_bbox if obj.verification else None
+        verdicts[obj.object_id] = ObjectVerification(
+            verdict="confirmed",
+            basis="ocr",
+            evidence_bbox=located or claim.box,
+            reason=f"its font ({check.font}, object {check.xref}) was read alike by OCR on "
+            f'page {check.page}: "{check.line}"',
+            font_check=check,
+        )
+    return verdicts
+
+
+def agreed_fonts(readings: Sequence[Reading], layer: TextLayer, page: int) -> dict[int, FontCheck]:
+    """The font objects (known xrefs) of the lines read alike, each with the first such
+    line: what later pages of the job may cite."""
+    names = {xref: layer.fonts[i] for i, xref in enumerate(layer.font_xrefs) if xref is not None}
+    agreed: dict[int, FontCheck] = {}
+    for r in readings:
+        if r.outcome != "agree":
+            continue
+        for xref in r.claim.fonts:
+            if xref >= 0 and xref not in agreed:
+                agreed[xref] = FontCheck(
+                    xref=xref, font=names.get(xref, ""), page=page, line=r.claim.text
+                )
+    return agreed

@@ -24,7 +24,7 @@ from shared.pagetext import (
     number_key,
     plain_numbers,
 )
-from shared.pagetext.evidence import LETTER_MATCH, MIN_FUZZY_LETTERS
+from shared.pagetext.tolerances import EVIDENCE
 from shared.sheet import sheet_key
 
 OCR_ONLY = "supported only by words read from the page image by OCR, which can misread too"
@@ -40,9 +40,9 @@ def _says_claim(claim: str, evidence: str) -> bool:
     if claim_tokens(claim) == claim_tokens(evidence):
         return True
     letters = _letters(claim)
-    if len(letters) < MIN_FUZZY_LETTERS:
+    if len(letters) < EVIDENCE.min_fuzzy_letters:
         return False
-    return Indel.normalized_similarity(letters, _letters(evidence)) >= LETTER_MATCH
+    return Indel.normalized_similarity(letters, _letters(evidence)) >= EVIDENCE.letter_match
 
 
 def _numbers(text: str) -> list[tuple[str, ...]]:
@@ -74,6 +74,17 @@ def _uncarried_value(obj: PageObject, evidence: str) -> tuple[str, bool] | None:
     return None
 
 
+def locate(obj: PageObject, words: Sequence[Word]) -> Box | None:
+    """Where the words a claim cites sit, when it has a claim and they are all on the page
+    and shown; None otherwise."""
+    if not (obj.source_text or "").strip():
+        return None
+    cited = [words[i] for i in obj.evidence if 0 <= i < len(words)]
+    if not cited or len(cited) != len(obj.evidence) or any(w.hidden for w in cited):
+        return None
+    return Box.union(w.bbox for w in cited)
+
+
 def check_object(obj: PageObject, words: Sequence[Word]) -> ObjectVerification:
     """The oracle's verdict on one object against the page words it cites.
 
@@ -100,7 +111,9 @@ def check_object(obj: PageObject, words: Sequence[Word]) -> ObjectVerification:
         )
     evidence = " ".join(w.text for w in cited)
     bbox = Box.union(w.bbox for w in cited)
-    if not _says_claim(claim, evidence):
+    # A claim that is its words, as printed, says them and prints their digits.
+    verbatim = claim == evidence
+    if not verbatim and not _says_claim(claim, evidence):
         return ObjectVerification(
             verdict="refuted",
             basis="text_layer",
@@ -109,7 +122,7 @@ def check_object(obj: PageObject, words: Sequence[Word]) -> ObjectVerification:
             evidence_bbox=bbox,
             problem=f'Object {obj.object_id} claims "{claim}", but its words read "{evidence}".',
         )
-    if not _digits_agree(claim, evidence):
+    if not verbatim and not _digits_agree(claim, evidence):
         return ObjectVerification(
             verdict="refuted",
             basis="text_layer",

@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from shared.contracts.links import JobLinks, ProjectLinks, SheetLinks
 from shared.contracts.models import (
     Coverage,
     ExtractionStatus,
@@ -59,6 +60,7 @@ class JobAccepted(BaseModel):
     options: JobOptions = JobOptions()
     intake: IntakeReport = IntakeReport()
     created_at: datetime
+    links: JobLinks | None = Field(None, description="where the job opens (screen, API)")
 
 
 class ExtractPage(_PageMessage):
@@ -159,6 +161,7 @@ class SheetCorrected(BaseModel):
     by: str = Field(description="the name of the token that corrected it", examples=["dana"])
     reason: str = Field(examples=["the title block reads A-202"])
     at: datetime
+    links: SheetLinks | None = Field(None, description="where the page opens (screen, PDF)")
 
 
 class ProblemReviewed(BaseModel):
@@ -173,6 +176,7 @@ class ProblemReviewed(BaseModel):
     by: str = Field(examples=["dana"])
     reason: str
     at: datetime
+    links: SheetLinks | None = Field(None, description="where the page opens (screen, PDF)")
 
 
 class ReportReady(BaseModel):
@@ -185,6 +189,9 @@ class ReportReady(BaseModel):
     html_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/report.html"])
     revision: int = Field(
         1, ge=1, description="1, then one more for each correction or review the report includes"
+    )
+    links: JobLinks | None = Field(
+        None, description="where the job opens: the screen, the report, the CSV, the downloads"
     )
 
 
@@ -221,10 +228,15 @@ class SheetRevised(BaseModel):
         description="the overlay picture; null when it could not be drawn",
         examples=["projects/tower-b/sheets/A201/j_4f9c/overlay.png"],
     )
+    links: ProjectLinks | None = Field(
+        None, description="where the register, the sheet's versions and this change open"
+    )
+    sheet_links: SheetLinks | None = Field(None, description="where the new version's page opens")
 
 
 class RegisterUpdated(BaseModel):
-    """A job's sheets were matched to its project's register (once per job)."""
+    """A job's sheets were matched to its project's register (once per job), or a person's
+    review changed it (once per record)."""
 
     project: str = Field(examples=[PROJECT_EXAMPLE])
     job_id: str = Field(examples=[JOB_ID_EXAMPLE])
@@ -240,3 +252,25 @@ class RegisterUpdated(BaseModel):
     carried: int = Field(ge=0, description="register sheets the upload lacks: still current")
     sheets_current: int = Field(ge=0, description="sheets in the register after the job")
     register_key: str = Field(examples=["projects/tower-b/register/00000002-j_4f9c.json"])
+    record_id: str | None = Field(
+        None,
+        description="set when a person's review changed the register (a correction, a "
+        "decided proposal): its record; job_id is then the upload the sheet came from",
+    )
+    moved: int = Field(0, ge=0, description="sheets the review moved to another number")
+    links: ProjectLinks | None = Field(None, description="where the register opens")
+
+
+class ProposalDecided(BaseModel):
+    """A person accepted or rejected a proposed match of a project's register (the record:
+    ``projects/{project}/review/``); the register's writer applies it."""
+
+    project: str = Field(examples=[PROJECT_EXAMPLE])
+    proposal_id: str = Field(examples=["A109--A102"])
+    decision: Literal["accepted", "rejected"]
+    record_id: str = Field(examples=["20260529T090000123456-1a2b3c4d"])
+    record_key: str = Field(
+        examples=["projects/tower-b/review/20260529T090000123456-1a2b3c4d.json"]
+    )
+    by: str = Field(examples=["dana"])
+    at: datetime

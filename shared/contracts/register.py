@@ -4,12 +4,20 @@ renumbered. The report service is its one writer (``services.report.projects``);
 reads it (``shared.infra.register_store``).
 """
 
+import re
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 Outcome = Literal["added", "revised", "reissued", "proposed"]
+ProposalStatus = Literal["proposed", "accepted", "rejected"]
+
+
+def proposal_id(sheet_key: str, matches_key: str) -> str:
+    """A proposal's id, stable and safe in a URL: the two keys, each non-alphanumeric as
+    ``-``."""
+    return "--".join(re.sub(r"[^A-Za-z0-9]", "-", key) for key in (sheet_key, matches_key))
 
 
 class UnitCounts(BaseModel):
@@ -44,6 +52,9 @@ class SheetVersion(BaseModel):
     sheet_title: str | None = None
     revision: str | None = Field(None, description="the revision mark, as printed")
     issue_date: str | None = Field(None, description="the sheet's date, as printed")
+    issue: str | None = Field(
+        None, description="the upload's issue label (options.issue)", examples=["Addendum 2"]
+    )
     uploaded_at: datetime
     text_key: str = Field(description="the page's words (TextLayer)")
     image_key: str | None = Field(None, description="the rendered page")
@@ -59,8 +70,12 @@ class SheetVersion(BaseModel):
 
 class ProposedMatch(BaseModel):
     """A sheet new to the register that looks like one it holds under another number: the
-    same title and nearly the same text. Recorded and shown, never applied."""
+    same title and nearly the same text. Recorded and shown, never applied until a person
+    accepts it (the old number's versions then follow the new one); kept once decided."""
 
+    proposal_id: str = Field(
+        "", description="stable and URL-safe: the two keys", examples=["A109--A102"]
+    )
     sheet_key: str
     sheet_number: str = Field(description="the new number", examples=["A-109"])
     matches_key: str
@@ -68,7 +83,16 @@ class ProposedMatch(BaseModel):
     sheet_title: str | None = None
     similarity: float = Field(ge=0, le=1, description="share of their words the two share")
     job_id: str
-    status: Literal["proposed"] = "proposed"
+    status: ProposalStatus = "proposed"
+    decided_by: str | None = Field(None, description="the token's name that decided it")
+    decided_at: datetime | None = None
+    reason: str | None = Field(None, description="why, as the person said")
+
+    @model_validator(mode="after")
+    def _named(self) -> "ProposedMatch":
+        if not self.proposal_id:  # proposed before ids were given, or just now
+            self.proposal_id = proposal_id(self.sheet_key, self.matches_key)
+        return self
 
 
 class RegisterSheet(BaseModel):
@@ -84,11 +108,26 @@ class RegisterSheet(BaseModel):
 
 class Register(BaseModel):
     project: str
-    sequence: int = Field(0, description="jobs applied")
+    sequence: int = Field(0, description="changes applied: jobs, and people's reviews")
     jobs: list[str] = Field([], description="the jobs applied, in order")
+    applied: list[str] = Field(
+        [],
+        description="every change applied, in order: jobs' ids and review records' (a "
+        "correction, a decided proposal); the n-th made sequence n",
+    )
     sheets: dict[str, RegisterSheet] = {}
     proposals: list[ProposedMatch] = []
     updated_at: datetime | None = None
+
+    @model_validator(mode="after")
+    def _applied(self) -> "Register":
+        if not self.applied:  # kept before reviews reached the register: jobs only
+            self.applied = list(self.jobs)
+        return self
+
+    def sequence_of(self, applied: str) -> int | None:
+        """The sequence the change (a job, a review record) made; None: not applied."""
+        return self.applied.index(applied) + 1 if applied in self.applied else None
 
 
 class SheetOutcome(BaseModel):

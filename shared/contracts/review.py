@@ -3,7 +3,12 @@ reported problem dismissed or confirmed — each with who (the token's name), wh
 before and after, and why. Ingest writes them (``jobs/{id}/review/{record}.json``, one object
 per record, never touching what the pipeline stored); the report service rebuilds the report
 from the pipeline's results plus these records (kept in the bucket by
-``shared.infra.review_store``)."""
+``shared.infra.review_store``).
+
+A project's register has records of its own (``projects/{project}/review/{record}.json``): a
+proposed match accepted or rejected (ingest writes it), and a sheet the register moved to
+another number for a correction or an accepted proposal (its writer, the report service,
+writes it)."""
 
 from datetime import datetime
 from typing import Annotated, Literal
@@ -47,6 +52,49 @@ class ProblemReview(_Record):
 
 
 ReviewRecord = Annotated[SheetCorrection | ProblemReview, Field(discriminator="kind")]
+
+
+class _ProjectRecord(BaseModel):
+    record_id: str = Field(
+        description="orders the records: when it was made, then a random part",
+        examples=["20260529T090000123456-1a2b3c4d"],
+    )
+    project: str = Field(examples=["tower-b"])
+    by: str = Field(description="the name of the token that made it", examples=["dana"])
+    at: datetime
+    reason: str = Field(examples=["the same drawing: the set was renumbered in Addendum 2"])
+
+
+class ProposalDecision(_ProjectRecord):
+    """A proposed match (``shared.contracts.register.ProposedMatch``) as a person decided it."""
+
+    kind: Literal["proposal"] = "proposal"
+    proposal_id: str = Field(examples=["A109--A102"])
+    sheet_key: str = Field(description="the new number, as compared", examples=["A109"])
+    matches_key: str = Field(description="the number it may be, as compared", examples=["A102"])
+    decision: Literal["accepted", "rejected"]
+
+
+class SheetMoved(_ProjectRecord):
+    """What the register did for a correction or an accepted proposal: the sheet under
+    ``from_key`` now stands under ``to_key``, its versions with it (after those ``to_key``
+    held, when it held a sheet already)."""
+
+    kind: Literal["moved"] = "moved"
+    from_key: str = Field(examples=["A102"])
+    to_key: str = Field(examples=["A109"])
+    from_number: str = Field(description="as printed before", examples=["A-102"])
+    to_number: str = Field(description="as printed now", examples=["A-109"])
+    job_id: str = Field(description="the upload whose page the review was about")
+    page_number: int = Field(ge=1)
+    cause: Literal["correction", "proposal"]
+    cause_record_id: str = Field(
+        description="the correction (the job's review) or the decision (the project's)"
+    )
+    versions: int = Field(ge=1, description="versions the sheet has under to_key now")
+
+
+ProjectRecord = Annotated[ProposalDecision | SheetMoved, Field(discriminator="kind")]
 
 
 def sheet_values(

@@ -26,6 +26,7 @@ from shared.contracts.messages import (
     PageStructured,
     PageVerified,
     ProblemReviewed,
+    ProposalDecided,
     RegisterUpdated,
     ReportReady,
     SheetCorrected,
@@ -66,3 +67,4 @@ PROBLEM_REVIEWED = Subject("problem.reviewed", ProblemReviewed)
 WEBHOOK_DELIVER = Subject("webhook.deliver", DeliverWebhook)
 SHEET_REVISED = Subject("sheet.revised", SheetRevised)
 REGISTER_UPDATED = Subject("register.updated", RegisterUpdated)
+PROPOSAL_DECIDED = Subject("proposal.decided", ProposalDecided)

@@ -29,7 +29,10 @@ EVENTS: dict[Subject, str] = {
     subjects.WEBHOOK_DELIVER: "command: attempt one webhook delivery (the webhooks service's own)",
     subjects.SHEET_REVISED: "a project's sheet has a new version: what changed, counted, with "
     "the keys of its delta and overlay",
-    subjects.REGISTER_UPDATED: "a job's sheets joined its project's register (once per job)",
+    subjects.REGISTER_UPDATED: "a job's sheets joined its project's register (once per job), "
+    "or a person's review changed it (once per record)",
+    subjects.PROPOSAL_DECIDED: "a person accepted or rejected a proposed match of a project's "
+    "register",
 }
 
 

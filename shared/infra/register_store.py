@@ -43,11 +43,12 @@ async def read_register(
 
 
 async def commit_register(
-    bucket: Bucket, state: StateStore, register: Register, *, revision: int | None
+    bucket: Bucket, state: StateStore, register: Register, *, revision: int | None, applied: str
 ) -> str | None:
-    """Store ``register`` and make it current unless another writer moved the head since
-    ``revision`` was read; its key, or None when it lost (what it stored is removed)."""
-    key = Keys.register_snapshot(register.project, register.sequence, register.jobs[-1])
+    """Store ``register`` (``applied`` names the change: a job's id, a review record's) and
+    make it current unless another writer moved the head since ``revision`` was read; its
+    key, or None when it lost (what it stored is removed)."""
+    key = Keys.register_snapshot(register.project, register.sequence, applied)
     await bucket.put_json(key, register)
     head = RegisterHead(sequence=register.sequence, key=key)
     if await state.put_if(head_key(register.project), head, revision=revision):

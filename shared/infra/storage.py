@@ -83,6 +83,16 @@ class Keys:
         return Keys.page(job_id, page_number, "thumb.jpg")
 
     @staticmethod
+    def full_image(job_id: str, page_number: int) -> str:
+        """The page rendered large, for a person to zoom into (made when first asked for)."""
+        return Keys.page(job_id, page_number, "full.png")
+
+    @staticmethod
+    def download(job_id: str, name: str) -> str:
+        """A download made from the job's report (the linked set, the zip of its sheets)."""
+        return f"jobs/{job_id}/downloads/{name}"
+
+    @staticmethod
     def text(job_id: str, page_number: int) -> str:
         """The page's words (``TextLayer``)."""
         return Keys.page(job_id, page_number, "text.json")
@@ -137,24 +147,49 @@ class Keys:
     # A project's drawing register (``shared.contracts.register``), kept apart from any job's
     # keys: a job's own artifacts may be removed while the register still needs its sheets.
     @staticmethod
+    def projects() -> str:
+        """Every project's keys."""
+        return "projects/"
+
+    @staticmethod
     def project(project: str) -> str:
         return f"projects/{project}/"
 
     @staticmethod
     def register_snapshots(project: str) -> str:
-        """Every register the project has had, one per job applied."""
+        """Every register the project has had, one per change applied (a job, a review)."""
         return f"projects/{project}/register/"
 
     @staticmethod
-    def register_snapshot(project: str, sequence: int, job_id: str) -> str:
-        return f"{Keys.register_snapshots(project)}{sequence:08d}-{job_id}.json"
+    def register_snapshot(project: str, sequence: int, applied: str) -> str:
+        """The register after its ``sequence``-th change: ``applied`` names it (a job's id,
+        a review record's)."""
+        return f"{Keys.register_snapshots(project)}{sequence:08d}-{applied}.json"
+
+    @staticmethod
+    def register_outcomes(project: str, job_id: str) -> str:
+        return f"projects/{project}/jobs/{job_id}-"
 
     @staticmethod
     def register_outcome(project: str, job_id: str, sequence: int) -> str:
         """What a job did to the register (``shared.contracts.register.RegisterOutcome``),
-        applied as its ``sequence``-th job: an attempt that lost the race to another job's writes
-        another key than the one that won."""
-        return f"projects/{project}/jobs/{job_id}-{sequence:08d}.json"
+        applied as its ``sequence``-th change: an attempt that lost the race to another change
+        writes another key than the one that won."""
+        return f"{Keys.register_outcomes(project, job_id)}{sequence:08d}.json"
+
+    @staticmethod
+    def review_applied(project: str, record_id: str) -> str:
+        """What a review record did to the register (``services.report.register_review``)."""
+        return f"projects/{project}/applied/{record_id}.json"
+
+    @staticmethod
+    def project_reviews(project: str) -> str:
+        """The project's review records (``shared.contracts.review``: decisions, moves)."""
+        return f"projects/{project}/review/"
+
+    @staticmethod
+    def project_review(project: str, record_id: str) -> str:
+        return f"{Keys.project_reviews(project)}{record_id}.json"
 
     @staticmethod
     def sheet_version(project: str, sheet_key: str, job_id: str, name: str) -> str:

@@ -32,6 +32,7 @@ import imagecodecs
 import numpy
 import pymupdf
 
+from shared.contracts.interfaces import Raster
 from shared.pagetext import Box, Word
 from shared.pdf.sources import PDF_LOCK, open_pdf
 
@@ -105,17 +106,6 @@ TURNS = (0, 90, 180, 270)
 _MARGIN_PT = 4.0
 
 _NON_SPACE = re.compile(r"\S+")
-
-
-@dataclass(frozen=True)
-class Raster:
-    """Gray pixels of a region of the displayed page: pixel (column, row) shows the page
-    point ``(x0 + column / zoom, y0 + row / zoom)``."""
-
-    pixels: numpy.ndarray
-    zoom: float  # pixels per PDF point
-    x0: float
-    y0: float
 
 
 def render_area(pdf: bytes, page_number: int, area: Box, dpi: float) -> Raster:
@@ -339,7 +329,9 @@ class OcrEngine:
                 if turned_score > score:
                     line, text, score, layout = turned, turned_text, turned_score, turned_layout
             if score >= MIN_SCORE and text.strip():
-                words += _words(line, text, layout)
+                for word in _words(line, text, layout):
+                    word.confidence = round(score, 3)
+                    words.append(word)
         return words
 
 

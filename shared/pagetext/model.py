@@ -45,6 +45,12 @@ class Word(BaseModel):
         "words; absent for OCR and annotation words)",
         exclude_if=lambda font: font is None,
     )
+    confidence: float | None = Field(
+        None,
+        description="OCR words: the recogniser's confidence in the line it read (0-1); "
+        "absent for the text layer's own words",
+        exclude_if=lambda confidence: confidence is None,
+    )
 
 
 class TextLayer(BaseModel):
@@ -72,7 +78,14 @@ class TextLayer(BaseModel):
     fonts: list[str] = Field(
         [],
         description="the fonts the text layer's words are set in (Word.font), as the PDF "
-        "names them: a broken text encoding is a font's, so checks sample by font",
+        "names them: a broken text encoding is a font's, so checks sample by font; two "
+        "entries may share a name (two font objects)",
+    )
+    font_xrefs: list[int | None] = Field(
+        [],
+        description="each font's object number in the document (same order as fonts; none "
+        "for a font outside the page's resources): a font is its object, read once per "
+        "document",
     )
 
     @model_validator(mode="after")

@@ -61,15 +61,22 @@ def api_client(
     )
 
 
+TOKEN_HINT = "pass the API's token with --token or set SHEETFLOW_API_TOKEN"
+
+
 def error_detail(response: httpx.Response) -> str:
-    """The API's ``{"error", "detail"}`` body as a sentence, or the raw text."""
+    """The API's ``{"error", "detail"}`` body as a sentence, or the raw text; a refused
+    token (401) says how to give one."""
     try:
         body = response.json()
     except ValueError:
-        return response.text.strip()[:300] or response.reason_phrase
-    if isinstance(body, dict) and "detail" in body:
-        return f"{body['detail']} ({body.get('error', response.status_code)})"
-    return json.dumps(body)[:300]
+        said = response.text.strip()[:300] or response.reason_phrase
+    else:
+        if isinstance(body, dict) and "detail" in body:
+            said = f"{body['detail']} ({body.get('error', response.status_code)})"
+        else:
+            said = json.dumps(body)[:300]
+    return f"{said}; {TOKEN_HINT}" if response.status_code == 401 else said
 
 
 def wait_ready(
@@ -112,6 +119,18 @@ def submit_file(client: httpx.Client, pdf: Path, project: str | None = None) -> 
     if r.status_code != 202:
         raise CliError(f"the API rejected {pdf.name} (HTTP {r.status_code}): {error_detail(r)}")
     return r.json()
+
+
+def call_api(client: httpx.Client, method: str, path: str, **kwargs: Any) -> httpx.Response:
+    """One request to the API: its answer when 2xx, else a CliError with the API's words."""
+    try:
+        r = client.request(method, path, **kwargs)
+    except httpx.HTTPError as exc:
+        api = redact_url(str(client.base_url))
+        raise CliError(f"could not reach the API at {api}: {exc}") from None
+    if not r.is_success:
+        raise CliError(f"the API refused {method} {path} (HTTP {r.status_code}): {error_detail(r)}")
+    return r
 
 
 def job_status(client: httpx.Client, job_id: str) -> dict[str, Any] | None:
@@ -171,14 +190,15 @@ def follow_job(
 
 
 def fetch_reports(client: httpx.Client, job_id: str, out_dir: Path) -> dict[str, Any]:
-    """Write ``report.json``, ``report.html`` and the sheet log ``sheets.csv`` into
-    ``out_dir``; the parsed report."""
+    """Write ``report.json``, ``report.html``, the sheet log ``sheets.csv`` and the set
+    bookmarked and linked, ``set.pdf``, into ``out_dir``; the parsed report."""
     deadline = time.monotonic() + REPORT_TIMEOUT_S
     files: dict[str, bytes] = {}
     served = (
         ("report.json", "report"),
         ("report.html", "report.html"),
         ("sheets.csv", "sheets.csv"),
+        ("set.pdf", "set.pdf"),
     )
     for name, path in served:
         while name not in files:

@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import urljoin
@@ -34,11 +35,12 @@ from shared.contracts.report import report_json_schema
 from shared.infra.exiting import exit_now
 from shared.infra.llm import check_model_server, model_settings_warnings
 from shared.infra.redact import redact_url
-from shared.infra.settings import Settings
+from shared.infra.settings import Settings, unknown_variables
 from sheetflow.cli.client import (
     POLL_S,
     api_client,
     api_url,
+    call_api,
     own_token,
     submit_file,
     wait_and_report,
@@ -50,6 +52,7 @@ from sheetflow.cli.present import (
     EXIT_OK,
     CliError,
     conclude,
+    proposals_table,
     stderr,
     stdout,
     supervisor_line,
@@ -64,12 +67,12 @@ from sheetflow.endpoints import (
     write_endpoints,
 )
 from sheetflow.runtime import (
-    SERVICES,
     ManagedProcess,
     Supervisor,
     free_port,
     supervised_stack,
 )
+from sheetflow.services import PIPELINE, SERVICES
 
 
 class _Cli(typer.Typer):
@@ -89,17 +92,29 @@ class _Cli(typer.Typer):
 
 app = _Cli(
     help="sheetflow: turn PDF drawing sets into structured, verified, per-sheet data.",
+    # Click's own help: it wraps to the terminal (80 columns read well) and names a flag
+    # without a type label ("<bool>").
+    rich_markup_mode=None,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
 
 READY_TIMEOUT_S = 180.0
+
+
+class Decision(StrEnum):
+    accept = "accept"
+    reject = "reject"
+
+
 PROJECT_HELP = (
     "the project whose drawing register the file's sheets join (its changes are printed); "
     "1-64 letters, digits, '-' or '_'"
 )
-OUT_HELP = "where report.json, report.html and sheets.csv go (default ./sheetflow-out/JOB_ID)"
+OUT_HELP = (
+    "where report.json, report.html, sheets.csv and set.pdf go (default ./sheetflow-out/JOB_ID)"
+)
 
 
 @contextlib.contextmanager
@@ -121,6 +136,8 @@ def stop_on_signals() -> Iterator[None]:
 
 
 def load_settings() -> Settings:
+    for name in unknown_variables(os.environ):
+        stderr.print(f"[yellow]warning:[/] {name} names no setting: it is ignored")
     try:
         return Settings()
     except ValidationError as exc:
@@ -280,6 +297,7 @@ def print_endpoints(
         ("NATS", f"{redact_url(live.nats_url or '')}{nats_note}"),
         ("S3", f"{live.s3_endpoint} bucket {live.s3_bucket}{s3_note}"),
         ("API", api),
+        ("screen", f"{api}/app/  (sign in with an API token)" if live.tokens else f"{api}/app/"),
         ("API docs", f"{api}/docs"),
         ("AsyncAPI", f"{api}/asyncapi.json"),
         ("logs", str(data_dir / "logs")),
@@ -297,7 +315,7 @@ def print_endpoints(
 
 @app.command()
 def run(
-    file: Annotated[Path, typer.Argument(help="the PDF drawing set")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="the PDF drawing set")],
     out: Annotated[Path | None, typer.Option(help=OUT_HELP)] = None,
     extract_workers: Annotated[int, typer.Option(min=1, help="extract worker processes")] = 1,
     timeout: Annotated[float, typer.Option(min=1, help="seconds to wait for the job")] = 3600,
@@ -361,7 +379,7 @@ def run_job(settings: Settings, job: RunJob) -> int:
     if not settings.webhooks:
         # The run's stack is its own (fresh stores, an API on a free port): the only webhooks
         # it can deliver are those the settings fix, so without any it spares that start.
-        services = tuple(name for name in services if name != "webhooks")
+        services = tuple(name for name in services if name in PIPELINE)
     with stop_on_signals(), contextlib.ExitStack() as stack:
         with stderr.status("starting NATS, S3 and the services"):
             live, supervisor = stack.enter_context(
@@ -410,20 +428,24 @@ def remove_finished_runs(runs: Path) -> None:
             shutil.rmtree(workdir, ignore_errors=True)
 
 
+ApiOption = Annotated[
+    str | None,
+    typer.Option(
+        help="base URL of the ingest API, e.g. http://host:8080 (default: the `sheetflow "
+        "up` running from this directory)"
+    ),
+]
+TokenOption = Annotated[
+    str | None,
+    typer.Option(envvar="SHEETFLOW_API_TOKEN", show_default=False, help="bearer token"),
+]
+
+
 @app.command()
 def submit(
-    file: Annotated[Path, typer.Argument(help="the PDF drawing set")],
-    api: Annotated[
-        str | None,
-        typer.Option(
-            help="base URL of the ingest API, e.g. http://host:8080 (default: the `sheetflow "
-            "up` running from this directory)"
-        ),
-    ] = None,
-    token: Annotated[
-        str | None,
-        typer.Option(envvar="SHEETFLOW_API_TOKEN", show_default=False, help="bearer token"),
-    ] = None,
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="the PDF drawing set")],
+    api: ApiOption = None,
+    token: TokenOption = None,
     wait: Annotated[bool, typer.Option(help="follow the job and fetch its report")] = False,
     out: Annotated[Path | None, typer.Option(help=OUT_HELP)] = None,
     timeout: Annotated[float, typer.Option(min=1, help="seconds to wait with --wait")] = 3600,
@@ -433,7 +455,7 @@ def submit(
     with user_errors():
         pdf = existing_file(file)
         project = project_id(project)
-        api = api or running_up(load_settings(), "an API to send to: pass --api URL").api
+        api = api or running_up(load_settings(), "no API to send to: pass --api URL").api
         with api_client(api, token) as client:
             created = submit_file(client, pdf, project)
             stdout.print(f"job {created['job_id']}")
@@ -444,6 +466,57 @@ def submit(
                 return
             report, out_dir = wait_and_report(client, created["job_id"], out, timeout=timeout)
     raise typer.Exit(conclude(report, out_dir))
+
+
+@app.command()
+def proposals(
+    project: Annotated[str, typer.Argument(help="the project")],
+    api: ApiOption = None,
+    token: TokenOption = None,
+) -> None:
+    """List the matches PROJECT's register proposed for sheets that look renumbered, with
+    their ids and statuses (proposed, accepted, rejected)."""
+    with user_errors():
+        project = project_id(project) or ""
+        api = api or running_up(load_settings(), "API to ask: pass --api URL").api
+        with api_client(api, token) as client:
+            found = call_api(client, "GET", f"/v1/projects/{project}/proposals").json()
+        # Imported here, as in `events`: the register's models load only when a command uses them.
+        from shared.contracts.register import ProposedMatch
+
+        listed = [ProposedMatch.model_validate(p) for p in found]
+        if not listed:
+            stdout.print(f"project {project}: no proposed matches")
+            return
+        stdout.print(proposals_table(project, listed))
+
+
+@app.command()
+def decide(
+    project: Annotated[str, typer.Argument(help="the project")],
+    proposal: Annotated[str, typer.Argument(help="the proposal's id (see `sheetflow proposals`)")],
+    decision: Annotated[
+        Decision, typer.Argument(help="accept: the same drawing; reject: two drawings")
+    ],
+    reason: Annotated[str, typer.Option(help="why (kept in the record)")],
+    api: ApiOption = None,
+    token: TokenOption = None,
+) -> None:
+    """Accept or reject a proposed match of PROJECT's register: accepted, the old number's
+    versions follow the new number."""
+    with user_errors():
+        project = project_id(project) or ""
+        api = api or running_up(load_settings(), "API to send to: pass --api URL").api
+        body = {"decision": f"{decision.value}ed", "reason": reason}
+        with api_client(api, token) as client:
+            path = f"/v1/projects/{project}/proposals/{proposal}"
+            answer = call_api(client, "POST", path, json=body)
+        record = answer.json()
+        again = " (decided so before)" if answer.status_code == 200 else ""
+        stdout.print(
+            f"proposal {proposal} {record['decision']} by {record['by']}{again}: "
+            f"record {record['record_id']}"
+        )
 
 
 @app.command()
@@ -462,7 +535,7 @@ def events(
         url, namespace = nats_url or settings.nats_url, settings.namespace
         if not url:
             found = running_up(
-                settings, "NATS to listen to: pass --nats URL or set SHEETFLOW_NATS_URL"
+                settings, "no NATS to listen to: pass --nats URL or set SHEETFLOW_NATS_URL"
             )
             url, namespace = found.nats_url, found.namespace
             if found.nats_embedded:
@@ -479,12 +552,11 @@ def events(
 
 def running_up(settings: Settings, missing: str) -> Endpoints:
     """Where the `sheetflow up` of this data dir listens, or a CliError saying what is
-    missing (``missing`` completes "no ...")."""
+    ``missing`` ("no API to send to: ...") and why."""
     found = read_endpoints(settings.data_dir.resolve())
     if found is None:
         raise CliError(
-            f"no {missing}; no `sheetflow up` is running with data dir "
-            f"{settings.data_dir.resolve()}"
+            f"{missing}; no `sheetflow up` is running with data dir {settings.data_dir.resolve()}"
         )
     return found
 
@@ -515,7 +587,7 @@ def report_schema_cmd(
 
 @app.command()
 def worker(
-    name: Annotated[str, typer.Argument(help=f"one of: {', '.join(SERVICES)}")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help=f"one of: {', '.join(SERVICES)}")],
     concurrency: Annotated[
         int | None, typer.Option(min=1, help="pages in flight (extract only)")
     ] = None,
@@ -546,7 +618,7 @@ def worker(
 
 @app.command(hidden=True)
 def healthcheck(
-    name: Annotated[str, typer.Argument(help="the service this container runs")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="the service this container runs")],
     monitor: Annotated[
         str, typer.Option(help="NATS monitoring URL, or every cluster node's, comma-separated")
     ] = "http://nats:8222",

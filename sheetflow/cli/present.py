@@ -13,7 +13,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from shared.contracts.register import SheetOutcome, UnitCounts
+from shared.contracts.models import checked_sentence
+from shared.contracts.register import ProposedMatch, SheetOutcome, UnitCounts
 from shared.contracts.report import PageReport, Report, VerificationSummary
 from sheetflow.runtime import RuntimeStartError
 
@@ -60,7 +61,8 @@ def _verification_text(page: PageReport) -> str:
     if verification.unjudged:
         return "unjudged"
     if verification.ok:
-        return "ok"
+        checked = verification.checked
+        return f"ok ({checked.checked} of {checked.objects} checked)" if checked else "ok"
     return ", ".join(verification.kinds) or "problems"
 
 
@@ -114,6 +116,24 @@ def sheet_table(report: Report) -> Table:
     return table
 
 
+def proposals_table(project: str, proposals: list[ProposedMatch]) -> Table:
+    """The matches a project's register proposed, each with its id and its status."""
+    table = Table(title=f"proposed matches of project {project}")
+    for column in ("id", "new sheet", "same drawing as?", "title", "similarity", "status"):
+        table.add_column(column, overflow="fold")
+    for p in proposals:
+        status = f"{p.status} by {p.decided_by}: {p.reason or ''}" if p.decided_by else p.status
+        table.add_row(
+            escape(p.proposal_id),
+            escape(p.sheet_number),
+            escape(p.matches_number),
+            escape(p.sheet_title or "-"),
+            f"{p.similarity:.2f}",
+            escape(status),
+        )
+    return table
+
+
 def changes_lines(report: Report) -> list[str]:
     """What the job did to its project's register, counted."""
     changes = report.changes
@@ -154,14 +174,32 @@ def summary_lines(report: Report) -> list[str]:
             f"passed {verification.pages_passed} + with problems {verification.verify_failed} + "
             f"unjudged {verification.pages_unjudged} "
             f"(skipped blank {verification.pages_skipped_blank}), "
-            f"problem rate {f'{rate:.0%}' if rate is not None else '-'}"
+            f"problem rate {f'{rate:.0%}' if rate is not None else '-'}; "
+            + checked_sentence(
+                verification.objects_checked, verification.objects, verification.ocr_lines
+            )
         ),
         (
             f"guard: kept {guard.kept}, rescued {guard.rescued}, "
             f"vision unverified {guard.vision_unverified}, dropped {guard.dropped}"
         ),
         *_honesty_lines(verification),
+        *_unjudged_lines(report),
     ]
+
+
+# Unjudged pages named in the summary, at most; report.html names every one.
+UNJUDGED_NAMED = 5
+
+
+def _unjudged_lines(report: Report) -> list[str]:
+    """The unjudged pages (blank ones aside), each with why."""
+    why = [w for p in report.pages if (w := p.unjudged_why())]
+    if not why:
+        return []
+    more = len(why) - UNJUDGED_NAMED
+    tail = [f"and {more} more (report.html names them)"] if more > 0 else []
+    return ["unjudged: " + "; ".join(why[:UNJUDGED_NAMED] + tail)]
 
 
 def _honesty_lines(verification: VerificationSummary) -> list[str]:
@@ -207,6 +245,7 @@ def conclude(report: Report, out_dir: Path) -> int:
         stdout.print(escape(line))
     stdout.print(f"report: {out_dir / 'report.json'}  {out_dir / 'report.html'}")
     stdout.print(f"sheet log: {out_dir / 'sheets.csv'}")
+    stdout.print(f"linked set: {out_dir / 'set.pdf'}")
     failed = report.summary.failed_pages
     if report.status == "canceled":
         stderr.print("[red]error:[/] the job was canceled")

@@ -25,6 +25,7 @@ from shared.contracts.models import (
 from shared.contracts.register import ProposedMatch, RegisterOutcome, SheetOutcome, UnitCounts
 from shared.contracts.report import Report
 from shared.infra.storage import Keys
+from shared.pagetext import Box
 from shared.revisions.delta import SheetDelta, UnitChange
 from shared.sheet.header import SheetHeader
 
@@ -32,7 +33,7 @@ sync_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DESKTOP, PHONE = {"width": 1280, "height": 900}, {"width": 390, "height": 844}
-EVIDENCE_BOX = (120.0, 100.0, 900.0, 170.0)  # where page 2's misread note sits, in points
+EVIDENCE_BOX = Box(120.0, 100.0, 900.0, 170.0)  # where page 2's misread note sits, in points
 # Every element outside a scroll container must lie within the box of each ancestor that
 # clips its overflow, and the page must not be wider than the window.
 FIND_CLIPPED = """() => {
@@ -75,7 +76,7 @@ pytestmark = pytest.mark.skipif(
 
 def sheet_thumbnails() -> dict[int, bytes]:
     """Thumbnails of the tiny set, as the extract stage stores them."""
-    return {i + 1: render_thumbnail_jpeg(p) for i, p in enumerate(sheets_pdf())}
+    return {i + 1: render_thumbnail_jpeg(p) for i, p in enumerate(sheets_pdf().pages())}
 
 
 def sheets_pdf() -> pymupdf.Document:
@@ -250,7 +251,12 @@ def browser_page(viewport: dict, errors: list[str]) -> Iterator[Any]:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport=viewport)
-            page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+
+            def console(message: Any) -> None:
+                if message.type == "error":
+                    errors.append(message.text)
+
+            page.on("console", console)
             page.on("pageerror", lambda e: errors.append(str(e)))
             yield page
         finally:
@@ -376,7 +382,7 @@ def changes_report() -> tuple[Report, dict[str, tuple[SheetDelta, bytes | None]]
     delta = SheetDelta(
         changes=[
             UnitChange(
-                "changed", "note", note.format(2), note.format(5), (1, 2, 3, 4), (1, 2, 3, 4)
+                "changed", "note", note.format(2), note.format(5), Box(1, 2, 3, 4), Box(1, 2, 3, 4)
             ),
             UnitChange("changed", "title_field", "B", "C", None, None, field="revision"),
             UnitChange(

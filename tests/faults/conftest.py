@@ -2,10 +2,11 @@
 small drawing set, and the check that a report holds every page exactly once."""
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import pymupdf
 import pytest
 from pydantic import SecretStr
 
@@ -25,7 +26,11 @@ from tests.support.pdfs import add_notes_page, add_plan_page, add_schedule_page,
 
 
 def small_set(pages: int = 6) -> bytes:
-    builders = [add_notes_page, add_plan_page, add_schedule_page]
+    builders: list[Callable[[pymupdf.Document], object]] = [
+        add_notes_page,
+        add_plan_page,
+        add_schedule_page,
+    ]
     return make_pdf(*(builders[i % 3] for i in range(pages)))
 
 

@@ -75,7 +75,7 @@ def readyz(api: str) -> httpx.Response:
     return httpx.get(f"{api}/readyz", timeout=10)
 
 
-def until(predicate, timeout: float, what: str):  # type: ignore[no-untyped-def]
+def until(predicate, timeout: float, what: str):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with contextlib.suppress(httpx.HTTPError):

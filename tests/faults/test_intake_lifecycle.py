@@ -112,7 +112,7 @@ def _announced(count: int) -> Callable[[Settings], Awaitable[None]]:
             arrived = asyncio.Event()
             got = 0
 
-            async def one(_msg) -> None:  # type: ignore[no-untyped-def]
+            async def one(_msg) -> None:
                 nonlocal got
                 got += 1
                 if got >= count:

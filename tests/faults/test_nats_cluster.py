@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from shared.infra.settings import Settings
 from sheetflow import cli
-from sheetflow.runtime import SERVICES
+from sheetflow.services import SERVICES
 from tests.faults.conftest import assert_every_page_once, small_set, wait_for
 from tests.support.flows import wait_started
 from tests.support.nats_cluster import NatsCluster
@@ -57,7 +57,9 @@ def kv_stream(settings: Settings) -> str:
 def leader(settings: Settings, stream: str) -> str | None:
     """The server leading ``stream`` now; None while an election is on."""
     try:
-        return stream_info(settings, stream).cluster.leader
+        cluster = stream_info(settings, stream).cluster
+        assert cluster is not None, f"{stream} is not clustered"
+        return cluster.leader
     except (nats.errors.Error, TimeoutError):  # no responders during the election
         return None
 
@@ -72,8 +74,9 @@ def wait_for_leaders(settings: Settings, without: str) -> None:
         )
 
 
-def all_current(cluster: ClusterInfo, size: int) -> bool:
+def all_current(cluster: ClusterInfo | None, size: int) -> bool:
     """A leader and every other replica caught up with it."""
+    assert cluster is not None, "the stream is not clustered"
     replicas = cluster.replicas or []
     return bool(cluster.leader) and len(replicas) == size - 1 and all(r.current for r in replicas)
 

@@ -173,7 +173,7 @@ async def test_every_stage_message_twice_gives_identical_report(settings):
     pdf = small_set(4)
     with stack(settings, "ingest", "extract", "coverage", "verify", "report") as s:
         clean = s.wait_report(s.submit(pdf))
-        stop, seen = asyncio.Event(), []
+        stop, seen = asyncio.Event(), list[str]()
         tap = asyncio.create_task(duplicate_every_stage_message(settings, stop, seen))
         await asyncio.sleep(0.5)
         job_id = await asyncio.to_thread(lambda: s.submit(pdf))

@@ -14,8 +14,13 @@ import pytest
 from shared.infra.settings import Settings
 from sheetflow.credentials import AUTH_DIR
 from sheetflow.runtime import find_binary, free_port, settings_env
-from tests.faults.conftest import echo_page, with_model
-from tests.faults.test_never_lose_a_page import assert_every_page_once, small_set, wait_for
+from tests.faults.conftest import (
+    assert_every_page_once,
+    echo_page,
+    small_set,
+    wait_for,
+    with_model,
+)
 from tests.flow.test_cli_run import (
     assert_no_leftovers,
     clean_env,
@@ -37,6 +42,13 @@ def child_running(up: subprocess.Popen, marker: str) -> psutil.Process | None:
                 if child.status() != psutil.STATUS_ZOMBIE and marker in " ".join(child.cmdline()):
                     return child
     return None
+
+
+def live_child(up: subprocess.Popen, marker: str) -> psutil.Process:
+    """The live child of `sheetflow up` whose command line contains ``marker``."""
+    child = child_running(up, marker)
+    assert child is not None, f"no live child of `sheetflow up` runs {marker}"
+    return child
 
 
 def report_when_done(api: str, job_id: str, timeout: float) -> dict:
@@ -92,24 +104,26 @@ def test_up_restarts_a_killed_worker_and_nats_and_stops_on_a_crash_loop(tmp_path
                 timeout=60,
             ).json()["job_id"]
             wait_for(lambda: held, 60, "the first vision call")
-            child_running(up, "services.extract").kill()
+            live_child(up, "services.extract").kill()
             wait_for(
                 lambda: "extract-1 restarted" in said() or "extract-2 restarted" in said(),
                 60,
                 "the worker's restart",
             )
-            child_running(up, "nats-server").kill()
+            live_child(up, "nats-server").kill()
             wait_for(lambda: "restarted" in said().split("nats-", 1)[-1], 60, "NATS's restart")
             report = report_when_done(api, job_id, timeout=180)
             assert_every_page_once(report, 6)
 
             for _ in range(3):  # limit 2: the third crash within the window stops everything
-                doomed = child_running(up, "services.report")
+                doomed = live_child(up, "services.report")
                 doomed.kill()
 
                 def replaced_or_stopped(gone: int = doomed.pid) -> bool:
                     successor = child_running(up, "services.report")
-                    return up.poll() is not None or (successor and successor.pid != gone)
+                    return up.poll() is not None or (
+                        successor is not None and successor.pid != gone
+                    )
 
                 wait_for(replaced_or_stopped, 60, "the report service's restart or the stop")
             up.wait(120)
@@ -133,7 +147,7 @@ def page_readers_started(up: subprocess.Popen) -> bool:
             with contextlib.suppress(psutil.Error):
                 service = " ".join(child.cmdline()).rsplit("services.", 1)[-1]
                 grandchildren = child.children(recursive=True)
-                if any(g.parent().pid != child.pid for g in grandchildren):
+                if any(g.ppid() != child.pid for g in grandchildren):
                     readers.add(service)
     return {"ingest", "extract"} <= readers
 

@@ -106,6 +106,13 @@ def test_run_processes_the_example_and_leaves_nothing_running(tmp_path):
         sheet_log = list(csv.reader(sheets))
     assert sheet_log[0][:3] == ["page", "sheet_number", "sheet_title"]
     assert [row[0] for row in sheet_log[1:]] == [str(n) for n in range(1, page_count + 1)]
+    # The set bookmarked and labelled with its sheets beside them.
+    with pymupdf.open(out / "set.pdf") as linked:
+        assert linked.page_count == page_count
+        numbered = [p for p in report["pages"] if p["sheet"]["sheet_number"]]
+        labels = [linked[p["page_number"] - 1].get_label() for p in numbered]
+        assert labels == [p["sheet"]["sheet_number"] for p in numbered]
+        assert linked.get_toc()
     failed = report["summary"]["failed_pages"]
     assert proc.returncode == (2 if failed else 0), stderr
     assert report["status"] == ("partial" if failed else "complete")

@@ -49,6 +49,7 @@ def test_run_prints_its_report_before_stopping_and_cleans_up_finished_runs(tmp_p
         argv, cwd=tmp_path, env=clean_env(data_dir), stdout=subprocess.PIPE, text=True
     )
     alive_at_report: list[str] = []
+    assert proc.stdout
     for line in proc.stdout:
         if line.startswith("report: "):
             alive_at_report = service_children(proc.pid)
@@ -95,6 +96,7 @@ def test_up_tells_events_where_it_listens(tmp_path):
 
 async def publish_until_printed(url: str, login: dict, events: subprocess.Popen) -> str:
     """Publish a report.ready event until the `events` process prints a line; that line."""
+    assert events.stdout and events.stderr
     nc = await nats.connect(url, **login)
     loop = asyncio.get_running_loop()
     reading = loop.run_in_executor(None, events.stdout.readline)

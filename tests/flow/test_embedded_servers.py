@@ -193,6 +193,7 @@ def world_readable_files(root: Path) -> list[Path]:
 def secrets_of(settings: Settings, data_dir: Path) -> list[str]:
     """Every secret the embedded stack holds: its keys, passwords and private key."""
     auth = data_dir / AUTH_DIR
+    assert settings.s3_secret_key and settings.nats_password
     values = [settings.s3_secret_key.get_secret_value(), settings.nats_password.get_secret_value()]
     for line in (auth / "weed" / "security.toml").read_text().splitlines():
         if line.startswith("key = ") and "/" not in line:  # a JWT signing key, not a path
@@ -273,9 +274,11 @@ def test_a_port_taken_before_a_server_binds_it_moves_the_server(tmp_path: Path, 
         servers = EmbeddedServers(Settings(_env_file=None, data_dir=tmp_path))
         first = servers.launch()
         try:
+            assert first.nats_url and first.s3_endpoint
             assert first.nats_url.endswith(f":{taken}") and first.s3_endpoint.endswith(f":{taken}")
             assert servers.wait_ready() is True
             moved = servers.settings
+            assert moved.nats_url and moved.s3_endpoint
             assert taken not in (
                 int(moved.nats_url.rsplit(":", 1)[1]),
                 int(moved.s3_endpoint.rsplit(":", 1)[1]),

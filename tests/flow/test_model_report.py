@@ -9,7 +9,7 @@ import httpx
 import nats
 import pymupdf
 from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
+from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
 from sheetflow.cli.events import nats_options
@@ -59,7 +59,7 @@ def report_ready_validator(asyncapi: dict) -> tuple[str, Draft202012Validator]:
     channels = asyncapi["channels"].values()
     [channel] = [c for c in channels if c["address"].endswith(".report.ready")]
     message_ref = channel["messages"]["Message"]["$ref"]
-    registry = Registry().with_resource("urn:asyncapi", Resource(asyncapi, DRAFT202012))
+    registry = Registry().with_resource("urn:asyncapi", DRAFT202012.create_resource(asyncapi))
     payload = {"$ref": f"urn:asyncapi{message_ref}/payload"}
     return channel["address"], Draft202012Validator(payload, registry=registry)
 

@@ -15,7 +15,8 @@ import pytest
 from pydantic import SecretStr
 
 from shared.infra.settings import ApiToken, Settings
-from sheetflow.runtime import SERVICES, EmbeddedServers, free_port
+from sheetflow.runtime import EmbeddedServers, free_port
+from sheetflow.services import SERVICES
 from tests.support.buckets import remove_bucket
 from tests.support.sets import indexed_set
 from tests.support.stack import Stack, stack, stream_messages
@@ -176,7 +177,7 @@ def test_roles_on_the_running_api(review, subscribed, job):
     assert review.call("DELETE", f"/v1/jobs/{job}", "reader").status_code == 403
     assert httpx.get(f"{review.stack.api}/v1/jobs/{job}", timeout=10).status_code == 401
     # The access log names each request's token, never its value.
-    log = review.stack.procs["ingest"].log_path.read_text()  # type: ignore[union-attr]
+    log = review.stack.procs["ingest"].log_path.read_text()
     assert f'/v1/jobs/{job}/sheets.csv HTTP/1.1" 200 OK token=reader-bot' in log
     assert "token-of-" not in log
 

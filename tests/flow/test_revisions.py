@@ -7,6 +7,7 @@ same file again is re-issued unchanged, the renumbered sheet is proposed, never 
 taken for a new one; the API serves the register and report.html shows the changes."""
 
 import asyncio
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from typer.testing import CliRunner
 
 from shared.contracts import subjects
 from shared.contracts.register import Register
@@ -21,8 +23,10 @@ from shared.infra.jobs import KvStateStore
 from shared.infra.register_store import read_register
 from shared.infra.settings import Settings
 from shared.infra.storage import ObjectStore
+from sheetflow.cli import commands
 from sheetflow.registers import keep_project, project_dir, restore_project
-from sheetflow.runtime import SERVICES, EmbeddedServers, free_port
+from sheetflow.runtime import EmbeddedServers, free_port
+from sheetflow.services import SERVICES
 from tests.support.buckets import remove_bucket
 from tests.support.corpus import needs_corpus
 from tests.support.fakes import MemoryStateStore
@@ -223,3 +227,112 @@ async def register_of(settings: Settings) -> Register:
         )
     assert head is not None
     return register
+
+
+def until(revisions: Revisions, path: str, done, timeout: float = 60.0):
+    """GET the project's ``path`` until ``done`` holds for its JSON; that JSON."""
+    deadline = time.monotonic() + timeout
+    while True:
+        body = revisions.get(path).json()
+        if done(body) or time.monotonic() > deadline:
+            return body
+        time.sleep(0.3)
+
+
+def test_a_review_moves_sheets_in_the_register(revisions):
+    """Last in the module (it changes the register the tests above read): a fourth upload
+    renumbers S301 as S309 (a second proposal); the reviewer accepts S709 as S701 over the API
+    and rejects S309 as S301 with the CLI, and corrects S101 of the second upload to S105.
+    The register moves S701's version under S709 (its second version, diffed and announced),
+    keeps S301 and S309 apart, moves S101's two versions under S105 (announced again); the
+    project's review records say each decision and move, and the second upload's report
+    names S105."""
+    renumbered = edited(pages_of(SET[0], [SET[1][1]]), [(1, "S301", "S309", None)])
+    fourth = revisions.stack.submit(renumbered, name="issue-4.pdf", options={"project": PROJECT})
+    revisions.stack.wait_report(fourth, timeout=240)
+    proposals = {p["proposal_id"]: p for p in revisions.get("/proposals").json()}
+    assert {k: p["status"] for k, p in proposals.items()} == {
+        "S709--S701": "proposed",
+        "S309--S301": "proposed",
+    }
+
+    api = f"{revisions.stack.api}/v1/projects/{PROJECT}/proposals"
+    accept = {"decision": "accepted", "reason": "renumbered, the same framing details"}
+    r = httpx.post(f"{api}/S709--S701", json=accept, timeout=30)
+    assert r.status_code == 201, r.text
+    accepted = r.json()
+    again = httpx.post(f"{api}/S709--S701", json=accept, timeout=30)
+    assert again.status_code == 200 and again.json() == accepted
+    other = httpx.post(
+        f"{api}/S709--S701", json={"decision": "rejected", "reason": "not the same"}, timeout=30
+    )
+    assert other.status_code == 409 and other.json()["error"] == "already_decided"
+    missing = httpx.post(f"{api}/S1--S2", json=accept, timeout=30)
+    assert missing.status_code == 404 and missing.json()["error"] == "no_such_proposal"
+
+    runner = CliRunner()
+    cli = ["--api", revisions.stack.api]
+    result = runner.invoke(
+        commands.app, ["decide", PROJECT, "S309--S301", "reject", "--reason", "two sections", *cli]
+    )
+    assert result.exit_code == 0, result.output
+    assert "rejected" in result.output
+
+    fix = {"sheet_number": "S105", "reason": "the addendum renumbered the foundation plan"}
+    r = httpx.post(
+        f"{revisions.stack.api}/v1/jobs/{revisions.jobs[1]}/pages/1/sheet", json=fix, timeout=30
+    )
+    assert r.status_code == 201, r.text
+
+    def settled(body: dict) -> bool:
+        numbers = {s["sheet_number"] for s in body["sheets"]}
+        return "S105" in numbers and "S701" not in numbers
+
+    register = until(revisions, "/sheets", settled)
+    sheets = {s["sheet_number"]: s for s in register["sheets"]}
+    assert set(sheets) == {"S105", "S301", "S309", "S709"}
+    assert (sheets["S709"]["versions"], sheets["S105"]["versions"]) == (2, 2)
+    assert sheets["S301"]["versions"] == 2 and sheets["S309"]["versions"] == 1
+    versions = revisions.get("/sheets/S709/versions").json()
+    assert [(v["job_id"], v["sheet_number"]) for v in versions] == [
+        (revisions.jobs[0], "S701"),
+        (revisions.jobs[1], "S709"),
+    ]
+    assert versions[1]["delta_key"] and versions[1]["overlay_key"]
+    [change] = revisions.get("/sheets/S709/delta", **{"from": 1, "to": 2}).json()["changes"]
+    assert change["before"].replace("S701", "S709") == change["after"]  # the number, nothing else
+    decided = {p["proposal_id"]: p for p in revisions.get("/proposals").json()}
+    assert (decided["S709--S701"]["status"], decided["S309--S301"]["status"]) == (
+        "accepted",
+        "rejected",
+    )
+    listed = runner.invoke(commands.app, ["proposals", PROJECT, *cli])
+    assert listed.exit_code == 0 and "S309--S301" in listed.output and "rejected" in listed.output
+
+    records = until(revisions, "/review", lambda body: len(body) >= 4)
+    assert sorted((r["kind"], r.get("decision") or r.get("cause")) for r in records) == [
+        ("moved", "correction"),
+        ("moved", "proposal"),
+        ("proposal", "accepted"),
+        ("proposal", "rejected"),
+    ]
+    moves = {r["cause"]: r for r in records if r["kind"] == "moved"}
+    assert (moves["proposal"]["from_key"], moves["proposal"]["to_key"]) == ("S701", "S709")
+    assert (moves["correction"]["from_key"], moves["correction"]["to_key"]) == ("S101", "S105")
+
+    revised = asyncio.run(stream_messages(revisions.settings, subjects.SHEET_REVISED, expect=4))
+    assert sorted((e["sheet_number"], e["from_version"], e["to_version"]) for e in revised) == [
+        ("S101", 1, 2),
+        ("S105", 1, 2),
+        ("S301", 1, 2),
+        ("S709", 1, 2),
+    ]
+    updated = asyncio.run(stream_messages(revisions.settings, subjects.REGISTER_UPDATED, expect=7))
+    reviews = [e for e in updated if e["record_id"]]
+    assert sorted(e["moved"] for e in reviews) == [0, 1, 1]
+    report = revisions.stack.wait_report(revisions.jobs[1])
+    deadline = time.monotonic() + 60
+    while report["revision"] < 2 and time.monotonic() < deadline:
+        time.sleep(0.3)
+        report = revisions.stack.wait_report(revisions.jobs[1])
+    assert outcomes(report)["S105"]["from_version"] == 1

@@ -15,9 +15,11 @@ from services.coverage.metric import measure_coverage, uncovered_units
 from services.extract.offline.fallback import fallback_result
 from services.extract.reading.page import Readers
 from services.extract.rung1 import extract_rung1
-from services.verify.pipeline import OracleFindings, check_page
+from services.verify.checks.registry import EVERY, Registered, run_checks
+from services.verify.checks.text_layer import TextLayerCheck
+from services.verify.pipeline import gather_evidence
 from services.verify.verdict import page_verdict
-from shared.contracts.models import CoveredPage, PageVerdict
+from shared.contracts.models import CoveredPage, PageObject, PageVerdict
 from shared.infra.settings import Settings
 from shared.pagetext import TextLayer
 from shared.sheet.identity import decide_identity
@@ -57,13 +59,13 @@ def corpus_pages(*, text_layer_only: bool = False) -> list[tuple[str, int]]:
 class OfflinePage:
     layer: TextLayer
     covered: CoveredPage
-    findings: OracleFindings
+    objects: list[PageObject]  # with the text layer's verdicts
     verdict: PageVerdict
 
 
 def offline_page(file: str, page_number: int, settings: Settings, readers: Readers) -> OfflinePage:
     """One page through rung 1 (offline), the coverage ladder (fallback while below the
-    floor), sheet identity and the text oracle: what the services do, without the wire."""
+    floor), sheet identity and the text-layer check: what the services do, without the wire."""
     out = asyncio.run(
         extract_rung1(
             pdf_bytes(file), page_number, settings, None, readers=readers, worker_id="t", job_id="t"
@@ -102,7 +104,8 @@ def offline_page(file: str, page_number: int, settings: Settings, readers: Reade
         rungs=rungs,
         reading=result.reading,
     )
-    findings = check_page(covered, layer, out.png)
-    return OfflinePage(
-        layer, covered, findings, page_verdict(findings.objects, findings.page_problems)
-    )
+    evidence = gather_evidence(covered, layer, None, out.png, settings)
+    objects = [o.model_copy() for o in covered.objects]
+    only_text_layer = (Registered(TextLayerCheck(), replaces=EVERY),)
+    checked = asyncio.run(run_checks(only_text_layer, evidence, objects))
+    return OfflinePage(layer, covered, objects, page_verdict(objects, checked.problems))

@@ -2,6 +2,7 @@
 onto a new page of ``doc``; every ``*_pdf`` function returns a one-page PDF as bytes;
 ``drawing_set_pdf`` returns several kinds in one file."""
 
+import re
 from collections.abc import Callable
 
 import pymupdf
@@ -176,6 +177,42 @@ def garbled_notes_pdf() -> bytes:
     doc.update_object(xref, "<<>>")
     doc.update_stream(xref, cmap.encode())
     doc.xref_set_key(font, "ToUnicode", f"{xref} 0 R")
+    return doc.tobytes()
+
+
+SAME_NAMED_NOTES = ("GENERAL NOTES", "1. PROVIDE BLOCKING AT ALL GRAB BARS.")
+SAME_NAMED_LEGEND = "LEGEND: EXISTING WALL TO REMAIN"
+
+
+def same_named_fonts_pdf(pages: int = 1) -> bytes:
+    """Letter pages set in two embedded font objects of one name (``ArialMT``), as a CAD
+    plot through a PDF driver gives: the notes in one with a good /ToUnicode, a legend
+    line in the other, whose /ToUnicode names every character one code point on
+    ("LEGEND" is "MFHFOE" to a text reader). Every page uses the same two objects."""
+    doc = pymupdf.open()
+    good, broken = pymupdf.Font("helv").buffer, pymupdf.Font("cour").buffer
+    for _ in range(pages):
+        page = doc.new_page(width=LETTER[0], height=LETTER[1])
+        page.insert_font(fontname="F1", fontbuffer=good)
+        page.insert_font(fontname="F2", fontbuffer=broken)
+        for i, line in enumerate(SAME_NAMED_NOTES):
+            page.insert_text((72, 100 + 30 * i), line, fontname="F1", fontsize=12)
+        page.insert_text((72, 200), SAME_NAMED_LEGEND, fontname="F2", fontsize=12)
+    fonts = {xref: name for xref, _, _, _, name, *_ in doc[0].get_fonts(full=True)}
+    for xref in fonts:
+        doc.xref_set_key(xref, "BaseFont", "/ArialMT")
+        descendant = doc.xref_get_key(xref, "DescendantFonts")[1].strip("[]").split()[0]
+        doc.xref_set_key(int(descendant), "BaseFont", "/ArialMT")
+    (broken_font,) = (xref for xref, name in fonts.items() if name == "F2")
+    to_unicode = int(doc.xref_get_key(broken_font, "ToUnicode")[1].split()[0])
+
+    def shifted(m: re.Match) -> str:
+        code = int(m.group(2), 16)
+        return m.group(0) if code == 0x20 else f"{m.group(1)}<{code + 1:04X}>"
+
+    cmap = doc.xref_stream(to_unicode).decode()
+    cmap = re.sub(r"(<[0-9A-Fa-f]+>\s*<[0-9A-Fa-f]+>\s*)<([0-9A-Fa-f]{4})>", shifted, cmap)
+    doc.update_stream(to_unicode, cmap.encode())
     return doc.tobytes()
 
 

@@ -25,6 +25,7 @@ from services.extract.model.vision import build_vision_messages, parse_reply
 from services.extract.reading.textlayer import read_text_layer
 from shared.contracts.models import ObjectVerification, PageObject, PageVerdict
 from shared.contracts.report import PageReport, Report
+from shared.infra.settings import Settings
 from shared.sheet.fields import read_units
 from shared.sheet.header import SheetHeader
 
@@ -164,22 +165,35 @@ def test_corpus_score_counts_numbers_titles_refutations_and_dark_pages():
         page(
             4, None, None, [obj("offline", "confirmed", "ocr"), obj("offline", "uncertain", "ocr")]
         ),
-        page(5, None, None, [obj("offline", "uncertain", "ocr")]),
+        page(5, None, "GENERAL NOTES", [obj("offline", "uncertain", "ocr")]),
     ]
     pages[2].verification.kinds = ["text_layer_mismatch"]
-    sheets = [
+    sheets: list[dict] = [
         {"page": 1, "sheet_number": "A-101", "sheet_title": "FLOOR PLAN"},
         {"page": 2, "sheet_number": "A-102", "sheet_title": "ROOF PLAN"},
         {"page": 3, "sheet_number": None, "sheet_title": None},
         {"page": 4, "sheet_number": None, "sheet_title": None},
         {"page": 5, "sheet_number": None, "sheet_title": None},
     ]
-    score = corpus.score_report(Report.model_construct(pages=pages), sheets)
-    assert (score.numbers_right, score.numbers_labelled, score.numbers_invented) == (1, 2, 1)
-    assert (score.titles_right, score.titles_labelled) == (1, 2)
+    # Only the pages the score reads: the rest of a report is not built.
+    score = corpus.score_report(Report.model_construct(pages=pages), sheets)  # type: ignore[call-arg]
+    n = score.identity
+    assert (n.numbers_right, n.numbers_labelled, n.numbers_invented) == (1, 2, 1)
+    assert n.numbers_wrong == 1  # A102 is not A-102
+    # Page 2's missing title is a miss; page 5's title, where none is printed, is wrong.
+    assert (n.titles_right, n.titles_labelled, n.titles_wrong) == (1, 2, 1)
     assert (score.self_refuted, score.problem_pages, score.dark_text_pages) == (1, 1, 1)
     # The OCR check: page 4 judged by it (uncertain alone is no judgement), page 3 a mismatch.
     assert (score.text_pages, score.ocr_judged, score.ocr_mismatch) == (5, 1, 1)
+
+
+def test_corpus_variants_are_chosen_by_flag():
+    """``--variants`` reads the four renderings unless ``--only`` names some (or the
+    original), with ``--jobs`` files at once."""
+    args = corpus.parse_args(["--variants", "--files", "cray"])
+    assert args.variants and args.only == ["raster", "outlines", "turned90", "turned270"]
+    args = corpus.parse_args(["--variants", "--only", "original", "raster", "--jobs", "2"])
+    assert (args.only, args.jobs) == (["original", "raster"], 2)
 
 
 def test_ocr_title_hits_count_the_number_and_each_title_word():
@@ -201,7 +215,7 @@ def test_the_copy_model_returns_every_row_and_note_of_the_examples_whole():
     """bench.model_reading on the example set: a model copying each TEXT LAYER line as one
     object returns every schedule row and numbered note whole from the page reading, and
     few of them from the old line-per-cell text."""
-    settings = model_reading.Settings(_env_file=None)
+    settings = Settings(_env_file=None)
     pages = model_reading.read_layers(model_reading.EXAMPLES, settings)
     tallies = model_reading.measure(pages, settings)
     before, after = tallies["before"], tallies["after"]

@@ -7,12 +7,20 @@ import pytest
 from shared.infra.broker import faststream_logger
 
 
+class _Keeping(logging.Handler):
+    def __init__(self, records: list[logging.LogRecord]) -> None:
+        super().__init__()
+        self.records = records
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
 @pytest.fixture
 def captured():
     logger = faststream_logger("logtest")
     records: list[logging.LogRecord] = []
-    handler = logging.Handler()
-    handler.emit = records.append
+    handler = _Keeping(records)
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     yield logger, records

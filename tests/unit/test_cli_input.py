@@ -27,7 +27,9 @@ def docx(path: Path) -> None:
 def encrypted(path: Path) -> None:
     doc = pymupdf.open()
     doc.new_page().insert_text((72, 72), "SECRET")
-    path.write_bytes(doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="o", user_pw="u"))
+    path.write_bytes(
+        doc.tobytes(encryption=pymupdf.mupdf.PDF_ENCRYPT_AES_256, owner_pw="o", user_pw="u")
+    )
 
 
 @pytest.mark.parametrize(

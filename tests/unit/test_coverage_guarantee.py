@@ -10,6 +10,7 @@ from services.coverage.merge import merge_objects
 from services.coverage.metric import measure_coverage
 from services.extract.offline.fallback import fallback_stubs
 from services.extract.reading.textlayer import read_text_layer
+from shared.contracts.models import PageObject
 from tests.support import pdfs
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "drawing-set.pdf"
@@ -35,7 +36,7 @@ def text_pages():
 @pytest.mark.parametrize("text_layer", list(text_pages()))
 def test_empty_vision_reply_still_ends_covered(text_layer):
     """Vision found nothing and no model can structure: the ladder's fallback alone covers the page."""
-    objects = []
+    objects: list[PageObject] = []
     coverage = measure_coverage(text_layer, objects)
     rung = next_rung(
         has_text_layer=True,

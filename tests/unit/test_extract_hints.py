@@ -21,7 +21,7 @@ def test_prefixes_are_decoded_pdf_text_strings():
         r"1<</P(A/1 \(T01\) )/S/D/St 5>>"
         "3<</P<FEFF041B0438044104420020>/S/A>>]>>"
     )
-    assert [page_label(p) for p in doc] == [
+    assert [page_label(p) for p in doc.pages()] == [
         "[1] S-Cover",
         "A/1 (T01) 5",
         "A/1 (T01) 6",
@@ -42,12 +42,12 @@ def test_styles_and_kids_of_the_number_tree():
             {"startpage": 4, "prefix": "", "style": "a", "firstpagenum": 2},
         ]
     )
-    flat = [page_label(p) for p in doc]
+    flat = [page_label(p) for p in doc.pages()]
     kids = doc.get_new_xref()
     doc.update_object(kids, doc.xref_get_key(doc.pdf_catalog(), "PageLabels")[1])
     doc.xref_set_key(doc.pdf_catalog(), "PageLabels", f"<</Kids[{kids} 0 R]>>")
     assert flat == ["i", "ii", "S-1", "S-2", "b"]
-    assert [page_label(p) for p in doc] == flat
+    assert [page_label(p) for p in doc.pages()] == flat
 
 
 def test_a_file_without_labels_has_none():

@@ -120,7 +120,7 @@ async def test_truncated_reply_is_degraded(server, model, readers):
         notes_pdf(), 1, settings, client, readers=readers, worker_id="w", job_id="j"
     )
     result = out.result
-    assert result.status == "degraded" and "cut off" in result.reason
+    assert result.status == "degraded" and "cut off" in (result.reason or "")
     assert [o.source_text for o in result.objects] == [NOTE_1]
 
 
@@ -149,8 +149,8 @@ async def test_unparseable_twice_is_read_offline_and_degraded(server, model, rea
     out = await extract_rung1(
         notes_pdf(), 1, settings, client, readers=readers, worker_id="w", job_id="j"
     )
-    assert out.result.status == "degraded" and "could not be parsed" in out.result.reason
-    assert "could not be parsed" in out.result.model_failure
+    assert out.result.status == "degraded" and "could not be parsed" in (out.result.reason or "")
+    assert "could not be parsed" in (out.result.model_failure or "")
     assert out.result.rung == "offline" and out.result.objects
     assert out.text_layer.has_text_layer and out.png
 
@@ -162,8 +162,8 @@ async def test_model_server_down_is_read_offline_and_degraded(server, model, rea
     out = await extract_rung1(
         notes_pdf(), 1, settings, client, readers=readers, worker_id="w", job_id="j"
     )
-    assert out.result.status == "degraded" and "HTTP 500" in out.result.reason
-    assert "HTTP 500" in out.result.model_failure and out.result.objects
+    assert out.result.status == "degraded" and "HTTP 500" in (out.result.reason or "")
+    assert "HTTP 500" in (out.result.model_failure or "") and out.result.objects
     assert len(server.requests) == 2
 
 
@@ -277,7 +277,7 @@ async def test_structure_text_without_model_fails_cleanly(readers):
         )
     ).text_layer
     result = await structure_text(layer, Settings(_env_file=None), None, job_id="j")
-    assert result.status == "failed" and "no model" in result.reason
+    assert result.status == "failed" and "no model" in (result.reason or "")
 
 
 async def test_fallback_result_stubs_every_segment(readers):

@@ -4,7 +4,7 @@ import pymupdf
 
 from services.extract.reading.render import check_page_size, encode_png, render_page
 from services.extract.reading.textlayer import read_text_layer
-from tests.support.pdfs import ARCH_D, notes_pdf
+from tests.support.pdfs import ARCH_D, notes_pdf, same_named_fonts_pdf
 
 
 def _page(text: str, width: float = 612, height: float = 792) -> pymupdf.Page:
@@ -70,3 +70,18 @@ def test_absurd_page_size_is_refused_with_a_reason():
     reason = check_page_size(_page("X", 300 * 72, 100 * 72), 200)
     assert reason and "300" in reason and "inch" in reason
     assert check_page_size(_page("X"), 200) is None
+
+
+def test_two_font_objects_of_one_name_are_two_fonts():
+    """Words set in two font objects that share a name (ArialMT) are told apart by object:
+    each font of the layer names its xref, and the legend's words are the other font's."""
+    doc = pymupdf.open(stream=same_named_fonts_pdf())
+    layer = read_text_layer(doc[0], 1, min_chars=20)
+    assert layer.fonts == ["ArialMT", "ArialMT"]
+    xrefs = {xref: name for xref, _, _, _, name, *_ in doc[0].get_fonts(full=True)}
+    assert sorted(x for x in layer.font_xrefs if x is not None) == sorted(xrefs)
+    by_font = {
+        xrefs[layer.font_xrefs[f]]: {w.text for w in layer.words if w.font == f} for f in (0, 1)
+    }
+    assert by_font["F1"] >= {"GENERAL", "NOTES", "PROVIDE"}
+    assert len(by_font["F2"]) == 5 and "MFHFOE;" in by_font["F2"]  # the legend, shifted

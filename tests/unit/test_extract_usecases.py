@@ -1,7 +1,8 @@
 """Extract's use cases with in-memory stores and publisher, wired by the service's own
-bootstrap (the real page readers, no model): what rung 1 stores and announces, in which
-order, what a canceled job or an unreadable page leaves, and the answers to coverage's
-rung 2/3 requests."""
+bootstrap (no model; the page readers and the OCR engine faked: MuPDF's work runs in this
+process, OCR reads what it is told): what rung 1 stores and announces, in which order, what
+a canceled job, an unreadable page, a page past its limits or a scan leaves, and the answers
+to coverage's rung 2/3 requests."""
 
 from dataclasses import dataclass, field
 
@@ -33,9 +34,15 @@ from shared.infra.broker import PageFailure
 from shared.infra.jobs import JobRecord, JobStore, now
 from shared.infra.settings import Settings
 from shared.infra.storage import Keys
-from shared.pagetext import TextLayer
-from tests.support.fakes import MemoryBucket, MemoryStateStore, RecordingPublisher
-from tests.support.pdfs import notes_pdf
+from shared.pagetext import Box, TextLayer, Word
+from tests.support.fakes import (
+    InlinePageReader,
+    MemoryBucket,
+    MemoryStateStore,
+    RecordingPublisher,
+    ScriptedOcr,
+)
+from tests.support.pdfs import SCANNED_LINES, notes_pdf, scanned_pdf
 
 JOB = "j_00112233445566778899aabbccddeeff"
 PAGE_KEYS = ("text.json", "image.png", "thumb.jpg", "extracted.json")
@@ -43,10 +50,11 @@ PAGE_KEYS = ("text.json", "image.png", "thumb.jpg", "extracted.json")
 
 @dataclass
 class Rig:
-    """One extract worker's world: its stores and publisher, and the collaborators its
-    bootstrap wires from them (with the session's page readers)."""
+    """One extract worker's world: its stores, publisher and page readers, and the
+    collaborators its bootstrap wires from them."""
 
-    readers: Readers
+    pages: InlinePageReader = field(default_factory=InlinePageReader)
+    ocr: ScriptedOcr = field(default_factory=ScriptedOcr)
     bucket: MemoryBucket = field(default_factory=MemoryBucket)
     state: MemoryStateStore = field(default_factory=MemoryStateStore)
     publisher: RecordingPublisher = field(default_factory=RecordingPublisher)
@@ -58,7 +66,7 @@ class Rig:
             publisher=self.publisher,
             settings=Settings(_env_file=None),
             llm=None,
-            readers=self.readers,
+            readers=Readers(pages=self.pages, ocr=self.ocr),
             worker_id="extract@test:1",
         )
 
@@ -83,8 +91,8 @@ class Rig:
 
 
 @pytest.fixture
-def rig(readers: Readers) -> Rig:
-    return Rig(readers)
+def rig() -> Rig:
+    return Rig()
 
 
 async def test_a_page_is_stored_marked_then_announced(rig: Rig):
@@ -209,6 +217,43 @@ async def test_a_page_with_a_huge_image_fails_as_image_too_large_at_once(rig: Ri
     with pytest.raises(PageFailure, match=r"^image_too_large: .*60000 x 60000"):
         await extract(rig.io, task)
     assert rig.stored() == set()
+
+
+async def test_a_page_past_its_limits_fails_by_name_and_stores_nothing(rig: Rig):
+    """A page whose reading goes past its time or memory limit fails for good, saying so
+    in words a person reads; nothing is stored or announced."""
+    rig.pages.over_limit = {"read_page"}
+    task = await rig.job(notes_pdf())
+    with pytest.raises(PageFailure, match="page 1 is too complex to render within 60 s"):
+        await extract(rig.io, task)
+    assert rig.stored() == set()
+    assert rig.publisher.attempts == []
+
+
+async def test_a_scan_is_read_by_ocr_and_its_words_stand_in_for_a_text_layer(rig: Rig):
+    """A page that is only a picture of text is read by the OCR engine: its words are stored
+    as the page's words (marked OCR, not a text layer), read once from the area that holds
+    them, and the objects cite them."""
+    rig.ocr.words = [
+        Word(text=text, bbox=Box(60, 85 + 30 * i, 60 + 12 * len(text), 103 + 30 * i), size=18)
+        for i, text in enumerate(SCANNED_LINES)
+    ]
+    task = await rig.job(scanned_pdf())
+    await extract(rig.io, task)
+
+    layer = await rig.bucket.get_model(Keys.text(JOB, 1), TextLayer)
+    assert (layer.source, layer.has_text_layer) == ("ocr", False)
+    assert layer.line_texts == SCANNED_LINES
+    assert {w.origin for w in layer.words} == {"ocr"}
+    # The page read once, then the area holding its lines rendered closer for OCR.
+    assert rig.pages.calls[:2] == ["read_page", "render_area"]
+    assert rig.pages.calls.count("read_page") == 1
+    result = await rig.bucket.get_model(Keys.extracted(JOB, 1), ExtractionResult)
+    assert result.status == "ok" and result.objects
+    cited = {i for o in result.objects for i in o.evidence}
+    assert cited and cited <= {w.id for w in layer.words}
+    [event] = rig.publisher.on(subjects.PAGE_EXTRACTED)
+    assert not event.has_text_layer
 
 
 async def test_fallback_cites_the_lines_asked_for_and_answers_coverage(rig: Rig):

@@ -20,6 +20,7 @@ from tests.support.pdfs import (
     add_searchable_scan_page,
     make_pdf,
 )
+from tests.support.verdicts import verification
 
 
 def _layer(build) -> TextLayer:
@@ -132,7 +133,7 @@ async def test_extract_reads_a_searchable_scan_from_its_own_ocr_text(readers):
     verified = (
         await verify_page(covered, layer, pdf, out.png, settings, None, ocr=readers.ocr)
     ).verified
-    assert {o.verification.verdict for o in verified.objects} <= {"not_judged", "uncertain"}
+    assert {verification(o).verdict for o in verified.objects} <= {"not_judged", "uncertain"}
     assert verified.verdict.unjudged and verified.hidden_text is None
 
 

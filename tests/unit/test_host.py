@@ -4,6 +4,7 @@ host with its error (so that a supervisor restarts the whole process)."""
 
 import asyncio
 import contextlib
+import importlib
 import os
 import signal
 import types
@@ -45,7 +46,7 @@ def hosting(monkeypatch: pytest.MonkeyPatch, events: list[str], failing: str = "
             create_app=lambda settings: FakeApp(name, events, fails=name == failing)
         )
 
-    monkeypatch.setattr(host.importlib, "import_module", import_module)
+    monkeypatch.setattr(importlib, "import_module", import_module)
 
 
 def test_a_stop_signal_stops_every_hosted_service(monkeypatch):

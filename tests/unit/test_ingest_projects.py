@@ -25,6 +25,8 @@ def test_a_bad_project_id_in_the_route_is_refused_by_name(project):
         ("POST", f"/v1/projects/{project}/jobs"),
         ("GET", f"/v1/projects/{project}/sheets"),
         ("GET", f"/v1/projects/{project}/sheets/A-1/versions"),
+        ("GET", f"/v1/projects/{project}/proposals"),
+        ("GET", f"/v1/projects/{project}/review"),
     ):
         r = client.request(
             method, path, files={"file": ("a.pdf", b"%PDF-1.7")} if method == "POST" else None
@@ -59,7 +61,13 @@ def test_openapi_documents_the_project_routes_and_option():
         "/v1/projects/{project}/sheets/{sheet}/versions",
         "/v1/projects/{project}/sheets/{sheet}/delta",
         "/v1/projects/{project}/sheets/{sheet}/overlay.png",
+        "/v1/projects/{project}/proposals",
+        "/v1/projects/{project}/proposals/{proposal_id}",
+        "/v1/projects/{project}/review",
     } <= set(paths)
+    decide = paths["/v1/projects/{project}/proposals/{proposal_id}"]["post"]
+    assert {"200", "201", "404", "409"} <= set(decide["responses"])
+    assert decide["security"] == [{"HTTPBearer": ["reviewer"]}]
     delta = paths["/v1/projects/{project}/sheets/{sheet}/delta"]["get"]
     assert {p["name"] for p in delta["parameters"]} >= {"project", "sheet", "from", "to"}
     option = spec["components"]["schemas"]["JobOptions"]["properties"]["project"]

@@ -10,11 +10,13 @@ from urllib.parse import urlsplit
 
 import pytest
 import yaml
+from faststream.nats.subscriber.usecases.basic import LogicSubscriber
 from pydantic import ValidationError
 
 from services.extract.app import create_app as create_extract_app
 from shared.infra.settings import Settings, nats_server_list
-from sheetflow.runtime import SERVICES, find_binary
+from sheetflow.runtime import find_binary
+from sheetflow.services import SERVICES
 from tests.unit.test_config_docs import FIELDS, app_services
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,7 +93,9 @@ def namespace() -> str:
 
 def service_port(name: str, port: int) -> bool:
     service = of_kind("Service").get(name)
-    return bool(service) and port in {p["port"] for p in service["spec"]["ports"]}
+    if not service:
+        return False
+    return port in {p["port"] for p in service["spec"]["ports"]}
 
 
 def nats_pods() -> list[str]:
@@ -161,7 +165,12 @@ def test_settings_load_and_secrets_refuse_to_start_as_placeholders():
         Settings(
             _env_file=None, **{k.removeprefix("SHEETFLOW_").lower(): v for k, v in env.items()}
         )
-    real = {**env, "SHEETFLOW_S3_SECRET_KEY": "x" * 32, "SHEETFLOW_API_TOKEN": "y" * 32}
+    real = {
+        **env,
+        "SHEETFLOW_S3_SECRET_KEY": "x" * 32,
+        "SHEETFLOW_API_TOKEN": "y" * 32,
+        "SHEETFLOW_LINK_KEY": "z" * 32,
+    }
     settings = Settings(
         _env_file=None, **{k.removeprefix("SHEETFLOW_").lower(): v for k, v in real.items()}
     )
@@ -220,14 +229,18 @@ def test_nats_config_is_valid_and_routes_to_every_node(tmp_path):
     assert checked.returncode == 0, checked.stderr + checked.stdout
 
 
-def extract_consumers(stream_namespace: str) -> dict[str, str]:
+def extract_consumers(stream_namespace: str) -> dict[str | None, str]:
     """Durable consumer → subject, as the extract service declares them."""
     settings = Settings(
         _env_file=None, namespace=stream_namespace, nats_url="nats://unused:4222", s3_endpoint="x:1"
     )
     broker = create_extract_app(settings).broker
     assert broker is not None
-    return {sub.config.durable_name: sub.subject.template for sub in broker.subscribers}
+    return {
+        sub.config.durable_name: sub.subject.template
+        for sub in broker.subscribers
+        if isinstance(sub, LogicSubscriber)
+    }
 
 
 def test_keda_scales_extract_on_its_real_consumers():

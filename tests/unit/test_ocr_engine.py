@@ -36,6 +36,8 @@ def _page_image(pdf: bytes, max_px: int = 1000) -> tuple[bytes, float]:
 
 @pytest.fixture
 def ocr(readers: Readers) -> OcrEngine:
+    """The session's engine: the real one, whose models load once."""
+    assert isinstance(readers.ocr, OcrEngine)
     return readers.ocr
 
 
@@ -69,7 +71,7 @@ async def test_scanned_page_is_read_by_ocr_with_bboxes_in_points(readers):
     note = out.result.objects[texts.index("1. VERIFY ALL DIMENSIONS")]
     assert note.object_type == "general_note" and note.grounding == "ocr"
     # drawn at x=60 pt on a baseline at y=130 pt (18 pt text) in a 612 x 792 page
-    assert 50 < note.bbox[0] < 70 and 105 < note.bbox[1] < 135
+    assert note.bbox and 50 < note.bbox[0] < 70 and 105 < note.bbox[1] < 135
 
 
 def test_words_are_placed_along_their_line(ocr):

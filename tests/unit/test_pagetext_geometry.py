@@ -22,7 +22,7 @@ def test_a_box_is_stored_validated_and_compared_as_its_four_numbers():
     held = _Holder.model_validate_json('{"box": [1, 2.5, 3, 4]}')
     assert isinstance(held.box, Box) and held.box == (1.0, 2.5, 3.0, 4.0)
     assert held.model_dump_json() == '{"box":[1.0,2.5,3.0,4.0],"maybe":null}'
-    assert _Holder(box=[1, 2, 3, 4]).box == Box(1, 2, 3, 4)  # type: ignore[arg-type]
+    assert _Holder(box=[1, 2, 3, 4]).box == Box(1, 2, 3, 4)
     word = Word(text="A", bbox=(0.5, 1, 2, 3))
     assert json.loads(word.model_dump_json())["bbox"] == [0.5, 1.0, 2.0, 3.0]
     with pytest.raises(ValidationError):

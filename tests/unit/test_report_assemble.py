@@ -1,6 +1,7 @@
 """The report document: its shape, every page present, statuses and summary tallies."""
 
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import pytest
@@ -9,6 +10,8 @@ from services.report import assemble
 from services.report.assemble import NO_OUTCOME_REASON, FailedPage, JobInfo, PageOutcome
 from shared.contracts.messages import ReportReady
 from shared.contracts.models import (
+    BasisShare,
+    CheckedShare,
     Coverage,
     GuardCounts,
     ObjectVerification,
@@ -33,7 +36,7 @@ CREATED = datetime(2026, 5, 29, 9, 0, tzinfo=UTC)
 FINISHED = datetime(2026, 5, 29, 9, 5, tzinfo=UTC)
 
 
-def build_report(job: JobInfo, pages: list[PageOutcome], *, finished_at: datetime) -> dict:
+def build_report(job: JobInfo, pages: Sequence[PageOutcome], *, finished_at: datetime) -> dict:
     """The report as report.json holds it, checked against its JSON Schema."""
     report = assemble.build_report(job, pages, finished_at=finished_at)
     return assert_valid_report(report.model_dump(mode="json"))
@@ -207,7 +210,7 @@ def test_failed_page_named_with_stage_and_reason():
 
 def test_summary_counts():
     """Coverage, rung, verdict, kinds and sheet tallies count the right pages."""
-    pages = [
+    pages: list[PageOutcome] = [
         verified(1, ratio=1.0, sheet_number="A101", rungs=("vision",)),
         verified(
             2,
@@ -267,7 +270,7 @@ def test_verification_arithmetic_on_blank_unjudged_and_problem_pages():
     missing = PageVerdict(
         ok=False, problems=["m"], kinds=["content_missing"], blank_contradicted=True
     )
-    pages = [
+    pages: list[PageOutcome] = [
         verified(1, verdict=PageVerdict(ok=True, unjudged=True, skipped="blank")),
         verified(2, verdict=PageVerdict(ok=True, unjudged=True, reason="own", self_read=True)),
         verified(3, verdict=PageVerdict(ok=False, problems=["p"], kinds=["content_wrong"])),
@@ -283,10 +286,15 @@ def test_verification_arithmetic_on_blank_unjudged_and_problem_pages():
         "pages_blank": 2,
         "pages_self_read": 1,
         "pages_passed": 1,
+        "pages_passed_by_basis": {},  # none of these pages says what checked it
+        "objects": 0,
+        "objects_checked": 0,
+        "ocr_lines": 0,
         "verify_failed": 2,
         "problem_rate": round(2 / 3, 4),
         "kinds": {"content_missing": 1, "content_wrong": 1},
         "hidden_text_pages": [],
+        "blank_pages": [1, 6],
     }
     assert ver["pages_verified"] == ver["pages_passed"] + ver["verify_failed"] + 2
 
@@ -344,7 +352,7 @@ def test_mean_ratio_none_without_text_pages():
 
 def test_usage_and_timings_aggregate_over_pages():
     """Usage sums per stage across pages; timings give the per-stage median and max."""
-    pages = [
+    pages: list[PageOutcome] = [
         verified(
             1,
             usage={"extract": Usage(calls=1, prompt_tokens=100, completion_tokens=10)},
@@ -375,7 +383,7 @@ def test_usage_and_timings_aggregate_over_pages():
 def test_report_is_json_serialisable_and_ready_summary_is_compact():
     """The report survives json round-trip and the ReportReady summary carries the headline counts."""
 
-    pages = [
+    pages: list[PageOutcome] = [
         verified(
             1, ratio=0.8, verdict=PageVerdict(ok=False, problems=["x"], kinds=["content_wrong"])
         ),
@@ -416,3 +424,40 @@ def test_report_ready_carries_the_page_lists():
     coverage = json.loads(event.model_dump_json())["summary"]["extraction_coverage"]
     assert coverage["pages_below_floor"] == [1, 3] and coverage["fallback_pages"] == [1, 3]
     assert coverage["pages_below_floor_count"] == coverage["fallback_pages_count"] == 2
+
+
+def test_the_summary_counts_pages_passed_by_basis_and_what_was_checked():
+    """A passed page counts under every basis that confirmed on it (the OCR check's read of
+    the title block's number included); failed and unjudged pages under none; the objects
+    checked and the lines OCR read add up over the set."""
+
+    def share(by_basis: dict[str, int], *, objects: int = 4, title: bool = False):
+        return CheckedShare(
+            objects=objects,
+            checked=sum(by_basis.values()),
+            share_of_objects=0.0,
+            share_of_text=0.0,
+            by_basis={
+                b: BasisShare(objects=n, confirmed=n, share_of_objects=0, share_of_text=0)
+                for b, n in by_basis.items()
+            },
+            ocr_lines=2,
+            title_block_read=title,
+        )
+
+    pages = [
+        verified(1, verdict=PageVerdict(ok=True, checked=share({"ocr": 1}))),
+        verified(2, verdict=PageVerdict(ok=True, checked=share({"text_layer": 2, "judge": 1}))),
+        verified(3, verdict=PageVerdict(ok=True, checked=share({}, title=True))),
+        verified(4, verdict=PageVerdict(ok=True, unjudged=True, checked=share({}))),
+        verified(
+            5,
+            verdict=PageVerdict(
+                ok=False, problems=["p"], kinds=["content_wrong"], checked=share({"ocr": 1})
+            ),
+        ),
+    ]
+    v = build_report(job(5), pages, finished_at=FINISHED)["summary"]["verification"]
+    assert v["pages_passed"] == 3
+    assert v["pages_passed_by_basis"] == {"judge": 1, "ocr": 2, "text_layer": 1}
+    assert (v["objects"], v["objects_checked"], v["ocr_lines"]) == (20, 5, 10)

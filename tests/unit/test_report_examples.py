@@ -12,6 +12,7 @@ SCRIPT = Path(__file__).parents[2] / "examples" / "make_examples.py"
 @pytest.fixture(scope="module")
 def make_examples():
     spec = importlib.util.spec_from_file_location("make_examples", SCRIPT)
+    assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -24,7 +24,7 @@ from tests.support.sets import INDEX, facts_of, indexed_set
 @pytest.fixture(scope="module")
 def layers() -> dict[int, TextLayer]:
     doc = indexed_set()
-    return {n + 1: read_text_layer(page, n + 1, min_chars=1) for n, page in enumerate(doc)}
+    return {n + 1: read_text_layer(page, n + 1, min_chars=1) for n, page in enumerate(doc.pages())}
 
 
 def _sheets(layers: dict[int, TextLayer]) -> dict[int, SheetHeader]:

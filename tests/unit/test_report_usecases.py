@@ -144,6 +144,12 @@ async def test_the_report_waits_for_every_page_then_is_written_and_announced_onc
     assert job.report_key == REPORT_KEY
     (ready,) = rig.announcements()
     assert ready.report_key == REPORT_KEY and ready.summary.pages_failed == 1
+    # Links people open: relative without SHEETFLOW_PUBLIC_URL, the job's and each sheet's.
+    assert ready.links and ready.links.screen == f"/app/jobs/{JOB}"
+    assert ready.links.set_pdf == f"/v1/jobs/{JOB}/set.pdf"
+    (sheet,) = ready.summary.sheet_index
+    assert sheet.links and sheet.links.screen == f"/app/jobs/{JOB}/pages/1"
+    assert sheet.links.pdf == f"/v1/jobs/{JOB}/sheets/page-1.pdf"
     states = await JobStore(rig.state).page_states(JOB)
     assert states[2].stage == "failed"
 

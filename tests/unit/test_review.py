@@ -15,7 +15,7 @@ from services.ingest.corrections import ProblemDecision, SheetFix, correct_sheet
 from services.ingest.refusals import Refusal, RefusalKind
 from services.ingest.roles import Caller
 from services.ingest.sheetlog import sheet_log
-from services.ingest.usecases import accept_job
+from services.ingest.usecases import Collaborators, accept_job
 from services.report.assemble import JobInfo, build_report
 from services.report.facts import page_facts
 from services.report.html import render_report_html
@@ -137,7 +137,7 @@ def test_a_correction_shows_beside_the_original_and_the_set_step_reruns():
     assert f"<s>{PROBLEM}</s>" in html and "revision 3" in html
 
 
-def collaborators() -> object:
+def collaborators() -> Collaborators:
     return bootstrap(
         bucket=MemoryBucket(),
         state=MemoryStateStore(),
@@ -200,6 +200,7 @@ async def test_the_reviewers_records_say_who_before_after_and_why(tmp_path):
 
     stored = await review_records(io.bucket, job_id)
     assert [r.record_id for r in stored] == [first.record_id, second.record_id, decided.record_id]
+    assert isinstance(io.publisher, RecordingPublisher)
     corrected = io.publisher.on(subjects.SHEET_CORRECTED)
     reviewed = io.publisher.on(subjects.PROBLEM_REVIEWED)
     assert [e.after for e in corrected] == [first.after, second.after]
@@ -229,6 +230,7 @@ async def test_an_outage_is_a_503_not_an_internal_error(tmp_path):
     await io.bucket.put_json(Keys.report(job_id), build_report(job, list(PAGES), finished_at=WHEN))
     await io.jobs.update_job(job_id, status="complete", finished_at=now())
     gone = GoneBucket()
+    assert isinstance(io.bucket, MemoryBucket)
     gone.objects = io.bucket.objects
     io = dataclasses.replace(io, bucket=gone)
     with pytest.raises(Refusal) as refused:

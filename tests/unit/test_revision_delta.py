@@ -64,7 +64,8 @@ def rewritten(pdf: bytes, edits: list[tuple[list[Word], str]]) -> bytes:
                     )
                 )
         page.apply_redactions(
-            images=pymupdf.PDF_REDACT_IMAGE_NONE, graphics=pymupdf.PDF_REDACT_LINE_ART_NONE
+            images=pymupdf.mupdf.PDF_REDACT_IMAGE_NONE,
+            graphics=pymupdf.mupdf.PDF_REDACT_LINE_ART_NONE,
         )
         for words, text in edits:
             if text:
@@ -91,8 +92,8 @@ def moved(pdf: bytes, region: Box, target: Box) -> bytes:
         page = doc[0]
         page.add_redact_annot(pymupdf.Rect(region))
         page.apply_redactions(
-            images=pymupdf.PDF_REDACT_IMAGE_NONE,
-            graphics=pymupdf.PDF_REDACT_LINE_ART_REMOVE_IF_COVERED,
+            images=pymupdf.mupdf.PDF_REDACT_IMAGE_NONE,
+            graphics=pymupdf.mupdf.PDF_REDACT_LINE_ART_REMOVE_IF_COVERED,
         )
         page.show_pdf_page(pymupdf.Rect(target), source, 0, clip=pymupdf.Rect(region))
         return doc.tobytes()

@@ -24,6 +24,10 @@ ROUTES = {
     ("get", "/v1/jobs/{job_id}/pages/{page_number}/image.png"): "reader",
     ("get", "/v1/jobs/{job_id}/sheets.json"): "reader",
     ("get", "/v1/jobs/{job_id}/sheets.csv"): "reader",
+    ("get", "/v1/jobs/{job_id}/sheets/{sheet}.pdf"): "reader",
+    ("get", "/v1/jobs/{job_id}/sheets.zip"): "reader",
+    ("get", "/v1/jobs/{job_id}/set.pdf"): "reader",
+    ("get", "/v1/{resource}/link"): "reader",
     ("post", "/v1/jobs"): "submitter",
     ("delete", "/v1/jobs/{job_id}"): "submitter",
     ("post", "/v1/jobs/{job_id}/pages/{page_number}/sheet"): "reviewer",
@@ -39,6 +43,9 @@ ROUTES = {
     ("get", "/v1/projects/{project}/sheets/{sheet}/versions"): "reader",
     ("get", "/v1/projects/{project}/sheets/{sheet}/delta"): "reader",
     ("get", "/v1/projects/{project}/sheets/{sheet}/overlay.png"): "reader",
+    ("get", "/v1/projects/{project}/proposals"): "reader",
+    ("post", "/v1/projects/{project}/proposals/{proposal_id}"): "reviewer",
+    ("get", "/v1/projects/{project}/review"): "reader",
 }
 TOKENS = [
     ApiToken(name=f"{role}-bot", role=role, token=SecretStr(f"tok-{role}-9x")) for role in ROLES
@@ -58,6 +65,7 @@ def api(**more) -> TestClient:
 def request(client: TestClient, method: str, path: str, token: str | None):
     url = path.replace("{job_id}", JOB.rsplit("/", 1)[1]).replace("{page_number}", "1")
     url = url.replace("{webhook_id}", "wh_1").replace("{delivery_id}", "d1")
+    url = url.replace("{resource}", f"{JOB[4:]}/set.pdf").replace("{proposal_id}", "A1--A2")
     url = url.replace("{problem}", "1").replace("{project}", "tower-b").replace("{sheet}", "A-1")
     if path.endswith(("/delta", "/overlay.png")):
         url += "?from=1&to=2"
@@ -66,6 +74,8 @@ def request(client: TestClient, method: str, path: str, token: str | None):
         return client.post(url, headers=headers, files={"file": ("a.pdf", b"%PDF-1.7")})
     if method == "post":
         body = {"url": "https://example.com/h", "events": ["report.ready"]}
+        if "/proposals/" in path:
+            body = {"decision": "accepted", "reason": "the same drawing"}
         if "/pages/" in path:
             body = {"sheet_number": "A-1", "decision": "dismiss", "reason": "checked"}
         return client.post(url, headers=headers, json=body)

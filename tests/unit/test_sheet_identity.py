@@ -3,11 +3,14 @@ source, and the order between them."""
 
 import ast
 from pathlib import Path
+from typing import Literal
 
 from shared.sheet.header import SheetHeader
 from shared.sheet.identity import claimed_number, decide_identity, read_from_page
 from shared.sheet.reading import FieldReading, SheetReading
 from shared.sheet.sheet_set import Correction
+
+SetBasis = Literal["set_template", "scheme", "bookmark", "drawing_index"]
 
 READING = SheetReading(
     number=FieldReading(text="A-101", word_ids=[7]),
@@ -16,10 +19,10 @@ READING = SheetReading(
 )
 
 
-def _set(basis: str, now: str = "A-102", title: str | None = "INDEX TITLE") -> Correction:
+def _set(basis: SetBasis, now: str = "A-102", title: str | None = "INDEX TITLE") -> Correction:
     return Correction(
         page_number=3, was="A-101", now=now, sheet_title=title, basis=basis, source="x"
-    )  # type: ignore[arg-type]
+    )
 
 
 def test_the_reading_alone_gives_the_printed_identity_and_fields():

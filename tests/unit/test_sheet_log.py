@@ -7,7 +7,7 @@ import io
 from datetime import UTC, datetime
 
 from services.ingest.sheetlog import COLUMNS, UTF8_BOM, sheet_log, to_csv
-from services.report.assemble import FailedPage, JobInfo, build_report
+from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
 from shared.contracts.models import Coverage, PageVerdict, VerifiedPage
 from shared.sheet.header import SheetHeader
 
@@ -36,7 +36,7 @@ def verified(n: int, number: str | None, title: str | None, verdict: PageVerdict
 
 
 def report():
-    pages = [
+    pages: list[PageOutcome] = [
         verified(1, "A-101", "GRUNDRISS ERDGESCHOß", PageVerdict(ok=True)),
         verified(
             2,
@@ -74,6 +74,9 @@ def test_one_row_per_page_with_every_column():
         "verdict",
         "problems",
         "correction_state",
+        "review_priority",
+        "review_reasons",
+        "checked",
     )
 
 

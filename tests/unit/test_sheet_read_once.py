@@ -5,10 +5,12 @@ service's use cases, wired by their own bootstraps over in-memory stores."""
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
 import shared.sheet.reader
+import shared.sheet.view
 from services.coverage import usecases as coverage
 from services.coverage.bootstrap import bootstrap as coverage_bootstrap
 from services.extract import usecases as extract
@@ -54,7 +56,11 @@ class Job:
     publisher: RecordingPublisher = field(default_factory=RecordingPublisher)
 
     async def run(self, pdf: bytes, pages: int) -> None:
-        common = {"bucket": self.bucket, "state": self.state, "publisher": self.publisher}
+        common: dict[str, Any] = {
+            "bucket": self.bucket,
+            "state": self.state,
+            "publisher": self.publisher,
+        }
         ex = extract_bootstrap(
             **common, settings=self.settings, llm=None, readers=self.readers, worker_id="x:1"
         )
@@ -98,7 +104,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Counter[int]:
     """The title-block reader's readings of a page, by page: however it is called (every
     reading of a title block starts by laying out the page's views)."""
     counted: Counter[int] = Counter()
-    real = shared.sheet.reader.views
+    real = shared.sheet.view.views
 
     def counting(layer):
         counted[layer.page_number] += 1

@@ -37,7 +37,7 @@ def wait_exit(proc: ManagedProcess) -> None:
 
 
 def test_a_dead_process_is_reaped_and_restarted_after_its_backoff(tmp_path):
-    clock, said = Clock(), []
+    clock, said = Clock(), list[str]()
     supervisor = Supervisor(limit=3, window_s=60, backoff_s=1, say=said.append, clock=clock)
     first = short_lived(tmp_path)
     supervisor.watch([first])
@@ -79,7 +79,7 @@ def test_crashes_past_the_limit_within_the_window_stop_with_the_name_and_log(tmp
 
 
 def test_crashes_further_apart_than_the_window_never_add_up(tmp_path):
-    clock, said = Clock(), []
+    clock, said = Clock(), list[str]()
     supervisor = Supervisor(limit=1, window_s=60, backoff_s=1, say=said.append, clock=clock)
     supervisor.watch([short_lived(tmp_path)])
     for _ in range(4):

@@ -143,7 +143,11 @@ def test_bare_sheet_label_only_in_the_title_block():
 
 def test_bare_title_label_in_the_title_block():
     """A lone TITLE label in the title block leads to the stacked title lines below it."""
-    texts = [(TB_X, 1500, "TITLE:", 6), (TB_X, 1520, "ROOF", 14), (TB_X, 1538, "FRAMING PLAN", 14)]
+    texts: list[Text] = [
+        (TB_X, 1500, "TITLE:", 6),
+        (TB_X, 1520, "ROOF", 14),
+        (TB_X, 1538, "FRAMING PLAN", 14),
+    ]
     texts += [(TB_X, 1560, "SCALE:", 6), (TB_X, 1575, "AS NOTED", 10)]
     assert title_block_sheet_title(text_layer(BODY + texts)) == "ROOF FRAMING PLAN"
 

@@ -14,12 +14,13 @@ from services.extract.reading.page import Readers
 from services.extract.reading.textlayer import read_text_layer
 from services.extract.rung1 import extract_rung1
 from shared.infra.settings import Settings
-from shared.pagetext import TextLayer, fold_dashes
+from shared.pagetext import TextLayer
 from shared.sheet.decide import decide_set
 from shared.sheet.index import expand_index
 from shared.sheet.reading import SheetReading, read_sheet
 from shared.sheet.tokens import sheet_key
 from tests.support.corpus import manifest, needs_corpus, pdf_bytes
+from tests.support.identity import Tally, same_number, same_title
 
 # The readings are shared: the three tests run in one worker (``--dist loadgroup``) and read
 # the set once. OCR of the scanned sets takes most of it (minutes, until OCR is made fast).
@@ -33,6 +34,8 @@ pytestmark = [
 # less a page.
 NUMBERS_RIGHT = 0.98
 TITLES_RIGHT = 0.97
+# Wrong titles, a share of the manifest's pages: today's (the goal is none).
+WRONG_TITLES = 0.02
 # On the pages with a usable text layer (the scans wait for OCR to improve).
 TEXT_NUMBERS_RIGHT = 1.0
 TEXT_TITLES_RIGHT = 0.98
@@ -109,18 +112,12 @@ def _text_layer_files() -> set[str]:
     return {e["file"] for e in manifest() if e["text_layer_usable"] is not False}
 
 
-def _number_right(got: str | None, number: str) -> bool:
-    return bool(got) and fold_dashes(got or "").replace(" ", "") == fold_dashes(number).replace(
-        " ", ""
-    )
-
-
 def test_sheet_numbers_on_real_sets(readers):
     """A share of the printed sheet numbers are read exactly (Unicode dashes aside): all of
     them on pages with a text layer."""
     labelled = [(f, n, number) for f, n, number, _ in _printed() if number]
     right = {
-        (f, n) for f, n, number in labelled if _number_right(identities(readers)[(f, n)][0], number)
+        (f, n) for f, n, number in labelled if same_number(identities(readers)[(f, n)][0], number)
     }
     misses = sorted({(f, n) for f, n, _ in labelled} - right)
     assert len(right) >= NUMBERS_RIGHT * len(labelled), (
@@ -143,20 +140,40 @@ def test_no_number_on_a_page_that_prints_none(readers):
 
 def test_sheet_titles_on_real_sets(readers):
     """A share of the printed titles are read, compared without case or whitespace."""
-
-    def key(text: str | None) -> str:
-        return "".join(fold_dashes(text or "").upper().split())
-
     labelled = [(f, n, title) for f, n, _, title in _printed() if title]
     wrong = [
         (f, n, identities(readers)[(f, n)][1])
         for f, n, title in labelled
-        if key(identities(readers)[(f, n)][1]) != key(title)
+        if not same_title(identities(readers)[(f, n)][1], title)
     ]
     assert len(labelled) - len(wrong) >= TITLES_RIGHT * len(labelled), wrong
     text = [(f, n) for f, n, _ in labelled if f in _text_layer_files()]
     text_wrong = [w for w in wrong if w[0] in _text_layer_files()]
     assert len(text) - len(text_wrong) >= TEXT_TITLES_RIGHT * len(text), text_wrong
+
+
+def _tally(readers) -> Tally:
+    tally = Tally()
+    for f, n, number, title in _printed():
+        tally.count(f"{f} p{n}", identities(readers)[(f, n)], (number, title))
+    return tally
+
+
+def test_wrong_titles_on_real_sets(readers):
+    """No more than today's share of the manifest's pages gets a wrong title (a title
+    reported that is not the printed one, or one on a page that prints none)."""
+    tally = _tally(readers)
+    assert tally.titles_wrong <= WRONG_TITLES * tally.pages, tally.misses
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 36: titles still come from text outside a title field (no abstention yet)",
+)
+def test_no_wrong_title_on_real_sets(readers):
+    """The goal: no page of a real set gets a title that is not the printed one."""
+    tally = _tally(readers)
+    assert tally.titles_wrong == 0, tally.misses
 
 
 def test_every_printed_drawing_index_is_read_and_matched(readers):

@@ -47,7 +47,7 @@ def _readings(doc: pymupdf.Document) -> dict[int, SheetReading]:
         marks.setdefault(page_number, []).append(title)
     return {
         n + 1: read_sheet(read_text_layer(page, n + 1, min_chars=1), bookmarks=marks.get(n + 1))
-        for n, page in enumerate(doc)
+        for n, page in enumerate(doc.pages())
     }
 
 

@@ -2,8 +2,11 @@
 the witnesses that contradict a page declared empty are named."""
 
 import pymupdf
+import pytest
+from pydantic import ValidationError
 
 from services.verify.blank import ink_share, page_emptiness
+from services.verify.tolerances import VerifyTolerances
 from shared.contracts.models import PageObject
 from shared.pagetext import TextLayer, Word, laid_out
 
@@ -54,9 +57,9 @@ def test_contradiction_names_every_witness():
     """A page declared empty is contradicted by each witness, all named in one sentence; a
     page with objects or no image to look at is not contradicted."""
     both = page_emptiness(_layer(has_text=True, drawings=True), [], _png("NOTES"))
-    assert both.contradiction.startswith("No objects were extracted, but the page has")
+    assert (both.contradiction or "").startswith("No objects were extracted, but the page has")
     for witness in ("a text layer (5 characters)", "vector drawings", "ink on"):
-        assert witness in both.contradiction
+        assert witness in (both.contradiction or "")
     assert not both.ink_only
     assert page_emptiness(_layer(), [PageObject(object_id="a")], _png("X")).contradiction is None
     assert page_emptiness(_layer(), [], None).contradiction is None
@@ -65,4 +68,17 @@ def test_contradiction_names_every_witness():
 def test_ink_alone_is_an_ink_only_page():
     """A raster with marks and no text layer or drawing: contradicted by its ink alone."""
     ink = page_emptiness(_layer(), [], _png("SCANNED NOTES"))
-    assert ink.ink_only and "ink on" in ink.contradiction and not ink.blank
+    assert ink.ink_only and "ink on" in (ink.contradiction or "") and not ink.blank
+
+
+def test_the_blank_tolerances_are_passed_per_call():
+    """Today's values by default; a caller's own (frozen) tolerances weigh the same image
+    otherwise: a lighter mark counted as ink, a page of a little ink counted as empty."""
+    assert VerifyTolerances() == VerifyTolerances(near_white=230, max_blank_ink=0.001)
+    marked = _png("SCANNED NOTES")
+    assert page_emptiness(_layer(), [], marked).ink_only
+    tolerant = VerifyTolerances(max_blank_ink=0.5)
+    assert page_emptiness(_layer(), [], marked, tolerant).blank
+    assert ink_share(marked, near_white=1) < ink_share(marked) < ink_share(marked, near_white=256)
+    with pytest.raises(ValidationError):
+        tolerant.max_blank_ink = 0.0  # type: ignore[misc]

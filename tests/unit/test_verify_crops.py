@@ -6,6 +6,7 @@ import pytest
 from services.verify.crops import choose_images, render_crop_jpeg
 from shared.contracts.models import PageObject
 from shared.infra.storage import Keys
+from shared.pagetext import Box
 
 
 @pytest.fixture
@@ -24,27 +25,27 @@ def _size(jpeg: bytes) -> tuple[int, int]:
 
 def test_crop_is_a_jpeg_sized_by_dpi_and_margin(page):
     """bbox 100x50 pt + 36 pt margin each side at 144 dpi is 344x244 px."""
-    jpeg = render_crop_jpeg(page, (100, 100, 200, 150), dpi=144, margin_pts=36)
+    jpeg = render_crop_jpeg(page, Box(100, 100, 200, 150), dpi=144, margin_pts=36)
     assert jpeg[:3] == b"\xff\xd8\xff"
-    assert _size(jpeg) == (pytest.approx(344, abs=1), pytest.approx(244, abs=1))
-    wide = render_crop_jpeg(page, (100, 100, 200, 150), dpi=288, margin_pts=36)
-    assert _size(wide) == (pytest.approx(688, abs=1), pytest.approx(488, abs=1))
-    tight = render_crop_jpeg(page, (100, 100, 200, 150), dpi=144, margin_pts=0)
-    assert _size(tight) == (pytest.approx(200, abs=1), pytest.approx(100, abs=1))
+    assert _size(jpeg) == pytest.approx((344, 244), abs=1)
+    wide = render_crop_jpeg(page, Box(100, 100, 200, 150), dpi=288, margin_pts=36)
+    assert _size(wide) == pytest.approx((688, 488), abs=1)
+    tight = render_crop_jpeg(page, Box(100, 100, 200, 150), dpi=144, margin_pts=0)
+    assert _size(tight) == pytest.approx((200, 100), abs=1)
 
 
 def test_crop_is_clipped_to_the_page(page):
     """A bbox in the corner grows only inward: the margin stops at the page edge."""
-    jpeg = render_crop_jpeg(page, (0, 0, 50, 20), dpi=72, margin_pts=36)
-    assert _size(jpeg) == (pytest.approx(86, abs=1), pytest.approx(56, abs=1))
-    jpeg = render_crop_jpeg(page, (590, 770, 612, 792), dpi=72, margin_pts=36)
-    assert _size(jpeg) == (pytest.approx(58, abs=1), pytest.approx(58, abs=1))
+    jpeg = render_crop_jpeg(page, Box(0, 0, 50, 20), dpi=72, margin_pts=36)
+    assert _size(jpeg) == pytest.approx((86, 56), abs=1)
+    jpeg = render_crop_jpeg(page, Box(590, 770, 612, 792), dpi=72, margin_pts=36)
+    assert _size(jpeg) == pytest.approx((58, 58), abs=1)
 
 
 def test_huge_crop_is_capped_in_pixels(page):
     """A whole-page evidence area at 300 dpi is rendered under the pixel cap."""
     w, h = _size(
-        render_crop_jpeg(page, (0, 0, 612, 792), dpi=300, margin_pts=0, max_pixels=1_000_000)
+        render_crop_jpeg(page, Box(0, 0, 612, 792), dpi=300, margin_pts=0, max_pixels=1_000_000)
     )
     assert w * h <= 1_000_000 and w > 500
 
@@ -61,7 +62,7 @@ def test_located_objects_get_crops_instead_of_the_full_page():
     """Every object located: only crops, keyed under pages/{n}/crops/."""
     choice = choose_images(
         _objects("N1", "N/2"),
-        {"N1": (1, 1, 2, 2), "N/2": (3, 3, 4, 4)},
+        {"N1": Box(1, 1, 2, 2), "N/2": Box(3, 3, 4, 4)},
         page_number=3,
         page_png=b"png",
         render=_render,
@@ -78,7 +79,7 @@ def test_a_miss_adds_the_full_page():
     """One object in scope without a located bbox brings the full page image too."""
     choice = choose_images(
         _objects("N1", "G1"),
-        {"N1": (1, 1, 2, 2)},
+        {"N1": Box(1, 1, 2, 2)},
         page_number=1,
         page_png=b"png",
         render=_render,
@@ -95,7 +96,7 @@ def test_crops_off_or_no_renderer_means_full_page_only():
     for hi_dpi, render in ((False, _render), (True, None)):
         choice = choose_images(
             _objects("N1"),
-            {"N1": (1, 1, 2, 2)},
+            {"N1": Box(1, 1, 2, 2)},
             page_number=1,
             page_png=b"png",
             render=render,
@@ -110,7 +111,7 @@ def test_image_budget_keeps_a_slot_for_the_full_page():
     ids = ["a", "b", "c", "d"]
     choice = choose_images(
         _objects(*ids),
-        dict.fromkeys(ids, (1, 1, 2, 2)),
+        dict.fromkeys(ids, Box(1, 1, 2, 2)),
         page_number=1,
         page_png=b"png",
         render=_render,
@@ -143,7 +144,7 @@ def test_a_crop_that_fails_to_render_falls_back_to_the_full_page(page):
 
     choice = choose_images(
         _objects("N1", "N2"),
-        {"N1": (100, 130, 200, 145), "N2": (5000, 5000, 5100, 5100)},
+        {"N1": Box(100, 130, 200, 145), "N2": Box(5000, 5000, 5100, 5100)},
         page_number=1,
         page_png=b"png",
         render=render,

@@ -6,12 +6,14 @@ import re
 import pytest
 
 from services.verify import judge as judge_module
+from services.verify.checks.base import Finding
+from services.verify.checks.registry import registered, settle
 from services.verify.crops import JudgeImage
 from services.verify.judge import (
     JudgeVerdict,
     build_judge_messages,
+    judge_finding,
     judge_page,
-    merge_judge,
     parse_judge_reply,
     select_scope,
     text_excerpt,
@@ -140,7 +142,7 @@ def test_partly_valid_reply_keeps_the_valid_entries():
     assert (
         outcome.judged
         and set(outcome.verdicts) == {"N1"}
-        and "1 judge entries ignored" in outcome.reason
+        and "1 judge entries ignored" in (outcome.reason or "")
     )
 
 
@@ -158,7 +160,7 @@ def test_verdict_label_outside_the_vocabulary_is_a_refutation_quoting_it():
     outcome = parse_judge_reply(content, ["N1", "N2"])
     n1 = outcome.verdicts["N1"]
     assert n1.verdict == "refuted" and n1.label == "partially correct" and n1.kind == "misread"
-    assert '"partially correct"' in n1.problem
+    assert '"partially correct"' in (n1.problem or "")
     assert outcome.verdicts["N2"].verdict == "confirmed" and outcome.reason is None
 
 
@@ -170,7 +172,8 @@ def test_out_of_vocabulary_label_on_a_confirmed_object_is_a_judge_refuted_proble
     judged = parse_judge_reply(content, ["N1"]).verdicts["N1"]
     result, disagreement = merge_judge(obj, judged, NO_TEXT_LAYER)
     assert result.verdict == "refuted" and result.kind == "judge_refuted"
-    assert result.judge_kind == "misread" and '"wrong"' in result.problem
+    assert result.judge_kind == "misread" and '"wrong"' in (result.problem or "")
+    assert disagreement is not None
     assert disagreement["kept"] == "judge" and disagreement["judge"]["label"] == "wrong"
 
 
@@ -180,6 +183,13 @@ def test_judges_own_kind_is_kept_beside_the_normalised_one():
     judged = JudgeVerdict("N1", "refuted", kind="content_wrong")
     result, _ = merge_judge(obj, judged, NO_TEXT_LAYER)
     assert (result.kind, result.judge_kind) == ("judge_refuted", "content_wrong")
+
+
+def merge_judge(obj: PageObject, judged: JudgeVerdict, page_reading):
+    """The object's verification once the judge has spoken, and the disagreement recorded:
+    the judge's finding settled in the judge's place among the registered checks."""
+    judge = next(e for e in registered(None, None) if e.second_opinion)
+    return settle(judge, obj, Finding(judge_finding(obj, judged, page_reading), judged.as_dict()))
 
 
 def text_layer_of(*lines: str):
@@ -210,8 +220,8 @@ def test_judge_cannot_overturn_an_oracle_refutation():
     result, disagreement = merge_judge(obj, JudgeVerdict("N1", "confirmed"), NO_TEXT_LAYER)
     assert result.verdict == "refuted" and result.kind == "content_wrong"
     assert result.actual_text == "(5) 2X6 STUD PACK"
-    assert result.judge["verdict"] == "confirmed"
-    assert disagreement["kept"] == "oracle" and disagreement["object_id"] == "N1"
+    assert result.judge and result.judge["verdict"] == "confirmed"
+    assert disagreement and disagreement["kept"] == "oracle" and disagreement["object_id"] == "N1"
 
 
 def test_judge_refutation_of_a_confirmed_object_is_kept_as_judge_refuted():
@@ -223,7 +233,8 @@ def test_judge_refutation_of_a_confirmed_object_is_kept_as_judge_refuted():
     result, disagreement = merge_judge(obj, judged, page)
     assert result.verdict == "refuted" and result.kind == "judge_refuted"
     assert result.actual_text == "room 110"  # the page's own words
-    assert 'the sheet says "room 110"' in result.problem and disagreement["kept"] == "judge"
+    assert disagreement is not None
+    assert 'the sheet says "room 110"' in (result.problem or "") and disagreement["kept"] == "judge"
 
 
 def test_judge_reading_the_text_layer_does_not_carry_is_never_the_actual_text():
@@ -238,12 +249,12 @@ def test_judge_reading_the_text_layer_does_not_carry_is_never_the_actual_text():
     ):
         result, _ = merge_judge(obj, judged, page)
         assert result.kind == "judge_refuted" and result.actual_text is None
-        assert "ROOM 111" in result.problem and "text layer" in result.problem
-        assert result.judge["actual_text"] == "ROOM 111"
+        assert "ROOM 111" in (result.problem or "") and "text layer" in (result.problem or "")
+        assert result.judge and result.judge["actual_text"] == "ROOM 111"
     result, _ = merge_judge(
         obj, JudgeVerdict("R1", "refuted", actual_text="ROOM 110"), NO_TEXT_LAYER
     )
-    assert result.actual_text is None and "does not carry" in result.problem
+    assert result.actual_text is None and "does not carry" in (result.problem or "")
 
 
 def test_judge_decides_what_the_oracle_did_not_judge():
@@ -308,7 +319,7 @@ async def test_unusable_twice_is_unjudged_with_the_reason(server, llm):
     script(server, ModelReply(content='{"objects": "none"}'))
     outcome = await judge_page(llm, "m", [_obj("N1")], "x", IMAGES)
     assert not outcome.judged and len(server.requests) == 2
-    assert "no objects list (asked twice)" in outcome.reason
+    assert "no objects list (asked twice)" in (outcome.reason or "")
     assert outcome.usage["verify"].calls == 2
 
 
@@ -318,7 +329,7 @@ async def test_cut_off_reply_is_unjudged_even_where_it_parses_and_is_never_cappe
     script(server, ModelReply(content=VALID_VERDICT, finish_reason="length"))
     outcome = await judge_page(llm, "m", [_obj("N1", source_text="x")], "x", IMAGES)
     assert not outcome.judged and outcome.verdicts == {}
-    assert "cut off at the token limit" in outcome.reason and len(server.requests) == 2
+    assert "cut off at the token limit" in (outcome.reason or "") and len(server.requests) == 2
     assert all("max_tokens" not in request for request in server.requests)
 
 
@@ -326,7 +337,7 @@ async def test_failed_call_is_unjudged_and_zero_images_never_call(server, llm):
     """A model error leaves the page unjudged; a scope with no image is skipped without a call."""
     script(server, ModelReply(status=500, body={"error": {"message": "model overloaded"}}))
     outcome = await judge_page(llm, "m", [_obj("N1")], "x", IMAGES)
-    assert not outcome.judged and outcome.reason.startswith("the judge call failed")
+    assert not outcome.judged and (outcome.reason or "").startswith("the judge call failed")
     assert outcome.usage["verify"].calls == 1
     server.requests.clear()
     outcome = await judge_page(llm, "m", [_obj("N1")], "x", [])
@@ -378,8 +389,47 @@ def test_a_problem_named_without_a_verdict_label_is_never_dropped():
     assert outcome.judged and outcome.reason is None
     g1 = outcome.verdicts["G1"]
     assert (g1.verdict, g1.kind) == ("refuted", "content_wrong")
-    assert "Swing is wrong." in g1.problem
+    assert "Swing is wrong." in (g1.problem or "")
     confirmed = _obj("G1", verification=ObjectVerification(verdict="confirmed", basis="text_layer"))
     merged, disagreement = merge_judge(confirmed, g1, lambda _: None)
     assert (merged.verdict, merged.kind, merged.basis) == ("refuted", "judge_refuted", "judge")
-    assert "Swing is wrong." in merged.problem and disagreement is not None
+    assert "Swing is wrong." in (merged.problem or "") and disagreement is not None
+
+
+def test_a_problem_on_no_object_is_kept_with_its_text():
+    """A bare string and a problem under an id the judge was not asked about are page
+    problems quoting the judge; a confirmation under an unknown id says nothing."""
+    content = json.dumps(
+        {
+            "objects": [
+                "Door swing is drawn the wrong way.",
+                {"object_id": "X9", "verdict": "refuted", "problem": "Tag 12 is missing."},
+                {"object_id": "X8", "verdict": "confirmed"},
+                {"object_id": "N1", "verdict": "confirmed"},
+            ]
+        }
+    )
+    outcome = parse_judge_reply(content, ["N1"])
+    assert outcome.judged and list(outcome.verdicts) == ["N1"]
+    assert outcome.page_problems == [
+        'The judge says: "Door swing is drawn the wrong way."',
+        (
+            'The judge names a problem on object "X9", which it was not asked about: '
+            "Tag 12 is missing."
+        ),
+    ]
+    assert outcome.reason == "1 judge entries ignored (unknown id or no verdict)"
+    only = parse_judge_reply(json.dumps(["Nothing matches the sheet."]), ["N1"])
+    assert only.judged and only.verdicts == {} and len(only.page_problems) == 1
+
+
+def test_the_extraction_s_unresolved_items_are_told_to_the_judge():
+    """What the extraction could not resolve goes to the judge, one JSON value a line,
+    before the page text; without any, the prompt does not mention them."""
+    items = [{"text": "DETAIL 5/A-501", "why": "no leader"}, "illegible stamp"]
+    [_, user] = build_judge_messages([_obj("N1", source_text="x")], "t", IMAGES, unresolved=items)
+    prompt = user["content"][0]["text"]
+    assert prompt.startswith("THE EXTRACTION COULD NOT RESOLVE THESE ITEMS")
+    assert '{"text": "DETAIL 5/A-501", "why": "no leader"}\n"illegible stamp"' in prompt
+    [_, plain] = build_judge_messages([_obj("N1", source_text="x")], "t", IMAGES)
+    assert "COULD NOT RESOLVE" not in plain["content"][0]["text"]

@@ -34,7 +34,7 @@ def test_misread_number_is_refuted_citing_the_page():
     v = check_object(obj, layer.words)
     assert (v.verdict, v.kind, v.actual_text) == ("refuted", "content_wrong", "(5) 2X6 STUD PACK")
     assert v.evidence_bbox is not None
-    assert '"(5) 2X6 STUD PACK"' in v.problem and "N1" in v.problem
+    assert '"(5) 2X6 STUD PACK"' in (v.problem or "") and "N1" in (v.problem or "")
 
 
 def test_a_planted_misread_in_an_attribute_is_refuted():
@@ -44,7 +44,7 @@ def test_a_planted_misread_in_an_attribute_is_refuted():
     obj = _vision(layer, object_id="N1", source_text="(5) 2X6 STUD PACK", attributes={"count": "2"})
     v = check_object(obj, layer.words)
     assert (v.verdict, v.kind) == ("refuted", "content_wrong")
-    assert v.actual_text == "(5) 2X6 STUD PACK" and '"2"' in v.problem
+    assert v.actual_text == "(5) 2X6 STUD PACK" and '"2"' in (v.problem or "")
     right = obj.model_copy(update={"attributes": {"count": "5", "member": "2X6"}})
     assert check_object(right, layer.words).verdict == "confirmed"
 
@@ -71,7 +71,7 @@ def test_correct_claim_is_confirmed_with_its_words_bbox():
     )
     v = check_object(obj, layer.words)
     assert v.verdict == "confirmed" and v.kind is None
-    assert v.evidence_bbox[0] == layer.words[ids[0]].bbox[0]
+    assert v.evidence_bbox and v.evidence_bbox[0] == layer.words[ids[0]].bbox[0]
 
 
 def test_claim_citing_no_words_is_unsupported():
@@ -81,7 +81,7 @@ def test_claim_citing_no_words_is_unsupported():
     assert obj.evidence == [] and obj.grounding == "vision_unverified"
     v = check_object(obj, layer.words)
     assert v.verdict == "refuted" and v.kind == "unsupported"
-    assert "INSTALL SPRINKLER HEADS PER NFPA 13" in v.problem
+    assert "INSTALL SPRINKLER HEADS PER NFPA 13" in (v.problem or "")
 
 
 def test_claim_whose_words_say_something_else_is_unsupported():
@@ -107,7 +107,7 @@ def test_ocr_words_alone_never_confirm():
     ]
     obj = PageObject(object_id="o", source_text="SEE A101", evidence=[0, 1])
     v = check_object(obj, words)
-    assert v.verdict == "uncertain" and v.kind is None and "OCR" in v.reason
+    assert v.verdict == "uncertain" and v.kind is None and "OCR" in (v.reason or "")
 
 
 def test_rescued_value_outside_its_words_is_uncertain_not_refuted():
@@ -116,7 +116,7 @@ def test_rescued_value_outside_its_words_is_uncertain_not_refuted():
     obj = _vision(layer, object_id="r", source_text="STUD PACK", attributes={"count": "5"})
     assert obj.grounding == "text_layer"
     v = check_object(obj, layer.words)
-    assert v.verdict == "uncertain" and '"5"' in v.reason
+    assert v.verdict == "uncertain" and '"5"' in (v.reason or "")
 
 
 def test_graphical_claim_is_not_judged():
@@ -153,7 +153,7 @@ def _covered(objects: list[PageObject], ratio: float, below: bool) -> CoveredPag
 def test_content_missing_below_floor():
     """Coverage below the floor is content_missing; at or above it, nothing."""
     obj = PageObject(object_id="a", source_text="x")
-    assert "below the 60% floor" in check_content(_covered([obj], 0.3, True))
+    assert "below the 60% floor" in (check_content(_covered([obj], 0.3, True)) or "")
     assert check_content(_covered([obj], 0.9, False)) is None
 
 
@@ -195,7 +195,7 @@ def test_a_number_swapped_inside_its_own_words_is_refuted_even_when_rescued():
     assert obj.grounding == "text_layer"
     v = check_object(obj, layer.words)
     assert (v.verdict, v.kind, v.basis) == ("refuted", "content_wrong", "text_layer")
-    assert v.actual_text == "(5) 2X6 STUD PACK" and '"3"' in v.problem
+    assert v.actual_text == "(5) 2X6 STUD PACK" and '"3"' in (v.problem or "")
 
 
 def test_every_verdict_of_the_oracle_says_its_basis():

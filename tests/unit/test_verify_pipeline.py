@@ -12,6 +12,7 @@ from shared.contracts.models import Coverage, CoveredPage, PageObject, Usage
 from shared.infra.llm import LLMClient
 from shared.infra.settings import Settings
 from shared.pagetext import TextLayer
+from shared.pagetext.units import page_units
 from shared.sheet.header import SheetHeader
 from shared.sheet.reading import FieldReading, SheetReading
 from tests.support.flows import judge_objects, lenient_judge
@@ -21,6 +22,7 @@ from tests.support.model_server import (
     request_images,
     request_text,
 )
+from tests.support.verdicts import verification
 
 
 def _pdf(lines: list[str]) -> bytes:
@@ -113,15 +115,15 @@ async def test_oracle_refutes_the_misread_and_keeps_what_was_extracted():
     )
     page = out.verified
     by_id = {o.object_id: o for o in page.objects}
-    assert by_id["N1"].verification.kind == "content_wrong"
-    assert by_id["N1"].verification.actual_text == "(5) 2X6 STUD PACK"
+    assert verification(by_id["N1"]).kind == "content_wrong"
+    assert verification(by_id["N1"]).actual_text == "(5) 2X6 STUD PACK"
     assert by_id["N1"].source_text == "(2) 2X6 STUD PACK" and by_id["N1"].attributes == {
         "quantity": 2
     }
-    assert by_id["N2"].verification.verdict == "confirmed"
-    assert by_id["G1"].verification.verdict == "not_judged"
+    assert verification(by_id["N2"]).verdict == "confirmed"
+    assert verification(by_id["G1"]).verdict == "not_judged"
     assert not page.verdict.ok and page.verdict.kinds == ["content_wrong"]
-    assert page.verdict.untagged == 1 and not page.verdict.unjudged
+    assert page.verdict.objects_not_judged == 1 and not page.verdict.unjudged
     assert any('"(5) 2X6 STUD PACK"' in p for p in page.verdict.problems)
     # Without a judge, the only crop is the refuted object's evidence, for the report.
     assert set(out.crops) == {"pages/1/evidence/N1.jpg"} and "verify" in page.timings_ms
@@ -145,14 +147,14 @@ async def test_lenient_judge_cannot_clear_the_misread(server, judge):
     assert len(server.requests) == 1
     assert "max_tokens" not in server.requests[0], "the judge's reply is never capped"
     by_id = {o.object_id: o for o in page.objects}
-    assert by_id["N1"].verification.kind == "content_wrong"
-    assert by_id["N1"].verification.judge == {
+    assert verification(by_id["N1"]).kind == "content_wrong"
+    assert verification(by_id["N1"]).judge == {
         "verdict": "confirmed",
         "kind": None,
         "actual_text": None,
         "problem": None,
     }
-    assert by_id["G1"].verification.verdict == "confirmed"  # the judge alone spoke for it
+    assert verification(by_id["G1"]).verdict == "confirmed"  # the judge alone spoke for it
     assert [d["object_id"] for d in page.judge_disagreements] == ["N1"]
     assert page.verdict.kinds == ["content_wrong"] and not page.verdict.ok
     verify_usage = page.usage["verify"]
@@ -284,7 +286,7 @@ async def test_ink_only_page_carries_its_reason():
     out = await verify_page(_covered([], has_text=False), layer, pdf, _png(pdf), NO_JUDGE, None)
     v = out.verified.verdict
     assert v.unjudged and v.skipped is None and v.problems == []
-    assert "ink on" in v.reason and "No objects were extracted" in v.reason
+    assert "ink on" in (v.reason or "") and "No objects were extracted" in (v.reason or "")
 
 
 async def test_empty_page_without_its_image_says_why_it_is_unjudged(server, judge):
@@ -294,7 +296,7 @@ async def test_empty_page_without_its_image_says_why_it_is_unjudged(server, judg
     settings, llm = judge
     out = await verify_page(_covered([], has_text=False), _layer(pdf), pdf, None, settings, llm)
     v = out.verified.verdict
-    assert v.unjudged and v.skipped is None and "no page image" in v.reason
+    assert v.unjudged and v.skipped is None and "no page image" in (v.reason or "")
     assert server.requests == []
 
 
@@ -309,9 +311,9 @@ async def test_text_less_page_without_a_judge_is_unjudged():
     ocr = PageObject(object_id="O1", source_text="GENERAL NOTES", grounding="ocr")
     out = await verify_page(_covered([ocr], has_text=False), layer, pdf, _png(pdf), NO_JUDGE, None)
     v = out.verified.verdict
-    assert v.ok and v.unjudged and v.skipped is None and v.untagged == 1
-    assert "no judge" in v.reason
-    assert out.verified.objects[0].verification.verdict == "not_judged"
+    assert v.ok and v.unjudged and v.skipped is None and v.objects_not_judged == 1
+    assert "no judge" in (v.reason or "")
+    assert verification(out.verified.objects[0]).verdict == "not_judged"
 
 
 async def test_garbage_judge_reply_on_a_text_less_page_is_unjudged(server, judge):
@@ -326,7 +328,7 @@ async def test_garbage_judge_reply_on_a_text_less_page_is_unjudged(server, judge
     )
     v = out.verified.verdict
     assert v.unjudged and v.ok and out.verified.usage["verify"].calls == 2
-    assert "(asked twice)" in v.reason
+    assert "(asked twice)" in (v.reason or "")
 
 
 async def test_identity_is_checked_against_the_reading_not_read_again():
@@ -354,12 +356,12 @@ async def test_contradicted_blank_page_the_judge_cannot_decide_is_unjudged(serve
     server.responder = _page_judge("uncertain")
     v = (await verify_page(covered, _layer(pdf), pdf, _png(pdf), settings, llm)).verified.verdict
     assert v.unjudged and v.blank_contradicted and v.skipped is None and v.problems == []
-    assert v.reason.startswith("the judge could not tell whether the page holds content")
+    assert (v.reason or "").startswith("the judge could not tell whether the page holds content")
     server.responder = lambda request: ModelReply(content="looks empty to me")
     out = await verify_page(covered, _layer(pdf), pdf, _png(pdf), settings, llm)
     v = out.verified.verdict
     assert v.unjudged and v.blank_contradicted and v.skipped is None and v.problems == []
-    assert "(asked twice)" in v.reason and out.verified.usage["verify"].calls == 2
+    assert "(asked twice)" in (v.reason or "") and out.verified.usage["verify"].calls == 2
 
 
 async def test_declared_blank_pages_say_whether_they_were_contradicted():
@@ -395,13 +397,13 @@ async def test_objects_cut_from_the_page_words_get_no_verdict_from_them():
     objects = _offline(layer)
     out = await verify_page(_covered(objects), layer, pdf, None, NO_JUDGE, None)
     v = out.verified.verdict
-    assert objects and all(o.verification.verdict == "not_judged" for o in out.verified.objects)
-    assert all(o.verification.basis is None for o in out.verified.objects)
+    assert objects and all(verification(o).verdict == "not_judged" for o in out.verified.objects)
+    assert all(verification(o).basis is None for o in out.verified.objects)
     assert v.unjudged and v.self_read and v.ok
     assert v.reason == "its objects are the page's own text; nothing independent read it"
     out = await verify_page(_covered([GOOD]), layer, pdf, None, NO_JUDGE, None)
     [good] = out.verified.objects
-    assert (good.verification.verdict, good.verification.basis) == ("confirmed", "text_layer")
+    assert (verification(good).verdict, verification(good).basis) == ("confirmed", "text_layer")
     assert not out.verified.verdict.unjudged and not out.verified.verdict.self_read
 
 
@@ -412,7 +414,7 @@ async def test_a_judge_gives_self_read_objects_their_verdict(server, judge):
     settings, llm = judge
     layer = _layer(pdf)
     out = await verify_page(_covered(_offline(layer)), layer, pdf, _png(pdf), settings, llm)
-    verifications = [o.verification for o in out.verified.objects]
+    verifications = [verification(o) for o in out.verified.objects]
     assert verifications and all(
         (v.verdict, v.basis) == ("confirmed", "judge") for v in verifications
     )
@@ -430,3 +432,32 @@ async def test_hidden_text_is_named_on_the_verified_page():
     assert hidden is not None and hidden.count == 14
     assert hidden.kinds == {"ground_coloured": 13, "invisible": 1}
     assert "Z-999" in hidden.sample and "IGNORE THE IMAGE" in hidden.sample
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # A text-only model's object: the guard replaces its text with the words it cites.
+        PageObject(object_id="T1", rung="text_structuring", source_text="GENERAL NOTES"),
+        # A vision object that gave no text of its own, only the line it cites.
+        PageObject(object_id="V1", rung="vision", description="The notes' heading"),
+    ],
+    ids=["text_structuring", "vision_without_text"],
+)
+async def test_an_object_whose_text_is_its_citation_is_not_confirmed_by_it(claim):
+    """The guard fills the object's text from the words it cites: held to those words it
+    cannot fail, so without the OCR check or a judge it gets no verdict and the page is
+    unjudged, never passed."""
+    pdf = _pdf(NOTES)
+    layer = _layer(pdf)
+    units = page_units(layer)
+    heading = next(u.id for u in units.units if u.line.endswith("GENERAL NOTES"))
+    [placed], _ = apply_grounding_guard([claim], layer, {claim.object_id: [heading]}, units)
+    assert placed.source_cited and placed.source_text == "GENERAL NOTES"
+    covered = _covered([]).model_copy(update={"objects": [placed]})
+    out = await verify_page(covered, layer, pdf, None, NO_JUDGE, None)
+    [obj] = out.verified.objects
+    assert (verification(obj).verdict, verification(obj).basis) == ("not_judged", None)
+    assert "filled in from its citation" in (verification(obj).reason or "")
+    v = out.verified.verdict
+    assert v.unjudged and v.self_read and v.ok

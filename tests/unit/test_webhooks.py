@@ -7,6 +7,7 @@ import asyncio
 import json
 import time
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import httpx
 import pytest
@@ -33,7 +34,7 @@ def collaborators(answer, **settings) -> tuple[Collaborators, list[httpx.Request
         seen.append(request)
         return await answer(request) if asyncio.iscoroutinefunction(answer) else answer(request)
 
-    target_settings = {
+    target_settings: dict[str, Any] = {
         "webhooks": [
             WebhookTarget(
                 name="erp",
@@ -119,7 +120,7 @@ async def test_a_redirect_is_not_followed_and_fails_the_delivery_at_once():
     [command] = io.publisher.on(subjects.WEBHOOK_DELIVER)  # type: ignore[attr-defined]
     assert await deliver(io, command) is None
     log = await io.bucket.get_model(Keys.delivery("settings-erp", did), Delivery)
-    assert log.state == "failed" and "redirect (302) not followed" in log.attempts[0].error
+    assert log.state == "failed" and "redirect (302) not followed" in (log.attempts[0].error or "")
     assert len(seen) == 1
 
 
@@ -204,5 +205,5 @@ async def test_a_refused_target_fails_the_delivery_without_a_call():
     [command] = io.publisher.on(subjects.WEBHOOK_DELIVER)  # type: ignore[attr-defined]
     assert await deliver(io, command) is None
     log = await io.bucket.get_model(Keys.delivery("settings-erp", did), Delivery)
-    assert log.state == "failed" and "target refused" in log.attempts[0].error
+    assert log.state == "failed" and "target refused" in (log.attempts[0].error or "")
     assert seen == []

@@ -13,7 +13,6 @@ from typing import Any
 import pymupdf
 
 from services.extract.reading.hints import bookmarks_by_page, page_label
-from services.extract.reading.isolation import PageReaders
 from services.extract.reading.render import (
     check_page_content,
     check_page_images,
@@ -25,12 +24,11 @@ from services.extract.reading.render import (
 )
 from services.extract.reading.textlayer import ocr_text_layer, read_text_layer
 from services.extract.reading.visibility import PageRender
+from shared.contracts.interfaces import Ocr, PageReader, Raster
 from shared.infra.bounded import OverLimit
 from shared.infra.settings import Settings
 from shared.ocr.engine import (
     RECOGNITION_DPI,
-    OcrEngine,
-    Raster,
     page_raster,
     render_area,
     text_area,
@@ -52,10 +50,11 @@ class PageUnreadable(Exception):
 @dataclass(frozen=True)
 class Readers:
     """What reads a worker's pages: bounded child processes for MuPDF's work, and the OCR
-    engine for pages without a text layer (built once per worker by its bootstrap)."""
+    engine for pages without a text layer (built once per worker by its bootstrap; fakes in
+    unit tests)."""
 
-    pages: PageReaders
-    ocr: OcrEngine
+    pages: PageReader
+    ocr: Ocr
 
 
 @dataclass(frozen=True)
@@ -70,7 +69,7 @@ class RenderedPage:
 
 
 async def read_page_bounded(
-    pdf: bytes, page_number: int, settings: Settings, readers: PageReaders
+    pdf: bytes, page_number: int, settings: Settings, readers: PageReader
 ) -> RenderedPage:
     """``read_page`` in a child process held to the page's time and memory limits, so a
     page that would take minutes or gigabytes fails by name instead of stalling the worker.
@@ -205,7 +204,7 @@ async def _ocr_words(
 
 
 async def _area_raster(
-    pdf: bytes, page: RenderedPage, area: Box, settings: Settings, readers: PageReaders
+    pdf: bytes, page: RenderedPage, area: Box, settings: Settings, readers: PageReader
 ) -> Raster:
     """``area`` of the page at ``RECOGNITION_DPI``, or, when that render goes past the
     page's time or memory limits, the page image: its lines are then read at the page
@@ -217,7 +216,7 @@ async def _area_raster(
 
 
 async def closer_raster(
-    pdf: bytes, page_number: int, area: Box, settings: Settings, readers: PageReaders
+    pdf: bytes, page_number: int, area: Box, settings: Settings, readers: PageReader
 ) -> Raster:
     """``area`` of the page rendered at ``RECOGNITION_DPI`` within the page's time and
     memory limits (``OverLimit`` past them)."""

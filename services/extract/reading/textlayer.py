@@ -7,6 +7,7 @@ what a person looking at the sheet sees, and crops cut from the displayed page h
 
 import pymupdf
 
+from services.extract.reading.fonts import FontKey, PageFonts
 from services.extract.reading.render import render_page, render_zoom
 from services.extract.reading.rulings import ruled_lines
 from services.extract.reading.visibility import PageRender, over_image, property_hidden
@@ -45,7 +46,7 @@ def read_text_layer(
         # Read alone (not beside extract's own render): the words are still judged on one.
         zoom = render_zoom(display, DEFAULT_RENDER_PX, DEFAULT_RENDER_PIXELS)
         render = PageRender(render_page(display, DEFAULT_RENDER_PX, DEFAULT_RENDER_PIXELS), zoom)
-    fonts: dict[str, int] = {}
+    fonts: dict[FontKey, int] = {}
     words = _layer_words(page, display, render, fonts)
     words += _annotation_words(page, matrix, words)
     own = [w for w in words if "hidden" not in w and w.get("origin") != "ocr"]
@@ -65,7 +66,8 @@ def read_text_layer(
         source="ocr" if scanned else "pdf",
         has_drawings=bool(paths),
         rules=ruled_lines(paths, matrix, Box(*page.rect)),
-        fonts=list(fonts),
+        fonts=[name for name, _ in fonts],
+        font_xrefs=[xref if xref > 0 else None for _, xref in fonts],
     )
 
 
@@ -75,18 +77,23 @@ def _displayed(rect: pymupdf.Rect, matrix: pymupdf.Matrix) -> Box:
 
 
 def _layer_words(
-    page: pymupdf.Page, display: pymupdf.DisplayList, render: PageRender, fonts: dict[str, int]
+    page: pymupdf.Page,
+    display: pymupdf.DisplayList,
+    render: PageRender,
+    fonts: dict[FontKey, int],
 ) -> list[dict]:
     """The text layer's words in its own order, each with its line's direction, the size
-    and font of the span it sits in (one text page serves both readings; ``fonts`` gathers
-    the fonts' indexes, in order of first use) and, for a word the page
+    of the span it sits in, its font object (``services.extract.reading.fonts``; one text page
+    serves every reading; ``fonts`` gathers the fonts' indexes, in order of first use) and,
+    for a word the page
     does not show, why (``hidden``), as plain dicts: validating thousands of them in one go
     is cheaper than making each a model here. A display list's text is in the displayed
     page's frame already (turned with the page's /Rotate)."""
     textpage = pymupdf.TextPage(display.get_textpage(flags=pymupdf.TEXTFLAGS_WORDS))
     textpage.parent = page  # PyMuPDF's readers check the text page is the page's
     blocks = page.get_text("dict", textpage=textpage)["blocks"]
-    lines: dict[tuple[int, int], tuple[tuple[float, float], list[dict]]] = {}
+    page_fonts = PageFonts(page, textpage, blocks)
+    lines: dict[tuple[int, int], tuple[tuple[float, float], list[dict], tuple]] = {}
     words: list[dict] = []
     unmarked: list[dict] = []  # drawn invisibly: shown only if something else draws them
     for x0, y0, x1, y1, text, block_no, line_no, _ in page.get_text("words", textpage=textpage):
@@ -99,8 +106,9 @@ def _layer_words(
             line = lines[(block_no, line_no)] = (
                 (round(dx, 4) + 0.0, round(dy, 4) + 0.0),
                 raw["spans"],
+                raw["bbox"],
             )
-        direction, spans = line
+        direction, spans, line_bbox = line
         span = spans[0] if len(spans) == 1 else _span_of(spans, x0, y0, x1, y1)
         word = {
             "id": len(words),
@@ -108,7 +116,9 @@ def _layer_words(
             "bbox": Box(x0, y0, x1, y1),
             "size": span["size"],
             "dir": direction,
-            "font": fonts.setdefault(span["font"], len(fonts)),
+            "font": fonts.setdefault(
+                page_fonts.key(span["font"], line_bbox, (x0, y0, x1, y1)), len(fonts)
+            ),
         }
         hidden = property_hidden(span)
         if hidden is None:

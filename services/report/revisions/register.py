@@ -176,6 +176,7 @@ def apply_upload(
         project=register.project,
         sequence=sequence,
         jobs=[*register.jobs, upload.job_id],
+        applied=[*register.applied, upload.job_id],
         sheets=sheets,
         proposals=proposals,
         updated_at=upload.uploaded_at,

@@ -1,0 +1,108 @@
+"""The corpus in the renderings the same sheets can arrive in: every labelled page of
+``../shared/corpus/`` read again as a raster scan, as outlines (text drawn as paths) and
+turned 90° and 270° (``tests.support.renderings``, made at run time, nothing stored), and
+its sheet numbers and titles scored against the manifest.
+
+    python -m bench.corpus --variants [--files SUBSTRING ...] [--only VARIANT ...] [--jobs N]
+
+Each page is read in process by extract's own rung 1 (``extract_rung1`` offline: the text
+layer, or OCR words where the page has none, read closer where the pipeline reads closer,
+with the OCR engine and page readers a worker builds), and each file's identity is then
+decided as the report decides it (``reconcile_set`` and ``apply_corrections``): the whole
+stack's reading without its servers (``tests.support.identity``). A rendering keeps no
+bookmarks or page labels, as a scan has none. ``--only original`` reads the files as they
+are, the same way, for comparison.
+
+Per variant: each file's numbers right / labelled, numbers wrong and invented, titles right
+/ labelled and wrong titles, the misses, and the total; then
+``RESULT variants_<variant>_sheet_accuracy X``, ``..._title_accuracy X`` and
+``..._wrong_title_share X`` (wrong titles over the pages read). OCR takes most of the time
+(seconds a page): ``--jobs 2`` reads two files at once on a quiet machine.
+"""
+
+import asyncio
+import contextlib
+import json
+import multiprocessing
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing.util import Finalize
+from pathlib import Path
+
+from bench.common import ratio, result_line
+from services.extract.bootstrap import page_readers
+from services.extract.reading.page import Readers
+from shared.infra.settings import Settings
+from tests.support.identity import Tally, read_page, set_identity
+from tests.support.renderings import VARIANTS, render
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CHOICES = ("original", *VARIANTS)
+
+_READERS: list[Readers] = []  # this process's page readers, built once
+
+
+def _start_readers() -> None:
+    """Build this process's page readers (as an extract worker does), closed at its exit."""
+    stack = contextlib.ExitStack()
+    _READERS.append(stack.enter_context(page_readers()))
+    Finalize(None, stack.close, exitpriority=10)
+
+
+def read_file(file: str, variant: str, sheets: list[dict]) -> tuple[Tally, float]:
+    """One corpus file in one rendering, read and decided as the pipeline does, scored
+    against its manifest sheets; and the seconds it took (rendering included)."""
+    started = time.perf_counter()
+    pdf = (CORPUS / "pdfs" / file).read_bytes()
+    if variant != "original":
+        pdf = render(variant, pdf)
+    settings = Settings(_env_file=None)
+
+    async def read_all() -> dict:
+        return {s["page"]: await read_page(pdf, s["page"], settings, _READERS[0]) for s in sheets}
+
+    decided = set_identity(asyncio.run(read_all()))
+    tally = Tally()
+    for s in sheets:
+        got = decided[s["page"]]
+        tally.count(
+            f"p{s['page']}",
+            (got.sheet_number, got.sheet_title),
+            (s["sheet_number"], s["sheet_title"]),
+        )
+    return tally, time.perf_counter() - started
+
+
+def run(files: list[str], only: list[str], jobs: int) -> None:
+    entries = [
+        e
+        for e in json.loads((CORPUS / "manifest.json").read_text())["files"]
+        if not files or any(part in e["file"] for part in files)
+    ]
+    tasks = [(e["file"], v, e["sheets"]) for v in only for e in entries]
+    started = time.perf_counter()
+    if jobs <= 1:
+        _start_readers()
+        results = [read_file(*task) for task in tasks]
+    else:
+        # Spawned, not forked: each worker builds its own readers (their forkserver included).
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_readers) as pool:
+            results = list(pool.map(read_file, *zip(*tasks, strict=True)))
+    wall = time.perf_counter() - started
+    totals: dict[str, Tally] = {v: Tally() for v in only}
+    seconds: dict[str, float] = dict.fromkeys(only, 0.0)
+    for (file, variant, _), (tally, took) in zip(tasks, results, strict=True):
+        print(f"{variant:<10} {file[:40]:<40} {tally.line()}  ({took:.0f} s)")
+        for miss in tally.misses:
+            print(f"    {miss}")
+        totals[variant].add(tally)
+        seconds[variant] += took
+    print(f"{len(entries)} files, {jobs} job(s), {wall:.0f} s wall")
+    for variant, t in totals.items():
+        print(f"{variant:<10} total: {t.pages} pages  {t.line()}  ({seconds[variant]:.0f} s)")
+    for variant, t in totals.items():
+        key = f"variants_{variant}"
+        print(result_line(f"{key}_sheet_accuracy", ratio(t.numbers_right, t.numbers_labelled)))
+        print(result_line(f"{key}_title_accuracy", ratio(t.titles_right, t.titles_labelled)))
+        print(result_line(f"{key}_wrong_title_share", ratio(t.titles_wrong, t.pages)))
