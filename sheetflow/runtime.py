@@ -147,10 +147,11 @@ class ManagedProcess:
         _remove(self.cleanup_globs)
 
     def kill(self) -> None:
-        """SIGKILL at once (fault tests)."""
+        """SIGKILL at once (fault tests); what it leaves behind (weed's sockets) is removed."""
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.popen.pid, signal.SIGKILL)
         self.popen.wait(5)
+        _remove(self.cleanup_globs)
 
 
 def _child_setup(parent: int) -> Callable[[], None]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from nats.errors import TimeoutError as NatsTimeoutError
 from pydantic import ValidationError
 
 from services.ingest.refusals import Refusal, RefusalKind, disk_full, not_found, unavailable
@@ -305,6 +306,8 @@ async def _full_store(io: Collaborators, exc: Exception) -> str | None:
     on a full disk only times out); None when neither."""
     if is_disk_full(exc):
         return "that holds sheetflow's data (S3 or NATS JetStream)"
+    if not isinstance(exc, NatsTimeoutError):
+        return None  # only JetStream keeps a full disk to itself (a write times out)
     found = await readiness(io)
     if found.nats and not found.nats_writes:
         return "that holds NATS JetStream's store (it answers but stores nothing)"

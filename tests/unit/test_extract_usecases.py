@@ -6,6 +6,7 @@ to coverage's rung 2/3 requests."""
 
 from dataclasses import dataclass, field
 
+import pymupdf
 import pytest
 
 from services.extract.bootstrap import bootstrap
@@ -141,6 +142,15 @@ async def test_starting_a_page_queues_the_page_a_window_further(rig: Rig):
     assert len(rig.publisher.on(subjects.PAGE_EXTRACT)) == 1
 
 
+async def test_an_ended_job_queues_no_more_pages(rig: Rig):
+    """A job that has ended (every page failed by report's intake supervision) queues no
+    further page when one of its queued pages starts."""
+    task = await rig.job(notes_pdf())
+    await rig.io.jobs.update_job(JOB, finished_at=now(), status="partial")
+    await queue_next_page(rig.io, task.model_copy(update={"window": 1, "page_count": 2}))
+    assert rig.publisher.on(subjects.PAGE_EXTRACT) == []
+
+
 async def test_a_canceled_jobs_page_still_hands_its_turn_on(rig: Rig):
     """A skipped page (canceled job) queues the next one too: every page of the job ends."""
     task = await rig.job(notes_pdf(), canceled=True)
@@ -187,6 +197,26 @@ async def test_an_unreadable_page_fails_for_good_and_stores_nothing(rig: Rig):
         await extract(rig.io, missing)
     assert rig.stored() == set()
     assert rig.publisher.attempts == []
+
+
+def huge_image_pdf() -> bytes:
+    """A page holding an image whose dictionary says 60,000 x 60,000 pixels."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    pixmap = pymupdf.Pixmap(pymupdf.csGRAY, pymupdf.IRect(0, 0, 4, 4), False)
+    xref = page.insert_image(pymupdf.Rect(72, 72, 144, 144), pixmap=pixmap)
+    doc.xref_set_key(xref, "Width", "60000")
+    doc.xref_set_key(xref, "Height", "60000")
+    return doc.tobytes()
+
+
+async def test_a_page_with_a_huge_image_fails_as_image_too_large_at_once(rig: Rig):
+    """A 60,000 x 60,000 image is a PageFailure named image_too_large on its first delivery
+    (dead-lettered, not retried, never decoded); nothing is stored."""
+    task = await rig.job(huge_image_pdf())
+    with pytest.raises(PageFailure, match=r"^image_too_large: .*60000 x 60000"):
+        await extract(rig.io, task)
+    assert rig.stored() == set()
 
 
 async def test_a_page_past_its_limits_fails_by_name_and_stores_nothing(rig: Rig):

@@ -15,6 +15,7 @@ import pymupdf
 from services.extract.reading.hints import bookmarks_by_page, page_label
 from services.extract.reading.render import (
     check_page_content,
+    check_page_images,
     check_page_size,
     encode_png,
     render_page,
@@ -120,6 +121,7 @@ def _load_page(
         refusal = page_damage(doc, page_number - 1) if doc.is_repaired else None
         refusal = refusal or check_page_size(page, settings.page_max_side_in)
         refusal = refusal or check_page_content(page, settings.page_max_content_mb * 1024 * 1024)
+        refusal = refusal or check_page_images(page, settings.max_image_pixels)
         if refusal:
             raise PageUnreadable(refusal)
         max_px, max_pixels = settings.page_image_max_px, settings.page_image_max_pixels
