@@ -11,9 +11,22 @@ the delta and overlay take what extract stored for both pages (text layers, page
 as the register does. Each measurement runs ``--rounds`` times, interleaved; the least CPU
 of each is kept.
 
-    python -m bench.revisions [--rounds 3] [--pages 6]
+The drawing's delta (``shared.revisions.drawing``) is measured on the corpus's largest sheets
+(``bench.drawing_edits``): the same sheet re-plotted (shifted, scaled), rendered at another
+size and re-encoded as a JPEG raster (straight and skewed) must give no changed region; the
+edits a drawing team makes (a wall added, a door moved, a detail deleted, a dimension's text
+changed, a revision cloud and triangle added) must be found, each where it is; and its CPU
+beside extract's read of the same page, with what reading the page's vector paths
+(``page.get_drawings()``) would cost beside that read.
 
-Last lines: ``RESULT revisions_false_alarms N`` (changes listed that touch no rewritten word;
+    python -m bench.revisions [--rounds 3] [--pages 6] [--sheets 8]
+
+Last lines: ``RESULT drawing_replot_regions N`` (changed regions on re-plots and re-encodings
+of unchanged sheets; goal 0), ``drawing_edit_recall`` (share of edits found, each by a region
+or a text change overlapping it; goal >= 0.95), ``drawing_edit_false_regions`` (regions
+touching no edit; goal 0), ``drawing_cost_ratio`` (the drawing's delta over extract's read of
+the page, CPU, all pairs; goal < 1.0) and ``_worst``, ``vector_read_ratio`` (get_drawings over
+the read), ``RESULT revisions_false_alarms N`` (changes listed that touch no rewritten word;
 goal 0), ``RESULT revisions_cost_ratio X`` (the delta, given the pages' readings as the
 register gives them, and overlay of every pair over extract's reading of every page, CPU;
 goal < 1.0), ``revisions_cost_ratio_worst`` (the worst sheet's), ``revisions_cost_ratio_raw``
@@ -31,12 +44,14 @@ from typing import Any
 import pymupdf
 
 from bench.common import ratio, result_line
+from bench.drawing_edits import REPLOTS, Edited, edits
 from bench.overhead import pymupdf_png, raw_page_work
 from services.extract.reading.page import read_page
 from shared.infra.settings import Settings
 from shared.pagetext import Box, TextLayer
 from shared.pagetext.units import page_units
 from shared.revisions import PageImage, SheetDelta, overlay_png, sheet_delta
+from shared.revisions.drawing import drawing_delta, points_affine
 from shared.sheet.reading import SheetReading, read_sheet
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "pdfs"
@@ -177,8 +192,35 @@ def measure(pair: Pair, settings: Settings) -> tuple[dict[str, float], SheetDelt
     )
     unread, _ = timed(lambda: sheet_delta(old.layer, new.layer))
     overlay_s, _ = timed(lambda: overlay_png(old.image, new.image, delta))
-    seconds = {"read": read, "raw": raw, "delta": delta_s, "unread": unread, "overlay": overlay_s}
+    placement = delta.placement
+    drawing_s, _ = timed(
+        lambda: drawing_delta(
+            old.image,
+            new.image,
+            words=([w.bbox for w in old.layer.words], [w.bbox for w in new.layer.words]),
+            placement=points_affine(placement.scale, placement.dx, placement.dy)
+            if placement
+            else None,
+            title_region=new.reading.region,
+        )
+    )
+    vectors, _ = timed(lambda: vector_read(pair.before_pdf))
+    seconds = {
+        "read": read,
+        "raw": raw,
+        "delta": delta_s,
+        "unread": unread,
+        "overlay": overlay_s,
+        "drawing": drawing_s,
+        "vectors": vectors,
+    }
     return seconds, delta
+
+
+def vector_read(pdf: bytes) -> None:
+    """The page's vector paths as PyMuPDF reads them (what comparing paths would start from)."""
+    with pymupdf.open(stream=pdf, filetype="pdf") as doc:
+        doc[0].get_drawings()
 
 
 def raw_read(pdf: bytes, max_px: int) -> None:
@@ -190,7 +232,74 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="revision delta and overlay vs a page read")
     parser.add_argument("--rounds", type=int, default=3, help="runs of each; the least counts")
     parser.add_argument("--pages", type=int, default=6, help="sheets (the largest first)")
+    parser.add_argument(
+        "--sheets", type=int, default=8, help="sheets for the drawing's re-plots and edits"
+    )
     return parser.parse_args(argv)
+
+
+def compared(before: bytes, after: bytes, settings: Settings) -> SheetDelta:
+    """The delta of two one-page PDFs as the register takes it: extract's reading of each
+    (text layer, image, sheet reading), the drawing compared too."""
+    old, new = stored(before, settings), stored(after, settings)
+    return sheet_delta(
+        old.layer,
+        new.layer,
+        before_reading=old.reading,
+        after_reading=new.reading,
+        images=(old.image, new.image),
+    )
+
+
+def grown(box: Box, by: float) -> Box:
+    return Box(box.x0 - by, box.y0 - by, box.x1 + by, box.y1 + by)
+
+
+def found(edit: Box, delta: SheetDelta) -> bool:
+    """A region of the drawing, or a text unit, changed where the edit is (its box on
+    either sheet overlaps the edit's, within 4 pt)."""
+    near = grown(edit, 4.0)
+    boxes = [b for g in delta.graphics for b in (g.before_bbox, g.after_bbox)]
+    boxes += [b for c in delta.changes for b in (c.before_bbox, c.after_bbox) if b]
+    return any(b.overlaps(near) for b in boxes)
+
+
+def stray_regions(edited: Edited, delta: SheetDelta) -> int:
+    """Regions touching none of the edit's boxes (within 8 pt): each a change not made."""
+    near = [grown(b, 8.0) for b in edited.boxes]
+    return sum(1 for g in delta.graphics if not any(g.after_bbox.overlaps(n) for n in near))
+
+
+def drawing_checks(sheets: list[tuple[Path, int]], settings: Settings) -> tuple[int, int, int, int]:
+    """Re-plots and edits of each sheet, compared; (regions on re-plots, edits found, edits,
+    stray regions on edits)."""
+    bigger = settings.model_copy(update={"page_image_max_px": 3000})
+    replot_regions = hits = total = strays = 0
+    print(f"\nThe drawing's delta on {len(sheets)} sheets (regions found; 0 on a re-plot)")
+    for path, number in sheets:
+        pdf = one_page(path.read_bytes(), number)
+        name = f"{path.name}:{number}"
+        again = {label: make(pdf) for label, make in REPLOTS.items()}
+        counts = {
+            label: len(compared(pdf, other, settings).graphics) for label, other in again.items()
+        }
+        old, new = stored(pdf, settings), stored(pdf, bigger)
+        at_3000 = sheet_delta(
+            old.layer, new.layer, images=(old.image, new.image), after_reading=new.reading
+        )
+        counts["rendered at 3000 px"] = len(at_3000.graphics)
+        replot_regions += sum(counts.values())
+        print(f"  {name[:46]:<46} re-plots: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+        for edited in edits(pdf, stored(pdf, settings).layer, path.name):
+            delta = compared(edited.before, edited.after, settings)
+            hit = [found(box, delta) for box in edited.boxes]
+            stray = stray_regions(edited, delta)
+            hits, total, strays = hits + sum(hit), total + len(hit), strays + stray
+            print(
+                f"  {'':<46}   {edited.kind:<20} found {sum(hit)}/{len(hit)}, regions "
+                f"{len(delta.graphics)}, text units {len(delta.changes)}, stray {stray}"
+            )
+    return replot_regions, hits, total, strays
 
 
 def main() -> None:
@@ -241,6 +350,26 @@ def main() -> None:
     print(f"  (delta + overlay) / extract's page read, all pairs: {overall:.2f} (goal < {GOAL})")
     print(f"  (delta + overlay) / plain PyMuPDF read, all pairs:  {raw:.2f}")
     print(f"  (delta* + overlay) / extract's page read, all pairs: {unread:.2f}")
+    drawing = ratio(sum(best[p.name]["drawing"] for p in pairs), total["read"])
+    drawing_worst = max(ratio(best[p.name]["drawing"], best[p.name]["read"]) for p in pairs)
+    vectors = ratio(sum(best[p.name]["vectors"] for p in pairs), total["read"])
+    print(
+        "  drawing / read, per pair: "
+        + ", ".join(
+            f"{p.name.split('__')[0]} {ratio(best[p.name]['drawing'], best[p.name]['read']):.2f}"
+            for p in pairs
+        )
+    )
+    print(f"  the drawing's delta / extract's page read, all pairs: {drawing:.2f} (goal < {GOAL})")
+    print(f"  get_drawings() alone / extract's page read, all pairs: {vectors:.2f}")
+    replots, hits, edited, strays = drawing_checks(largest_sheets(args.sheets), settings)
+    print(f"  edits found: {hits} of {edited}; stray regions on edits: {strays}")
+    print(result_line("drawing_replot_regions", replots))
+    print(result_line("drawing_edit_recall", hits / edited if edited else 0.0))
+    print(result_line("drawing_edit_false_regions", strays))
+    print(result_line("drawing_cost_ratio_worst", drawing_worst))
+    print(result_line("vector_read_ratio", vectors))
+    print(result_line("drawing_cost_ratio", drawing))
     print(result_line("revisions_false_alarms", alarms))
     print(result_line("revisions_cost_ratio_worst", worst))
     print(result_line("revisions_cost_ratio_raw", raw))

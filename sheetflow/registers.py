@@ -1,10 +1,15 @@
-"""A project's drawing register kept on this machine across ``sheetflow run``s.
+"""A project's drawing register kept on this machine: one per data dir, whether ``sheetflow
+run`` or ``sheetflow up`` wrote it.
 
 Each run's embedded S3 is removed when the run ends, with the job's own artifacts; the
 project's keys (``projects/{project}/``: its register documents and every version's kept
-page, delta and overlay) are copied out to the data dir (``projects/{project}/``) once the
-job's report is written, and back into the next run's S3 before its upload, so two runs of
-one project compare as two uploads to one ``sheetflow up`` do.
+page, delta and overlay, its review records) are copied out to the data dir
+(``projects/{project}/``) once the job's report is written, and back into the next run's S3
+before its upload, so two runs of one project compare as two uploads to one ``sheetflow
+up`` do. A ``sheetflow up`` with its embedded S3 brings every project the data dir keeps into
+its S3 when it starts (a register a run moved on since is then current: ``read_register``
+takes the newest document) and copies every project out when it stops; a run while an up
+is running from the same data dir sends its file to that up.
 """
 
 import asyncio
@@ -64,3 +69,21 @@ def _content_type(file: Path) -> str:
     return {".json": "application/json", ".png": "image/png"}.get(
         file.suffix, "application/octet-stream"
     )
+
+
+def restore_projects(live: Settings, data_dir: Path) -> int:
+    """Every project the data dir keeps, into the running S3; how many files."""
+    root = data_dir / PROJECTS_DIR
+    projects = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    return sum(restore_project(live, data_dir, project) for project in projects)
+
+
+def keep_projects(live: Settings, data_dir: Path) -> int:
+    """Every project the running S3 holds, out into the data dir; how many files."""
+    projects = asyncio.run(_projects(ObjectStore(live)))
+    return sum(keep_project(live, data_dir, project) for project in projects)
+
+
+async def _projects(store: ObjectStore) -> list[str]:
+    keys = await store.list_keys(PROJECTS_DIR + "/")
+    return sorted({key.split("/", 2)[1] for key in keys if key.count("/") >= 2})

@@ -7,7 +7,7 @@ they refuse is a ``Refusal``."""
 import asyncio
 import json
 import re
-from datetime import datetime
+from datetime import date, datetime
 from functools import partial
 from typing import Literal
 
@@ -26,7 +26,8 @@ from shared.infra.register_store import kept_reading, read_register
 from shared.infra.review_store import new_record_id, project_records, save_project_record
 from shared.pagetext import TextLayer
 from shared.revisions.delta import SheetDelta, sheet_delta
-from shared.revisions.overlay import PageImage, overlay_png
+from shared.revisions.drawing import PageImage
+from shared.revisions.overlay import overlay_png
 from shared.sheet.tokens import sheet_key
 
 PROJECT_ID = re.compile(PROJECT_ID_PATTERN)
@@ -35,13 +36,21 @@ PROJECT_ID = re.compile(PROJECT_ID_PATTERN)
 class CurrentSheet(BaseModel):
     """A sheet of the project as its current version stands."""
 
-    sheet_number: str = Field(examples=["A-201"])
+    sheet_number: str = Field(description="with ASCII hyphens", examples=["A-201"])
+    sheet_number_printed: str = Field("", description="as its current version prints it")
     sheet_key: str = Field(description="the number as compared", examples=["A201"])
     sheet_title: str | None = None
     version: int = Field(description="the current version", examples=[2])
     versions: int = Field(description="versions the register holds", examples=[2])
-    revision: str | None = Field(None, description="the current version's revision mark")
-    issue_date: str | None = None
+    revision: str | None = Field(
+        None, description="the current version's revision mark, as printed", examples=["C"]
+    )
+    issue_date: str | None = Field(None, description="ISO 8601", examples=["2016-04-12"])
+    issue_date_printed: str | None = Field(None, examples=["04/12/16"])
+    issue: str | None = Field(
+        None, description="the issue the current version came in", examples=["Addendum 2"]
+    )
+    issued_on: date | None = None
     job_id: str = Field(description="the upload the current version came from")
     page_number: int
     uploaded_at: datetime
@@ -99,12 +108,16 @@ async def project_sheets(io: Collaborators, project: str) -> ProjectSheets:
     sheets = [
         CurrentSheet(
             sheet_number=entry.sheet_number,
+            sheet_number_printed=entry.current.sheet_number_printed,
             sheet_key=entry.key,
             sheet_title=entry.sheet_title,
             version=entry.current.version,
             versions=len(entry.versions),
             revision=entry.current.revision,
             issue_date=entry.current.issue_date,
+            issue_date_printed=entry.current.issue_date_printed,
+            issue=entry.current.issue,
+            issued_on=entry.current.issued_on,
             job_id=entry.current.job_id,
             page_number=entry.current.page_number,
             uploaded_at=entry.current.uploaded_at,
@@ -146,16 +159,43 @@ async def sheet_delta_json(
     old, new = await _pair(io, project, sheet, before, after)
     if new.delta_key and new.version == old.version + 1:
         return await io.bucket.get_bytes(new.delta_key)
-    delta = await _delta(io, old, new, *await _layers(io, old, new))
+    before_layer, after_layer = await _layers(io, old, new)
+    images = await _images(io, old, new, before_layer, after_layer)
+    delta = await _delta(io, old, new, before_layer, after_layer, images)
     return json.dumps(delta.to_json()).encode()
 
 
-async def _delta(
+async def _images(
     io: Collaborators, old: SheetVersion, new: SheetVersion, before: TextLayer, after: TextLayer
+) -> tuple[PageImage, PageImage] | None:
+    """The two versions' kept images; None when one has none."""
+    if old.image_key is None or new.image_key is None:
+        return None
+    pngs = await asyncio.gather(
+        io.bucket.get_bytes(old.image_key), io.bucket.get_bytes(new.image_key)
+    )
+    return (
+        PageImage(png=pngs[0], width=before.width, height=before.height),
+        PageImage(png=pngs[1], width=after.width, height=after.height),
+    )
+
+
+async def _delta(
+    io: Collaborators,
+    old: SheetVersion,
+    new: SheetVersion,
+    before: TextLayer,
+    after: TextLayer,
+    images: tuple[PageImage, PageImage] | None,
 ) -> SheetDelta:
     readings = await asyncio.gather(kept_reading(io.bucket, old), kept_reading(io.bucket, new))
     work = partial(
-        sheet_delta, before, after, before_reading=readings[0], after_reading=readings[1]
+        sheet_delta,
+        before,
+        after,
+        before_reading=readings[0],
+        after_reading=readings[1],
+        images=images,
     )
     return await asyncio.to_thread(work)
 
@@ -181,18 +221,12 @@ async def sheet_overlay(
             return await io.bucket.get_bytes(new.overlay_key)
         except ObjectMissing:
             pass  # drawn again below
-    if old.image_key is None or new.image_key is None:
-        raise not_found("A version of the sheet has no image to overlay.", "no_image")
     before_layer, after_layer = await _layers(io, old, new)
-    delta = await _delta(io, old, new, before_layer, after_layer)
-    pngs = await asyncio.gather(
-        io.bucket.get_bytes(old.image_key), io.bucket.get_bytes(new.image_key)
-    )
-    images = [
-        PageImage(png=png, width=layer.width, height=layer.height)
-        for png, layer in zip(pngs, (before_layer, after_layer), strict=True)
-    ]
-    return await asyncio.to_thread(overlay_png, images[0], images[1], delta)
+    images = await _images(io, old, new, before_layer, after_layer)
+    if images is None:
+        raise not_found("A version of the sheet has no image to overlay.", "no_image")
+    delta = await _delta(io, old, new, before_layer, after_layer, images)
+    return await asyncio.to_thread(overlay_png, *images, delta)
 
 
 class ProposalVerdict(BaseModel):

@@ -4,11 +4,13 @@ a drawing log — as JSON rows or as a CSV file a spreadsheet opens."""
 import csv
 import io
 from collections import Counter
+from datetime import date
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from shared.contracts.report import PRIORITY_ORDER, PageReport, Report
+from shared.sheet.normal import Order, ascii_number, date_order, iso_date
 
 # A cell a spreadsheet would take for a formula: text read from a PDF is untrusted, so such
 # a cell is written with a leading apostrophe, which spreadsheets show as text (OWASP's
@@ -23,11 +25,20 @@ class SheetRow(BaseModel):
     """One page of the set as the sheet log lists it."""
 
     page: int = Field(examples=[3])
-    sheet_number: str | None = Field(examples=["A-201"])
+    sheet_number: str | None = Field(
+        description="with ASCII hyphens (a search for 100-00 finds a sheet printed 100‐00)",
+        examples=["A-201"],
+    )
+    sheet_number_printed: str | None = Field(description="as the sheet prints it")
     sheet_title: str | None = Field(examples=["FLOOR PLAN - LEVEL 2"])
     discipline: str | None = Field(examples=["Architectural"])
-    revision: str | None = Field(description="the sheet's current revision mark, where read")
-    date: str | None = Field(description="the sheet's issue date, where read")
+    revision: str | None = Field(description="the sheet's current revision mark, as printed")
+    issue_date: str | None = Field(
+        description="the sheet's date in ISO 8601, its day/month order read from the set "
+        "(empty where the set's order is ambiguous)",
+        examples=["2016-04-12"],
+    )
+    issue_date_printed: str | None = Field(description="the sheet's date, as printed")
     number_source: str | None = Field(
         description="where the sheet number came from (extraction, text_layer, ocr, "
         "drawing_index, person, …)"
@@ -59,6 +70,14 @@ class SheetRow(BaseModel):
 class SheetLog(BaseModel):
     job_id: str
     file_name: str
+    issue: str | None = Field(None, description="the upload's issue label (options.issue)")
+    issued_on: date | None = Field(None, description="the upload's issue date (options)")
+    date_order: Literal["day_first", "month_first", "ambiguous"] | None = Field(
+        None,
+        description="the day/month order the set's numeric dates share; ambiguous: they say "
+        "both or neither and it matters (their ISO form is left empty); none: nothing to "
+        "read in an order",
+    )
     rows: list[SheetRow]
 
 
@@ -100,12 +119,13 @@ def problems(page: PageReport) -> list[str]:
     ]
 
 
-def row(page: PageReport) -> SheetRow:
+def row(page: PageReport, order: Order | None) -> SheetRow:
     sheet = page.sheet
     corrected = page.review.corrected if page.review else {}
     return SheetRow(
         page=page.page_number,
-        sheet_number=sheet.sheet_number,
+        sheet_number=ascii_number(sheet.sheet_number),
+        sheet_number_printed=sheet.sheet_number,
         sheet_title=sheet.sheet_title,
         discipline=sheet.discipline,
         # Title-block fields beyond number and title, once the report carries them; a
@@ -113,7 +133,8 @@ def row(page: PageReport) -> SheetRow:
         revision=corrected["revision"]
         if "revision" in corrected
         else getattr(sheet, "revision", None),
-        date=getattr(sheet, "issue_date", None),
+        issue_date=iso_date(sheet.issue_date, order),
+        issue_date_printed=sheet.issue_date,
         number_source=sheet.sheet_number_source,
         coverage=page.coverage.ratio if page.coverage and page.coverage.total_lines else None,
         verdict=verdict(page),
@@ -131,12 +152,25 @@ SheetOrder = Literal["page", "review_priority"]
 
 
 def sheet_log(report: Report, order: SheetOrder = "page") -> SheetLog:
-    """The rows in page order, or by review priority (high first; page order within)."""
-    rows = [row(p) for p in report.pages]
+    """The rows in page order, or by review priority (high first; page order within), each
+    date also in ISO form where the set's dates say which order they are in."""
+    dates = [p.sheet.issue_date for p in report.pages if p.sheet.issue_date]
+    days = date_order(dates)
+    # Ambiguous: a date whose ISO form turns on the order, which the set does not give.
+    ambiguous = any(iso_date(d, None) is None and iso_date(d, "day_first") for d in dates)
+    rows = [row(p, days) for p in report.pages]
     if order == "review_priority":
         rank: dict[str, int] = {level: n for n, level in enumerate(PRIORITY_ORDER)}
         rows.sort(key=lambda r: (rank.get(r.review_priority, len(rank)), r.page))
-    return SheetLog(job_id=report.job_id, file_name=report.file_name, rows=rows)
+    changes = report.changes
+    return SheetLog(
+        job_id=report.job_id,
+        file_name=report.file_name,
+        issue=changes.issue if changes else None,
+        issued_on=changes.issued_on if changes else None,
+        date_order=days or ("ambiguous" if ambiguous else None),
+        rows=rows,
+    )
 
 
 def _cell(value: object) -> str:

@@ -6,15 +6,23 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
+import imagecodecs
+import numpy
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
+from numpy.typing import NDArray
 
 from shared.contracts.models import EvidenceCrop
 from shared.contracts.report import PRIORITY_ORDER, FailedPageSummary, PageReport, Report
+from shared.pagetext import Box
 from shared.revisions.delta import SheetDelta, UnitChange
 
 # The stage of a page that a canceled job never extracted (as the extract service names it).
 CANCELED = "canceled"
+# A revised sheet's first regions of the drawing are shown cut out of its overlay, with this
+# much of the sheet around each.
+REGION_CROPS = 6
+REGION_CROP_PAD_POINTS = 36.0
 
 
 def render_report_html(
@@ -155,6 +163,7 @@ def _changes_view(
                 "sheet": sheet,
                 "overlay": _data_uri(overlay) if overlay else None,
                 "units": [_unit_view(u) for u in delta.changes] if delta else [],
+                "regions": _region_views(delta, overlay) if delta else [],
             }
         )
     by_outcome = {
@@ -162,6 +171,48 @@ def _changes_view(
         for outcome in ("added", "reissued", "proposed")
     }
     return {"outcome": changes, "revised": revised, **by_outcome}
+
+
+def _region_views(delta: SheetDelta, overlay: bytes | None) -> list[dict[str, Any]]:
+    """The drawing's changed regions as the Changes section lists them: what changed, where
+    (PDF points, and the share of the sheet), and the overlay cut around the first few (a
+    region is a small part of a large sheet's overlay)."""
+    image = imagecodecs.png_decode(overlay) if overlay and delta.graphics else None
+    views = []
+    for n, region in enumerate(delta.graphics):
+        box = region.after_bbox
+        views.append(
+            {
+                "kind": region.kind,
+                "label": {"added": "linework added", "removed": "linework removed"}.get(
+                    region.kind, "linework changed"
+                ),
+                "where": f"{box.width:.0f}×{box.height:.0f} pt at ({box.x0:.0f}, {box.y0:.0f})",
+                "share": f"{100 * region.share:.2g}%",
+                "title_block": region.title_block,
+                "crop": _region_crop(image, region.after_bbox, delta.page_size)
+                if n < REGION_CROPS
+                else None,
+            }
+        )
+    return views
+
+
+def _region_crop(
+    image: NDArray[numpy.uint8] | None, box: Box, page_size: tuple[float, float] | None
+) -> str | None:
+    """The overlay's pixels around a region (padded), as a PNG data URI; None without the
+    overlay."""
+    if image is None or page_size is None:
+        return None
+    zoom = image.shape[1] / page_size[0]
+    pad = REGION_CROP_PAD_POINTS
+    x0, y0 = max(int((box.x0 - pad) * zoom), 0), max(int((box.y0 - pad) * zoom), 0)
+    x1 = min(int((box.x1 + pad) * zoom) + 1, image.shape[1])
+    y1 = min(int((box.y1 + pad) * zoom) + 1, image.shape[0])
+    if x1 <= x0 or y1 <= y0:
+        return None
+    return _data_uri(bytes(imagecodecs.png_encode(image[y0:y1, x0:x1])))
 
 
 def _unit_view(unit: UnitChange) -> dict[str, Any]:

@@ -36,7 +36,8 @@ from shared.infra.register_store import commit_register, kept_reading, read_regi
 from shared.infra.storage import Keys
 from shared.pagetext import TextLayer
 from shared.revisions.delta import SheetDelta, sheet_delta
-from shared.revisions.overlay import PageImage, overlay_png
+from shared.revisions.drawing import PageImage
+from shared.revisions.overlay import overlay_png
 from shared.sheet.reading import SheetReading
 
 log = logging.getLogger("sheetflow.report")
@@ -72,7 +73,7 @@ async def update_register(
     project = job.options.project
     if project is None:
         raise ValueError(f"job {job.job_id} names no project")
-    upload = upload_of(report, job.created_at)
+    upload = upload_of(report, job.created_at, job.options.issue, job.options.issue_date)
     pages = _Job(bucket, job, project)
     for _ in range(CAS_ATTEMPTS):
         register, revision = await read_register(bucket, state, project)
@@ -124,18 +125,36 @@ async def _known(
     its page is kept, or nothing when it is unchanged."""
     layer, reading = await pages.layer(sheet.page_number), await pages.reading(sheet.page_number)
     before_layer = await pages.bucket.get_model(before.text_key, TextLayer)
+    images = await _images(
+        pages.bucket, before.image_key, Keys.image(pages.job.job_id, sheet.page_number)
+    )
+    layers = (before_layer, layer)
     work = partial(
         sheet_delta,
         before_layer,
         layer,
         before_reading=await kept_reading(pages.bucket, before),
         after_reading=reading,
+        images=_page_images(layers, images),
     )
     delta = await asyncio.to_thread(work)
     if delta.is_unchanged():
         return None, None
     kept = await _keep(pages, sheet, reading)
-    return await _change(pages, sheet, before, delta, (before_layer, layer)), kept
+    key = partial(Keys.sheet_version, pages.project, sheet.key, pages.job.job_id)
+    return await _stored_change(pages.bucket, key, delta, layers, images), kept
+
+
+def _page_images(
+    layers: tuple[TextLayer, TextLayer], images: tuple[bytes, bytes] | None
+) -> tuple[PageImage, PageImage] | None:
+    """The two versions' images as the delta and overlay take them (sized by their pages)."""
+    if images is None:
+        return None
+    return (
+        PageImage(png=images[0], width=layers[0].width, height=layers[0].height),
+        PageImage(png=images[1], width=layers[1].width, height=layers[1].height),
+    )
 
 
 async def _gather(work: Mapping[str, Awaitable[T]]) -> dict[str, T]:
@@ -173,25 +192,6 @@ async def _keep(pages: _Job, sheet: UploadedSheet, reading: SheetReading | None 
     return Kept(text_key=key("text.json"), image_key=key("image.png"), reading_key=reading_key)
 
 
-async def _change(
-    pages: _Job,
-    sheet: UploadedSheet,
-    before: SheetVersion,
-    delta: SheetDelta,
-    layers: tuple[TextLayer, TextLayer],
-) -> Change:
-    """Store a changed sheet's delta and overlay; the change as the register records it."""
-    job_id = pages.job.job_id
-    images = await _images(pages.bucket, before.image_key, Keys.image(job_id, sheet.page_number))
-    return await _stored_change(
-        pages.bucket,
-        partial(Keys.sheet_version, pages.project, sheet.key, job_id),
-        delta,
-        layers,
-        images,
-    )
-
-
 async def kept_change(
     bucket: Bucket, project: str, sheet_key: str, before: SheetVersion, after: SheetVersion
 ) -> Change:
@@ -201,9 +201,15 @@ async def kept_change(
         bucket.get_model(before.text_key, TextLayer), bucket.get_model(after.text_key, TextLayer)
     )
     readings = await asyncio.gather(kept_reading(bucket, before), kept_reading(bucket, after))
-    work = partial(sheet_delta, *layers, before_reading=readings[0], after_reading=readings[1])
-    delta = await asyncio.to_thread(work)
     images = await _images(bucket, before.image_key, after.image_key)
+    work = partial(
+        sheet_delta,
+        *layers,
+        before_reading=readings[0],
+        after_reading=readings[1],
+        images=_page_images((layers[0], layers[1]), images),
+    )
+    delta = await asyncio.to_thread(work)
     return await _stored_change(
         bucket,
         partial(Keys.sheet_version, project, sheet_key, after.job_id),
@@ -237,14 +243,17 @@ async def _stored_change(
     never the version."""
     await bucket.put_json(key("delta.json"), delta.to_json())
     overlay_key = None
-    if images is not None:
-        old = PageImage(png=images[0], width=layers[0].width, height=layers[0].height)
-        new = PageImage(png=images[1], width=layers[1].width, height=layers[1].height)
-        png = await asyncio.to_thread(overlay_png, old, new, delta)
+    if (pair := _page_images(layers, images)) is not None:
+        png = await asyncio.to_thread(overlay_png, *pair, delta)
         overlay_key = key("overlay.png")
         await bucket.put_bytes(overlay_key, png, "image/png")
     return Change(
-        counts=UnitCounts(added=delta.added, removed=delta.removed, changed=delta.changed),
+        counts=UnitCounts(
+            added=delta.added,
+            removed=delta.removed,
+            changed=delta.changed,
+            regions=len(delta.graphics),
+        ),
         title_block_only=delta.title_block_only,
         delta_key=key("delta.json"),
         overlay_key=overlay_key,

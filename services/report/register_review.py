@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from services.report.projects import kept_change
 from services.report.revisions.review import (
+    Moved,
     corrected_version,
     decided,
     locate,
@@ -111,7 +112,8 @@ async def follow_correction(
         to_key = sheet_key(number) if number else ""
         if not at.current or not to_key or to_key == at.key:
             return _unmoved(register, cause)
-        return await _moved(bucket, register, at.key, to_key, cause)
+        moved = move_sheet(register, at.key, to_key, number or "")
+        return await _moved(bucket, register, moved, at.key, to_key, cause)
 
     applied = await _apply(bucket, jobs.state, publisher, project, event.record_id, change)
     if applied is not None and applied.moved is not None:
@@ -156,7 +158,16 @@ async def apply_decision(
             or proposal.matches_key not in register.sheets
         ):
             return _unmoved(register, cause)
-        return await _moved(bucket, register, proposal.matches_key, proposal.sheet_key, cause)
+        moved = move_sheet(
+            register,
+            proposal.matches_key,
+            proposal.sheet_key,
+            new.sheet_number,
+            moved_first=True,
+        )
+        return await _moved(
+            bucket, register, moved, proposal.matches_key, proposal.sheet_key, cause
+        )
 
     await _apply(bucket, state, publisher, record.project, record.record_id, change)
 
@@ -220,12 +231,11 @@ def _unmoved(register: Register, cause: _Cause) -> tuple[Register, ReviewApplied
 
 
 async def _moved(
-    bucket: Bucket, register: Register, from_key: str, to_key: str, cause: _Cause
+    bucket: Bucket, register: Register, moved: Moved, from_key: str, to_key: str, cause: _Cause
 ) -> tuple[Register, ReviewApplied]:
     """The register with ``from_key``'s sheet moved under ``to_key``: the version the move
     gave a new predecessor diffed against it and announced; a renamed sheet's current
     change announced again under its new number."""
-    moved = move_sheet(register, from_key, to_key)
     sheet = moved.sheets[to_key]
     versions = list(sheet.versions)
     if moved.diff is not None:
@@ -287,6 +297,7 @@ def _revised(project: str, sheet: RegisterSheet, index: int) -> SheetRevised:
         added=counts.added,
         removed=counts.removed,
         changed=counts.changed,
+        regions=counts.regions,
         title_block_only=after.title_block_only,
         delta_key=after.delta_key or "",
         overlay_key=after.overlay_key,

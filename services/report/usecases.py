@@ -287,6 +287,7 @@ async def announce_changes(io: Collaborators, changes: RegisterOutcome) -> None:
             added=counts.added if counts else 0,
             removed=counts.removed if counts else 0,
             changed=counts.changed if counts else 0,
+            regions=counts.regions if counts else 0,
             title_block_only=sheet.title_block_only,
             delta_key=sheet.delta_key,
             overlay_key=sheet.overlay_key,

@@ -4,7 +4,7 @@ Commands are imperative (``ExtractPage``), events past tense (``PageExtracted``)
 Messages are small and carry object keys (claim-check), never page content.
 """
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -44,6 +44,17 @@ class JobOptions(BaseModel):
         description="the project whose drawing register the job's sheets join (1-64 letters, "
         "digits, '-' or '_', starting with a letter or digit); none: the job stands alone",
         examples=[PROJECT_EXAMPLE],
+    )
+    issue: str | None = Field(
+        None,
+        min_length=1,
+        max_length=64,
+        description="what issue of the set the upload is, kept with each sheet version it "
+        "gives a project's register",
+        examples=["Addendum 2"],
+    )
+    issue_date: date | None = Field(
+        None, description="the issue's date (ISO 8601)", examples=["2026-03-14"]
     )
 
 
@@ -206,7 +217,8 @@ class DeliverWebhook(BaseModel):
 
 class SheetRevised(BaseModel):
     """A project's sheet has a new version: what changed on it since the one before, counted
-    in text units, with the keys of the delta (words) and the overlay (picture)."""
+    in text units and in changed regions of its drawing, with the keys of the delta and the
+    overlay (picture)."""
 
     project: str = Field(examples=[PROJECT_EXAMPLE])
     job_id: str = Field(examples=[JOB_ID_EXAMPLE])
@@ -220,6 +232,9 @@ class SheetRevised(BaseModel):
     added: int = Field(ge=0, description="text units only the new version has", examples=[1])
     removed: int = Field(ge=0, description="text units only the old version had", examples=[0])
     changed: int = Field(ge=0, description="text units whose text changed", examples=[3])
+    regions: int = Field(
+        0, ge=0, description="changed regions of the drawing (linework)", examples=[1]
+    )
     title_block_only: bool = Field(
         description="nothing changed but title-block fields (revision, date)", examples=[False]
     )

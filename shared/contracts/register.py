@@ -5,10 +5,12 @@ reads it (``shared.infra.register_store``).
 """
 
 import re
-from datetime import datetime
-from typing import Literal
+from datetime import date, datetime
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
+
+from shared.sheet.normal import ascii_number, iso_date
 
 Outcome = Literal["added", "revised", "reissued", "proposed"]
 ProposalStatus = Literal["proposed", "accepted", "rejected"]
@@ -21,15 +23,17 @@ def proposal_id(sheet_key: str, matches_key: str) -> str:
 
 
 class UnitCounts(BaseModel):
-    """Text units a version added, removed and changed against the version before."""
+    """Text units a version added, removed and changed against the version before, and the
+    changed regions of its drawing."""
 
     added: int = 0
     removed: int = 0
     changed: int = 0
+    regions: int = Field(0, description="changed regions of the drawing (linework)")
 
     @property
     def total(self) -> int:
-        return self.added + self.removed + self.changed
+        return self.added + self.removed + self.changed + self.regions
 
 
 class Reissue(BaseModel):
@@ -48,13 +52,25 @@ class SheetVersion(BaseModel):
     job_id: str
     page_number: int = Field(ge=1)
     file_name: str
-    sheet_number: str = Field(description="as the sheet prints it")
+    sheet_number: str = Field(
+        description="with ASCII hyphens, as matched and exported", examples=["100-00"]
+    )
+    sheet_number_printed: str = Field("", description="as the sheet prints it", examples=["100‐00"])
     sheet_title: str | None = None
     revision: str | None = Field(None, description="the revision mark, as printed")
-    issue_date: str | None = Field(None, description="the sheet's date, as printed")
+    issue_date: str | None = Field(
+        None,
+        description="the sheet's date in ISO 8601, its day/month order read from its upload's "
+        "set; null when that set's order is ambiguous (the printed form is kept)",
+        examples=["2016-04-12"],
+    )
+    issue_date_printed: str | None = Field(
+        None, description="the sheet's date, as printed", examples=["04/12/16"]
+    )
     issue: str | None = Field(
         None, description="the upload's issue label (options.issue)", examples=["Addendum 2"]
     )
+    issued_on: date | None = Field(None, description="the upload's issue date (options)")
     uploaded_at: datetime
     text_key: str = Field(description="the page's words (TextLayer)")
     image_key: str | None = Field(None, description="the rendered page")
@@ -66,6 +82,19 @@ class SheetVersion(BaseModel):
     delta_key: str | None = Field(None, description="the change from the version before")
     overlay_key: str | None = Field(None, description="the overlay with the version before")
     reissued: list[Reissue] = Field([], description="later uploads with nothing changed")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _printed_forms(cls, data: Any) -> Any:
+        """A version kept before normalised forms: its number and date were the printed."""
+        if isinstance(data, dict) and "sheet_number_printed" not in data:
+            data = dict(data)
+            printed = data.get("sheet_number") or ""
+            data["sheet_number_printed"] = printed
+            data["sheet_number"] = ascii_number(printed) or printed
+            data["issue_date_printed"] = data.get("issue_date")
+            data["issue_date"] = iso_date(data.get("issue_date"), None)
+        return data
 
 
 class ProposedMatch(BaseModel):
@@ -97,7 +126,10 @@ class ProposedMatch(BaseModel):
 
 class RegisterSheet(BaseModel):
     key: str = Field(description="the sheet number as compared (sheet_key)")
-    sheet_number: str = Field(description="as its latest version prints it")
+    sheet_number: str = Field(
+        description="as its latest version prints it, with ASCII hyphens (a person's "
+        "correction or decision may have given it)"
+    )
     sheet_title: str | None = None
     versions: list[SheetVersion]
 
@@ -160,6 +192,8 @@ class RegisterOutcome(BaseModel):
     job_id: str
     sequence: int = Field(ge=1, description="the register's sequence after this job")
     register_key: str
+    issue: str | None = Field(None, description="the upload's issue label (options.issue)")
+    issued_on: date | None = Field(None, description="the upload's issue date (options)")
     sheets: list[SheetOutcome] = []
     carried: list[str] = Field(
         [], description="sheet numbers the register holds that the upload lacks: still current"

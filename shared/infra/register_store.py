@@ -31,15 +31,26 @@ async def read_register(
     bucket: Bucket, state: StateStore, project: str
 ) -> tuple[Register, int | None]:
     """The project's current register (empty when it has none) and the revision of its head
-    in the state store (None: no head, as when retention dropped it)."""
+    in the state store (None: no head, as when retention dropped it). A document newer than
+    the head (one brought into the bucket from the data dir, written by a `sheetflow run`
+    while this deployment was stopped) is current: the head's revision still guards the next
+    write."""
     found = await state.get(head_key(project))
+    kept = await bucket.list_keys(Keys.register_snapshots(project))
+    newest = kept[-1] if kept else None
     if found is not None:
         head = RegisterHead.model_validate(found[0])
-        return await bucket.get_model(head.key, Register), found[1]
-    kept = await bucket.list_keys(Keys.register_snapshots(project))
-    if not kept:
+        key = newest if newest and _sequence(newest) > head.sequence else head.key
+        return await bucket.get_model(key, Register), found[1]
+    if newest is None:
         return Register(project=project), None
-    return await bucket.get_model(kept[-1], Register), None
+    return await bucket.get_model(newest, Register), None
+
+
+def _sequence(snapshot_key: str) -> int:
+    """A register document's sequence, from its key (``{sequence:08d}-{applied}.json``)."""
+    name = snapshot_key.rsplit("/", 1)[-1]
+    return int(name.split("-", 1)[0])
 
 
 async def commit_register(

@@ -2,6 +2,7 @@
 in words (``delta``) and in a picture (``overlay``)."""
 
 from shared.revisions.delta import SheetDelta, UnitChange, sheet_delta
-from shared.revisions.overlay import PageImage, overlay_png
+from shared.revisions.drawing import PageImage, Region
+from shared.revisions.overlay import overlay_png
 
-__all__ = ["PageImage", "SheetDelta", "UnitChange", "overlay_png", "sheet_delta"]
+__all__ = ["PageImage", "Region", "SheetDelta", "UnitChange", "overlay_png", "sheet_delta"]

@@ -1,4 +1,5 @@
-"""What changed on a sheet between two versions, in words: a delta of the page's text units.
+"""What changed on a sheet between two versions: a delta of the page's text units, and (given
+the two page images) the changed regions of its drawing (``shared.revisions.drawing``).
 
 The units are the page's (``shared.pagetext.units.page_units``): table rows and whole notes;
 the title block's fields are named by the sheets' readings (``read_units``' ``LABEL: value``
@@ -23,12 +24,16 @@ diffs cleanly:
    stayed, the units holding them were found otherwise.
 
 A false alarm costs as much as a miss: steps 1 to 3 and 6 keep reflowed text out of the delta.
+
+The drawing's regions are compared apart from the words (each version's words are masked
+there), aligned first where the texts place the old sheet; a sheet whose drawing changed is
+changed even where no word did.
 """
 
 import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from statistics import median
 from typing import Any, Literal
 
@@ -38,6 +43,7 @@ from rapidfuzz.process import cdist
 
 from shared.pagetext import NOTE_NUMBER, Box, TextLayer, normalize
 from shared.pagetext.units import CELL_SEPARATOR, page_units
+from shared.revisions.drawing import PageImage, Region, drawing_delta, points_affine
 from shared.sheet.fields import read_fields
 from shared.sheet.reading import SheetReading
 
@@ -69,6 +75,8 @@ MAX_REGION_SHARE = 0.2
 MIN_PLACING_TEXTS = 3
 MIN_PLACING_GAP = 72.0
 SAME_SCALE = 0.002
+# A line this many of its heights (or fewer) under a note's last line continues the note.
+CONTINUED_LINES = 1.5
 # Identical texts paired nearest-first up to this many candidate pairs; beyond, in order.
 MAX_NEAREST_PAIRS = 250_000
 
@@ -148,9 +156,15 @@ class SheetDelta:
     title_block_only: bool = False
     # How the old sheet's drawing sits on the new one; None when too few texts say.
     placement: Placement | None = None
+    # The drawing's changed regions (linework added, removed or moved), when the two page
+    # images were compared; and the affine map of points that laid the old on the new.
+    graphics: list[Region] = field(default_factory=list)
+    alignment: tuple[float, ...] | None = None
+    # The new sheet's size (PDF points): where its boxes are.
+    page_size: tuple[float, float] | None = None
 
     def is_unchanged(self) -> bool:
-        return not self.changes
+        return not self.changes and not self.graphics
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON, to store beside the overlay."""
@@ -162,6 +176,9 @@ class SheetDelta:
             "unchanged": self.unchanged,
             "title_block_only": self.title_block_only,
             "placement": [p.scale, p.dx, p.dy] if (p := self.placement) else None,
+            "graphics": [g.to_json() for g in self.graphics],
+            "alignment": [round(v, 6) for v in self.alignment] if self.alignment else None,
+            "page_size": list(self.page_size) if self.page_size else None,
         }
 
     @classmethod
@@ -174,6 +191,9 @@ class SheetDelta:
             unchanged=data.get("unchanged", 0),
             title_block_only=data.get("title_block_only", False),
             placement=Placement(*place) if (place := data.get("placement")) else None,
+            graphics=[Region.from_json(g) for g in data.get("graphics", [])],
+            alignment=tuple(align) if (align := data.get("alignment")) else None,
+            page_size=(size[0], size[1]) if (size := data.get("page_size")) else None,
         )
 
 
@@ -248,7 +268,43 @@ def _items(sheet: _Sheet) -> list[_Item]:
             key = normalize(cells[0]) if len(cells) > 1 else None
             item = _Item("row", unit.text, tokens, unit.box, unit.word_ids, key or None)
         items.append(item)
-    return [item for item in items if item.tokens]
+    return _notes_joined([item for item in items if item.tokens])
+
+
+def _notes_joined(items: list[_Item]) -> list[_Item]:
+    """The items with each note's continuation joined to it: a line printed just under a
+    note's last line, starting within the note's width and not with a note number of its
+    own. The page's units follow the order its content stream wrote the words, so an edit
+    written at the end of the stream (as Acrobat's and Bluebeam's are) leaves a note's
+    lines apart; joined by place, the note is one unit on both versions."""
+    notes = sorted((i for i in items if i.kind == "note"), key=lambda i: i.box.y0)
+    lines = sorted((i for i in items if i.kind == "line"), key=lambda i: i.box.y0)
+    joined: set[int] = set()
+    for note in notes:
+        while True:
+            below = next((line for line in lines if _continues(note, line, joined)), None)
+            if below is None:
+                break
+            joined.add(id(below))
+            note.text = f"{note.text} {below.text}"
+            note.tokens = [*note.tokens, *below.tokens]
+            note.box = Box.union((note.box, below.box))
+            note.word_ids = (*note.word_ids, *below.word_ids)
+            first, _, body = note.text.partition(" ")
+            note.key = normalize(body) if NOTE_NUMBER.match(first) else None
+    return [i for i in items if id(i) not in joined]
+
+
+def _continues(note: _Item, line: _Item, joined: set[int]) -> bool:
+    """``line`` reads on from ``note``: it starts under the note's last line (within a line
+    and a half of it), inside the note's width, and is not a note of its own."""
+    if id(line) in joined:
+        return False
+    height = line.height
+    gap = line.box.y0 - note.box.y1
+    inside = note.box.x0 - height <= line.box.x0 <= note.box.x1 - height
+    numbered = NOTE_NUMBER.match(line.text.split(" ", 1)[0]) is not None
+    return -0.5 * height <= gap <= CONTINUED_LINES * height and inside and not numbered
 
 
 def _lines_of(layer: TextLayer, word_ids: Sequence[int]) -> list[tuple[int, ...]]:
@@ -681,11 +737,44 @@ def sheet_delta(
     *,
     before_reading: SheetReading | None = None,
     after_reading: SheetReading | None = None,
+    images: tuple[PageImage, PageImage] | None = None,
 ) -> SheetDelta:
     """The units added, removed and changed from ``before`` to ``after`` (two versions of a
-    sheet), matched by content. The sheets' readings (``extracted.json``), when given, say
-    where each title block is; without them its fields are read again, and only when
-    something changed."""
+    sheet), matched by content; with the two page ``images``, the drawing's changed regions
+    too. The sheets' readings (``extracted.json``), when given, say where each title block
+    is; without them its fields are read again, and only when something changed."""
+    text = replace(
+        _text_delta(before, after, before_reading, after_reading),
+        page_size=(after.width, after.height),
+    )
+    if images is None:
+        return text
+    placement = text.placement
+    drawn = drawing_delta(
+        images[0],
+        images[1],
+        words=([w.bbox for w in before.words], [w.bbox for w in after.words]),
+        placement=points_affine(placement.scale, placement.dx, placement.dy) if placement else None,
+        title_region=_TitleBlock.of(after, after_reading).region if after_reading else None,
+    )
+    graphics = drawn.regions
+    title_block_only = (text.title_block_only or not text.changes) and all(
+        g.title_block for g in graphics
+    )
+    return replace(
+        text,
+        graphics=graphics,
+        alignment=drawn.alignment,
+        title_block_only=title_block_only and not (text.is_unchanged() and not graphics),
+    )
+
+
+def _text_delta(
+    before: TextLayer,
+    after: TextLayer,
+    before_reading: SheetReading | None,
+    after_reading: SheetReading | None,
+) -> SheetDelta:
     diagonal = (after.width**2 + after.height**2) ** 0.5
     old_sheet, new_sheet = _Sheet.of(before), _Sheet.of(after)
     matcher = _Matcher(_items(old_sheet), _items(new_sheet), near=NEAR_SHARE * diagonal)

@@ -1,5 +1,6 @@
 """What changed on a sheet, in a picture: the two versions laid over each other, the previous
-in red, the new in blue, what both print in grey, each changed unit boxed.
+in red, the new in blue, what both print in grey, each changed unit boxed (orange) and each
+changed region of the drawing boxed (magenta).
 
 Made from the two page images extract already stored (``pages/{n}/image.png``) and the pages'
 sizes, never by rendering the PDFs again: decoding two PNGs costs a small part of one render
@@ -13,12 +14,14 @@ version; a sheet without a border is aligned where the delta's texts place the d
 from dataclasses import dataclass
 from typing import cast
 
+import cv2
 import imagecodecs
 import numpy
 from numpy.typing import NDArray
 
 from shared.pagetext import Box
 from shared.revisions.delta import Placement, SheetDelta
+from shared.revisions.drawing import PageImage
 
 # A pixel darker than this (in its darkest channel) is ink: coloured linework counts too.
 INK_BELOW = 160
@@ -36,7 +39,7 @@ FRAME_MIN_SHARE = 0.6
 ALIGN_SLACK_PX = 1
 
 # The overlay's colours, by the code a pixel gets.
-WHITE, GREY, RED, BLUE, BOX = range(5)
+WHITE, GREY, RED, BLUE, BOX, REGION = range(6)
 PALETTE = numpy.array(
     [
         (255, 255, 255),  # no ink on either version
@@ -44,6 +47,7 @@ PALETTE = numpy.array(
         (220, 30, 30),  # only the previous version: removed
         (30, 70, 230),  # only the new version: added
         (255, 150, 0),  # a changed unit's box
+        (200, 0, 170),  # a changed region of the drawing
     ],
     numpy.uint8,
 )
@@ -53,15 +57,6 @@ RGBA = numpy.hstack([PALETTE, numpy.full((len(PALETTE), 1), 255, numpy.uint8)]).
 ]
 BOX_WIDTH_PX = 3
 BOX_PAD_PX = 4
-
-
-@dataclass(frozen=True)
-class PageImage:
-    """A stored page image with the size of the page it shows (PDF points)."""
-
-    png: bytes
-    width: float
-    height: float
 
 
 @dataclass(frozen=True)
@@ -137,7 +132,11 @@ def overlay_png(before: PageImage, after: PageImage, delta: SheetDelta) -> bytes
     new_zoom = (width / after.width, height / after.height)
     old_zoom = (old_ink.shape[1] / before.width, old_ink.shape[0] / before.height)
     where = _alignment(old_dark, new_dark, delta, old_zoom, new_zoom)
-    old_aligned = _resampled(old_ink, where, new_ink.shape)
+    if delta.alignment is not None:
+        # Where the drawing delta laid the old sheet (its texts' placement refined on the ink).
+        old_aligned = _warped(old_ink, delta.alignment, old_zoom, new_zoom, new_ink.shape)
+    else:
+        old_aligned = _resampled(old_ink, where, new_ink.shape)
 
     boxes: list[Box] = []
     for change in delta.changes:
@@ -149,6 +148,9 @@ def overlay_png(before: PageImage, after: PageImage, delta: SheetDelta) -> bytes
             on_new = [Box.union(on_new)]
         boxes += on_new
     frames = [_padded(box, width, height) for box in boxes]
+    regions = [
+        _padded(_scaled(region.after_bbox, new_zoom), width, height) for region in delta.graphics
+    ]
     # Ink within the slack of the other version's ink is the same line, a pixel off: grey,
     # not colour. Inside a changed unit's box the versions are compared pixel for pixel, so
     # a rewritten word shows in colour where its strokes differ.
@@ -163,6 +165,8 @@ def overlay_png(before: PageImage, after: PageImage, delta: SheetDelta) -> bytes
     codes[new_ink & ~near_old] = BLUE
     for frame in frames:
         _draw_box(codes, frame)
+    for frame in regions:
+        _draw_box(codes, frame, REGION)
     # Opaque RGBA: one 32-bit lookup per pixel, cheaper than three 8-bit ones.
     image = RGBA[codes].view(numpy.uint8).reshape(height, width, 4)
     png = imagecodecs.png_encode(
@@ -275,13 +279,31 @@ def _padded(box: Box, width: int, height: int) -> tuple[int, int, int, int]:
     )
 
 
-def _draw_box(codes: NDArray[numpy.uint8], frame: tuple[int, int, int, int]) -> None:
+def _draw_box(
+    codes: NDArray[numpy.uint8], frame: tuple[int, int, int, int], colour: int = BOX
+) -> None:
     """The outline of a box of whole pixels (ends exclusive)."""
     x0, y0, x1, y1 = frame
     if x1 <= x0 or y1 <= y0:
         return
     w = BOX_WIDTH_PX
-    codes[y0 : y0 + w, x0:x1] = BOX
-    codes[max(y1 - w, y0) : y1, x0:x1] = BOX
-    codes[y0:y1, x0 : x0 + w] = BOX
-    codes[y0:y1, max(x1 - w, x0) : x1] = BOX
+    codes[y0 : y0 + w, x0:x1] = colour
+    codes[max(y1 - w, y0) : y1, x0:x1] = colour
+    codes[y0:y1, x0 : x0 + w] = colour
+    codes[y0:y1, max(x1 - w, x0) : x1] = colour
+
+
+def _warped(
+    old_ink: NDArray[numpy.bool_],
+    alignment: tuple[float, ...],
+    old_zoom: tuple[float, float],
+    new_zoom: tuple[float, float],
+    shape: tuple[int, ...],
+) -> NDArray[numpy.bool_]:
+    """The old image's ink on the new image's pixels, laid by an affine map of points."""
+    points = numpy.array(alignment, numpy.float64).reshape(2, 3)
+    to_new = numpy.diag(new_zoom) @ points @ numpy.diag([1 / old_zoom[0], 1 / old_zoom[1], 1.0])
+    warped = cv2.warpAffine(
+        old_ink.view(numpy.uint8), to_new, (shape[1], shape[0]), flags=cv2.INTER_NEAREST
+    )
+    return numpy.asarray(warped, numpy.uint8) > 0

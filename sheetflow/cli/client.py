@@ -105,14 +105,20 @@ def wait_ready(
     )
 
 
-def submit_file(client: httpx.Client, pdf: Path, project: str | None = None) -> dict[str, Any]:
-    """Upload ``pdf`` (to ``project``'s register, when named); the API's 202 body
-    ``{job_id, status_url, report_url}``."""
+def submit_file(
+    client: httpx.Client,
+    pdf: Path,
+    project: str | None = None,
+    options: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Upload ``pdf`` (to ``project``'s register, when named; with job ``options``, when
+    given); the API's 202 body ``{job_id, status_url, report_url}``."""
     route = f"/v1/projects/{project}/jobs" if project else "/v1/jobs"
+    data = {"options": json.dumps(options)} if options else None
     try:
         with pdf.open("rb") as fh:
             files = {"file": (pdf.name, fh, "application/pdf")}
-            r = client.post(route, files=files, timeout=300)
+            r = client.post(route, files=files, data=data, timeout=300)
     except httpx.HTTPError as exc:
         api = redact_url(str(client.base_url))
         raise CliError(f"could not reach the API at {api}: {exc}") from None

@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import date
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -112,6 +113,10 @@ PROJECT_HELP = (
     "the project whose drawing register the file's sheets join (its changes are printed); "
     "1-64 letters, digits, '-' or '_'"
 )
+ISSUE_HELP = (
+    "what issue of the set the file is (e.g. 'Addendum 2'), kept with its register versions"
+)
+ISSUE_DATE_HELP = "the issue's date, YYYY-MM-DD"
 OUT_HELP = (
     "where report.json, report.html, sheets.csv and set.pdf go (default ./sheetflow-out/JOB_ID)"
 )
@@ -145,6 +150,17 @@ def load_settings() -> Settings:
         field = "_".join(str(p) for p in first["loc"]).upper()
         where = f" SHEETFLOW_{field}" if field else ""
         raise CliError(f"invalid configuration{where}: {first['msg']}") from None
+
+
+def issue_options(issue: str | None, issue_date: str | None) -> dict[str, str]:
+    """The job options naming the upload's issue; a date that is not YYYY-MM-DD refused."""
+    options = {"issue": issue} if issue else {}
+    if issue_date:
+        try:
+            options["issue_date"] = date.fromisoformat(issue_date).isoformat()
+        except ValueError:
+            raise CliError(f"{issue_date!r} is not a date: give it as YYYY-MM-DD") from None
+    return options
 
 
 def project_id(project: str | None) -> str | None:
@@ -259,7 +275,17 @@ def up(
                         READY_TIMEOUT_S,
                         instance_pid=lambda: ingest_pid(supervisor.processes),
                     )
-                serve(live, supervisor, nats_embedded=not settings.nats_url)
+                keeps_registers = not settings.s3_endpoint
+                if keeps_registers:
+                    # One register per data dir: what `sheetflow run`s kept there joins this S3.
+                    from sheetflow.registers import keep_projects, restore_projects
+
+                    restore_projects(live, live.data_dir.resolve())
+                try:
+                    serve(live, supervisor, nats_embedded=not settings.nats_url)
+                finally:
+                    if keeps_registers:
+                        keep_projects(live, live.data_dir.resolve())
         except KeyboardInterrupt:
             stderr.print("stopped")
 
@@ -323,6 +349,8 @@ def run(
         bool, typer.Option(help="keep this run's service logs even when it succeeds")
     ] = False,
     project: Annotated[str | None, typer.Option(help=PROJECT_HELP)] = None,
+    issue: Annotated[str | None, typer.Option(help=ISSUE_HELP)] = None,
+    issue_date: Annotated[str | None, typer.Option(help=ISSUE_DATE_HELP)] = None,
 ) -> None:
     """Process FILE end to end on this machine and write its report (exit 2 if a page or a
     model call failed). With --project, its sheets join the project's register, which is
@@ -330,7 +358,20 @@ def run(
     with user_errors():
         settings = load_settings()
         project = project_id(project)
+        options = issue_options(issue, issue_date)
         pdf = accepted_pdf(file, settings)
+        up_running = read_endpoints(settings.data_dir.resolve()) if project else None
+        if up_running is not None:
+            # The project's register is the up's (one per data dir): the file goes to it.
+            stderr.print(
+                f"project {project}: sending {pdf.name} to the `sheetflow up` running from "
+                f"this data dir (pid {up_running.pid}), which holds the project's register"
+            )
+            with api_client(up_running.api, own_token(settings)) as client:
+                created = submit_file(client, pdf, project, options)
+                stderr.print(f"job {created['job_id']}: {pdf.name}")
+                report, out_dir = wait_and_report(client, created["job_id"], out, timeout=timeout)
+            raise typer.Exit(conclude(report, out_dir))
         settings = check_model(settings)
         runs = settings.data_dir.resolve() / "runs"
         workdir = runs / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
@@ -340,7 +381,9 @@ def run(
         else:
             updates["api_port"] = free_port()  # never collide with a running `sheetflow up`
         try:
-            job = RunJob(pdf, out, extract_workers, timeout, project, settings.data_dir.resolve())
+            job = RunJob(
+                pdf, out, extract_workers, timeout, project, settings.data_dir.resolve(), options
+            )
             code = run_job(settings.model_copy(update=updates), job)
         except CliError as exc:
             raise CliError(f"{exc}\nservice logs: {workdir / 'logs'}") from None
@@ -365,6 +408,7 @@ class RunJob:
     timeout: float
     project: str | None
     data_dir: Path
+    options: dict[str, str] | None = None
 
 
 def run_job(settings: Settings, job: RunJob) -> int:
@@ -407,7 +451,7 @@ def run_job(settings: Settings, job: RunJob) -> int:
             from sheetflow.registers import keep_project, project_dir, restore_project
 
             restore_project(live, job.data_dir, job.project)
-        created = submit_file(client, job.pdf, job.project)
+        created = submit_file(client, job.pdf, job.project, job.options)
         stderr.print(f"job {created['job_id']}: {job.pdf.name}")
         report, out_dir = wait_and_report(
             client, created["job_id"], job.out, timeout=job.timeout, check=check
@@ -450,14 +494,17 @@ def submit(
     out: Annotated[Path | None, typer.Option(help=OUT_HELP)] = None,
     timeout: Annotated[float, typer.Option(min=1, help="seconds to wait with --wait")] = 3600,
     project: Annotated[str | None, typer.Option(help=PROJECT_HELP)] = None,
+    issue: Annotated[str | None, typer.Option(help=ISSUE_HELP)] = None,
+    issue_date: Annotated[str | None, typer.Option(help=ISSUE_DATE_HELP)] = None,
 ) -> None:
     """Upload FILE to a running deployment; with --wait, follow it like `run`."""
     with user_errors():
         pdf = existing_file(file)
         project = project_id(project)
+        options = issue_options(issue, issue_date)
         api = api or running_up(load_settings(), "no API to send to: pass --api URL").api
         with api_client(api, token) as client:
-            created = submit_file(client, pdf, project)
+            created = submit_file(client, pdf, project, options)
             stdout.print(f"job {created['job_id']}")
             # Relative links (no SHEETFLOW_PUBLIC_URL on the server) are relative to the API.
             stdout.print(f"status: {urljoin(api, created['status_url'])}")

@@ -78,16 +78,25 @@ def coverage_text(page: PageReport) -> str:
     return f"{coverage.ratio:.2f} ({coverage.covered_lines}/{coverage.total_lines}{ocr})"
 
 
+def _marked(version: int | None, revision: str | None) -> str:
+    """A version with the revision mark its title block prints: "v2 (rev C)"."""
+    return f"v{version}" + (f" (rev {revision})" if revision else "")
+
+
 def change_text(sheet: SheetOutcome) -> str:
-    """What the job did to the sheet in its project's register, in a few words."""
+    """What the job did to the sheet in its project's register, in a few words, each
+    version beside the revision mark it prints."""
     if sheet.outcome == "revised":
         counts = sheet.changes or UnitCounts()
         what = f"+{counts.added} -{counts.removed} ~{counts.changed}"
+        if counts.regions:
+            what += f", {counts.regions} drawing region{'s' if counts.regions > 1 else ''}"
         if sheet.title_block_only:
             what += ", title block only"
-        return f"v{sheet.from_version} -> v{sheet.to_version} ({what})"
+        before = _marked(sheet.from_version, sheet.from_revision)
+        return f"{before} -> {_marked(sheet.to_version, sheet.to_revision)} ({what})"
     if sheet.outcome == "reissued":
-        return f"v{sheet.to_version} re-issued unchanged"
+        return f"{_marked(sheet.to_version, sheet.to_revision)} re-issued unchanged"
     if sheet.outcome == "proposed" and sheet.proposed_match:
         return f"new v1; same drawing as {sheet.proposed_match.matches_number}? (proposed)"
     return "new v1"
@@ -139,8 +148,9 @@ def changes_lines(report: Report) -> list[str]:
     changes = report.changes
     if changes is None:
         return []
+    issue = ", ".join(str(x) for x in (changes.issue, changes.issued_on) if x)
     line = (
-        f"project {changes.project} (upload {changes.sequence}): "
+        f"project {changes.project} (upload {changes.sequence}{f', {issue}' if issue else ''}): "
         f"revised {changes.count('revised')}, new {changes.count('added')}, "
         f"re-issued unchanged {changes.count('reissued')}, "
         f"proposed as renumbered {changes.count('proposed')}"

@@ -27,6 +27,7 @@ from shared.contracts.report import Report
 from shared.infra.storage import Keys
 from shared.pagetext import Box
 from shared.revisions.delta import SheetDelta, UnitChange
+from shared.revisions.drawing import Region
 from shared.sheet.header import SheetHeader
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -397,6 +398,8 @@ def changes_report() -> tuple[Report, dict[str, tuple[SheetDelta, bytes | None]]
         ],
         changed=2,
         added=1,
+        graphics=[Region("added", Box(300, 200, 420, 230), Box(300, 200, 420, 230), 0.004)],
+        page_size=(sheets_pdf()[1].rect.width, sheets_pdf()[1].rect.height),
     )
     proposal = ProposedMatch(
         sheet_key="A101",
@@ -412,6 +415,7 @@ def changes_report() -> tuple[Report, dict[str, tuple[SheetDelta, bytes | None]]
         job_id="j_browser",
         sequence=2,
         register_key="projects/tower-b/register/00000002-j_browser.json",
+        issue="Addendum 2",
         sheets=[
             SheetOutcome(
                 sheet_key="A101",
@@ -431,7 +435,7 @@ def changes_report() -> tuple[Report, dict[str, tuple[SheetDelta, bytes | None]]
                 to_version=2,
                 from_revision="B",
                 to_revision="C",
-                changes=UnitCounts(added=1, changed=2),
+                changes=UnitCounts(added=1, changed=2, regions=1),
                 delta_key=delta_key,
                 overlay_key="projects/tower-b/sheets/S001/j_browser/overlay.png",
             ),
@@ -445,8 +449,9 @@ def changes_report() -> tuple[Report, dict[str, tuple[SheetDelta, bytes | None]]
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_the_changes_section_shows_the_overlay_beside_the_delta(tmp_path, viewport):
     """A revised sheet's overlay and its delta, the words that changed marked, side by side
-    on a desktop and one above the other on a phone, nothing clipped; the renumbered sheet's
-    proposal listed."""
+    on a desktop and one above the other on a phone, nothing clipped; the drawing's changed
+    region listed with its crop; the upload's issue named; the renumbered sheet's proposal
+    listed."""
     report, revisions = changes_report()
     path = tmp_path / "changes.html"
     path.write_text(render_report_html(report, sheet_thumbnails(), {}, revisions), encoding="utf-8")
@@ -455,7 +460,7 @@ def test_the_changes_section_shows_the_overlay_beside_the_delta(tmp_path, viewpo
         page.goto(path.as_uri(), wait_until="load")
         change = page.locator("#change-S001")
         assert "version 1 → 2" in change.locator("h3").inner_text()
-        width = change.locator("img").evaluate("i => i.naturalWidth")
+        width = change.locator("figure img").evaluate("i => i.naturalWidth")
         assert width > 0
         assert change.locator("td.before mark").all_inner_texts() == ["(2)", "B"]
         assert change.locator("td.after mark").all_inner_texts() == [
@@ -471,6 +476,11 @@ def test_the_changes_section_shows_the_overlay_beside_the_delta(tmp_path, viewpo
         else:
             assert listing["y"] > picture["y"] + picture["height"] - 1  # below
         assert "A100" in page.locator("#changes-proposed").inner_text()
+        assert "Addendum 2" in page.locator("#changes-section").inner_text()
+        # The drawing's changed region, listed with the overlay cut around it.
+        region = change.locator("#regions-S001 li")
+        assert "linework added" in region.inner_text() and "120×30 pt" in region.inner_text()
+        assert region.locator("img").evaluate("i => i.naturalWidth") > 0
         page.locator("#changes").scroll_into_view_if_needed()
         assert page.evaluate(FIND_CLIPPED) == []
     assert errors == []

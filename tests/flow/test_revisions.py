@@ -24,13 +24,13 @@ from shared.infra.register_store import read_register
 from shared.infra.settings import Settings
 from shared.infra.storage import ObjectStore
 from sheetflow.cli import commands
-from sheetflow.registers import keep_project, project_dir, restore_project
+from sheetflow.registers import keep_project, keep_projects, project_dir, restore_projects
 from sheetflow.runtime import EmbeddedServers, free_port
 from sheetflow.services import SERVICES
 from tests.support.buckets import remove_bucket
 from tests.support.corpus import needs_corpus
 from tests.support.fakes import MemoryStateStore
-from tests.support.revisions import edited, pages_of
+from tests.support.revisions import edited, pages_of, with_wall
 from tests.support.stack import Stack, nats_client, stack, stream_messages
 
 pytestmark = [pytest.mark.slow, needs_corpus]
@@ -42,6 +42,8 @@ EDITS = [
     (2, "C", "D", (1594.0, 1123.0)),  # the title block's revision mark
     (3, "S701", "S709", None),  # the sheet renumbered, nothing else
 ]
+# The fourth upload is the second with a wall drawn on S301 (PDF points), no word changed.
+WALL = (700.0, 560.0)
 
 
 @dataclass
@@ -73,11 +75,13 @@ def revisions(
     )
     first = pages_of(*SET)
     second = edited(first, EDITS)
+    drawn, _ = with_wall(second, 2, WALL)
+    uploads = ((first, "options"), (second, "route"), (second, "route"), (drawn, "options"))
     with stack(settings, *SERVICES) as s:
         jobs: list[str] = []
         reports: list[dict] = []
         # One after another: each upload is matched against the register the one before left.
-        for n, (pdf, how) in enumerate(((first, "options"), (second, "route"), (second, "route"))):
+        for n, (pdf, how) in enumerate(uploads):
             if how == "options":
                 job = s.submit(pdf, name=f"issue-{n}.pdf", options={"project": PROJECT})
             else:
@@ -116,10 +120,9 @@ def test_each_edited_sheet_has_a_second_version_whose_delta_is_exactly_the_edit(
     for sheet in (note, mark):
         assert (sheet["outcome"], sheet["from_version"], sheet["to_version"]) == ("revised", 1, 2)
         assert sheet["overlay_key"] and sheet["delta_key"]
-    assert (
-        note["changes"] == {"added": 0, "removed": 0, "changed": 1} and not note["title_block_only"]
-    )
-    assert mark["changes"] == {"added": 0, "removed": 0, "changed": 1} and mark["title_block_only"]
+    one_unit = {"added": 0, "removed": 0, "changed": 1, "regions": 0}
+    assert note["changes"] == one_unit and not note["title_block_only"]
+    assert mark["changes"] == one_unit and mark["title_block_only"]
     assert (mark["from_revision"], mark["to_revision"]) == ("C", "D")
 
     delta = revisions.get("/sheets/S101/delta", **{"from": 1, "to": 2})
@@ -143,14 +146,21 @@ def test_each_edited_sheet_has_a_second_version_whose_delta_is_exactly_the_edit(
 
 
 def test_subscribers_hear_each_revised_sheet_and_each_register_update(revisions):
-    revised = asyncio.run(stream_messages(revisions.settings, subjects.SHEET_REVISED, expect=2))
-    assert sorted((e["sheet_number"], e["from_version"], e["to_version"]) for e in revised) == [
-        ("S101", 1, 2),
-        ("S301", 1, 2),
+    revised = asyncio.run(stream_messages(revisions.settings, subjects.SHEET_REVISED, expect=3))
+    heard = [(e["job_id"], e["sheet_number"], e["from_version"], e["to_version"]) for e in revised]
+    assert sorted(heard[:2]) == [
+        (revisions.jobs[1], "S101", 1, 2),
+        (revisions.jobs[1], "S301", 1, 2),
     ]
-    assert all(e["project"] == PROJECT and e["job_id"] == revisions.jobs[1] for e in revised)
-    assert {e["sheet_number"]: e["changed"] for e in revised} == {"S101": 1, "S301": 1}
-    updated = asyncio.run(stream_messages(revisions.settings, subjects.REGISTER_UPDATED, expect=3))
+    assert heard[2] == (revisions.jobs[3], "S301", 2, 3)
+    assert all(e["project"] == PROJECT for e in revised)
+    counts = {(e["job_id"], e["sheet_number"]): (e["changed"], e["regions"]) for e in revised}
+    assert counts == {
+        (revisions.jobs[1], "S101"): (1, 0),
+        (revisions.jobs[1], "S301"): (1, 0),
+        (revisions.jobs[3], "S301"): (0, 1),  # the wall: the drawing alone
+    }
+    updated = asyncio.run(stream_messages(revisions.settings, subjects.REGISTER_UPDATED, expect=4))
     assert [e["job_id"] for e in updated] == revisions.jobs
     assert [
         (e["added"], e["revised"], e["reissued_unchanged"], e["proposed"]) for e in updated
@@ -158,6 +168,7 @@ def test_subscribers_hear_each_revised_sheet_and_each_register_update(revisions)
         (3, 0, 0, 0),
         (0, 2, 0, 1),
         (0, 0, 3, 0),
+        (0, 1, 2, 0),
     ]
 
 
@@ -168,6 +179,36 @@ def test_the_same_file_again_is_reissued_unchanged(revisions):
         "S301": ("reissued", 2),
         "S709": ("reissued", 1),
     }
+
+
+def test_a_linework_only_revision_is_a_new_version_with_its_changed_region(revisions):
+    """The fourth upload adds a wall to S301 and changes no word: S301 gets a third version
+    whose delta lists the one region where the wall is (and no text unit), boxed in the
+    overlay and shown in report.html; the other sheets are re-issued unchanged."""
+    fourth = outcomes(revisions.reports[3])
+    assert {n: s["outcome"] for n, s in fourth.items()} == {
+        "S101": "reissued",
+        "S301": "revised",
+        "S709": "reissued",
+    }
+    wall = fourth["S301"]
+    assert (wall["from_version"], wall["to_version"]) == (2, 3) and not wall["title_block_only"]
+    assert wall["changes"] == {"added": 0, "removed": 0, "changed": 0, "regions": 1}
+    delta = revisions.get("/sheets/S301/delta", **{"from": 2, "to": 3}).json()
+    assert delta["changes"] == []
+    [region] = delta["graphics"]
+    x0, y0, x1, y1 = region["after_bbox"]
+    assert region["kind"] == "added" and not region["title_block"]
+    assert x0 < WALL[0] + 160 and x1 > WALL[0] and y0 < WALL[1] + 6 and y1 > WALL[1]
+    assert (x1 - x0) >= 150 and region["share"] < 0.01
+    overlay = revisions.get("/sheets/S301/overlay.png", **{"from": 2, "to": 3})
+    assert overlay.status_code == 200 and overlay.content.startswith(b"\x89PNG")
+    html = httpx.get(
+        f"{revisions.stack.api}/v1/jobs/{revisions.jobs[3]}/report.html", timeout=30
+    ).text
+    section = html.split('id="change-S301"', 1)[1]
+    assert 'id="regions-S301"' in section and "linework added" in section
+    assert "1 changed region" in section
 
 
 def test_a_renumbered_sheet_is_proposed_never_merged_nor_taken_for_new(revisions):
@@ -206,14 +247,16 @@ def test_the_register_kept_in_the_data_dir_serves_a_new_stack(revisions, tmp_pat
     job state has no head for it) gives the same register."""
     kept = keep_project(revisions.settings, tmp_path, PROJECT)
     assert kept and (project_dir(tmp_path, PROJECT) / "register").is_dir()
+    # What `sheetflow up` keeps when it stops: every project its S3 holds (this one here).
+    assert keep_projects(revisions.settings, tmp_path / "up") == kept
     fresh = revisions.settings.model_copy(
         update={"s3_bucket": f"{revisions.settings.s3_bucket}-next"}
     )
     try:
-        assert restore_project(fresh, tmp_path, PROJECT) == kept
+        assert restore_projects(fresh, tmp_path) == kept
         original = asyncio.run(register_of(revisions.settings))
         restored, head = asyncio.run(read_register(ObjectStore(fresh), MemoryStateStore(), PROJECT))
-        assert restored == original and restored.sequence == 3 and head is None
+        assert restored == original and restored.sequence == 4 and head is None
     finally:
         remove_bucket(fresh)
 
@@ -240,7 +283,7 @@ def until(revisions: Revisions, path: str, done, timeout: float = 60.0):
 
 
 def test_a_review_moves_sheets_in_the_register(revisions):
-    """Last in the module (it changes the register the tests above read): a fourth upload
+    """Last in the module (it changes the register the tests above read): a fifth upload
     renumbers S301 as S309 (a second proposal); the reviewer accepts S709 as S701 over the API
     and rejects S309 as S301 with the CLI, and corrects S101 of the second upload to S105.
     The register moves S701's version under S709 (its second version, diffed and announced),
@@ -292,7 +335,7 @@ def test_a_review_moves_sheets_in_the_register(revisions):
     sheets = {s["sheet_number"]: s for s in register["sheets"]}
     assert set(sheets) == {"S105", "S301", "S309", "S709"}
     assert (sheets["S709"]["versions"], sheets["S105"]["versions"]) == (2, 2)
-    assert sheets["S301"]["versions"] == 2 and sheets["S309"]["versions"] == 1
+    assert sheets["S301"]["versions"] == 3 and sheets["S309"]["versions"] == 1
     versions = revisions.get("/sheets/S709/versions").json()
     assert [(v["job_id"], v["sheet_number"]) for v in versions] == [
         (revisions.jobs[0], "S701"),
@@ -320,14 +363,15 @@ def test_a_review_moves_sheets_in_the_register(revisions):
     assert (moves["proposal"]["from_key"], moves["proposal"]["to_key"]) == ("S701", "S709")
     assert (moves["correction"]["from_key"], moves["correction"]["to_key"]) == ("S101", "S105")
 
-    revised = asyncio.run(stream_messages(revisions.settings, subjects.SHEET_REVISED, expect=4))
+    revised = asyncio.run(stream_messages(revisions.settings, subjects.SHEET_REVISED, expect=5))
     assert sorted((e["sheet_number"], e["from_version"], e["to_version"]) for e in revised) == [
         ("S101", 1, 2),
         ("S105", 1, 2),
         ("S301", 1, 2),
+        ("S301", 2, 3),
         ("S709", 1, 2),
     ]
-    updated = asyncio.run(stream_messages(revisions.settings, subjects.REGISTER_UPDATED, expect=7))
+    updated = asyncio.run(stream_messages(revisions.settings, subjects.REGISTER_UPDATED, expect=8))
     reviews = [e for e in updated if e["record_id"]]
     assert sorted(e["moved"] for e in reviews) == [0, 1, 1]
     report = revisions.stack.wait_report(revisions.jobs[1])

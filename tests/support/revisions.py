@@ -5,6 +5,7 @@ the new one on the same baseline, at the same size or smaller to fit before the 
 
 import pymupdf
 
+from shared.pagetext import Box
 from tests.support.corpus import pdf_bytes
 
 
@@ -62,3 +63,19 @@ def edited(pdf: bytes, edits: list[tuple[int, str, str, tuple[float, float] | No
     for page_number, old, new, near in edits:
         assert replace_word(doc[page_number - 1], old, new, near=near), (page_number, old)
     return doc.tobytes(garbage=3, deflate=True)
+
+
+def with_wall(pdf: bytes, page_number: int, at: tuple[float, float]) -> tuple[bytes, Box]:
+    """``pdf`` with a wall drawn on a page (two parallel lines, 160 pt long and 6 pt apart,
+    from ``at`` in the page's displayed coordinates), no word changed; and the wall's box."""
+    doc = pymupdf.open(stream=pdf, filetype="pdf")
+    page = doc[page_number - 1]
+    x, y = at
+    shape = page.new_shape()
+    for offset in (0.0, 6.0):
+        start = pymupdf.Point(x, y + offset) * page.derotation_matrix
+        end = pymupdf.Point(x + 160, y + offset) * page.derotation_matrix
+        shape.draw_line(start, end)
+    shape.finish(color=(0, 0, 0), width=1.2)
+    shape.commit()
+    return doc.tobytes(garbage=3, deflate=True), Box(x, y, x + 160, y + 6)

@@ -17,6 +17,7 @@ from services.ingest.projects import (
 )
 from services.ingest.refusals import Refusal, RefusalKind
 from services.ingest.roles import Caller
+from services.report.projects import update_register
 from services.report.register_review import apply_decision, follow_correction
 from shared.contracts import subjects
 from shared.contracts.messages import ProposalDecided, RegisterUpdated, SheetCorrected, SheetRevised
@@ -191,8 +192,6 @@ async def registered(world: World, sheets):
     """A job applied to the register, its record kept as the job store keeps it."""
     job, report = await world.upload(sheets)
     await JobStore(world.state).create_job(job)
-    from services.report.projects import update_register
-
     return job, await update_register(world.bucket, world.state, job, report)
 
 
@@ -269,3 +268,24 @@ async def test_a_correction_of_a_page_the_register_lacks_changes_nothing():
     job, _ = await registered(world, FIRST)
     heard = await correct(world, job.job_id, 9, {"sheet_number": "S-999"})
     assert not heard.published and (await world.register()).sequence == 1
+
+
+async def test_an_accepted_proposal_keeps_the_new_number_whatever_order_the_uploads_came_in():
+    """The renumbered set was uploaded after the original, yet reached the register first:
+    the original's S-102 is proposed as S-109. Accepted, the sheet stands under S-102's key
+    with S-102's number (the proposal's new number), S-109's version first."""
+    world = World()
+    original = await world.upload(FIRST)
+    renumbered = await world.upload(RENUMBERED)  # uploaded later ...
+    await update_register(world.bucket, world.state, *renumbered)  # ... applied first
+    await update_register(world.bucket, world.state, *original)
+    io = api(world)
+    [proposal] = await list_proposals(io, PROJECT)
+    assert (proposal.sheet_number, proposal.matches_number) == ("S-102", "S-109")
+    verdict = ProposalVerdict(decision="accepted", reason="the same framing plan")
+    await decide_proposal(io, REVIEWER, PROJECT, proposal.proposal_id, verdict)
+    await writer_hears(world, io.publisher)
+    register = await world.register()
+    sheet = register.sheets["S102"]
+    assert sheet.sheet_number == "S-102" and "S109" not in register.sheets
+    assert [v.sheet_number for v in sheet.versions] == ["S-109", "S-102"]

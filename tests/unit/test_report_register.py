@@ -5,7 +5,7 @@ renumbered sheet is proposed and never merged; a job applied twice, or two jobs 
 leave the register as one application each would."""
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 import imagecodecs
 import numpy
@@ -337,3 +337,41 @@ async def test_a_job_redelivered_after_the_register_took_it_is_applied_once():
     [revised] = publisher.on(subjects.SHEET_REVISED)
     assert isinstance(revised, SheetRevised) and revised.delta_key == first.sheets[0].delta_key
     assert len(publisher.on(subjects.REGISTER_UPDATED)) == 1
+
+
+async def test_an_uploads_issue_label_and_date_are_kept_with_its_versions():
+    """The upload's options name its issue ("Addendum 2", its date): each version it gives
+    the register keeps them, with its printed date in ISO beside the printed form."""
+    world = World()
+    job, report = await world.upload([("S\u2010101", "FOUNDATION PLAN", NOTES, "1")])
+    issued = JobOptions(project=PROJECT, issue="Addendum 2", issue_date=date(2026, 3, 14))
+    pages = [
+        p.model_copy(update={"sheet": p.sheet.model_copy(update={"issue_date": "14/03/2026"})})
+        for p in report.pages
+    ]
+    report = report.model_copy(update={"pages": pages})
+    outcome = await update_register(
+        world.bucket, world.state, job.model_copy(update={"options": issued}), report
+    )
+    assert (outcome.issue, outcome.issued_on) == ("Addendum 2", date(2026, 3, 14))
+    version = (await world.register()).sheets["S101"].current
+    assert (version.issue, version.issued_on) == ("Addendum 2", date(2026, 3, 14))
+    assert (version.issue_date, version.issue_date_printed) == ("2026-03-14", "14/03/2026")
+    assert (version.sheet_number, version.sheet_number_printed) == ("S-101", "S\u2010101")
+
+
+async def test_a_register_document_newer_than_the_head_is_current_and_the_next_job_follows_it():
+    """One register per data dir: a `sheetflow run` moved the register on (its documents
+    copied into the bucket of a `sheetflow up` whose job state still names an older head).
+    The newest document is current, and the next job is applied after it."""
+    world = World()
+    await world.apply(FIRST)
+    stale_head = await world.state.get(head_key(PROJECT))
+    await world.apply([("S-101", "FOUNDATION PLAN", NOTES[:5], "2")])
+    assert stale_head is not None
+    await world.state.put(head_key(PROJECT), stale_head[0])  # the up's job state, behind
+    register, _ = await read_register(world.bucket, world.state, PROJECT)
+    assert register.sequence == 2 and len(register.sheets["S101"].versions) == 2
+    outcome = await world.apply([("S-102", "FRAMING PLAN", NOTES[:3], "2")])
+    assert outcome.sequence == 3
+    assert (await world.register()).sequence == 3

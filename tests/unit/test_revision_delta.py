@@ -173,6 +173,36 @@ def test_a_renumbered_note_is_one_changed_note():
     assert change.field is None
 
 
+def test_a_notes_line_rewritten_at_the_end_of_the_stream_is_one_changed_note():
+    """A line in the middle of a note taken out and written again at the end of the page's
+    content stream (as Acrobat and Bluebeam edit): the page's units leave the note's lines
+    apart, yet the delta lists one changed note, its text otherwise whole, and nothing
+    removed."""
+    pdf, layer = original()
+    note = next(
+        u
+        for u in units()
+        if u.kind == "note" and len({layer.line_of_word[i] for i in u.word_ids}) >= 3
+    )
+    line_ids = sorted({layer.line_of_word[i] for i in note.word_ids})
+    middle = [layer.words[i] for i in layer.lines[line_ids[1]]]
+    longest = max(middle, key=lambda w: len(w.text))
+    old_line = " ".join(w.text for w in middle)
+    new_line = " ".join("X" + w.text[1:] if w is longest else w.text for w in middle)
+    edited = read_layer(rewritten(pdf, [(middle, new_line)]))
+    split = [
+        u
+        for u in page_units(edited).units
+        if u.kind == "note" and u.text.startswith(note.text[:12])
+    ]
+    assert split and split[0].text != note.text.replace(old_line, new_line)  # the units are apart
+    delta = sheet_delta(layer, edited)
+    [change] = delta.changes
+    assert (change.kind, change.unit_kind) == ("changed", "note")
+    assert change.before == note.text and change.after == note.text.replace(old_line, new_line)
+    assert (delta.added, delta.removed) == (0, 0)
+
+
 def test_an_edited_schedule_row_is_one_changed_row():
     """A legend row's description edited: that row changed, with its cells before and
     after; nothing else, and not 'title block only'."""

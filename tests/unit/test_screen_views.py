@@ -1,14 +1,18 @@
 """What the screen shows, without servers: the sheets table filtered and sorted, each page's
 verdict, the title block's crop and marks, and sessions that end when they expire or when the
-deployment drops their token."""
+deployment drops their token; the upload form's fields as the upload's options."""
 
 from datetime import timedelta
 
+import pytest
 from pydantic import SecretStr
 
+from services.ingest.refusals import Refusal
 from services.ingest.roles import Caller
 from services.ingest.screen import views
+from services.ingest.screen.pages import upload_options
 from services.ingest.sessions import find_session, open_session
+from services.ingest.usecases import job_options
 from shared.contracts.report import Report
 from shared.infra.settings import ApiToken, Settings
 from shared.pagetext import Box, TextLayer, Word
@@ -94,3 +98,19 @@ async def test_a_session_ends_when_it_expires_or_its_token_is_gone():
     expired_id, _ = await open_session(state, Caller("dana", "reviewer"), ttl_s=-1)
     assert await find_session(state, settings, expired_id) is None
     assert await find_session(state, settings, "no-such-session") is None
+
+
+def test_the_upload_forms_project_and_issue_become_the_uploads_options():
+    """The screen's upload form names a project and the upload's issue (label and date): the
+    upload's options carry them as the API's ``options`` field does; empty fields are left
+    out, a project id that is not one is refused as the API refuses it."""
+    given = {"project": "tower-b", "issue": " Addendum 2 ", "issue_date": "2026-03-14"}
+    options = job_options(upload_options(given), None)
+    assert (options.project, options.issue, str(options.issue_date)) == (
+        "tower-b",
+        "Addendum 2",
+        "2026-03-14",
+    )
+    assert upload_options({"project": "", "issue": "", "issue_date": ""}) is None
+    with pytest.raises(Refusal):
+        upload_options({"project": "no/slash"})

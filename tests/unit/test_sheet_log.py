@@ -65,10 +65,12 @@ def test_one_row_per_page_with_every_column():
     assert COLUMNS == (
         "page",
         "sheet_number",
+        "sheet_number_printed",
         "sheet_title",
         "discipline",
         "revision",
-        "date",
+        "issue_date",
+        "issue_date_printed",
         "number_source",
         "coverage",
         "verdict",

@@ -3,6 +3,7 @@ through the same use cases and stores as the API, and what a person's form does.
 
 import asyncio
 import contextlib
+import json
 from dataclasses import dataclass
 
 from services.ingest import projects, usecases
@@ -10,7 +11,6 @@ from services.ingest.refusals import not_found, refusing_outages
 from services.ingest.responses import JobStatusBody
 from services.ingest.usecases import Collaborators
 from shared.contracts.interfaces import ObjectMissing
-from shared.contracts.messages import JobOptions
 from shared.contracts.models import VerifiedPage
 from shared.contracts.register import Register
 from shared.contracts.report import PageReport, Report
@@ -106,13 +106,13 @@ async def version_image(io: Collaborators, project: str, sheet: str, version: in
 
 
 def upload_options(fields: dict[str, str]) -> bytes | None:
-    """The upload form's project as the upload's ``options`` (JSON), checked as the API
-    checks it."""
+    """The upload form's project and issue (its label and date) as the upload's ``options``
+    (JSON); the project checked as the API checks it, the rest where the API reads them."""
     project = fields.get("project", "").strip()
-    if not project:
-        return None
-    return (
-        JobOptions(project=projects.valid_project(project))
-        .model_dump_json(exclude_none=True)
-        .encode()
-    )
+    given = {
+        "project": projects.valid_project(project) if project else None,
+        "issue": fields.get("issue", "").strip() or None,
+        "issue_date": fields.get("issue_date", "").strip() or None,
+    }
+    chosen = {name: value for name, value in given.items() if value is not None}
+    return json.dumps(chosen).encode() if chosen else None

@@ -435,5 +435,6 @@ async def change_page(
         before=versions[before - 1],
         after=versions[after - 1],
         delta=views.delta_rows(delta),
+        regions=views.region_rows(delta),
         quote=quote,
     )

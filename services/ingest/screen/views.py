@@ -252,6 +252,25 @@ def neighbours(report: Report, page_number: int) -> tuple[int | None, int | None
     )
 
 
+def region_rows(delta_json: bytes) -> list[dict[str, Any]]:
+    """A delta's changed regions of the drawing as the change page lists them: what changed,
+    where on the new sheet (PDF points) and the share of the sheet."""
+    labels = {"added": "linework added", "removed": "linework removed"}
+    rows = []
+    for region in json.loads(delta_json).get("graphics", []):
+        x0, y0, x1, y1 = region["after_bbox"]
+        rows.append(
+            {
+                "kind": region["kind"],
+                "label": labels.get(region["kind"], "linework changed"),
+                "where": f"{x1 - x0:.0f}×{y1 - y0:.0f} pt at ({x0:.0f}, {y0:.0f})",
+                "share": f"{100 * region['share']:.2g}%",
+                "title_block": region.get("title_block", False),
+            }
+        )
+    return rows
+
+
 def delta_rows(delta_json: bytes) -> list[dict[str, Any]]:
     """A delta's changed units as the change page lists them: what changed (a title-block
     field by name), its text before and after."""

@@ -17,7 +17,7 @@ versions' pages, and hands what it found to :func:`apply_upload`.
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 
 from services.report.revisions.matching import same_title
 from shared.contracts.register import (
@@ -32,6 +32,7 @@ from shared.contracts.register import (
 )
 from shared.contracts.report import Report
 from shared.infra.storage import Keys
+from shared.sheet.normal import ascii_number, date_order, iso_date
 from shared.sheet.tokens import sheet_key
 
 
@@ -40,11 +41,12 @@ class UploadedSheet:
     """A verified page of the job with a sheet number, as the set decided it."""
 
     key: str
-    sheet_number: str
+    sheet_number: str  # as printed
     sheet_title: str | None
     revision: str | None
-    issue_date: str | None
+    issue_date: str | None  # as printed
     page_number: int
+    issue_date_iso: str | None = None  # read in the set's day/month order
 
 
 @dataclass(frozen=True)
@@ -55,11 +57,17 @@ class Upload:
     sheets: tuple[UploadedSheet, ...]
     unregistered_pages: tuple[int, ...] = ()
     duplicate_pages: tuple[int, ...] = ()
+    issue: str | None = None
+    issued_on: date | None = None
 
 
-def upload_of(report: Report, uploaded_at: datetime) -> Upload:
+def upload_of(
+    report: Report, uploaded_at: datetime, issue: str | None = None, issued_on: date | None = None
+) -> Upload:
     """The job's sheets from its report: each verified page with a number, the first page of
-    a number repeated (the set step names the duplicates)."""
+    a number repeated (the set step names the duplicates); their dates read in the order
+    the set's dates share."""
+    order = date_order(p.sheet.issue_date for p in report.pages)
     sheets: dict[str, UploadedSheet] = {}
     unregistered: list[int] = []
     duplicates: list[int] = []
@@ -78,6 +86,7 @@ def upload_of(report: Report, uploaded_at: datetime) -> Upload:
                 revision=page.sheet.revision,
                 issue_date=page.sheet.issue_date,
                 page_number=page.page_number,
+                issue_date_iso=iso_date(page.sheet.issue_date, order),
             )
     return Upload(
         job_id=report.job_id,
@@ -86,6 +95,8 @@ def upload_of(report: Report, uploaded_at: datetime) -> Upload:
         sheets=tuple(sheets.values()),
         unregistered_pages=tuple(unregistered),
         duplicate_pages=tuple(duplicates),
+        issue=issue,
+        issued_on=issued_on,
     )
 
 
@@ -186,6 +197,8 @@ def apply_upload(
         job_id=upload.job_id,
         sequence=sequence,
         register_key=Keys.register_snapshot(register.project, sequence, upload.job_id),
+        issue=upload.issue,
+        issued_on=upload.issued_on,
         sheets=outcomes,
         carried=[s.sheet_number for k, s in register.sheets.items() if k not in uploaded],
         unregistered_pages=list(upload.unregistered_pages),
@@ -199,10 +212,14 @@ def _version(upload: Upload, sheet: UploadedSheet, number: int, kept: Kept) -> S
         job_id=upload.job_id,
         page_number=sheet.page_number,
         file_name=upload.file_name,
-        sheet_number=sheet.sheet_number,
+        sheet_number=ascii_number(sheet.sheet_number) or sheet.sheet_number,
+        sheet_number_printed=sheet.sheet_number,
         sheet_title=sheet.sheet_title,
         revision=sheet.revision,
-        issue_date=sheet.issue_date,
+        issue_date=sheet.issue_date_iso,
+        issue_date_printed=sheet.issue_date,
+        issue=upload.issue,
+        issued_on=upload.issued_on,
         uploaded_at=upload.uploaded_at,
         text_key=kept.text_key,
         image_key=kept.image_key,
@@ -231,7 +248,7 @@ def _added(
         )
     entry = RegisterSheet(
         key=sheet.key,
-        sheet_number=sheet.sheet_number,
+        sheet_number=ascii_number(sheet.sheet_number) or sheet.sheet_number,
         sheet_title=sheet.sheet_title,
         versions=[_version(upload, sheet, 1, kept[sheet.key])],
     )
@@ -285,7 +302,7 @@ def _revised(
     )
     entry = RegisterSheet(
         key=sheet.key,
-        sheet_number=sheet.sheet_number,
+        sheet_number=ascii_number(sheet.sheet_number) or sheet.sheet_number,
         sheet_title=sheet.sheet_title,
         versions=[*current.versions, version],
     )

@@ -3,8 +3,10 @@ number or title, a proposed match accepted or rejected.
 
 A sheet moved to another number takes its versions with it. Where the number is free the
 sheet is renamed; where the register holds a sheet under it already the two histories become
-one, the sheet whose current version is older first, numbered on: the first version of the
-later history then has a new predecessor, which the caller diffs it against (``Moved.diff``).
+one (an accepted proposal: the old number's first; a correction: the one whose current
+version was uploaded earlier first), numbered on: the first version of the later history
+then has a new predecessor, which the caller diffs it against (``Moved.diff``). The sheet is
+known by the number the review gives it; each version keeps the number it printed.
 """
 
 from dataclasses import dataclass
@@ -12,6 +14,7 @@ from datetime import datetime
 
 from shared.contracts.register import ProposedMatch, Register, RegisterSheet, SheetVersion
 from shared.contracts.review import ProposalDecision
+from shared.sheet.normal import ascii_number
 
 
 @dataclass(frozen=True)
@@ -50,10 +53,10 @@ def locate(register: Register, job_id: str, page_number: int) -> Located | None:
 def corrected_version(version: SheetVersion, values: dict[str, str | None]) -> SheetVersion:
     """``version`` with the printed fields a person corrected (a number cleared is kept)."""
     update = {
-        field: value
-        for field, value in values.items()
-        if field in ("sheet_title", "revision") or (field == "sheet_number" and value)
+        field: value for field, value in values.items() if field in ("sheet_title", "revision")
     }
+    if number := values.get("sheet_number"):
+        update |= {"sheet_number": ascii_number(number) or number, "sheet_number_printed": number}
     return version.model_copy(update=update)
 
 
@@ -74,15 +77,24 @@ def with_version(register: Register, at: Located, version: SheetVersion) -> Regi
     return register.model_copy(update={"sheets": {**register.sheets, at.key: entry}})
 
 
-def move_sheet(register: Register, from_key: str, to_key: str) -> Moved:
-    """The sheet under ``from_key`` moved under ``to_key`` with its versions."""
+def move_sheet(
+    register: Register, from_key: str, to_key: str, number: str, *, moved_first: bool = False
+) -> Moved:
+    """The sheet under ``from_key`` moved under ``to_key`` with its versions, the sheet
+    then known by ``number``. Where ``to_key`` holds a sheet already, the moved sheet's
+    versions come first when ``moved_first`` (a proposal accepted: the old number's history
+    before the new one's), else the history whose current version was uploaded earlier."""
     sheets = dict(register.sheets)
     moving = sheets.pop(from_key)
     held = sheets.get(to_key)
     if held is None:
-        sheets[to_key] = moving.model_copy(update={"key": to_key})
+        named = {"key": to_key, "sheet_number": ascii_number(number) or number}
+        sheets[to_key] = moving.model_copy(update=named)
         return Moved(sheets, None)
-    first, then = sorted((held, moving), key=lambda s: s.current.uploaded_at)
+    if moved_first:
+        first, then = moving, held
+    else:
+        first, then = sorted((held, moving), key=lambda s: s.current.uploaded_at)
     following = [
         version.model_copy(update={"version": len(first.versions) + n})
         for n, version in enumerate(then.versions, start=1)
@@ -99,7 +111,7 @@ def move_sheet(register: Register, from_key: str, to_key: str) -> Moved:
     versions = [*first.versions, *following]
     sheets[to_key] = RegisterSheet(
         key=to_key,
-        sheet_number=versions[-1].sheet_number,
+        sheet_number=ascii_number(number) or number,
         sheet_title=versions[-1].sheet_title,
         versions=versions,
     )
