@@ -58,12 +58,12 @@ from shared.infra.storage import Keys, ObjectStore
 from sheetflow.cli.events import nats_options
 from sheetflow.credentials import embedded_s3_credentials
 from sheetflow.runtime import (
-    SERVICES,
     ManagedProcess,
     free_port,
     start_nats,
     start_s3,
 )
+from sheetflow.services import SERVICES
 from tests.support.flows import JUDGE_MODEL, is_judge, is_structuring, model_settings, route
 from tests.support.model_server import ModelReply, ScriptedModelServer
 from tests.support.nats_cluster import NatsCluster

@@ -19,8 +19,9 @@ wrong titles (a title reported that is not the printed one: ``tests.support.iden
 offline and fallback objects the verifier refuted,
 pages with problems, dark text pages (a text layer and no objects), pages below the
 coverage floor; revision, issue date, project number and scale right / printed (and values
-given where the manifest lists none), drawing-index rows read; and the identity work's
-time per page (``read_sheet``, in process). Last lines:
+given where the manifest lists none), drawing-index rows read, pages by review priority and
+pages passed by basis (with the objects checked and the lines the OCR check read); and the
+identity work's time per page (``read_sheet``, in process). Last lines:
 ``RESULT corpus_self_refuted N``, ``RESULT corpus_sheet_accuracy X``,
 ``RESULT corpus_title_accuracy X``, ``RESULT corpus_wrong_title_share X`` (of the pages
 listed), ``RESULT corpus_cpu_ratio X`` (the CPU seconds of every
@@ -54,7 +55,8 @@ from bench.overhead import pymupdf_png, raw_loop
 from bench.synthetic import set_bytes
 from bench.variants import CHOICES
 from services.extract.reading.textlayer import read_text_layer
-from shared.contracts.report import Report
+from services.report.assemble import passed_bases
+from shared.contracts.report import PageReport, Report
 from shared.infra.settings import Settings
 from shared.sheet.header import SheetHeader
 from shared.sheet.index import read_drawing_index
@@ -91,7 +93,22 @@ class Score:
     fields_labelled: dict[str, int] = field(default_factory=dict)
     fields_unlisted: dict[str, int] = field(default_factory=dict)
     index_rows: int = 0  # drawing-index rows read (report.json's set)
+    by_priority: dict[str, int] = field(default_factory=dict)  # pages by review priority
+    passed_by_basis: dict[str, int] = field(default_factory=dict)  # passed pages by basis
+    objects: int = 0
+    objects_checked: int = 0  # objects a check gave a verdict (verification.checked)
+    ocr_lines: int = 0  # lines the OCR check read
+    fonts_cited: int = 0  # objects confirmed through a font read on another page
     misses: list[str] = field(default_factory=list)
+
+    def checked_line(self) -> str:
+        levels = ", ".join(f"{k} {v}" for k, v in self.by_priority.items())
+        bases = ", ".join(f"{k} {v}" for k, v in sorted(self.passed_by_basis.items()))
+        return (
+            f"review priority: {levels}; pages passed by basis: {bases or 'none'}; "
+            f"checked {self.objects_checked} of {self.objects} objects (OCR check of "
+            f"{self.ocr_lines} lines, {self.fonts_cited} through a font read on another page)"
+        )
 
     def add(self, other: "Score") -> None:
         for name, value in vars(other).items():
@@ -166,7 +183,26 @@ def score_report(report: Report, sheets: list[dict]) -> Score:
             for o in page.objects
         )
         score.ocr_mismatch += "text_layer_mismatch" in page.verification.kinds
+        _score_checked(score, page)
     return score
+
+
+def _score_checked(score: Score, page: PageReport) -> None:
+    """The page's review priority, the bases that passed it, and how much was checked."""
+    if page.review_priority:
+        level = page.review_priority.level
+        score.by_priority[level] = score.by_priority.get(level, 0) + 1
+    verdict = page.verification
+    if verdict is None:
+        return
+    if verdict.ok and not verdict.unjudged:
+        for basis in passed_bases(verdict):
+            score.passed_by_basis[basis] = score.passed_by_basis.get(basis, 0) + 1
+    if checked := verdict.checked:
+        score.objects += checked.objects
+        score.objects_checked += checked.checked
+        score.ocr_lines += checked.ocr_lines
+        score.fonts_cited += checked.fonts_cited
 
 
 def verify_ms(report: Report) -> int:
@@ -290,6 +326,7 @@ def main() -> None:
     t = total
     print(_row("total", t))
     print(f"    fields: {t.fields_line()}  index rows read: {t.index_rows}")
+    print(f"    {t.checked_line()}")
     now_ms, before_ms, read_pages = identity_ms(entries)
     print(
         f"identity work per text-layer page ({read_pages} pages, in process): read_sheet "

@@ -15,8 +15,8 @@ import time
 from bench.common import ratio, result_line
 from bench.synthetic import set_bytes
 from services.extract.bootstrap import page_readers
-from services.extract.reading.isolation import PageReaders
 from services.extract.reading.page import read_page, read_page_bounded
+from shared.contracts.interfaces import PageReader
 from shared.infra.settings import Settings
 
 GOAL = 1.1
@@ -29,7 +29,7 @@ async def in_thread(pdf: bytes, pages: int, settings: Settings) -> float:
     return time.perf_counter() - started
 
 
-async def bounded(pdf: bytes, pages: int, settings: Settings, readers: PageReaders) -> float:
+async def bounded(pdf: bytes, pages: int, settings: Settings, readers: PageReader) -> float:
     started = time.perf_counter()
     for n in range(1, pages + 1):
         await read_page_bounded(pdf, n, settings, readers)

@@ -21,7 +21,7 @@ from bench.common import (
     services,
 )
 from bench.synthetic import set_bytes
-from sheetflow.runtime import SERVICES
+from sheetflow.services import SERVICES
 
 LIMIT_MB = 20.0
 LIMIT_SHARE = 0.10

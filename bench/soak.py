@@ -166,11 +166,13 @@ async def count_consumers(soak: Soak, stop: asyncio.Event) -> None:
 
 
 async def fault(soak: Soak, name: str, at: float, act: Callable[[], None]) -> None:
-    """At ``at`` seconds, do ``act`` (in a thread: it waits for the server to come back), then
-    keep the window open until the API is ready again plus the grace."""
+    """At ``at`` seconds, do ``act``, then keep the window open until the API is ready again
+    plus the grace. ``act`` runs in the main thread, holding up the clients for the seconds a
+    restart takes (inside the window): a process started from another thread is killed when
+    that thread ends (the launcher's parent-death signal)."""
     await asyncio.sleep(max(0.0, at - soak.now()))
     began = soak.now()
-    await asyncio.to_thread(act)
+    act()
     async with httpx.AsyncClient(base_url=soak.api, timeout=5) as client:
         while True:
             with contextlib.suppress(httpx.HTTPError):
@@ -207,6 +209,8 @@ async def fetch_reports(soak: Soak) -> tuple[int, int, list[str]]:
     """Pages lost and duplicated over every finished job's report, and the jobs not finished."""
     lost = duplicated = 0
     async with httpx.AsyncClient(base_url=soak.api, timeout=60) as client:
+        ready = await client.get("/readyz")
+        print(f"  readyz at the end: {ready.status_code} {ready.text[:200]}")
         for job_id in sorted(soak.finished):
             r = await client.get(f"/v1/jobs/{job_id}/report")
             numbers = [p["page_number"] for p in r.json()["pages"]] if r.status_code == 200 else []
@@ -214,10 +218,12 @@ async def fetch_reports(soak: Soak) -> tuple[int, int, list[str]]:
             lost += len(expected - set(numbers))
             duplicated += len(numbers) - len(set(numbers))
             if set(numbers) != expected or len(numbers) != len(expected):
-                print(f"  {job_id}: report {r.status_code}, pages {numbers} of {len(expected)}")
+                print(f"  {job_id}: report {r.status_code} {r.text[:120]}, {len(expected)} pages")
         for job_id in sorted(set(soak.jobs) - soak.finished):
             r = await client.get(f"/v1/jobs/{job_id}")
-            print(f"  not finished {job_id}: {r.status_code} {r.text[:300]}")
+            body = r.json() if r.status_code == 200 else {"answer": r.text[:200]}
+            said = {k: body.get(k) for k in ("file_name", "pages", "stalled", "idle_seconds")}
+            print(f"  not finished {job_id}: {r.status_code} {said}")
     return lost, duplicated, sorted(set(soak.jobs) - soak.finished)
 
 
@@ -301,6 +307,8 @@ def main() -> None:
             soak = Soak(settings)
             rss = asyncio.run(run(soak, servers.processes, stack.procs, args))
             pages = asyncio.run(fetch_reports(soak))
+            if pages[0] or pages[1] or pages[2]:  # what the services said, before it is gone
+                print(stack.logs(tail=4000))
     report(soak, rss, pages)
 
 

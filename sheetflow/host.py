@@ -22,8 +22,7 @@ from faststream import FastStream
 
 from shared.infra.exiting import exit_now
 from shared.infra.settings import Settings
-
-HOSTED = ("ingest", "extract", "coverage", "verify", "report", "webhooks")
+from sheetflow.services import SERVICES
 
 log = logging.getLogger("sheetflow.host")
 
@@ -89,7 +88,7 @@ def _ingest_server(settings: Settings) -> uvicorn.Server:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m sheetflow.host")
-    parser.add_argument("names", nargs="+", choices=HOSTED, help="the services to run")
+    parser.add_argument("names", nargs="+", choices=SERVICES, help="the services to run")
     names = parser.parse_args(argv).names
     settings = Settings()
     # One format for every hosted service (the first basicConfig wins): the logger's name

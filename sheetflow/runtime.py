@@ -36,10 +36,10 @@ from sheetflow.credentials import (
     weed_identities,
     weed_security,
 )
+from sheetflow.services import SERVICES
 
 log = logging.getLogger("sheetflow.runtime")
 
-SERVICES = ("ingest", "extract", "coverage", "verify", "report", "webhooks")
 # How long a stopping weed server is given before SIGKILL: it takes seconds on SIGTERM, or never.
 WEED_STOP_GRACE_S = 0.5
 _PR_SET_PDEATHSIG = 1
@@ -147,10 +147,11 @@ class ManagedProcess:
         _remove(self.cleanup_globs)
 
     def kill(self) -> None:
-        """SIGKILL at once (fault tests)."""
+        """SIGKILL at once (fault tests); what it leaves behind (weed's sockets) is removed."""
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.popen.pid, signal.SIGKILL)
         self.popen.wait(5)
+        _remove(self.cleanup_globs)
 
 
 def _child_setup(parent: int) -> Callable[[], None]:

@@ -70,6 +70,7 @@ def covered_page(
         drawing_index=reading.index_rows if reading else [],
         references=reading.references if reading else [],
         reading=reading,
+        unresolved_items=[item for r in results for item in r.unresolved_items],
     )
 
 

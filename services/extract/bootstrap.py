@@ -45,19 +45,17 @@ def bootstrap(
 def page_readers() -> Iterator[Readers]:
     """A worker's page readers: bounded children (killed on the way out) and the OCR
     engine."""
-    readers = Readers(pages=PageReaders(), ocr=OcrEngine())
-    try:
-        yield readers
-    finally:
-        readers.pages.close()
+    with contextlib.closing(PageReaders()) as children:
+        yield Readers(pages=children, ocr=OcrEngine())
 
 
 @contextlib.asynccontextmanager
 async def started(connections: Connections) -> AsyncIterator[Collaborators]:
-    with page_readers() as readers:
+    with contextlib.closing(PageReaders()) as children:
+        readers = Readers(pages=children, ocr=OcrEngine())
         # The readers' forkserver and first child start while the consumers do, instead of
         # on the first page (their imports take a second or two).
-        warming = asyncio.create_task(readers.pages.warm())
+        warming = asyncio.create_task(children.warm())
         try:
             async with model_client(connections.settings) as llm:
                 yield bootstrap(

@@ -52,11 +52,14 @@ async def queue_next_page(io: Collaborators, task: ExtractPage) -> None:
     of the queue, behind any other job's pages. Queued before the page is worked on, whatever
     comes of it (a failed or skipped page still hands its turn on); a redelivery queues it
     again under the same id (a duplicate the stream drops), unless that page has moved
-    already."""
+    already. A job that has ended (its abandoned intake failed every page) queues no more."""
     after = task.page_number + task.window
     if not task.window or after > task.page_count:
         return
     if await io.jobs.page_stage(task.job_id, after) is not None:
+        return
+    job = await io.jobs.get_job(task.job_id)
+    if job is not None and job.finished_at:
         return
     nxt = task.model_copy(update={"page_number": after})
     await io.publisher.publish(subjects.PAGE_EXTRACT, nxt, dedup_id=msg_id(task.job_id, after))

@@ -7,7 +7,7 @@ from uvicorn.config import STARTUP_FAILURE
 
 from services.ingest.server import api_server
 from shared.infra.exiting import exit_now
-from shared.infra.settings import Settings
+from shared.infra.settings import Settings, warn_unknown_variables
 
 
 def main() -> None:
@@ -15,6 +15,7 @@ def main() -> None:
     logging.basicConfig(
         level=settings.log_level, format="%(asctime)s ingest %(levelname)s %(name)s: %(message)s"
     )
+    warn_unknown_variables(logging.getLogger("sheetflow.ingest"))
     server = api_server(settings)
     server.run()
     if not server.started:  # as uvicorn.run: a failed start (port taken, lifespan) exits 3

@@ -5,6 +5,7 @@ Uploads are bounded by their own limits (``SHEETFLOW_INTAKE_TIMEOUT_S``, and eac
 the request timeout): receiving a large body takes as long as the client's network does."""
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 
 from starlette.responses import Response
@@ -16,8 +17,8 @@ def is_upload(scope: Scope) -> bool:
 
 
 class RequestDeadline:
-    """ASGI middleware answering ``late()`` for a request not answered within ``timeout_s``
-    (one whose answer has begun is left to finish)."""
+    """ASGI middleware answering ``late()`` for a request whose answer has not begun within
+    ``timeout_s``; one whose answer has begun (a stream, a large body) is left to finish."""
 
     def __init__(self, app: ASGIApp, timeout_s: float, late: Callable[[], Response]) -> None:
         self.app = app
@@ -28,17 +29,23 @@ class RequestDeadline:
         if scope["type"] != "http" or is_upload(scope):
             await self.app(scope, receive, send)
             return
-        answered = False
+        answered = asyncio.Event()
 
         async def sending(message: Message) -> None:
-            nonlocal answered
-            answered = answered or message["type"] == "http.response.start"
+            if message["type"] == "http.response.start":
+                answered.set()
             await send(message)
 
-        try:
-            async with asyncio.timeout(self.timeout_s) as deadline:
-                await self.app(scope, receive, sending)
-        except TimeoutError:
-            if answered or not deadline.expired():
-                raise
+        handling = asyncio.ensure_future(self.app(scope, receive, sending))
+        begun = asyncio.ensure_future(answered.wait())
+        done, _ = await asyncio.wait(
+            {handling, begun}, timeout=self.timeout_s, return_when=asyncio.FIRST_COMPLETED
+        )
+        begun.cancel()
+        if not done:  # no answer begun in time: the request is given up
+            handling.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await handling
             await self.late()(scope, receive, send)
+            return
+        await handling

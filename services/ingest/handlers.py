@@ -27,7 +27,7 @@ from services.ingest.downloads import attachment
 from services.ingest.refusals import Refusal, RefusalKind, not_found, unavailable
 from services.ingest.responses import JobCanceling, JobCreated, JobStatusBody, SignedLink
 from services.ingest.roles import Caller, identify
-from services.ingest.sheetlog import SheetLog, to_csv
+from services.ingest.sheetlog import SheetLog, SheetOrder, to_csv
 from services.ingest.upload import receive_upload
 from services.ingest.usecases import Collaborators
 from services.ingest.webhooks import DeliveryView, NewWebhook, Replaying, WebhookView
@@ -307,10 +307,11 @@ async def get_report_html(_: Reader, job_id: str, io: IoDep) -> Response:
 
 
 @v1.get("/jobs/{job_id}/sheets.json")
-async def get_sheets(_: Reader, job_id: str, io: IoDep) -> SheetLog:
+async def get_sheets(_: Reader, job_id: str, io: IoDep, order: SheetOrder = "page") -> SheetLog:
     """The sheet log: one row per page (number, title, discipline, revision, date, where the
-    number came from, coverage, verdict, problems, what a person corrected)."""
-    return await usecases.sheets(io, job_id)
+    number came from, coverage, verdict, problems, what a person corrected, review priority
+    and what was checked); ``order=review_priority`` lists the pages to look at first."""
+    return await usecases.sheets(io, job_id, order)
 
 
 @v1.get(
@@ -318,9 +319,10 @@ async def get_sheets(_: Reader, job_id: str, io: IoDep) -> SheetLog:
     response_class=Response,
     responses={200: {"content": {"text/csv": {}}, "description": "the sheet log as CSV"}},
 )
-async def get_sheets_csv(_: Reader, job_id: str, io: IoDep) -> Response:
-    """The sheet log as a CSV file a spreadsheet opens (UTF-8 with a byte-order mark)."""
-    log = await usecases.sheets(io, job_id)
+async def get_sheets_csv(_: Reader, job_id: str, io: IoDep, order: SheetOrder = "page") -> Response:
+    """The sheet log as a CSV file a spreadsheet opens (UTF-8 with a byte-order mark), in
+    page order or by review priority (``order=review_priority``)."""
+    log = await usecases.sheets(io, job_id, order)
     return Response(
         to_csv(log),
         media_type="text/csv; charset=utf-8",

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from shared.contracts.report import PageReport, Report
+from shared.contracts.report import PRIORITY_ORDER, PageReport, Report
 from shared.sheet.normal import Order, ascii_number, date_order, iso_date
 
 # A cell a spreadsheet would take for a formula: text read from a PDF is untrusted, so such
@@ -56,6 +56,17 @@ class SheetRow(BaseModel):
     )
     correction_state: str = Field(
         "", description="what a person changed on the page (empty: nothing)"
+    )
+    review_priority: str = Field(
+        "", examples=["high"], description="how soon to look at the page: high, normal, low"
+    )
+    review_reasons: list[str] = Field(
+        [], description="why, one sentence each (empty for a low priority)"
+    )
+    checked: str = Field(
+        "",
+        examples=["checked 1 of 31 objects (OCR check of 1 line)"],
+        description="how much of the page the checks read",
     )
 
 
@@ -133,23 +144,37 @@ def row(page: PageReport, order: Order | None, version: int | None = None) -> Sh
         verdict=verdict(page),
         problems=problems(page),
         correction_state=correction_state(page),
+        review_priority=page.review_priority.level if page.review_priority else "",
+        review_reasons=[r.says for r in page.review_priority.reasons]
+        if page.review_priority
+        else [],
+        checked=v.checked.sentence() if (v := page.verification) and v.checked else "",
     )
 
 
-def sheet_log(report: Report) -> SheetLog:
+SheetOrder = Literal["page", "review_priority"]
+
+
+def sheet_log(report: Report, order: SheetOrder = "page") -> SheetLog:
+    """The rows in page order, or by review priority (high first; page order within), each
+    date also in ISO form where the set's dates say which order they are in."""
     dates = [p.sheet.issue_date for p in report.pages if p.sheet.issue_date]
-    order = date_order(dates)
+    days = date_order(dates)
     # Ambiguous: a date whose ISO form turns on the order, which the set does not give.
     ambiguous = any(iso_date(d, None) is None and iso_date(d, "day_first") for d in dates)
     changes = report.changes
     versions = {s.page_number: s.to_version for s in changes.sheets} if changes else {}
+    rows = [row(p, days, versions.get(p.page_number)) for p in report.pages]
+    if order == "review_priority":
+        rank: dict[str, int] = {level: n for n, level in enumerate(PRIORITY_ORDER)}
+        rows.sort(key=lambda r: (rank.get(r.review_priority, len(rank)), r.page))
     return SheetLog(
         job_id=report.job_id,
         file_name=report.file_name,
         issue=changes.issue if changes else None,
         issued_on=changes.issued_on if changes else None,
-        date_order=order or ("ambiguous" if ambiguous else None),
-        rows=[row(p, order, versions.get(p.page_number)) for p in report.pages],
+        date_order=days or ("ambiguous" if ambiguous else None),
+        rows=rows,
     )
 
 

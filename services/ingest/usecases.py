@@ -11,12 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from nats.errors import TimeoutError as NatsTimeoutError
 from pydantic import ValidationError
 
 from services.ingest.refusals import Refusal, RefusalKind, disk_full, not_found, unavailable
 from services.ingest.responses import JobCanceling, JobStatusBody
 from services.ingest.roles import Caller
-from services.ingest.sheetlog import SheetLog, sheet_log
+from services.ingest.sheetlog import SheetLog, SheetOrder, sheet_log
 from services.ingest.source import PreparedSource
 from services.ingest.upload import ReceivedUpload
 from services.ingest.validation import AcceptedPdf, safe_file_name
@@ -305,6 +306,8 @@ async def _full_store(io: Collaborators, exc: Exception) -> str | None:
     on a full disk only times out); None when neither."""
     if is_disk_full(exc):
         return "that holds sheetflow's data (S3 or NATS JetStream)"
+    if not isinstance(exc, NatsTimeoutError):
+        return None  # only JetStream keeps a full disk to itself (a write times out)
     found = await readiness(io)
     if found.nats and not found.nats_writes:
         return "that holds NATS JetStream's store (it answers but stores nothing)"
@@ -450,9 +453,10 @@ async def report(io: Collaborators, job_id: str, ext: str) -> bytes:
         raise unavailable("S3 is not reachable; retry shortly.") from exc
 
 
-async def sheets(io: Collaborators, job_id: str) -> SheetLog:
-    """The finished job's sheet log: one row per page of its report."""
-    return sheet_log(Report.model_validate_json(await report(io, job_id, "json")))
+async def sheets(io: Collaborators, job_id: str, order: SheetOrder = "page") -> SheetLog:
+    """The finished job's sheet log: one row per page of its report, in page order or by
+    review priority."""
+    return sheet_log(Report.model_validate_json(await report(io, job_id, "json")), order)
 
 
 async def page_image(io: Collaborators, job_id: str, page_number: int) -> bytes:

@@ -13,6 +13,7 @@ from functools import reduce
 
 from pydantic import BaseModel, Field
 
+from services.report import priority
 from shared.contracts.models import (
     PROBLEM_KIND_ORDER,
     GuardCounts,
@@ -35,7 +36,7 @@ from shared.contracts.report import (
 )
 from shared.sheet.discipline import set_disciplines
 from shared.sheet.identity import decide_identity, read_from_page
-from shared.sheet.sheet_set import SheetSet
+from shared.sheet.sheet_set import Correction, SheetSet
 
 NO_OUTCOME_REASON = "no outcome recorded"
 
@@ -83,6 +84,8 @@ def build_report(
     sheet_set = sheet_set or SheetSet()
     outcomes = with_disciplines(apply_corrections(_one_outcome_per_page(job, pages), sheet_set))
     failed = [o for o in outcomes if isinstance(o, FailedPage)]
+    corrections = {c.page_number: c for c in sheet_set.corrections}
+    entries = [_page_entry(o, corrections.get(o.page_number)) for o in outcomes]
     if job.canceled:
         status: ReportStatus = "canceled"
     elif failed:
@@ -97,9 +100,13 @@ def build_report(
         created_at=job.created_at,
         finished_at=finished_at,
         coverage_floor=job.coverage_floor,
-        pages=[_page_entry(outcome) for outcome in outcomes],
+        pages=entries,
         summary=_summary(outcomes).model_copy(
-            update={"set": sheet_set.summary(), **_honesty_summary(job, outcomes)}
+            update={
+                "set": sheet_set.summary(),
+                "pages_by_priority": priority.by_level(p.review_priority for p in entries),
+                **_honesty_summary(job, outcomes),
+            }
         ),
         set=sheet_set,
     )
@@ -152,7 +159,7 @@ def _one_outcome_per_page(job: JobInfo, pages: Sequence[PageOutcome]) -> list[Pa
     ]
 
 
-def _page_entry(outcome: PageOutcome) -> PageReport:
+def _page_entry(outcome: PageOutcome, correction: Correction | None) -> PageReport:
     if isinstance(outcome, FailedPage):
         return PageReport(
             page_number=outcome.page_number,
@@ -160,6 +167,7 @@ def _page_entry(outcome: PageOutcome) -> PageReport:
             failure_reason=outcome.reason,
             failure_stage=outcome.stage,
             deliveries=outcome.deliveries,
+            review_priority=priority.of_failed(outcome.stage == "canceled"),
         )
     page = outcome
     return PageReport(
@@ -183,6 +191,7 @@ def _page_entry(outcome: PageOutcome) -> PageReport:
         model_failures=page.model_failures,
         evidence_crops=page.evidence_crops,
         hidden_text=page.hidden_text,
+        review_priority=priority.of_page(page, correction),
     )
 
 
@@ -192,7 +201,10 @@ def _summary(outcomes: list[PageOutcome]) -> ReportSummary:
     return ReportSummary(
         extraction_coverage=_coverage_summary(verified),
         verification=verification_summary([p.verdict for p in verified]).model_copy(
-            update={"hidden_text_pages": [p.page_number for p in verified if p.hidden_text]}
+            update={
+                "hidden_text_pages": [p.page_number for p in verified if p.hidden_text],
+                "blank_pages": [p.page_number for p in verified if declared_blank(p.verdict)],
+            }
         ),
         guard=reduce(GuardCounts.add, (p.guard for p in verified), GuardCounts()),
         sheets=_sheet_summary(verified),
@@ -244,6 +256,23 @@ def _coverage_summary(pages: list[VerifiedPage]) -> CoverageSummary:
     )
 
 
+def passed_bases(verdict: PageVerdict) -> set[str]:
+    """The bases that confirmed something on a page: an object, or the title block's number
+    (ocr); a page judged with neither was a blank page the judge confirmed empty."""
+    checked = verdict.checked
+    if checked is None:
+        return set()
+    bases = {basis for basis, share in checked.by_basis.items() if share.confirmed}
+    if checked.title_block_read:
+        bases.add("ocr")
+    return bases or {"judge"}
+
+
+def declared_blank(verdict: PageVerdict) -> bool:
+    """The extraction found nothing on the page: skipped as blank, or contradicted."""
+    return verdict.skipped == "blank" or verdict.blank_contradicted
+
+
 def verification_summary(verdicts: list[PageVerdict]) -> VerificationSummary:
     """Tally the verdicts of the pages that went through verify, as the summary defines:
     every page is unjudged, passed or failed; blank pages are among the unjudged."""
@@ -254,11 +283,20 @@ def verification_summary(verdicts: list[PageVerdict]) -> VerificationSummary:
     ordered = [k for k in PROBLEM_KIND_ORDER if k in kinds] + sorted(
         k for k in kinds if k not in PROBLEM_KIND_ORDER
     )
+    passed_by: Counter[str] = Counter()
+    for v in verdicts:
+        if v.ok and not v.unjudged:
+            passed_by.update(passed_bases(v))
+    checked = [v.checked for v in verdicts if v.checked is not None]
     return VerificationSummary(
+        pages_passed_by_basis=dict(sorted(passed_by.items())),
+        objects=sum(c.objects for c in checked),
+        objects_checked=sum(c.checked for c in checked),
+        ocr_lines=sum(c.ocr_lines for c in checked),
         pages_verified=len(verdicts),
         pages_unjudged=unjudged,
         pages_skipped_blank=sum(v.unjudged and v.skipped == "blank" for v in verdicts),
-        pages_blank=sum(v.skipped == "blank" or v.blank_contradicted for v in verdicts),
+        pages_blank=sum(map(declared_blank, verdicts)),
         pages_self_read=sum(v.unjudged and v.self_read for v in verdicts),
         pages_passed=judged - failed,
         verify_failed=failed,

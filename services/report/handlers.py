@@ -1,6 +1,5 @@
 """Report's subscribers: terminal pages in, one report per job out."""
 
-import logging
 from collections.abc import Awaitable, Callable
 from typing import Annotated
 
@@ -17,10 +16,8 @@ from shared.contracts.messages import (
     ProposalDecided,
     SheetCorrected,
 )
-from shared.infra.broker import backoff_s, deliveries, describe
+from shared.infra.broker import run_delivery
 from shared.infra.service import COLLABORATORS, Subscriptions, run_stage
-
-log = logging.getLogger("sheetflow.report")
 
 IoDep = Annotated[Collaborators, Context(COLLABORATORS)]
 
@@ -72,14 +69,4 @@ async def retried(
     """Apply a review (rebuild the report, change the register); a failure is retried with
     backoff, never turned into a failed page (the pages are not at fault), and given up
     after the bound: the next review rebuilds the report with every record anyway."""
-    delivery = deliveries(msg)
-    try:
-        await work()
-    except Exception as exc:
-        if delivery >= io.settings.max_deliver:
-            log.error("gave up applying %s: %s", what, describe(exc))
-            await msg.ack()
-        else:
-            await msg.nack(delay=backoff_s(io.settings, delivery))
-        return
-    await msg.ack()
+    await run_delivery(msg, settings=io.settings, work=work, give_up=f"applying {what}")

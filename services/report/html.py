@@ -13,7 +13,7 @@ from markupsafe import Markup, escape
 from numpy.typing import NDArray
 
 from shared.contracts.models import EvidenceCrop
-from shared.contracts.report import FailedPageSummary, PageReport, Report
+from shared.contracts.report import PRIORITY_ORDER, FailedPageSummary, PageReport, Report
 from shared.pagetext import Box
 from shared.revisions.delta import SheetDelta, UnitChange
 
@@ -51,12 +51,21 @@ def render_report_html(
             report=report,
             summary=report.summary,
             pages=pages,
+            pages_by_priority=sorted(pages, key=_priority_rank),
+            unjudged=[why for page in report.pages if (why := page.unjudged_why())],
             failed=failed,
             canceled=canceled,
             counts=_counts(report, pages, failed, canceled),
             changes=_changes_view(report, revisions or {}),
         )
     )
+
+
+def _priority_rank(page: dict[str, Any]) -> tuple[int, int]:
+    """High first, then normal, then low; page order within a level."""
+    priority = page["priority"]
+    level = PRIORITY_ORDER.index(priority.level) if priority else len(PRIORITY_ORDER)
+    return level, page["number"]
 
 
 @cache
@@ -105,6 +114,8 @@ def _page_view(
         "sheet": page.sheet,
         "badge_class": badge_class,
         "badge_label": badge_label,
+        "checked": verdict.checked.sentence() if verdict and verdict.checked else None,
+        "priority": page.review_priority,
         "thumbnail": _data_uri(thumbnail) if thumbnail else None,
         # The page's shape, for the evidence view that outlines a box over the thumbnail.
         "aspect": next((round(c.page_width / c.page_height, 4) for c in crops.values()), 1.0),
@@ -249,12 +260,13 @@ def _counts(
     failed: list[FailedPageSummary],
     canceled: list[int],
 ) -> list[tuple[str, Any, str]]:
-    """Header tiles: (label, value, css class)."""
+    """Header tiles: (label, value, css class); a count of nothing takes no colour (a red 0
+    reads as an alarm)."""
     summary = report.summary
     verification = summary.verification
     mean = summary.extraction_coverage.mean_ratio
     rate = verification.problem_rate
-    return [
+    tiles = [
         ("pages", report.page_count, ""),
         ("passed", verification.pages_passed, "ok"),
         ("with problems", verification.verify_failed, "problems"),
@@ -278,6 +290,7 @@ def _counts(
             else []
         ),
     ]
+    return [(label, value, "" if value in (0, "0%") else css) for label, value, css in tiles]
 
 
 def _pct(ratio: float) -> int:

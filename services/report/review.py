@@ -6,6 +6,7 @@ as a person corrected them (so the index, duplicates and references are reconcil
 (``sheet_number_source: "person"``), marks each reviewed problem dismissed or confirmed —
 still listed, counted apart — and numbers the report's revision."""
 
+from services.report import priority
 from shared.contracts.models import VerifiedPage
 from shared.contracts.report import PageReport, PageReview, ProblemState, Report, ReviewSummary
 from shared.contracts.review import ProblemReview, SheetCorrection, decisions, sheet_values
@@ -80,6 +81,10 @@ def apply_review(report: Report, records: Records) -> Report:
         )
         for page in report.pages
     ]
+    pages = [
+        p.model_copy(update={"review_priority": priority.after_review(p, _open_problems(p))})
+        for p in pages
+    ]
     # A number a person gave wins over one the drawing index would set.
     sheet_set = report.set.model_copy(
         update={
@@ -103,6 +108,7 @@ def apply_review(report: Report, records: Records) -> Report:
         update={
             "set": sheet_set.summary(),
             "review": review,
+            "pages_by_priority": priority.by_level(p.review_priority for p in pages),
             "sheets": report.summary.sheets.model_copy(
                 update={"identified": identified, "missing": len(verified) - identified}
             ),

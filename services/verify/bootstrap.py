@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 
 from services.verify.fonts import FontLedger
 from services.verify.usecases import Collaborators
-from shared.contracts.interfaces import Bucket, ModelClient, Publisher, StateStore
+from shared.contracts.interfaces import Bucket, ModelClient, Ocr, Publisher, StateStore
 from shared.infra.jobs import JobStore
 from shared.infra.llm import model_client
 from shared.infra.service import Connections
@@ -27,7 +27,7 @@ def bootstrap(
     publisher: Publisher,
     settings: Settings,
     llm: ModelClient | None,
-    ocr: OcrEngine | None = None,
+    ocr: Ocr | None = None,
 ) -> Collaborators:
     return Collaborators(
         bucket=bucket,

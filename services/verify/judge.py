@@ -39,6 +39,12 @@ BLANK_CONTEXT = (
     "nothing worth extracting, refuted (kind content_missing) if it has content the "
     "extraction missed."
 )
+# The extraction's unresolved items, told to the judge as the contract asks: what it saw and
+# could not make an object of is where a missed claim is likeliest.
+UNRESOLVED_CONTEXT = (
+    "THE EXTRACTION COULD NOT RESOLVE THESE ITEMS of the page (one JSON value per line); "
+    "where one is a claim the objects below miss or contradict, say so in a problem:"
+)
 # Asked once more when a reply holds no usable verdict: models that wander into prose or
 # fences usually comply when told plainly.
 JUDGE_RETRY = (
@@ -121,6 +127,9 @@ class JudgeOutcome:
     usage: dict[str, Usage] = field(default_factory=dict)
     skipped: str | None = None  # "no_images" when the scope had nothing to show
     call_failed: bool = False  # the model call itself failed (the server, not the reply)
+    # Problems the judge named that belong to no object it was asked about (a bare string,
+    # an unknown id): kept on the page as sentences, never dropped.
+    page_problems: list[str] = field(default_factory=list)
 
 
 def _priority(obj: PageObject) -> int:
@@ -217,15 +226,19 @@ def build_judge_messages(
     images: Sequence[JudgeImage],
     *,
     context: str | None = None,
+    unresolved: Sequence[Any] = (),
 ) -> list[dict[str, Any]]:
-    """Chat messages: the rules, then the ``context`` when given, the page text, the objects
-    and the labelled images."""
+    """Chat messages: the rules, then the ``context`` when given, what the extraction could
+    not resolve (``unresolved``), the page text, the objects and the labelled images."""
     prompt = JUDGE_USER_PROMPT.format(
         text_layer=text_layer_excerpt.strip() or NO_TEXT_LAYER,
         objects="\n".join(_object_line(o) for o in objects_in_scope),
         count=len(objects_in_scope),
         images="; ".join(f"image {i}: {img.label}" for i, img in enumerate(images, 1)),
     )
+    if unresolved:
+        items = "\n".join(json.dumps(i, ensure_ascii=False, default=str) for i in unresolved)
+        prompt = f"{UNRESOLVED_CONTEXT}\n{items}\n\n{prompt}"
     if context:
         prompt = f"{context}\n\n{prompt}"
     content: list[dict[str, Any]] = [{"type": "text", "text": prompt}]
@@ -303,9 +316,11 @@ def parse_judge_reply(content: str, scope_ids: Sequence[str]) -> JudgeOutcome:
 
     Valid entries carry a known ``object_id`` and a verdict label or a named problem;
     confirmed, refuted and uncertain (in any case) are taken as they are, any other label,
-    or a problem (or kind) named without a label, is a refutation that quotes it. Entries
-    with an unknown id, or naming neither verdict nor problem, are ignored. A reply with no valid
-    entry — garbage, no ``objects`` list, missing verdicts, unknown ids only — is unjudged.
+    or a problem (or kind) named without a label, is a refutation that quotes it. A problem
+    the judge names on no object it was asked about (a bare string, an entry with an unknown
+    or no id) is kept as a page problem, its text quoted; other such entries are ignored. A
+    reply with neither a valid entry nor such a problem — garbage, no ``objects`` list,
+    missing verdicts, unknown ids only — is unjudged.
     """
     data = _load_json(content)
     # A bare list of verdicts is the objects list.
@@ -315,20 +330,39 @@ def parse_judge_reply(content: str, scope_ids: Sequence[str]) -> JudgeOutcome:
     known = set(scope_ids)
     verdicts: dict[str, JudgeVerdict] = {}
     ignored = 0
+    page_problems: list[str] = []
     for entry in entries:
         object_id = str(entry.get("object_id", "")) if isinstance(entry, dict) else ""
         judged = _entry_verdict(object_id, entry) if object_id in known else None
-        if judged is None:
+        if judged is not None:
+            verdicts[object_id] = judged
+        elif said := _unattached_problem(entry, object_id):
+            page_problems.append(said)
+        else:
             ignored += 1
-            continue
-        verdicts[object_id] = judged
-    if not verdicts:
+    if not (verdicts or page_problems):
         return JudgeOutcome(
             judged=False,
             reason="the judge's reply carried no verdict for any object it was asked about",
         )
     reason = f"{ignored} judge entries ignored (unknown id or no verdict)" if ignored else None
-    return JudgeOutcome(judged=True, verdicts=verdicts, reason=reason)
+    return JudgeOutcome(judged=True, verdicts=verdicts, reason=reason, page_problems=page_problems)
+
+
+def _unattached_problem(entry: Any, object_id: str) -> str | None:
+    """The sentence for a problem the judge named on no object it was asked about: a bare
+    string, or an entry with a problem (or a refutation) under an unknown or no id."""
+    if isinstance(entry, str):
+        return f'The judge says: "{entry.strip()}"' if entry.strip() else None
+    if not isinstance(entry, dict):
+        return None
+    problem = _text_or_none(entry.get("problem"))
+    label = (_text_or_none(entry.get("verdict")) or "").lower()
+    if problem is None and label in ("", "confirmed", "uncertain"):
+        return None
+    about = f'object "{object_id}", which it was not asked about' if object_id else "the page"
+    said = problem or f"it answers {label!r}"
+    return f"The judge names a problem on {about}: {said}"
 
 
 async def judge_page(
@@ -339,6 +373,7 @@ async def judge_page(
     images: Sequence[JudgeImage],
     *,
     context: str | None = None,
+    unresolved: Sequence[Any] = (),
 ) -> JudgeOutcome:
     """One judge call over a page's scope, asked once more when its reply holds no usable
     verdict; unjudged (with the reason) when it still cannot be judged.
@@ -346,14 +381,17 @@ async def judge_page(
     The reply is not capped (the server decides its length): a reply cut off anyway
     (``finish_reason == "length"``) would silently lose verdicts, so it counts as
     unusable even where part of it parses. ``context`` is told to the judge before the
-    page text. Never called with zero images: such a scope is skipped
-    (``skipped="no_images"``). Usage is recorded under the ``verify`` stage.
+    page text, and ``unresolved`` (the extraction's unresolved items) with it. Never
+    called with zero images: such a scope is skipped (``skipped="no_images"``). Usage is
+    recorded under the ``verify`` stage.
     """
     if not objects_in_scope:
         return JudgeOutcome(judged=False, reason="no objects to judge")
     if not images:
         return JudgeOutcome(judged=False, skipped="no_images", reason="no image to show the judge")
-    messages = build_judge_messages(objects_in_scope, text_layer_excerpt, images, context=context)
+    messages = build_judge_messages(
+        objects_in_scope, text_layer_excerpt, images, context=context, unresolved=unresolved
+    )
     scope_ids = [o.object_id for o in objects_in_scope]
     usage: dict[str, Usage] = {}
     for attempt in (messages, [*messages, {"role": "user", "content": JUDGE_RETRY}]):

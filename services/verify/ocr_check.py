@@ -23,8 +23,8 @@ import pymupdf
 from rapidfuzz.distance import Indel
 
 from services.verify.tolerances import OcrCheckTolerances
+from shared.contracts.interfaces import Ocr
 from shared.contracts.models import FontCheck, ObjectVerification, PageObject
-from shared.ocr.engine import OcrEngine
 from shared.pagetext import Box, TextLayer, Word, digit_runs
 from shared.sheet.reading import SheetReading
 
@@ -271,7 +271,7 @@ def render_claims(
 
 
 def read_claims(
-    engine: OcrEngine,
+    engine: Ocr,
     claims: Sequence[Claim],
     crops: Sequence[numpy.ndarray],
     tolerances: OcrCheckTolerances = TOLERANCES,

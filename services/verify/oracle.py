@@ -24,7 +24,7 @@ from shared.pagetext import (
     number_key,
     plain_numbers,
 )
-from shared.pagetext.evidence import LETTER_MATCH, MIN_FUZZY_LETTERS
+from shared.pagetext.tolerances import EVIDENCE
 from shared.sheet import sheet_key
 
 OCR_ONLY = "supported only by words read from the page image by OCR, which can misread too"
@@ -40,9 +40,9 @@ def _says_claim(claim: str, evidence: str) -> bool:
     if claim_tokens(claim) == claim_tokens(evidence):
         return True
     letters = _letters(claim)
-    if len(letters) < MIN_FUZZY_LETTERS:
+    if len(letters) < EVIDENCE.min_fuzzy_letters:
         return False
-    return Indel.normalized_similarity(letters, _letters(evidence)) >= LETTER_MATCH
+    return Indel.normalized_similarity(letters, _letters(evidence)) >= EVIDENCE.letter_match
 
 
 def _numbers(text: str) -> list[tuple[str, ...]]:
@@ -111,7 +111,9 @@ def check_object(obj: PageObject, words: Sequence[Word]) -> ObjectVerification:
         )
     evidence = " ".join(w.text for w in cited)
     bbox = Box.union(w.bbox for w in cited)
-    if not _says_claim(claim, evidence):
+    # A claim that is its words, as printed, says them and prints their digits.
+    verbatim = claim == evidence
+    if not verbatim and not _says_claim(claim, evidence):
         return ObjectVerification(
             verdict="refuted",
             basis="text_layer",
@@ -120,7 +122,7 @@ def check_object(obj: PageObject, words: Sequence[Word]) -> ObjectVerification:
             evidence_bbox=bbox,
             problem=f'Object {obj.object_id} claims "{claim}", but its words read "{evidence}".',
         )
-    if not _digits_agree(claim, evidence):
+    if not verbatim and not _digits_agree(claim, evidence):
         return ObjectVerification(
             verdict="refuted",
             basis="text_layer",

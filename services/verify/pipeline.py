@@ -17,8 +17,8 @@ from services.verify.crops import render_evidence_jpeg
 from services.verify.fonts import FontLedger
 from services.verify.oracle import locate
 from services.verify.tolerances import VerifyTolerances
-from services.verify.verdict import page_verdict
-from shared.contracts.interfaces import ModelClient
+from services.verify.verdict import checked_share, page_verdict
+from shared.contracts.interfaces import ModelClient, Ocr
 from shared.contracts.models import (
     CoveredPage,
     EvidenceCrop,
@@ -31,7 +31,6 @@ from shared.contracts.models import (
 )
 from shared.infra.settings import Settings
 from shared.infra.storage import Keys
-from shared.ocr.engine import OcrEngine
 from shared.pagetext import Box, PageWords, TextLayer
 from shared.pdf.sources import PDF_LOCK, open_pdf
 
@@ -152,7 +151,7 @@ async def verify_page(
     llm: ModelClient | None,
     *,
     judge_enabled: bool = True,
-    ocr: OcrEngine | None = None,
+    ocr: Ocr | None = None,
     checks: tuple[Registered, ...] | None = None,
     tolerances: VerifyTolerances = TOLERANCES,
     fonts: FontLedger | None = None,
@@ -197,6 +196,9 @@ async def verify_page(
         skipped=checked.skipped,
         page_judged=checked.page_judged,
         reason=checked.reason,
+    )
+    verdict.checked = checked_share(
+        objects, ocr_lines=checked.lines_read, title_block_read=checked.title_block_read
     )
     verdict.blank_contradicted = page.emptiness.contradiction is not None
     verdict.self_read = verdict.unjudged and only_self_read

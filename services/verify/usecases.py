@@ -8,14 +8,13 @@ from services.verify.fonts import FontLedger
 from services.verify.pipeline import verify_page
 from services.verify.tolerances import VerifyTolerances
 from shared.contracts import subjects
-from shared.contracts.interfaces import Bucket, ModelClient, ObjectMissing, Publisher
+from shared.contracts.interfaces import Bucket, ModelClient, ObjectMissing, Ocr, Publisher
 from shared.contracts.messages import PageCovered, PageVerified
 from shared.contracts.models import CoveredPage
 from shared.infra.broker import msg_id
 from shared.infra.jobs import JobStore, record_progress
 from shared.infra.settings import Settings
 from shared.infra.storage import Keys
-from shared.ocr.engine import OcrEngine
 from shared.pagetext import TextLayer
 from shared.pdf.sources import SourceCache
 
@@ -33,7 +32,7 @@ class Collaborators:
     settings: Settings
     llm: ModelClient | None
     sources: SourceCache
-    ocr: OcrEngine | None = None  # reads a sample of each page's claims (the OCR check)
+    ocr: Ocr | None = None  # reads a sample of each page's claims (the OCR check)
     tolerances: VerifyTolerances = field(default_factory=VerifyTolerances)  # what checks weigh
     # The fonts each job's pages read alike already (none: every page reads its own).
     fonts: FontLedger = field(default_factory=lambda: FontLedger(None))

@@ -1,9 +1,10 @@
 """Webhooks' subscribers: each event a webhook may want becomes deliveries; each delivery
 command is one attempt, settled by when to try again (a nack with that delay: JetStream
-keeps the delivery while this process is down, so a crash loses none)."""
+keeps the delivery while this process is down, so a crash loses none). Both settle through
+the house runner (``shared.infra.broker.run_delivery``) as deliveries of no page: a
+failure (NATS or S3 trouble) is tried again after the house backoff."""
 
 import dataclasses
-import logging
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
@@ -14,33 +15,14 @@ from nats.js.api import DeliverPolicy
 from services.webhooks.usecases import Collaborators, StoredEvent, deliver, fan_out
 from shared.contracts import subjects
 from shared.contracts.messages import DeliverWebhook
-from shared.infra.broker import consumer_config, describe
+from shared.infra.broker import consumer_config, run_delivery
 from shared.infra.service import COLLABORATORS, Subscriptions
 from shared.infra.webhooks import EVENTS
-
-log = logging.getLogger("sheetflow.webhooks")
 
 # Seconds an attempt may take beyond the target's timeout (reading and writing its record).
 ATTEMPT_MARGIN_S = 30.0
 
 IoDep = Annotated[Collaborators, Context(COLLABORATORS)]
-
-
-async def settle(
-    msg: NatsMessage, io: Collaborators, work: Callable[[], Awaitable[float | None]]
-) -> None:
-    """Ack when ``work`` settled the message, nack with its delay when it asks for another
-    try; NATS or S3 trouble is retried after the house backoff."""
-    try:
-        retry_in = await work()
-    except Exception as exc:
-        log.warning("webhook work failed, retrying: %s", describe(exc))
-        await msg.nack(delay=io.settings.retry_backoff_s)
-        return
-    if retry_in is None:
-        await msg.ack()
-    else:
-        await msg.nack(delay=retry_in)
 
 
 def stored_event(name: str, data: dict[str, Any], msg: NatsMessage) -> StoredEvent:
@@ -63,7 +45,7 @@ def event_handler(name: str) -> Callable[..., Awaitable[None]]:
         async def work() -> None:
             await fan_out(io, event)
 
-        await settle(msg, io, work)
+        await run_delivery(msg, settings=io.settings, work=work)
 
     return on_event
 
@@ -74,12 +56,12 @@ def register(subscriptions: Subscriptions) -> None:
     from_now = dataclasses.replace(
         consumer_config(subscriptions.settings), deliver_policy=DeliverPolicy.NEW
     )
-    for name in EVENTS:
-        durable = f"webhooks-{name.replace('.', '-')}"
-        subscribe = subscriptions.page_subscriber(
-            name, durable=durable, concurrency=2, config=from_now
+    for subject in EVENTS:
+        durable = f"webhooks-{subject.replace('.', '-')}"
+        subscriptions.page_subscriber(subject, durable=durable, concurrency=2, config=from_now)(
+            # The event as it was published (its JSON), not as this version's model reads it.
+            event_handler(str(subject))
         )
-        subscribe(event_handler(name))
 
     # An attempt is held no longer than the target's timeout (and two small writes): the
     # command must not come back to a second loop while the first still waits on the target.
@@ -93,4 +75,4 @@ def register(subscriptions: Subscriptions) -> None:
         subjects.WEBHOOK_DELIVER, durable="webhooks", concurrency=8, config=attempt_wait
     )
     async def on_deliver(command: DeliverWebhook, msg: NatsMessage, io: IoDep) -> None:
-        await settle(msg, io, lambda: deliver(io, command))
+        await run_delivery(msg, settings=io.settings, work=lambda: deliver(io, command))

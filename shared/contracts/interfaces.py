@@ -1,13 +1,14 @@
 """The small interfaces every service's use cases do their I/O through.
 
-S3, the job KV bucket, NATS and a model server sit behind them
-(``shared.infra.storage.ObjectStore``, ``shared.infra.jobs.KvStateStore``,
-``shared.infra.broker.NatsPublisher``, ``shared.infra.llm.LLMClient``);
+S3, the job KV bucket, NATS, a model server, the OCR engine and the bounded page readers sit
+behind them (``shared.infra.storage.ObjectStore``, ``shared.infra.jobs.KvStateStore``,
+``shared.infra.broker.NatsPublisher``, ``shared.infra.llm.LLMClient``,
+``shared.ocr.engine.OcrEngine``, ``services.extract.reading.isolation.PageReaders``);
 unit tests of the use cases hand them in-memory fakes (``tests/support/fakes.py``) instead,
 flow tests the real ones.
 """
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -15,12 +16,14 @@ from pydantic import BaseModel
 
 from shared.contracts.models import Usage
 from shared.contracts.subjects import Subject
+from shared.pagetext import Word
 
 if TYPE_CHECKING:  # the services that never read pixels do not load numpy
     import numpy
 
 M = TypeVar("M", bound=BaseModel)
 E = TypeVar("E", bound=BaseModel)
+T = TypeVar("T")
 
 # What a document in the state store is written from: a model, or plain JSON data.
 Document = BaseModel | Mapping[str, Any]
@@ -113,9 +116,11 @@ class ModelClient(Protocol):
         max_tokens: int | None = None,
         json_mode: bool = True,
         schema: dict[str, Any] | None = None,
+        reasoning: dict[str, Any] | None = None,
     ) -> ChatResult:
         """One chat completion; raises :class:`LLMError` when it cannot be had. With a
-        ``schema``, the reply is asked in that JSON schema where the server supports it."""
+        ``schema``, the reply is asked in that JSON schema where the server supports it;
+        ``reasoning`` (effort, max_tokens) is sent where the server takes it."""
         ...
 
 
@@ -128,3 +133,54 @@ class Raster:
     zoom: float  # pixels per PDF point
     x0: float
     y0: float
+
+
+class Ocr(Protocol):
+    """Optical character recognition of page images: extract reads a page without a text
+    layer with it, verify the lines of its OCR check. Lines are quadrilaterals (top-left,
+    top-right, bottom-right, bottom-left) in page points; words come back in the displayed
+    page's frame, marked ``origin="ocr"``. Blocking and CPU-bound: called from a worker
+    thread."""
+
+    def find_lines(self, png: bytes, zoom: float) -> "list[numpy.ndarray]":
+        """The text lines on a page image of ``zoom`` pixels per point."""
+        ...
+
+    def page_turn(self, raster: Raster, lines: "list[numpy.ndarray]") -> int:
+        """How the page's text is turned: degrees clockwise, 0, 90, 180 or 270."""
+        ...
+
+    def read_lines(self, raster: Raster, lines: "list[numpy.ndarray]", turn: int = 0) -> list[Word]:
+        """Each line's words, read from ``raster`` in the frame of content turned ``turn``."""
+        ...
+
+    def ocr_raster(
+        self,
+        raster: Raster,
+        turn: int = 0,
+        *,
+        detection_zoom: float | None = None,
+        skip: "Callable[[numpy.ndarray], bool] | None" = None,
+    ) -> list[Word]:
+        """The words of a rendered region: its lines found (on the region reduced to
+        ``detection_zoom`` pixels per point) and read, but those ``skip`` says were read
+        already."""
+        ...
+
+    def read_crops(self, crops: "list[numpy.ndarray]") -> list[tuple[str, float]]:
+        """Each crop (gray pixels of one line reading left to right) read: its text and
+        confidence, "" for a line too unsure to count."""
+        ...
+
+
+class PageReader(Protocol):
+    """Where MuPDF's work on a page runs, held to the page's time and memory limits (a child
+    process a runaway page cannot stall the worker from)."""
+
+    async def read(
+        self, read: Callable[..., T], pdf: bytes, *args: Any, timeout_s: float, max_mb: int
+    ) -> T:
+        """``read(pdf, *args)``; raises what ``read`` raises, or
+        ``shared.infra.bounded.OverLimit`` past the limits (``ChildDied`` when the child
+        running it died)."""
+        ...

@@ -271,6 +271,11 @@ class CoveredPage(BaseModel):
     reading: SheetReading | None = Field(
         None, description="the page's identity as extract read it from the page's words"
     )
+    unresolved_items: list[Any] = Field(
+        [],
+        description="what the extraction models saw and could not resolve into objects, "
+        "every rung's (the judge is told them)",
+    )
 
 
 class HiddenText(BaseModel):
@@ -288,11 +293,71 @@ class HiddenText(BaseModel):
     )
 
 
+class BasisShare(BaseModel):
+    """The objects one basis checked on a page, and how much of the page they are."""
+
+    objects: int = Field(description="objects whose verdict this basis gave")
+    confirmed: int = Field(0, description="of those, the ones it confirmed")
+    share_of_objects: float = Field(description="their share of the page's objects (0-1)")
+    share_of_text: float = Field(
+        description="their cited words' share of the words the page's objects cite (0-1)"
+    )
+
+
+class CheckedShare(BaseModel):
+    """How much of the page any check read: an ``ok`` page may rest on one object of 31."""
+
+    objects: int = Field(description="the page's objects")
+    checked: int = Field(
+        description="objects a check gave a verdict (confirmed, refuted or uncertain)"
+    )
+    share_of_objects: float = Field(description="checked / objects (0 without objects)")
+    share_of_text: float = Field(
+        description="the checked objects' cited words over the words the page's objects cite"
+    )
+    by_basis: dict[str, BasisShare] = Field(
+        {}, description="basis (text_layer, judge, ocr) → the objects it checked"
+    )
+    ocr_lines: int = Field(
+        0, description="lines the OCR check read on this page (its title block's included)"
+    )
+    fonts_cited: int = Field(
+        0,
+        description="objects confirmed by OCR through their font, read alike on another "
+        "page of the job (font_check), not by reading their own line",
+    )
+    title_block_read: bool = Field(
+        False, description="the title block's sheet number was read alike by OCR"
+    )
+
+    def sentence(self) -> str:
+        """What was checked, as a reader wants it: "checked 1 of 31 objects (OCR check of
+        1 line)"."""
+        return checked_sentence(self.checked, self.objects, self.ocr_lines, self.fonts_cited)
+
+
+def checked_sentence(checked: int, objects: int, ocr_lines: int, fonts_cited: int = 0) -> str:
+    """ "checked N of M objects (OCR check of K lines, F through a font read on another
+    page)", for a page or a set."""
+    said = [f"OCR check of {ocr_lines} line{'s' if ocr_lines != 1 else ''}"] if ocr_lines else []
+    if fonts_cited:
+        said.append(f"{fonts_cited} through a font read on another page")
+    detail = f" ({', '.join(said)})" if said else ""
+    return f"checked {checked} of {objects} object{'s' if objects != 1 else ''}{detail}"
+
+
 class PageVerdict(BaseModel):
     ok: bool = Field(description="no problem was found (means nothing when unjudged)")
     problems: list[str] = []
     kinds: list[str] = []
-    untagged: int = Field(0, description="objects no verdict could be attached to")
+    objects_not_judged: int = Field(
+        0, description="objects no check gave a verdict (confirmed, refuted or uncertain)"
+    )
+    untagged: int = Field(
+        0,
+        description="problems of no known kind (a judge's problem naming no object, or "
+        "given as bare text): counted here, kept among problems, never dropped",
+    )
     unjudged: bool = Field(
         False,
         description="no problem was found and nothing gave a definite verdict "
@@ -312,6 +377,9 @@ class PageVerdict(BaseModel):
     reason: str | None = Field(
         None,
         description="why the page is unjudged, or why the judge's word is missing from it",
+    )
+    checked: CheckedShare | None = Field(
+        None, description="how much of the page the checks read, by basis"
     )
 
 

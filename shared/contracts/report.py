@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from shared.contracts.links import SheetLinks
 from shared.contracts.models import (
+    CheckedShare,
     Coverage,
     EvidenceCrop,
     ExtractionStatus,
@@ -58,6 +59,35 @@ class PageReview(BaseModel):
     problems: list[ProblemState] = []
 
 
+PriorityLevel = Literal["high", "normal", "low"]
+PRIORITY_ORDER: tuple[PriorityLevel, ...] = ("high", "normal", "low")
+
+
+class PriorityReason(BaseModel):
+    """One reason a person should look at a page."""
+
+    kind: Literal[
+        "failed",
+        "problem_open",
+        "low_ocr_confidence",
+        "set_override",
+        "title_from_template",
+        "unchecked",
+        "hidden_text",
+    ] = Field(examples=["low_ocr_confidence"])
+    says: str = Field(examples=["OCR read the sheet number with confidence 0.62"])
+
+
+class ReviewPriority(BaseModel):
+    """Which pages to look at first: high (a problem open, a page lost, a number or title
+    OCR was unsure of, the set overriding what the page reads), normal (nothing
+    independent checked it, its title only from the set's template, hidden text), low
+    (nothing to add)."""
+
+    level: PriorityLevel = Field(examples=["high"])
+    reasons: list[PriorityReason] = []
+
+
 class PageReport(BaseModel):
     """One page of the set: verified (objects, coverage, verdict) or failed (stage, reason)."""
 
@@ -97,6 +127,19 @@ class PageReport(BaseModel):
         description="words the page's text layer holds and the page does not show (never "
         "read as the page's text): how many, why, a sample",
     )
+    review_priority: ReviewPriority | None = Field(
+        None, description="how soon a person should look at this page, and why"
+    )
+
+    def unjudged_why(self) -> str | None:
+        """Why the page is unjudged, as a reader wants it ("page 5 is a scan read by OCR;
+        nothing independent read it"); None when it is judged, skipped as blank or failed."""
+        v = self.verification
+        if v is None or not v.unjudged or v.skipped == "blank":
+            return None
+        if self.has_text_layer is False:
+            return f"page {self.page_number} is a scan read by OCR; nothing independent read it"
+        return f"page {self.page_number}: {v.reason or 'nothing gave a definite verdict'}"
 
 
 class CoverageSummary(BaseModel):
@@ -155,6 +198,17 @@ class VerificationSummary(BaseModel):
         description="pages an independent check (a model's claims against the text layer, "
         "the judge, or OCR of the evidence) judged, with no problem"
     )
+    pages_passed_by_basis: dict[str, int] = Field(
+        {},
+        description="basis → passed pages it confirmed something on (an object, or for ocr "
+        "the title block's number; judge also counts a confirmed blank page): a page "
+        "counts under each basis that confirmed on it",
+    )
+    objects: int = Field(0, description="objects on the verified pages")
+    objects_checked: int = Field(
+        0, description="of those, the ones a check gave a verdict (confirmed, refuted, uncertain)"
+    )
+    ocr_lines: int = Field(0, description="lines the OCR check read, over every page")
     verify_failed: int = Field(description="judged pages with at least one problem")
     problem_rate: float | None = Field(
         description="verify_failed / (pages_verified - pages_unjudged): the share of judged "
@@ -166,6 +220,11 @@ class VerificationSummary(BaseModel):
     )
     hidden_text_pages: list[int] = Field(
         [], description="pages (numbers) whose text layer holds text the page does not show"
+    )
+    blank_pages: list[int] = Field(
+        [],
+        description="the pages (numbers) pages_blank counts: declared empty by the "
+        "extraction, skipped as blank or contradicted by a witness",
     )
 
 
@@ -235,6 +294,9 @@ class ReportSummary(BaseModel):
     review: ReviewSummary = Field(
         default_factory=ReviewSummary, description="a person's corrections and decisions"
     )
+    pages_by_priority: dict[str, int] = Field(
+        {}, description="pages per review priority (high, normal, low): which to look at first"
+    )
 
 
 class Report(BaseModel):
@@ -287,6 +349,12 @@ class ReadySheet(BaseModel):
     project_number: str | None = None
     project_name: str | None = None
     scale: str | None = None
+    review_priority: PriorityLevel | None = Field(
+        None, description="how soon a person should look at the page (high, normal, low)"
+    )
+    checked: CheckedShare | None = Field(
+        None, description="how much of the page the checks read, by basis"
+    )
     links: SheetLinks | None = Field(None, description="where the sheet opens (screen, PDF)")
 
 
@@ -304,6 +372,9 @@ class ReadySummary(BaseModel):
     sheets: SheetSummary
     set: SetSummary = Field(default_factory=SetSummary)
     review: ReviewSummary = Field(default_factory=ReviewSummary)
+    pages_by_priority: dict[str, int] = Field(
+        {}, description="pages per review priority (high, normal, low)"
+    )
     sheet_index: list[ReadySheet] = Field(
         [], description="every verified page's sheet: number, title and title-block fields"
     )
@@ -323,10 +394,13 @@ class ReadySummary(BaseModel):
             sheets=summary.sheets,
             set=summary.set,
             review=summary.review,
+            pages_by_priority=summary.pages_by_priority,
             sheet_index=[
                 ReadySheet(
                     page_number=p.page_number,
                     **p.sheet.model_dump(include=set(ReadySheet.model_fields) - {"page_number"}),
+                    review_priority=p.review_priority.level if p.review_priority else None,
+                    checked=p.verification.checked if p.verification else None,
                 )
                 for p in report.pages
                 if p.status == "verified"

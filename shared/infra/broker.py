@@ -1,9 +1,10 @@
 """Broker, stream and consumer setup, event publishing, and the deliberate ack policy.
 
 FastStream's default would terminate a message whose handler raised: that is a
-lost page. Every page-stage handler here runs through :func:`run_page_stage`,
-which acks on success, nacks with backoff on a failure worth retrying, and on
-the last delivery turns the page into a named ``page.failed`` event.
+lost page. Every handler settles its delivery through :func:`run_delivery`: a
+page's stage acks on success, nacks with backoff on a failure worth retrying, and
+on the last delivery turns the page into a named ``page.failed`` event; any other
+delivery (a webhook's) is tried again until its work settles it.
 """
 
 import asyncio
@@ -49,7 +50,7 @@ DUPLICATE_WINDOW_S = 120.0
 class RejectMalformed(BaseMiddleware):
     """A message that does not parse as its contract can never succeed: terminate it (and
     log it) instead of letting JetStream redeliver it forever. Everything after parsing is
-    settled by ``run_page_stage``."""
+    settled by ``run_delivery``."""
 
     async def consume_scope(self, call_next, msg):
         try:
@@ -139,7 +140,7 @@ def make_broker(settings: Settings, name: str) -> NatsBroker:
 
 def consumer_config(settings: Settings, *, max_ack_pending: int = 1000) -> ConsumerConfig:
     # No server-side delivery cap: if a worker dies mid-page on its last delivery the page
-    # must still come back once more, to be dead-lettered by run_page_stage.
+    # must still come back once more, to be dead-lettered by run_delivery.
     return ConsumerConfig(
         ack_policy=AckPolicy.EXPLICIT,
         ack_wait=settings.ack_wait_s,
@@ -210,27 +211,84 @@ def describe(exc: BaseException) -> str:
     return (f"{DISK_FULL} ({said})" if is_disk_full(exc) else said)[:500]
 
 
-async def run_page_stage(
+@dataclass(frozen=True)
+class PageStage:
+    """The page a delivery is one stage of: failed for good, it is published on
+    ``page.failed`` by ``publisher``; ``heartbeat`` runs with each in-progress ack, so others
+    can see the page is being worked on."""
+
+    stage: str
+    job_id: str
+    page_number: int
+    publisher: Publisher
+    heartbeat: Callable[[], Awaitable[None]] | None = None
+
+
+# What a delivery's work returns: None when it is settled, or the seconds after which it asks
+# to be tried again (a webhook target that answered "later").
+Work = Callable[[], Awaitable[float | None]]
+
+
+async def run_delivery(
     msg: PageMessage,
     *,
-    stage: str,
-    job_id: str,
-    page_number: int,
     settings: Settings,
-    publisher: Publisher,
-    work: Callable[[], Awaitable[None]],
-    heartbeat: Callable[[], Awaitable[None]] | None = None,
+    work: Work,
+    page: PageStage | None = None,
+    give_up: str | None = None,
 ) -> None:
-    """Run one page's stage work with the house ack policy (see module docstring); a page
-    that failed for good is published on ``page.failed`` by ``publisher``. ``heartbeat``
-    runs with each in-progress ack, so others can see the page is being worked on."""
+    """Run one delivery's ``work`` and settle the message by the house policy: acked when
+    the work settled it, nacked with the delay it asked for. A failure of a ``page``'s stage
+    is retried with backoff within the bounded deliveries (outages of NATS or S3 waited out
+    while the message is kept in progress) and then dead-lettered as the page's
+    ``page.failed``, at once for a ``PageFailure``. A failure of any other delivery is
+    retried after the house backoff without bound (its work decides when it is done: a
+    webhook's), or, given ``give_up`` (what the work does, for the log), with backoff within
+    the bounded deliveries and then given up (a report rebuilt after a review: the next
+    review rebuilds it with every record anyway)."""
+    if page is not None:
+        await _run_page_stage(msg, settings, page, work)
+        return
+    try:
+        retry_in = await work()
+    except Exception as exc:
+        await _retry(msg, settings, exc, give_up)
+        return
+    await _settle(msg, retry_in)
+
+
+async def _retry(msg: PageMessage, settings: Settings, exc: Exception, give_up: str | None) -> None:
+    """A failed delivery of no page: tried again, or, past the bound, given up."""
+    if give_up is None:
+        log.warning("delivery failed, retrying: %s", describe(exc))
+        await msg.nack(delay=settings.retry_backoff_s)
+        return
+    delivery = deliveries(msg)
+    if delivery >= settings.max_deliver:
+        log.error("gave up %s: %s", give_up, describe(exc))
+        await msg.ack()
+    else:
+        await msg.nack(delay=backoff_s(settings, delivery))
+
+
+async def _settle(msg: PageMessage, retry_in: float | None) -> None:
+    if retry_in is None:
+        await msg.ack()
+    else:
+        await msg.nack(delay=retry_in)
+
+
+async def _run_page_stage(
+    msg: PageMessage, settings: Settings, page: PageStage, work: Work
+) -> None:
+    stage, job_id, page_number = page.stage, page.job_id, page.page_number
     delivery = deliveries(msg)
 
     async def dead_letter(reason: str) -> None:
         failed = PageFailed(
             job_id=job_id, page_number=page_number, stage=stage, reason=reason, deliveries=delivery
         )
-        await publisher.publish(
+        await page.publisher.publish(
             subjects.PAGE_FAILED, failed, dedup_id=msg_id(job_id, page_number, stage)
         )
         log.warning("page %s/%s failed in %s: %s", job_id, page_number, stage, reason)
@@ -243,7 +301,7 @@ async def run_page_stage(
         await msg.ack()
         return
 
-    async def work_through_outages() -> None:
+    async def work_through_outages() -> float | None:
         # An outage of NATS or S3 is not the page's fault: wait it out while holding the
         # message (kept alive), instead of spending the page's bounded deliveries on it.
         deadline = time.monotonic() + settings.outage_patience_s
@@ -264,9 +322,11 @@ async def run_page_stage(
                 )
                 await asyncio.sleep(backoff_s(settings, attempt))
 
-    keep_alive = asyncio.create_task(_keep_alive(msg, settings.in_progress_interval_s, heartbeat))
+    keep_alive = asyncio.create_task(
+        _keep_alive(msg, settings.in_progress_interval_s, page.heartbeat)
+    )
     try:
-        await work_through_outages()
+        retry_in = await work_through_outages()
     except PageFailure as exc:
         keep_alive.cancel()
         await dead_letter(str(exc))
@@ -290,4 +350,4 @@ async def run_page_stage(
             await msg.nack(delay=delay)
     else:
         keep_alive.cancel()
-        await msg.ack()
+        await _settle(msg, retry_in)

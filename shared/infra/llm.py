@@ -60,10 +60,28 @@ class _JsonModeRejected(Exception):
     pass
 
 
+class _ReasoningRejected(Exception):
+    """The server refused the reasoning fields (400/422 naming them)."""
+
+
 def image_part(data: bytes, mime: str = "image/png") -> dict:
     """An image content part carrying ``data`` as a base64 data URL."""
     encoded = base64.b64encode(data).decode("ascii")
     return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{encoded}"}}
+
+
+# The fields a reasoning request adds: OpenAI's effort, and the reasoning object other
+# OpenAI-compatible servers (OpenRouter, LiteLLM) take for effort and a thinking budget.
+REASONING_FIELDS = frozenset({"reasoning_effort", "reasoning"})
+
+
+def reasoning_fields(reasoning: dict[str, Any]) -> dict[str, Any]:
+    """The request fields for ``reasoning`` (``effort``, ``max_tokens``; either may be unset)."""
+    given = {k: v for k, v in reasoning.items() if v is not None}
+    fields: dict[str, Any] = {"reasoning": given} if given else {}
+    if given.get("effort"):
+        fields["reasoning_effort"] = given["effort"]
+    return fields
 
 
 def schema_format(schema: dict[str, Any], name: str = "reply") -> dict[str, Any]:
@@ -89,6 +107,7 @@ class LLMClient:
         self._owns_http = http is None
         self._semaphore = asyncio.Semaphore(settings.llm_concurrency)
         self._json_mode_supported = True
+        self._reasoning_supported = True
         # Whether the server takes a json_schema response_format: None until known.
         self._structured: bool | None = {"on": True, "off": False}.get(
             settings.llm_structured_output
@@ -108,10 +127,13 @@ class LLMClient:
         max_tokens: int | None = None,
         json_mode: bool = True,
         schema: dict[str, Any] | None = None,
+        reasoning: dict[str, Any] | None = None,
     ) -> ChatResult:
         """One chat completion; raises :class:`LLMError` when it cannot be had. With a
         ``schema``, the reply is asked in it where the server supports structured output,
-        else in JSON mode (``json_mode``), else as it comes."""
+        else in JSON mode (``json_mode``), else as it comes. ``reasoning`` (``effort``,
+        ``max_tokens``) is sent as ``reasoning_effort`` and ``reasoning`` where the server
+        takes them; a server that refuses them is not asked again."""
         base_url = self._settings.llm_base_url
         if not base_url:
             raise LLMError("no model server is configured (SHEETFLOW_LLM_BASE_URL is unset)")
@@ -119,6 +141,20 @@ class LLMClient:
         payload: dict[str, Any] = {"model": model, "messages": messages}
         if max_tokens:
             payload["max_tokens"] = max_tokens
+        if reasoning and self._reasoning_supported:
+            payload |= reasoning_fields(reasoning)
+            try:
+                return await self._formatted(url, payload, json_mode, schema)
+            except _ReasoningRejected:
+                self._reasoning_supported = False
+                log.info("model server rejected the reasoning fields; not sent again")
+                payload = {k: v for k, v in payload.items() if k not in REASONING_FIELDS}
+        return await self._formatted(url, payload, json_mode, schema)
+
+    async def _formatted(
+        self, url: str, payload: dict[str, Any], json_mode: bool, schema: dict[str, Any] | None
+    ) -> ChatResult:
+        """The call in the reply format the server takes: the schema, JSON mode, or none."""
         if schema is not None and self._structured is not False:
             try:
                 answer = await self._with_retries(
@@ -205,6 +241,8 @@ class LLMClient:
             and any(hint in body.lower() for hint in JSON_MODE_HINTS)
         ):
             raise _JsonModeRejected()
+        if status in (400, 422) and "reasoning" in body.lower() and REASONING_FIELDS & set(payload):
+            raise _ReasoningRejected()
         if status >= 400:
             raise LLMError(f"the model server refused the request (HTTP {status}): {body}")
         return self._parse(response, body)

@@ -8,25 +8,28 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, NoReturn, Protocol
+from typing import Any, Concatenate, NoReturn, ParamSpec, Protocol, TypeVar
 
 from faststream import AckPolicy, ContextRepo, FastStream
 from faststream.nats import JStream, NatsBroker, NatsMessage, PullSub
 from nats.js.api import ConsumerConfig, StorageType, StreamConfig
 from nats.js.errors import BadRequestError
+from pydantic import BaseModel
 
 from shared.contracts.interfaces import Publisher
+from shared.contracts.subjects import Subject
 from shared.infra.broker import (
     DUPLICATE_WINDOW_S,
     NatsPublisher,
+    PageStage,
     consumer_config,
     make_broker,
-    run_page_stage,
+    run_delivery,
     worker_id,
 )
 from shared.infra.exiting import exit_now
 from shared.infra.jobs import JobStore, KvStateStore
-from shared.infra.settings import Settings
+from shared.infra.settings import Settings, warn_unknown_variables
 from shared.infra.storage import ObjectStore
 
 log = logging.getLogger("sheetflow.service")
@@ -40,6 +43,12 @@ COLLABORATORS = "collaborators"
 # Where readiness writes its probes (overwritten by each: one key, one object in all).
 READY_PROBE_KEY = "ready.probe"
 READY_PROBE_OBJECT = "ready/probe"
+
+E = TypeVar("E", bound=BaseModel)
+P = ParamSpec("P")
+# A handler of the events of one subject: the event first (FastStream parses the message into
+# its type), then whatever else it takes (the message, its collaborators).
+Handler = Callable[Concatenate[E, P], Awaitable[None]]
 
 
 class PageRef(Protocol):
@@ -173,17 +182,19 @@ async def connect(
 async def run_stage(
     msg: NatsMessage, stage: str, page: PageRef, io: StageIo, work: Callable[[], Awaitable[None]]
 ) -> None:
-    """Settle ``msg`` by the house ack policy (``shared.infra.broker.run_page_stage``) around
-    ``work`` for one page."""
-    await run_page_stage(
+    """Settle ``msg`` by the house ack policy (``shared.infra.broker.run_delivery``) around
+    ``work``, one page's ``stage``."""
+    await run_delivery(
         msg,
-        stage=stage,
-        job_id=page.job_id,
-        page_number=page.page_number,
         settings=io.settings,
-        publisher=io.publisher,
         work=work,
-        heartbeat=lambda: io.jobs.mark_working(page.job_id, page.page_number, stage),
+        page=PageStage(
+            stage=stage,
+            job_id=page.job_id,
+            page_number=page.page_number,
+            publisher=io.publisher,
+            heartbeat=lambda: io.jobs.mark_working(page.job_id, page.page_number, stage),
+        ),
     )
 
 
@@ -198,14 +209,16 @@ class Subscriptions:
 
     def page_subscriber(
         self,
-        name: str,
+        subject: Subject[E],
         *,
         durable: str,
         concurrency: int = 16,
         config: ConsumerConfig | None = None,
-    ):
-        """A durable pull consumer on ``name`` shared by every replica of this service,
-        worked by ``concurrency`` pull loops that each take one message at a time.
+    ) -> Callable[[Handler[E, P]], Handler[E, P]]:
+        """A durable pull consumer on ``subject`` shared by every replica of this service,
+        worked by ``concurrency`` pull loops that each take one message at a time. The
+        handler it registers takes the subject's event first: a handler of another event
+        is a type error.
 
         A loop fetches its next page the moment its last one is settled, so one slow page
         never holds up the others (as waiting for a whole fetched batch would), and no
@@ -213,21 +226,21 @@ class Subscriptions:
         Manual acks: handlers settle through :func:`run_stage`. ``config`` replaces the
         house consumer configuration (``shared.infra.broker.consumer_config``).
         """
-        subject = self.settings.subject(name)
+        name = self.settings.subject(subject)
         loops = [
             self.broker.subscriber(
-                subject,
+                name,
                 stream=self.stream,
                 durable=durable,
                 pull_sub=PullSub(batch_size=1, timeout=PULL_IDLE_S),
                 config=config or consumer_config(self.settings),
                 ack_policy=AckPolicy.MANUAL,
-                title=f"{durable}#{slot}:{subject}",
+                title=f"{durable}#{slot}:{name}",
             )
             for slot in range(concurrency)
         ]
 
-        def register(handler: Callable[..., Awaitable[None]]) -> Callable[..., Awaitable[None]]:
+        def register(handler: Handler[E, P]) -> Handler[E, P]:
             for loop in loops:
                 loop(handler)
             return handler
@@ -252,6 +265,7 @@ def create_service_app(
     logging.basicConfig(
         level=settings.log_level, format=f"%(asctime)s {name} %(levelname)s %(name)s: %(message)s"
     )
+    warn_unknown_variables(logging.getLogger(f"sheetflow.{name}"))
     broker, store = make_broker(settings, name), ObjectStore(settings)
     register(Subscriptions(broker, settings, JStream(settings.stream_name, declare=False)))
 

@@ -5,10 +5,14 @@ Documented in ``.env.example``; a test checks the two agree.
 
 import ipaddress
 import json
+import logging
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
+from dotenv import dotenv_values
+from pydantic import AliasChoices, BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PLACEHOLDER_SECRETS = {"changeme", "change-me", "sheetflow-dev-secret", "set-me"}
@@ -40,7 +44,11 @@ class WebhookTarget(BaseModel):
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
-        env_prefix="SHEETFLOW_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+        env_prefix="SHEETFLOW_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        populate_by_name=True,
     )
 
     environment: Literal["development", "production"] = "development"
@@ -220,7 +228,15 @@ class Settings(BaseSettings):
         2048, ge=64, description="memory a page's render and text reading may allocate, MB"
     )
     ocr_enabled: bool = True
-    fallback_max_objects: int = 200
+    fallback_max_objects: int = Field(
+        200,
+        # The verification contract's name for it, accepted as well.
+        validation_alias=AliasChoices(
+            "fallback_max_objects",
+            "SHEETFLOW_FALLBACK_MAX_OBJECTS",
+            "SHEETFLOW_EXTRACT_FALLBACK_MAX_OBJECTS",
+        ),
+    )
 
     # Model (OpenAI-compatible); unset base_url → offline extractor
     llm_base_url: str | None = None
@@ -232,6 +248,17 @@ class Settings(BaseSettings):
     llm_max_retries: int = 4
     llm_max_tokens: int = Field(
         8192, description="completion token limit of extraction calls (the judge is not capped)"
+    )
+    extract_reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = Field(
+        None,
+        description="a reasoning model's effort on extraction calls (sent where the server "
+        "takes it); unset: the server's default",
+    )
+    extract_reasoning_max_tokens: int | None = Field(
+        None,
+        ge=1,
+        description="tokens a reasoning model may think on an extraction call, on top of "
+        "llm_max_tokens for the reply (sent where the server takes it)",
     )
     llm_concurrency: int = Field(8, ge=1, description="in-flight model calls per process")
     llm_structured_output: Literal["auto", "on", "off"] = Field(
@@ -341,6 +368,43 @@ class Settings(BaseSettings):
 
     def subject(self, name: str) -> str:
         return f"{self.namespace}.{name}"
+
+
+def variable_names() -> set[str]:
+    """Every ``SHEETFLOW_`` variable a setting reads: its own name and the contract's."""
+    names = set()
+    for name, field in Settings.model_fields.items():
+        names.add(f"SHEETFLOW_{name.upper()}")
+        alias = field.validation_alias
+        if isinstance(alias, AliasChoices):
+            names.update(str(a).upper() for a in alias.choices if str(a).startswith("SHEETFLOW_"))
+    return names
+
+
+def unknown_variables(
+    environ: Mapping[str, str], env_file: Path | None = Path(".env")
+) -> list[str]:
+    """The ``SHEETFLOW_`` variables of the environment (and of the ``.env`` file) that name no
+    setting: a misspelt one would otherwise be silently ignored."""
+    given = set(environ)
+    if env_file is not None and env_file.is_file():
+        given |= {k for k in dotenv_values(env_file) if k}
+    known = variable_names()
+    return sorted(
+        name
+        for name in given
+        if name.upper().startswith("SHEETFLOW_") and name.upper() not in known
+    )
+
+
+def warn_unknown_variables(
+    log: logging.Logger, environ: Mapping[str, str] | None = None
+) -> list[str]:
+    """Log a warning naming every ``SHEETFLOW_`` variable that names no setting (at start)."""
+    unknown = unknown_variables(os.environ if environ is None else environ)
+    for name in unknown:
+        log.warning("%s names no setting: it is ignored (see .env.example)", name)
+    return unknown
 
 
 def revealed_json(value: list[Any]) -> str:

@@ -10,24 +10,26 @@ state and every attempt; the webhooks service is its one writer.
 import asyncio
 import ipaddress
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
 from shared.contracts import subjects
 from shared.contracts.interfaces import Bucket, ObjectMissing
+from shared.contracts.subjects import Subject
 from shared.infra.settings import Settings
 from shared.infra.storage import Keys
 
-# The events a webhook may ask for, by subject name (relative to the namespace).
-EVENTS: tuple[str, ...] = (
-    str(subjects.REPORT_READY),
-    str(subjects.SHEET_CORRECTED),
-    str(subjects.PROBLEM_REVIEWED),
-    str(subjects.SHEET_REVISED),
-    str(subjects.REGISTER_UPDATED),
-    str(subjects.PROPOSAL_DECIDED),
+# The events a webhook may ask for, by subject (a name relative to the namespace). Any
+# event's: each is forwarded as it was published.
+EVENTS: tuple[Subject[Any], ...] = (
+    subjects.REPORT_READY,
+    subjects.SHEET_CORRECTED,
+    subjects.PROBLEM_REVIEWED,
+    subjects.SHEET_REVISED,
+    subjects.REGISTER_UPDATED,
+    subjects.PROPOSAL_DECIDED,
 )
 SETTINGS_PREFIX = "settings-"
 

@@ -329,7 +329,9 @@ class OcrEngine:
                 if turned_score > score:
                     line, text, score, layout = turned, turned_text, turned_score, turned_layout
             if score >= MIN_SCORE and text.strip():
-                words += _words(line, text, layout)
+                for word in _words(line, text, layout):
+                    word.confidence = round(score, 3)
+                    words.append(word)
         return words
 
 

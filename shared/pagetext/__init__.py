@@ -13,14 +13,15 @@ Geometry is in displayed page coordinates (the page's rotation already applied, 
 points). A word's ``dir`` is the unit vector its text runs along; lines are grouped in the
 frame of that direction, so vertical and diagonal text forms lines as horizontal text does.
 
-Each module imports only modules listed before it here: geometry, model, normalize, lines,
-rows, layout, tables, evidence, units; none imports a module of ``shared`` outside the
-package.
+Each module imports only modules listed before it here: tolerances, geometry, model,
+normalize, lines, rows, layout, tables, evidence, units; none imports a module of ``shared``
+outside the package. What the layout and tables weigh are settings objects with today's
+values as defaults, passed per call (``tolerances``).
 """
 
 from shared.pagetext.evidence import Alignment, PageWords, align, claim_tokens, page_reading
 from shared.pagetext.geometry import Box, Frame, Point, direction_key, frame_of
-from shared.pagetext.layout import ALIGN_PTS, laid_out, layout, next_meaningful, reads_on
+from shared.pagetext.layout import laid_out, layout, next_meaningful, reads_on
 from shared.pagetext.lines import NOTE_NUMBER, FramedLine, framed_line
 from shared.pagetext.model import HiddenKind, TextLayer, Word, WordOrigin, join_words
 from shared.pagetext.normalize import (
@@ -40,20 +41,23 @@ from shared.pagetext.normalize import (
 )
 from shared.pagetext.rows import rows
 from shared.pagetext.tables import Cell, Table, TableRow, cells_of, find_tables, is_header
+from shared.pagetext.tolerances import EvidenceTolerances, LayoutTolerances, TableTolerances
 
 __all__ = [
-    "ALIGN_PTS",
     "NOTE_NUMBER",
     "Alignment",
     "Box",
     "Cell",
+    "EvidenceTolerances",
     "Frame",
     "FramedLine",
     "HiddenKind",
+    "LayoutTolerances",
     "PageWords",
     "Point",
     "Table",
     "TableRow",
+    "TableTolerances",
     "TextLayer",
     "Word",
     "WordOrigin",

@@ -22,14 +22,7 @@ from rapidfuzz.distance import Indel
 from shared.pagetext.geometry import Box
 from shared.pagetext.model import TextLayer
 from shared.pagetext.normalize import digit_runs, mask_digits, squash
-
-# Letters-only similarity at or above which a window is the claim's place on the page.
-LETTER_MATCH = 0.85
-# Below this many letters a claim (a tag, a dimension) is too short to locate fuzzily: it
-# must appear exactly, or the page does not carry it.
-MIN_FUZZY_LETTERS = 4
-# Best-supported candidate places scored per claim.
-MAX_DIAGONALS = 8
+from shared.pagetext.tolerances import EVIDENCE, EvidenceTolerances
 
 
 def _letters(tokens: Sequence[str]) -> str:
@@ -110,7 +103,7 @@ class _Claim:
 _Window = tuple[tuple[float, float], int, int, float]  # (score key, start, end, letter sim)
 
 
-def _diagonals(order: _Order, claim: list[str]) -> list[int]:
+def _diagonals(order: _Order, claim: list[str], most: int) -> list[int]:
     """Where the claim may start: each claim token found at position p votes for the window
     starting at p - i (its diagonal); the best-supported diagonals, best first."""
     votes: Counter[int] = Counter()
@@ -120,7 +113,7 @@ def _diagonals(order: _Order, claim: list[str]) -> list[int]:
     if not votes:
         return []
     top = votes.most_common(1)[0][1]
-    return [s for s, v in votes.most_common(MAX_DIAGONALS) if v * 2 >= top]
+    return [s for s, v in votes.most_common(most) if v * 2 >= top]
 
 
 def _candidate_spans(order: _Order, claim: list[str], starts: list[int]) -> set[tuple[int, int]]:
@@ -138,8 +131,9 @@ def _candidate_spans(order: _Order, claim: list[str], starts: list[int]) -> set[
     return spans
 
 
-def _best_window(order: _Order, claim: _Claim) -> _Window | None:
-    starts = _diagonals(order, claim.tokens)
+def _best_window(order: _Order, claim: _Claim, tolerances: EvidenceTolerances) -> _Window | None:
+    starts = _diagonals(order, claim.tokens, tolerances.max_diagonals)
+    letter_match = tolerances.letter_match
     n = len(claim.tokens)
     # A claim printed word for word (most are) needs no fuzzy scoring: the first such place.
     exact = [a for a in starts if order.tokens[max(0, a) : a + n] == claim.tokens]
@@ -157,9 +151,9 @@ def _best_window(order: _Order, claim: _Claim) -> _Window | None:
             key, letter_sim = (1.0, 1.0), 1.0
         else:
             letter_sim = Indel.normalized_similarity(
-                _letters(window), claim.letters, score_cutoff=LETTER_MATCH
+                _letters(window), claim.letters, score_cutoff=letter_match
             )
-            if letter_sim < LETTER_MATCH:
+            if letter_sim < letter_match:
                 continue
             # Shape (digit-runs masked) picks the window laid out like the claim, so
             # "(5) 2X6 STUD PACK" beats "2X6 STUD PACK" for "(2) 2X6 STUD PACK"; the exact
@@ -178,7 +172,9 @@ def claim_tokens(text: str) -> list[str]:
     return [t for t in (squash(w) for w in text.split()) if t]
 
 
-def align(text: str, page: PageWords) -> Alignment | None:
+def align(
+    text: str, page: PageWords, tolerances: EvidenceTolerances = EVIDENCE
+) -> Alignment | None:
     """The best place of ``text`` among windows of consecutive page words, or None.
 
     Tolerant of case, punctuation and line breaks. None when no window matches the claim's
@@ -189,10 +185,11 @@ def align(text: str, page: PageWords) -> Alignment | None:
         return None
     full = " ".join(tokens)
     letters = _letters(tokens)
-    claim = _Claim(tokens, full, letters, digit_runs(full), len(letters) < MIN_FUZZY_LETTERS)
+    exact_only = len(letters) < tolerances.min_fuzzy_letters
+    claim = _Claim(tokens, full, letters, digit_runs(full), exact_only)
     found = []
     for order in page.orders:
-        if (best := _best_window(order, claim)) is not None:
+        if (best := _best_window(order, claim, tolerances)) is not None:
             found.append((best, order))
             if best[0] == (1.0, 1.0):
                 break  # printed exactly as claimed: no other order can do better

@@ -15,43 +15,40 @@ from shared.pagetext.lines import NOTE_NUMBER, FramedLine, framed_line
 from shared.pagetext.model import TextLayer, Word
 from shared.pagetext.normalize import alnum_count
 from shared.pagetext.rows import rows
-
-# A gap wider than this many text heights splits a row into separate lines (columns, labels).
-LINE_GAP = 1.0
-# Words whose heights differ by more than this factor are not one line (a sheet number set
-# beside its small label).
-LINE_SIZE_RATIO = 1.6
-# Lines further apart than this many text heights belong to different blocks.
-BLOCK_GAP = 0.8
-# Stacked lines of one block share their size within this share.
-BLOCK_SIZE_TOLERANCE = 0.25
-# Left edges within this many points count as aligned.
-ALIGN_PTS = 4.0
+from shared.pagetext.tolerances import LAYOUT, LayoutTolerances
 
 _WORDS = TypeAdapter(list[Word])
 
 
-def laid_out(*, words: Sequence[Word | dict[str, Any]], **fields: Any) -> TextLayer:
+def laid_out(
+    *,
+    words: Sequence[Word | dict[str, Any]],
+    tolerances: LayoutTolerances = LAYOUT,
+    **fields: Any,
+) -> TextLayer:
     """A text layer of ``words`` (models or their fields) with its lines and blocks: the
     words numbered in their order, then grouped by ``layout`` (OCR words, ``source="ocr"``,
-    without the reading-order condition). ``fields`` are the layer's other fields."""
+    without the reading-order condition) with ``tolerances``. ``fields`` are the layer's
+    other fields."""
     checked = _WORDS.validate_python(words)
     numbered = [w if w.id == i else w.model_copy(update={"id": i}) for i, w in enumerate(checked)]
-    lines, blocks = layout(numbered, ordered=fields.get("source", "pdf") != "ocr")
+    ordered = fields.get("source", "pdf") != "ocr"
+    lines, blocks = layout(numbered, ordered=ordered, tolerances=tolerances)
     return TextLayer(words=numbered, lines=lines, blocks=blocks, **fields)
 
 
 def layout(
-    words: Sequence[Word], *, ordered: bool = True
+    words: Sequence[Word], *, ordered: bool = True, tolerances: LayoutTolerances = LAYOUT
 ) -> tuple[list[list[int]], list[list[int]]]:
     """Group a page's words (ids their index) into lines and lines into blocks, in reading
     order.
 
     A line is words of one direction on one baseline, of similar size, no further apart than
-    LINE_GAP text heights (a note number "1." joins its body whatever the gap). A block is
-    lines stacked directly under each other, of one size, left-aligned (or hanging from a
-    note number) or centred, and read in that order by the text layer itself (word ids are
-    the layer's own order), so two columns of a table or two neighbouring labels never join.
+    ``tolerances.line_gap`` text heights (a note number "1." joins its body whatever the
+    gap). A block is lines stacked directly under each other, of one size, left-aligned (or
+    hanging from a note number) or centred, and read in that order by the text layer itself
+    (word ids are the layer's own order), so two columns of a table or two neighbouring
+    labels never join.
     Words the page does not show (``hidden``) are in no line. Returns (lines as word ids,
     blocks as line ids); blocks are ordered top to bottom, then
     left to right, and line ids follow that order. ``ordered`` False (OCR words, whose order
@@ -65,7 +62,8 @@ def layout(
     next_word = next_meaningful(words) if ordered else None
     blocks: list[tuple[tuple[float, float], list[FramedLine]]] = []
     for key, group in by_direction.items():
-        for block in _blocks(_lines(words, group, frame_of(key)), words, next_word):
+        lines = _lines(words, group, frame_of(key), tolerances)
+        for block in _blocks(lines, words, next_word, tolerances):
             blocks.append((_reading_key(block, words), block))
     blocks.sort(key=lambda item: item[0])
     line_ids: list[list[int]] = []
@@ -109,24 +107,29 @@ def reads_on(
     return last is None or first is None or next_word.get(last) == first
 
 
-def _lines(words: Sequence[Word], group: list[Word], frame: Frame) -> list[FramedLine]:
+def _lines(
+    words: Sequence[Word], group: list[Word], frame: Frame, tolerances: LayoutTolerances
+) -> list[FramedLine]:
     """The lines of words of one direction: rows across its frame, cut at gaps."""
     boxes = {w.id: w.bbox.in_frame(frame) for w in group}
     lines = []
     for row in rows(group, lambda w: boxes[w.id], settle=True):
-        for line in _rejoin_note_numbers(_split_row(row, boxes)):
+        for line in _rejoin_note_numbers(_split_row(row, boxes, tolerances)):
             ids = [w.id for w in line]
             lines.append(framed_line(words, ids, frame, boxes=[boxes[i] for i in ids]))
     return lines
 
 
-def _split_row(row: list[Word], boxes: dict[int, Box]) -> list[list[Word]]:
+def _split_row(
+    row: list[Word], boxes: dict[int, Box], tolerances: LayoutTolerances
+) -> list[list[Word]]:
     """A row of words (in order along it) cut where a gap or a change of size parts them."""
+    gap, size_ratio = tolerances.line_gap, tolerances.line_size_ratio
     groups = [[row[0]]]
     for word in row[1:]:
         box, prev = boxes[word.id], boxes[groups[-1][-1].id]
         low, high = sorted((max(box.height, 1e-6), max(prev.height, 1e-6)))
-        if box.x0 - prev.x1 > LINE_GAP * low or high / low > LINE_SIZE_RATIO:
+        if box.x0 - prev.x1 > gap * low or high / low > size_ratio:
             groups.append([word])
         else:
             groups[-1].append(word)
@@ -149,6 +152,7 @@ def _continues(
     line: FramedLine,
     words: Sequence[Word],
     next_word: dict[int, int] | None,
+    tolerances: LayoutTolerances,
 ) -> bool:
     """Whether ``line`` is the next line of ``block``: just below its last line, the same
     size, aligned or centred with it, not a new note, and read right after it."""
@@ -156,20 +160,24 @@ def _continues(
     above = last.box
     if box.y0 < above.y0 + 0.5 * last.height:
         return False
-    if box.y0 - above.y1 > BLOCK_GAP * max(last.height, line.height):
+    if box.y0 - above.y1 > tolerances.block_gap * max(last.height, line.height):
         return False
-    if abs(line.height - last.height) > BLOCK_SIZE_TOLERANCE * max(line.height, last.height):
+    size_tolerance = tolerances.block_size_tolerance * max(line.height, last.height)
+    if abs(line.height - last.height) > size_tolerance:
         return False
-    first = block[0]
-    aligned = abs(box.x0 - first.body) <= ALIGN_PTS or abs(box.x0 - first.box.x0) <= ALIGN_PTS
-    centred = abs((box.x0 + box.x1) - (above.x0 + above.x1)) <= 2 * ALIGN_PTS
+    first, align = block[0], tolerances.align_pts
+    aligned = abs(box.x0 - first.body) <= align or abs(box.x0 - first.box.x0) <= align
+    centred = abs((box.x0 + box.x1) - (above.x0 + above.x1)) <= 2 * align
     if not (aligned or centred):
         return False
     return next_word is None or reads_on(next_word, words, last.ids, line.ids)
 
 
 def _blocks(
-    lines: list[FramedLine], words: Sequence[Word], next_word: dict[int, int] | None
+    lines: list[FramedLine],
+    words: Sequence[Word],
+    next_word: dict[int, int] | None,
+    tolerances: LayoutTolerances,
 ) -> list[list[FramedLine]]:
     blocks: list[list[FramedLine]] = []
     open_blocks: list[list[FramedLine]] = []  # blocks whose last line may still continue
@@ -186,7 +194,7 @@ def _blocks(
                     for b in reversed(open_blocks)
                     if b[-1].box.x1 >= x0
                     and b[-1].box.x0 <= x1
-                    and _continues(b, line, words, next_word)
+                    and _continues(b, line, words, next_word, tolerances)
                 ),
                 None,
             )

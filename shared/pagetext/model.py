@@ -45,6 +45,12 @@ class Word(BaseModel):
         "words; absent for OCR and annotation words)",
         exclude_if=lambda font: font is None,
     )
+    confidence: float | None = Field(
+        None,
+        description="OCR words: the recogniser's confidence in the line it read (0-1); "
+        "absent for the text layer's own words",
+        exclude_if=lambda confidence: confidence is None,
+    )
 
 
 class TextLayer(BaseModel):

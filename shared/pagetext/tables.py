@@ -3,54 +3,29 @@
 A cell is one line of the model (or a line and its wrapped continuation); a row is cells
 side by side; a table is rows whose cells line up in columns. Geometry is in each line's own
 text frame (``FramedLine.box``: x along, y across), so a schedule set sideways on a rotated
-sheet is a table too. Tolerances are relative to the text height so they hold for 6 pt notes
-and 24 pt titles.
+sheet is a table too. Tolerances (``TableTolerances``, passed per call) are relative to the
+text height so they hold for 6 pt notes and 24 pt titles.
 """
 
 import bisect
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import pairwise
 from statistics import median
 
 from shared.pagetext.geometry import direction_key, frame_of
-from shared.pagetext.layout import ALIGN_PTS, next_meaningful, reads_on
+from shared.pagetext.layout import next_meaningful, reads_on
 from shared.pagetext.lines import FramedLine, framed_line
 from shared.pagetext.model import TextLayer
 from shared.pagetext.rows import rows
+from shared.pagetext.tolerances import TABLES, TableTolerances
 
 # A cell of a table: one line of the model, in its frame.
 Cell = FramedLine
 # Whether the text layer reads one cell right after another.
 Follows = Callable[[Cell, Cell], bool]
-
-# Cells: left edges, centres or right edges within this many text heights (or ALIGN_PTS)
-# line up; OCR boxes jitter by a few pixels.
-ALIGN_HEIGHTS = 0.3
-# Cells of one row are within this share of each other's text height.
-HEIGHT_TOLERANCE = 0.35
-# A cell holds at most this many words, and a table's cells this many at the median:
-# longer reads as prose set in columns.
-MAX_CELL_WORDS = 8
-MAX_MEDIAN_CELL_WORDS = 4
-# A new table starts from cells at most this many text heights apart (further apart they
-# are separate regions of the sheet: a sheet index beside a column of notes).
-MAX_CELL_GAP = 15.0
-# Within a row of cells a table may start from, a gap this many text heights wide, and this
-# many times the row's typical gap, is a gutter between two tables side by side.
-GUTTER_HEIGHTS = 4.0
-GUTTER_RATIO = 3.0
-# A table ends where the next row is more than this many text heights below its last.
-TABLE_ROW_GAP = 2.5
-# A wrapped cell continues no further than this many text heights below the cell.
-WRAP_GAP = 0.8
-# Rows a table needs: two aligned rows are as often a plan's room names over their numbers
-# as they are a table; a header row over one row of values is a table when it has this many
-# columns (a title block's "PROJECT No. | DRAWING No. | REVISION" over its values).
-MIN_TABLE_ROWS = 3
-MIN_TWO_ROW_COLUMNS = 3
 
 
 def cells_of(layer: TextLayer) -> dict[int, list[Cell]]:
@@ -68,14 +43,14 @@ def physical_rows(cells: list[Cell]) -> list[list[Cell]]:
     return rows(cells, lambda c: c.box, height=lambda c: c.height)
 
 
-def _similar_height(a: float, b: float) -> bool:
-    return abs(a - b) <= HEIGHT_TOLERANCE * max(a, b)
+def _similar_height(a: float, b: float, tolerances: TableTolerances) -> bool:
+    return abs(a - b) <= tolerances.height_tolerance * max(a, b)
 
 
-def _cell_like(cell: Cell) -> bool:
+def _cell_like(cell: Cell, tolerances: TableTolerances) -> bool:
     """Short enough to be a table cell, and not a numbered note (notes set in columns align
     just like a table, but their lines are prose)."""
-    return not cell.numbered and len(cell.ids) <= MAX_CELL_WORDS
+    return not cell.numbered and len(cell.ids) <= tolerances.max_cell_words
 
 
 @dataclass(eq=False)
@@ -142,6 +117,7 @@ class Table:
 
     columns: list[Column]  # left to right
     rows: list[TableRow]
+    tolerances: TableTolerances = field(default=TABLES, repr=False)
 
     @cached_property
     def height(self) -> float:
@@ -153,9 +129,10 @@ class Table:
 
     def column_of(self, cell: Cell) -> int | None:
         """The first column (left to right) ``cell`` lines up with, if any."""
-        if not _cell_like(cell) or not _similar_height(cell.height, self.height):
+        t = self.tolerances
+        if not _cell_like(cell, t) or not _similar_height(cell.height, self.height, t):
             return None
-        tolerance = max(ALIGN_PTS, ALIGN_HEIGHTS * self.height)
+        tolerance = max(t.align_pts, t.align_heights * self.height)
         for j, column in enumerate(self.columns):
             if column.lines_up(cell, tolerance):
                 return j
@@ -178,7 +155,8 @@ class Table:
             return None
         first, last = hits[0][0], hits[-1][0]
         run = cells[first : last + 1]
-        if not all(_cell_like(c) and _similar_height(c.height, self.height) for c in run):
+        t = self.tolerances
+        if not all(_cell_like(c, t) and _similar_height(c.height, self.height, t) for c in run):
             return None
         by_index = dict(hits)
         columns: list[int] = []
@@ -199,7 +177,7 @@ class Table:
             return False
         prev = above[-1]
         below = cell.box.y0 >= prev.box.y0 + 0.5 * prev.height
-        near = cell.box.y0 - prev.box.y1 <= WRAP_GAP * max(prev.height, cell.height)
+        near = cell.box.y0 - prev.box.y1 <= self.tolerances.wrap_gap * max(prev.height, cell.height)
         if not (below and near and follows(prev, cell)):
             return False
         last.cells.append(cell)
@@ -209,15 +187,16 @@ class Table:
 
     @property
     def accepted(self) -> bool:
-        """MIN_TABLE_ROWS rows or more, two columns each used by two rows or more, short
-        cells; or a header of MIN_TWO_ROW_COLUMNS columns over one row of values."""
+        """``min_table_rows`` rows or more, two columns each used by two rows or more, short
+        cells; or a header of ``min_two_row_columns`` columns over one row of values."""
+        t = self.tolerances
         words = [len(c.ids) for row in self.rows for c in row.cells]
-        if median(words) > MAX_MEDIAN_CELL_WORDS:
+        if median(words) > t.max_median_cell_words:
             return False
         if len(self.rows) == 2:
             header, values = self.rows
             return (
-                len(set(header.columns)) >= MIN_TWO_ROW_COLUMNS
+                len(set(header.columns)) >= t.min_two_row_columns
                 and set(values.columns) == set(header.columns)
                 and is_header(self.rows)
             )
@@ -225,7 +204,7 @@ class Table:
         for row in self.rows:
             for column in set(row.columns):
                 uses[column] = uses.get(column, 0) + 1
-        return len(self.rows) >= MIN_TABLE_ROWS and sum(1 for n in uses.values() if n >= 2) >= 2
+        return len(self.rows) >= t.min_table_rows and sum(1 for n in uses.values() if n >= 2) >= 2
 
 
 def is_header(rows: list[TableRow]) -> bool:
@@ -238,31 +217,32 @@ def is_header(rows: list[TableRow]) -> bool:
     return not has_digits(rows[0]) and any(has_digits(row) for row in rows[1:])
 
 
-def _runs(cells: list[Cell]) -> list[list[Cell]]:
+def _runs(cells: list[Cell], tolerances: TableTolerances) -> list[list[Cell]]:
     """Maximal runs of cell-like cells of one row, neighbours no further apart than
-    MAX_CELL_GAP text heights: the rows a new table may start from."""
+    ``max_cell_gap`` text heights: the rows a new table may start from."""
     runs: list[list[Cell]] = []
     run: list[Cell] = []
+    max_gap = tolerances.max_cell_gap
     for cell in cells:
-        if not _cell_like(cell):
+        if not _cell_like(cell, tolerances):
             if len(run) >= 2:
                 runs.append(run)
             run = []
             continue
         if run:
             prev = run[-1]
-            near = cell.box.x0 - prev.box.x1 <= MAX_CELL_GAP * min(prev.height, cell.height)
-            if not (near and _similar_height(prev.height, cell.height)):
+            near = cell.box.x0 - prev.box.x1 <= max_gap * min(prev.height, cell.height)
+            if not (near and _similar_height(prev.height, cell.height, tolerances)):
                 if len(run) >= 2:
                     runs.append(run)
                 run = []
         run.append(cell)
     if len(run) >= 2:
         runs.append(run)
-    return [part for run in runs for part in _split_at_gutters(run)]
+    return [part for run in runs for part in _split_at_gutters(run, tolerances)]
 
 
-def _split_at_gutters(run: list[Cell]) -> list[list[Cell]]:
+def _split_at_gutters(run: list[Cell], tolerances: TableTolerances) -> list[list[Cell]]:
     """A run cut where its cells stand much further apart than elsewhere in it: two tables
     side by side (a schedule beside a legend) start as two tables, not one whose rows join
     entries of both."""
@@ -274,7 +254,7 @@ def _split_at_gutters(run: list[Cell]) -> list[list[Cell]]:
     parts, start = [], 0
     for i, gap in enumerate(gaps, start=1):
         if (
-            gap > max(GUTTER_HEIGHTS * height, GUTTER_RATIO * typical)
+            gap > max(tolerances.gutter_heights * height, tolerances.gutter_ratio * typical)
             and min(i - start, len(run) - i) >= 2
         ):
             parts.append(run[start:i])
@@ -286,6 +266,7 @@ def find_tables(
     layer: TextLayer,
     cells: dict[int, list[Cell]] | None = None,
     skip: AbstractSet[int] = frozenset(),
+    tolerances: TableTolerances = TABLES,
 ) -> list[Table]:
     """Tables: cells in two or more aligned columns over consecutive rows, found region by
     region (a sheet index beside a column of notes is still a table; the notes are not part
@@ -294,16 +275,20 @@ def find_tables(
     follows = _follows(layer)
     tables: list[Table] = []
     for region in (cells or cells_of(layer)).values():
-        tables += _tables_of(physical_rows([c for c in region if c.line_id not in skip]), follows)
+        cell_rows = physical_rows([c for c in region if c.line_id not in skip])
+        tables += _tables_of(cell_rows, follows, tolerances)
     return tables
 
 
-def _tables_of(cell_rows: list[list[Cell]], follows: Follows) -> list[Table]:
+def _tables_of(
+    cell_rows: list[list[Cell]], follows: Follows, tolerances: TableTolerances
+) -> list[Table]:
     done: list[Table] = []
     open_tables: list[Table] = []
     for row in cell_rows:
         top = min(c.box.y0 for c in row)
-        for table in [t for t in open_tables if top - t.bottom > TABLE_ROW_GAP * t.height]:
+        ending = tolerances.table_row_gap
+        for table in [t for t in open_tables if top - t.bottom > ending * t.height]:
             open_tables.remove(table)
             done.append(table)
         free = list(row)
@@ -312,10 +297,9 @@ def _tables_of(cell_rows: list[list[Cell]], follows: Follows) -> list[Table]:
                 table.add(matched)
                 free = [c for c in free if c not in matched.cells]
         free = [c for c in free if not any(t.continue_last_row(c, follows) for t in open_tables)]
-        for run in _runs(free):
-            open_tables.append(
-                Table([Column(c) for c in run], [TableRow(run, list(range(len(run))))])
-            )
+        for run in _runs(free, tolerances):
+            first = TableRow(run, list(range(len(run))))
+            open_tables.append(Table([Column(c) for c in run], [first], tolerances))
     return [t for t in done + open_tables if t.accepted]
 
 

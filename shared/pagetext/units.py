@@ -21,12 +21,13 @@ from typing import Literal
 
 from rapidfuzz.distance import Indel
 
-from shared.pagetext.evidence import LETTER_MATCH, MIN_FUZZY_LETTERS, claim_tokens
+from shared.pagetext.evidence import claim_tokens
 from shared.pagetext.geometry import Box
 from shared.pagetext.lines import NOTE_NUMBER
 from shared.pagetext.model import TextLayer, join_words
 from shared.pagetext.normalize import squash
 from shared.pagetext.tables import cells_of, find_tables
+from shared.pagetext.tolerances import EVIDENCE, EvidenceTolerances
 
 UnitKind = Literal["field", "header", "row", "note", "block"]
 
@@ -183,7 +184,12 @@ def starts_note(layer: TextLayer, line_id: int) -> bool:
     return len(line) > 1 and bool(NOTE_NUMBER.match(layer.words[line[0]].text))
 
 
-def carried_by(claim: str, layer: TextLayer, ids: Sequence[int]) -> list[int] | None:
+def carried_by(
+    claim: str,
+    layer: TextLayer,
+    ids: Sequence[int],
+    tolerances: EvidenceTolerances = EVIDENCE,
+) -> list[int] | None:
     """The words among ``ids`` (cited by a reply) that carry ``claim``: all of them when
     their letters are the claim's (as ``evidence.align`` compares them), else the run of
     them the claim is printed as word for word; None when they do not carry it (the claim
@@ -196,9 +202,9 @@ def carried_by(claim: str, layer: TextLayer, ids: Sequence[int]) -> list[int] | 
         return None
     cited = [t for _, t in words]
     letters = "".join(ch for t in tokens for ch in t if ch.isalpha())
-    if len(letters) >= MIN_FUZZY_LETTERS:
+    if len(letters) >= tolerances.min_fuzzy_letters:
         theirs = "".join(ch for t in cited for ch in t if ch.isalpha())
-        if Indel.normalized_similarity(letters, theirs) >= LETTER_MATCH:
+        if Indel.normalized_similarity(letters, theirs) >= tolerances.letter_match:
             return list(ids)
     elif cited == tokens:
         return list(ids)

@@ -77,6 +77,17 @@ def claimed_number(header: SheetHeader) -> str | None:
     return None if header.sheet_number_source == "text_layer" else header.sheet_number
 
 
+def title_from_template(choice: Correction | None, own_title: str | None) -> bool:
+    """Whether the page's title is only what the set's title-block template read where it
+    puts a title: the template decided the page and the page's own reading had no title."""
+    return (
+        choice is not None
+        and choice.basis == "set_template"
+        and bool(choice.sheet_title)
+        and not own_title
+    )
+
+
 def _with_extraction(extracted: SheetHeader, read: SheetHeader) -> SheetHeader:
     if extracted.sheet_number:
         named = extracted.model_copy(

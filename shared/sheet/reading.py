@@ -8,6 +8,8 @@ cross-references the page prints, and the file's own hints for the page (its pag
 the bookmarks that point at it).
 """
 
+from collections.abc import Iterable
+
 from pydantic import BaseModel, Field
 
 from shared.pagetext import Box, TextLayer
@@ -26,6 +28,23 @@ class FieldReading(BaseModel):
 
     text: str
     word_ids: list[int] = []
+    confidence: float | None = Field(
+        None,
+        description="read by OCR: the least confidence of its words' lines (0-1); absent "
+        "for the text layer's words",
+        exclude_if=lambda confidence: confidence is None,
+    )
+
+    @classmethod
+    def of(cls, text: str, word_ids: Iterable[int], layer: TextLayer) -> "FieldReading":
+        """The value and its words, with OCR's confidence where OCR read them."""
+        ids = list(word_ids)
+        read = [
+            c
+            for i in ids
+            if 0 <= i < len(layer.words) and (c := layer.words[i].confidence) is not None
+        ]
+        return cls(text=text, word_ids=ids, confidence=min(read) if read else None)
 
 
 class Candidate(BaseModel):
@@ -92,12 +111,8 @@ def read_sheet(
         return sheet_count([layer.words[i].text for i in line[n : n + 3]])
 
     return SheetReading(
-        number=FieldReading(text=found.number, word_ids=list(found.number_words))
-        if found.number
-        else None,
-        title=FieldReading(text=found.title, word_ids=list(found.title_words))
-        if found.title
-        else None,
+        number=FieldReading.of(found.number, found.number_words, layer) if found.number else None,
+        title=FieldReading.of(found.title, found.title_words, layer) if found.title else None,
         evidence=found.evidence,
         ocr=layer.source == "ocr",
         fields={

@@ -61,15 +61,22 @@ def api_client(
     )
 
 
+TOKEN_HINT = "pass the API's token with --token or set SHEETFLOW_API_TOKEN"
+
+
 def error_detail(response: httpx.Response) -> str:
-    """The API's ``{"error", "detail"}`` body as a sentence, or the raw text."""
+    """The API's ``{"error", "detail"}`` body as a sentence, or the raw text; a refused
+    token (401) says how to give one."""
     try:
         body = response.json()
     except ValueError:
-        return response.text.strip()[:300] or response.reason_phrase
-    if isinstance(body, dict) and "detail" in body:
-        return f"{body['detail']} ({body.get('error', response.status_code)})"
-    return json.dumps(body)[:300]
+        said = response.text.strip()[:300] or response.reason_phrase
+    else:
+        if isinstance(body, dict) and "detail" in body:
+            said = f"{body['detail']} ({body.get('error', response.status_code)})"
+        else:
+            said = json.dumps(body)[:300]
+    return f"{said}; {TOKEN_HINT}" if response.status_code == 401 else said
 
 
 def wait_ready(

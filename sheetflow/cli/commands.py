@@ -36,7 +36,7 @@ from shared.contracts.report import report_json_schema
 from shared.infra.exiting import exit_now
 from shared.infra.llm import check_model_server, model_settings_warnings
 from shared.infra.redact import redact_url
-from shared.infra.settings import Settings
+from shared.infra.settings import Settings, unknown_variables
 from sheetflow.cli.client import (
     POLL_S,
     api_client,
@@ -68,12 +68,12 @@ from sheetflow.endpoints import (
     write_endpoints,
 )
 from sheetflow.runtime import (
-    SERVICES,
     ManagedProcess,
     Supervisor,
     free_port,
     supervised_stack,
 )
+from sheetflow.services import PIPELINE, SERVICES
 
 
 class _Cli(typer.Typer):
@@ -93,6 +93,9 @@ class _Cli(typer.Typer):
 
 app = _Cli(
     help="sheetflow: turn PDF drawing sets into structured, verified, per-sheet data.",
+    # Click's own help: it wraps to the terminal (80 columns read well) and names a flag
+    # without a type label ("<bool>").
+    rich_markup_mode=None,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -138,6 +141,8 @@ def stop_on_signals() -> Iterator[None]:
 
 
 def load_settings() -> Settings:
+    for name in unknown_variables(os.environ):
+        stderr.print(f"[yellow]warning:[/] {name} names no setting: it is ignored")
     try:
         return Settings()
     except ValidationError as exc:
@@ -336,7 +341,7 @@ def print_endpoints(
 
 @app.command()
 def run(
-    file: Annotated[Path, typer.Argument(help="the PDF drawing set")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="the PDF drawing set")],
     out: Annotated[Path | None, typer.Option(help=OUT_HELP)] = None,
     extract_workers: Annotated[int, typer.Option(min=1, help="extract worker processes")] = 1,
     timeout: Annotated[float, typer.Option(min=1, help="seconds to wait for the job")] = 3600,
@@ -418,7 +423,7 @@ def run_job(settings: Settings, job: RunJob) -> int:
     if not settings.webhooks:
         # The run's stack is its own (fresh stores, an API on a free port): the only webhooks
         # it can deliver are those the settings fix, so without any it spares that start.
-        services = tuple(name for name in services if name != "webhooks")
+        services = tuple(name for name in services if name in PIPELINE)
     with stop_on_signals(), contextlib.ExitStack() as stack:
         with stderr.status("starting NATS, S3 and the services"):
             live, supervisor = stack.enter_context(
@@ -482,7 +487,7 @@ TokenOption = Annotated[
 
 @app.command()
 def submit(
-    file: Annotated[Path, typer.Argument(help="the PDF drawing set")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="the PDF drawing set")],
     api: ApiOption = None,
     token: TokenOption = None,
     wait: Annotated[bool, typer.Option(help="follow the job and fetch its report")] = False,
@@ -497,7 +502,7 @@ def submit(
         pdf = existing_file(file)
         project = project_id(project)
         options = issue_options(issue, issue_date)
-        api = api or running_up(load_settings(), "an API to send to: pass --api URL").api
+        api = api or running_up(load_settings(), "no API to send to: pass --api URL").api
         with api_client(api, token) as client:
             created = submit_file(client, pdf, project, options)
             stdout.print(f"job {created['job_id']}")
@@ -577,7 +582,7 @@ def events(
         url, namespace = nats_url or settings.nats_url, settings.namespace
         if not url:
             found = running_up(
-                settings, "NATS to listen to: pass --nats URL or set SHEETFLOW_NATS_URL"
+                settings, "no NATS to listen to: pass --nats URL or set SHEETFLOW_NATS_URL"
             )
             url, namespace = found.nats_url, found.namespace
             if found.nats_embedded:
@@ -594,12 +599,11 @@ def events(
 
 def running_up(settings: Settings, missing: str) -> Endpoints:
     """Where the `sheetflow up` of this data dir listens, or a CliError saying what is
-    missing (``missing`` completes "no ...")."""
+    ``missing`` ("no API to send to: ...") and why."""
     found = read_endpoints(settings.data_dir.resolve())
     if found is None:
         raise CliError(
-            f"no {missing}; no `sheetflow up` is running with data dir "
-            f"{settings.data_dir.resolve()}"
+            f"{missing}; no `sheetflow up` is running with data dir {settings.data_dir.resolve()}"
         )
     return found
 
@@ -630,7 +634,7 @@ def report_schema_cmd(
 
 @app.command()
 def worker(
-    name: Annotated[str, typer.Argument(help=f"one of: {', '.join(SERVICES)}")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help=f"one of: {', '.join(SERVICES)}")],
     concurrency: Annotated[
         int | None, typer.Option(min=1, help="pages in flight (extract only)")
     ] = None,
@@ -661,7 +665,7 @@ def worker(
 
 @app.command(hidden=True)
 def healthcheck(
-    name: Annotated[str, typer.Argument(help="the service this container runs")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="the service this container runs")],
     monitor: Annotated[
         str, typer.Option(help="NATS monitoring URL, or every cluster node's, comma-separated")
     ] = "http://nats:8222",

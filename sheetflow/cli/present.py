@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from shared.contracts.models import checked_sentence
 from shared.contracts.register import ProposedMatch, SheetOutcome, UnitCounts
 from shared.contracts.report import PageReport, Report, VerificationSummary
 from sheetflow.runtime import RuntimeStartError
@@ -60,7 +61,8 @@ def _verification_text(page: PageReport) -> str:
     if verification.unjudged:
         return "unjudged"
     if verification.ok:
-        return "ok"
+        checked = verification.checked
+        return f"ok ({checked.checked} of {checked.objects} checked)" if checked else "ok"
     return ", ".join(verification.kinds) or "problems"
 
 
@@ -182,14 +184,32 @@ def summary_lines(report: Report) -> list[str]:
             f"passed {verification.pages_passed} + with problems {verification.verify_failed} + "
             f"unjudged {verification.pages_unjudged} "
             f"(skipped blank {verification.pages_skipped_blank}), "
-            f"problem rate {f'{rate:.0%}' if rate is not None else '-'}"
+            f"problem rate {f'{rate:.0%}' if rate is not None else '-'}; "
+            + checked_sentence(
+                verification.objects_checked, verification.objects, verification.ocr_lines
+            )
         ),
         (
             f"guard: kept {guard.kept}, rescued {guard.rescued}, "
             f"vision unverified {guard.vision_unverified}, dropped {guard.dropped}"
         ),
         *_honesty_lines(verification),
+        *_unjudged_lines(report),
     ]
+
+
+# Unjudged pages named in the summary, at most; report.html names every one.
+UNJUDGED_NAMED = 5
+
+
+def _unjudged_lines(report: Report) -> list[str]:
+    """The unjudged pages (blank ones aside), each with why."""
+    why = [w for p in report.pages if (w := p.unjudged_why())]
+    if not why:
+        return []
+    more = len(why) - UNJUDGED_NAMED
+    tail = [f"and {more} more (report.html names them)"] if more > 0 else []
+    return ["unjudged: " + "; ".join(why[:UNJUDGED_NAMED] + tail)]
 
 
 def _honesty_lines(verification: VerificationSummary) -> list[str]:

@@ -322,7 +322,7 @@ def test_nothing_is_clipped_at_desktop_and_phone_widths(tmp_path, viewport):
         page.goto(path.as_uri(), wait_until="load")
         open_every_details(page)
         assert page.evaluate(FIND_CLIPPED) == []
-        index = page.locator(".index")
+        index = page.locator(".index.by-page")
         last_column = index.locator("th").last
         index.evaluate("el => el.scrollLeft = el.scrollWidth")
         assert last_column.is_visible() and last_column.bounding_box()["x"] < viewport["width"]
@@ -333,6 +333,12 @@ def test_nothing_is_clipped_at_desktop_and_phone_widths(tmp_path, viewport):
             assert widths and max(widths) <= 1
         else:
             page.screenshot(path=str(PHONE_SCREENSHOT), full_page=True)
+        # The index by review priority shows in place of the page order, one link away.
+        assert not page.locator("#by-priority").is_visible()
+        page.locator('a[href="#by-priority"]').click()
+        assert page.locator("#by-priority").is_visible()
+        assert not page.locator(".index.by-page").is_visible()
+        assert page.evaluate(FIND_CLIPPED) == []
     assert errors == []
 
 

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from shared.infra.settings import Settings
 from sheetflow import cli
-from sheetflow.runtime import SERVICES
+from sheetflow.services import SERVICES
 from tests.faults.conftest import assert_every_page_once, small_set, wait_for
 from tests.support.flows import wait_started
 from tests.support.nats_cluster import NatsCluster

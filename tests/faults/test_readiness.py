@@ -96,3 +96,45 @@ async def wait_empty(settings: Settings, timeout: float, logs: Callable[[], str]
         if time.monotonic() > deadline:
             raise AssertionError(f"left behind: {sorted(left)}\n{logs()}")
         await asyncio.sleep(1.0)
+
+
+async def test_requests_during_an_s3_stall_answer_within_ten_seconds(own_servers):
+    """S3 frozen: a report download and an upload each answer 503 with Retry-After within
+    10 s (not the S3 client's minute), a status read (NATS only) answers 200, and /readyz
+    names S3; all is well again once S3 thaws."""
+    servers, settings = own_servers
+    with stack(settings, "ingest") as s:
+        job_id = s.submit(light_set_of(2))
+        assert servers.s3 is not None
+        with frozen(servers.s3):
+            answers = {}
+            for what, call in {
+                "report": lambda: httpx.get(f"{s.api}/v1/jobs/{job_id}/report.html", timeout=60),
+                "page": lambda: httpx.get(
+                    f"{s.api}/v1/jobs/{job_id}/pages/1/image.png", timeout=60
+                ),
+                "upload": lambda: s.upload(light_set_of(2)),
+                "status": lambda: httpx.get(f"{s.api}/v1/jobs/{job_id}", timeout=60),
+            }.items():
+                started = time.monotonic()
+                answers[what] = (await asyncio.to_thread(call), time.monotonic() - started)
+            probe = await asyncio.to_thread(readyz, s.api)
+        for what in ("page", "upload"):
+            r, seconds = answers[what]
+            assert r.status_code == 503 and seconds < 10, (what, r.status_code, seconds, r.text)
+            assert int(r.headers["Retry-After"]) > 0
+        r, seconds = answers["status"]
+        assert r.status_code == 200 and seconds < 10, (r.status_code, seconds)
+        assert answers["report"][0].status_code in (404, 503) and answers["report"][1] < 10
+        assert probe.status_code == 503 and probe.json()["s3"] is False
+        deadline = time.monotonic() + 30
+        while (await asyncio.to_thread(readyz, s.api)).status_code != 200:
+            assert time.monotonic() < deadline, "S3 thawed but the API never became ready"
+            await asyncio.sleep(0.5)
+
+
+def light_set_of(pages: int) -> bytes:
+    doc = pymupdf.open()
+    for n in range(pages):
+        doc.new_page(width=612, height=792).insert_text((72, 72), f"SHEET S-{n + 1:03d}")
+    return doc.tobytes()

@@ -5,7 +5,8 @@ from collections.abc import Iterator
 import pytest
 
 from sheetflow.runtime import EmbeddedServers
-from tests.support.flows import JUDGE_MODEL, PIPELINE, ModelStack, model_stack
+from sheetflow.services import PIPELINE
+from tests.support.flows import JUDGE_MODEL, ModelStack, model_stack
 from tests.support.stack import TEST_TIMINGS, Stack, module_settings, shared_stack
 
 # Mark the tests that use ``offline_pipeline``, ``pipeline`` and ``judged_pipeline``: one

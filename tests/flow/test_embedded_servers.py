@@ -4,9 +4,11 @@ gRPC port, every unix socket) to anyone without the generated certificate."""
 
 import contextlib
 import functools
+import glob
 import socket
 import ssl
 import stat
+import time
 from pathlib import Path
 
 import httpx
@@ -285,3 +287,22 @@ def test_a_port_taken_before_a_server_binds_it_moves_the_server(tmp_path: Path, 
             assert len(servers.processes) == 2
         finally:
             servers.stop()
+
+
+def weed_sockets(port: int) -> list[str]:
+    offsets = (0, *runtime.WEED_PORT_OFFSETS)
+    return [p for off in offsets for p in glob.glob(f"/tmp/seaweedfs-*-{port + off}.sock")]
+
+
+def test_a_killed_weed_leaves_no_socket_behind(tmp_path: Path):
+    """SIGKILLed, the embedded S3 server's unix sockets in /tmp go with it."""
+    server = launch_s3(tmp_path).wait()
+    port = int(server.address.rsplit(":", 1)[1])
+    try:
+        deadline = time.monotonic() + 10
+        while not weed_sockets(port) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert weed_sockets(port), "weed made no socket to leave behind"
+    finally:
+        server.proc.kill()
+    assert weed_sockets(port) == []

@@ -1,5 +1,7 @@
 """The ingest API against real NATS and S3: uploads, bad input, cancel, auth, outages."""
 
+import json
+import socket
 from collections.abc import Iterator
 
 import httpx
@@ -215,3 +217,35 @@ async def test_openapi_and_asyncapi_are_served(refusing):
     assert "/v1/jobs" in spec["paths"]
     events = httpx.get(f"{s.api}/asyncapi.json").json()
     assert s.settings.subject(subjects.REPORT_READY) in events["channels"]
+
+
+def _raw(api: str, request: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Send ``request`` as is over a socket to the API; the status, headers and body."""
+    host, port = api.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as conn:
+        conn.sendall(request)
+        reply = b""
+        while chunk := conn.recv(65536):
+            reply += chunk
+    head, _, body = reply.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v.strip() for k, v in (line.split(":", 1) for line in lines)}
+    return int(status_line.split()[1]), headers, body
+
+
+@REFUSALS
+async def test_every_refusal_is_json_the_server_s_own_included(refusing):
+    """What the HTTP server refuses before the API sees it (a Content-Length of 10^23, a
+    request line that is not HTTP) is JSON with its error kind, as an unknown route and a
+    wrong method are."""
+    s = refusing
+    for request in (
+        b"POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000000000000000000\r\n\r\n",
+        b"NOT HTTP AT ALL\r\n\r\n",
+    ):
+        status, headers, body = _raw(s.api, request)
+        assert status == 400 and headers["content-type"] == "application/json"
+        assert json.loads(body)["error"] == "malformed_request"
+    for response in (httpx.get(f"{s.api}/v1/nowhere"), httpx.delete(f"{s.api}/v1/jobs")):
+        assert response.status_code in (404, 405) and "error" in response.json()
+    assert await bucket_keys(s.settings) == []

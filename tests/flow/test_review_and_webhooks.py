@@ -15,7 +15,8 @@ import pytest
 from pydantic import SecretStr
 
 from shared.infra.settings import ApiToken, Settings
-from sheetflow.runtime import SERVICES, EmbeddedServers, free_port
+from sheetflow.runtime import EmbeddedServers, free_port
+from sheetflow.services import SERVICES
 from tests.support.buckets import remove_bucket
 from tests.support.sets import indexed_set
 from tests.support.stack import Stack, stack, stream_messages

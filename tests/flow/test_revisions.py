@@ -25,7 +25,8 @@ from shared.infra.settings import Settings
 from shared.infra.storage import ObjectStore
 from sheetflow.cli import commands
 from sheetflow.registers import keep_project, keep_projects, project_dir, restore_projects
-from sheetflow.runtime import SERVICES, EmbeddedServers, free_port
+from sheetflow.runtime import EmbeddedServers, free_port
+from sheetflow.services import SERVICES
 from tests.support.buckets import remove_bucket
 from tests.support.corpus import needs_corpus
 from tests.support.fakes import MemoryStateStore

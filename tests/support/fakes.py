@@ -1,18 +1,25 @@
-"""In-memory stand-ins for the project's own small interfaces (``shared.contracts.interfaces``), for
-unit tests of use cases: what the real ones do, minus the servers. Flow tests use the real
-ones (S3, the JetStream KV, NATS)."""
+"""In-memory stand-ins for the project's own small interfaces (``shared.contracts.interfaces``),
+for unit tests of use cases: what the real ones do, minus the servers, child processes and
+OCR models. Flow tests use the real ones (S3, the JetStream KV, NATS, the bounded page
+readers, the OCR engine)."""
 
+import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import numpy
 from pydantic import BaseModel
 
-from shared.contracts.interfaces import Document, ObjectMissing
+from shared.contracts.interfaces import Document, ObjectMissing, Raster
 from shared.contracts.subjects import Subject
+from shared.infra.bounded import OverLimit
+from shared.pagetext import Word
 
 M = TypeVar("M", bound=BaseModel)
 E = TypeVar("E", bound=BaseModel)
+T = TypeVar("T")
 
 
 class MemoryBucket:
@@ -121,3 +128,62 @@ class RecordingPublisher:
             for p in self.published
             if p.name == subject and isinstance(p.event, subject.event)
         ]
+
+
+@dataclass
+class InlinePageReader:
+    """Runs each page-reading function in this process (a worker thread), where the real
+    readers run it in a child bounded in time and memory; a function named in
+    ``over_limit`` goes past the page's limits instead, as a page too complex to render
+    does. ``calls`` names the functions run, in order."""
+
+    over_limit: set[str] = field(default_factory=set)
+    calls: list[str] = field(default_factory=list)
+
+    async def read(
+        self, read: Callable[..., T], pdf: bytes, *args: Any, timeout_s: float, max_mb: int
+    ) -> T:
+        self.calls.append(read.__name__)
+        if read.__name__ in self.over_limit:
+            raise OverLimit("time", f"{timeout_s:g} s")
+        return await asyncio.to_thread(read, pdf, *args)
+
+
+@dataclass
+class ScriptedOcr:
+    """An OCR engine that reads what it is told: on a page image, one line for each of
+    ``words`` (its box), read as ``words`` in the frame turned ``turn``; a closer look at a
+    region finds nothing more; each line crop of the OCR check reads ``crop_text`` with
+    ``crop_score``. ``crops_read`` counts the crops it was given."""
+
+    words: list[Word] = field(default_factory=list)
+    turn: int = 0
+    crop_text: str = ""
+    crop_score: float = 0.99
+    crops_read: int = 0
+
+    def find_lines(self, png: bytes, zoom: float) -> list[numpy.ndarray]:
+        return [
+            numpy.array([[w.x0, w.y0], [w.x1, w.y0], [w.x1, w.y1], [w.x0, w.y1]], float)
+            for w in (word.bbox for word in self.words)
+        ]
+
+    def page_turn(self, raster: Raster, lines: list[numpy.ndarray]) -> int:
+        return self.turn
+
+    def read_lines(self, raster: Raster, lines: list[numpy.ndarray], turn: int = 0) -> list[Word]:
+        return list(self.words)
+
+    def ocr_raster(
+        self,
+        raster: Raster,
+        turn: int = 0,
+        *,
+        detection_zoom: float | None = None,
+        skip: Callable[[numpy.ndarray], bool] | None = None,
+    ) -> list[Word]:
+        return []
+
+    def read_crops(self, crops: list[numpy.ndarray]) -> list[tuple[str, float]]:
+        self.crops_read += len(crops)
+        return [(self.crop_text, self.crop_score)] * len(crops)

@@ -21,6 +21,7 @@ from shared.contracts.interfaces import ObjectMissing
 from shared.infra.settings import Settings
 from shared.infra.storage import Keys, ObjectStore
 from sheetflow.runtime import ManagedProcess
+from sheetflow.services import PIPELINE
 from tests.support.model_server import (
     ModelReply,
     ScriptedModelServer,
@@ -39,7 +40,6 @@ from tests.support.stack import (
 EXTRACT_MODEL = "vision-x"
 JUDGE_MODEL = "judge-x"
 JUDGE_MARKER = "OBJECTS TO CHECK"
-PIPELINE = ("ingest", "extract", "coverage", "verify", "report")  # every service a job needs
 _PAGE = re.compile(r"(?:Extract sheet|Sheet) (\d+) of the drawing set")
 
 Responder = Callable[[dict], ModelReply]

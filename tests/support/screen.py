@@ -15,7 +15,7 @@ import httpx
 from pydantic import SecretStr
 
 from shared.infra.settings import ApiToken, Settings
-from tests.support.flows import PIPELINE
+from sheetflow.services import PIPELINE
 from tests.support.revisions import edited
 from tests.support.stack import TEST_TIMINGS, Stack, module_settings, shared_stack
 

@@ -1,5 +1,6 @@
-"""run_page_stage's ack policy, on a fake JetStream message and a publisher that records what
-it publishes."""
+"""run_delivery's ack policy, on a fake JetStream message and a publisher that records what
+it publishes: a page's stage (bounded deliveries, dead letters, outages waited out) and a
+delivery of no page (a webhook's: tried again until its work settles it)."""
 
 import asyncio
 from dataclasses import dataclass, field
@@ -10,14 +11,14 @@ import pytest
 
 from shared.contracts import subjects
 from shared.contracts.messages import PageFailed
-from shared.infra.broker import PageFailure, run_page_stage
+from shared.infra.broker import PageFailure, PageStage, run_delivery
 from shared.infra.settings import Settings
 from tests.support.fakes import RecordingPublisher
 
 
 @dataclass
 class FakeMsg:
-    """The NatsMessage surface run_page_stage uses: delivery count and the settle calls."""
+    """The NatsMessage surface run_delivery uses: delivery count and the settle calls."""
 
     num_delivered: int
     settled: list[tuple[str, float | None]] = field(default_factory=list)
@@ -51,15 +52,8 @@ def settings() -> Settings:
 
 async def run(msg: FakeMsg, settings: Settings, work) -> RecordingPublisher:
     publisher = RecordingPublisher()
-    await run_page_stage(
-        msg,
-        stage="extract",
-        job_id="j_1",
-        page_number=2,
-        settings=settings,
-        publisher=publisher,
-        work=work,
-    )
+    page = PageStage(stage="extract", job_id="j_1", page_number=2, publisher=publisher)
+    await run_delivery(msg, settings=settings, work=work, page=page)
     return publisher
 
 
@@ -177,17 +171,50 @@ async def test_a_long_page_sends_heartbeats_with_its_in_progress_acks(settings):
         await asyncio.sleep(0.35)
 
     msg = FakeMsg(num_delivered=1)
-    await run_page_stage(
+    page = PageStage("extract", "j_1", 2, RecordingPublisher(), heartbeat=heartbeat)
+    await run_delivery(
         msg,
-        stage="extract",
-        job_id="j_1",
-        page_number=2,
         settings=settings.model_copy(update={"in_progress_interval_s": 0.1}),
-        publisher=RecordingPublisher(),
         work=work,
-        heartbeat=heartbeat,
+        page=page,
     )
     assert msg.settled == [("ack", None)] and 2 <= len(beats) <= 4
     settled_with = len(beats)
     await asyncio.sleep(0.2)
     assert len(beats) == settled_with
+
+
+async def test_a_delivery_of_no_page_is_settled_as_its_work_says(settings):
+    """Work that settles its delivery acks it; work that asks to be tried later nacks it
+    with the delay it names, however many deliveries it has had."""
+    done = FakeMsg(num_delivered=1)
+    await run_delivery(done, settings=settings, work=raising_nothing(None))
+    later = FakeMsg(num_delivered=7)
+    await run_delivery(later, settings=settings, work=raising_nothing(30.0))
+    assert done.settled == [("ack", None)] and later.settled == [("nack", 30.0)]
+
+
+async def test_a_failed_delivery_of_no_page_is_tried_again_without_bound(settings):
+    """A failure (NATS or S3 trouble) of a delivery that is no page's is nacked after the
+    house backoff even past the delivery bound: nothing is dead-lettered."""
+    msg = FakeMsg(num_delivered=settings.max_deliver + 5)
+    await run_delivery(msg, settings=settings, work=raising(nats.errors.TimeoutError()))
+    assert msg.settled == [("nack", settings.retry_backoff_s)]
+
+
+def raising_nothing(retry_in: float | None):
+    async def work() -> float | None:
+        return retry_in
+
+    return work
+
+
+async def test_a_delivery_that_gives_up_is_retried_with_backoff_then_acked(settings):
+    """With give_up (a report rebuilt after a review), a failure is nacked with the growing
+    backoff within the bound and acked on the last delivery; nothing is dead-lettered."""
+    failing = raising(RuntimeError("S3 said no"))
+    first, last = FakeMsg(num_delivered=1), FakeMsg(num_delivered=settings.max_deliver)
+    for msg in (first, last):
+        await run_delivery(msg, settings=settings, work=failing, give_up="rebuilding a report")
+    assert first.settled == [("nack", settings.retry_backoff_s)]
+    assert last.settled == [("ack", None)]

@@ -20,6 +20,7 @@ from bench import (
     scaling,
     startup,
     synthetic,
+    titleblocks,
 )
 from services.extract.model.vision import build_vision_messages, parse_reply
 from services.extract.reading.textlayer import read_text_layer
@@ -28,6 +29,7 @@ from shared.contracts.report import PageReport, Report
 from shared.infra.settings import Settings
 from shared.sheet.fields import read_units
 from shared.sheet.header import SheetHeader
+from tests.support.identity import FieldTally, Tally
 
 
 @pytest.mark.parametrize(
@@ -194,6 +196,27 @@ def test_corpus_variants_are_chosen_by_flag():
     assert args.variants and args.only == ["raster", "outlines", "turned90", "turned270"]
     args = corpus.parse_args(["--variants", "--only", "original", "raster", "--jobs", "2"])
     assert (args.only, args.jobs) == (["original", "raster"], 2)
+
+
+def test_titleblocks_bench_reads_the_generated_set_by_language_and_layout():
+    """bench.titleblocks reads the original rendering unless told, and groups its scores by
+    language and by layout."""
+    args = titleblocks.parse_args([])
+    assert (args.renderings, args.seed, args.sheets) == (["original"], 36, 4)
+    args = titleblocks.parse_args(["--renderings", "raster", "outlines", "--langs", "ja"])
+    assert (args.renderings, args.langs) == (["raster", "outlines"], ["ja"])
+    one, two = Tally(), Tally()
+    one.count("p1", ("A-101", "PLAN"), ("A-101", "PLAN"))
+    two.count("p1", (None, "NOTES"), ("A-1", "PLAN"))
+    results = {
+        ("de-gost", "raster"): (one, FieldTally()),
+        ("ja-gost", "raster"): (two, FieldTally()),
+    }
+    by_layout = titleblocks._groups(results, 1)
+    assert list(by_layout) == [("raster", "gost")]
+    tally = by_layout[("raster", "gost")][0]
+    assert (tally.numbers_right, tally.titles_right, tally.titles_wrong) == (1, 1, 1)
+    assert set(titleblocks._groups(results, 0)) == {("raster", "de"), ("raster", "ja")}
 
 
 def test_ocr_title_hits_count_the_number_and_each_title_word():

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
-from shared.contracts.models import Coverage, HiddenText, PageVerdict, VerifiedPage
+from shared.contracts.models import CheckedShare, Coverage, HiddenText, PageVerdict, VerifiedPage
 from shared.contracts.register import ProposedMatch, RegisterOutcome, SheetOutcome, UnitCounts
 from shared.contracts.report import Report
 from shared.infra.settings import Settings
@@ -61,6 +61,17 @@ def test_help_lists_every_command():
     assert result.exit_code == 0
     for command in ("up", "run", "submit", "events", "asyncapi", "worker"):
         assert command in result.output
+
+
+@pytest.mark.parametrize(
+    "command", [[], ["up"], ["run"], ["submit"], ["events"], ["worker"], ["report-schema"]]
+)
+def test_help_reads_at_80_columns_without_type_labels_on_flags(command):
+    """Every command's --help fits 80 columns and names no stray "<bool>" label."""
+    result = runner.invoke(cli.app, [*command, "--help"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0 and "Usage:" in result.output
+    assert "<bool>" not in result.output
+    assert max(map(len, result.output.splitlines())) <= 80
 
 
 def test_run_on_a_missing_file_exits_1_with_a_message(tmp_path, monkeypatch):
@@ -121,6 +132,22 @@ def test_submit_reports_the_apis_rejection(tmp_path):
     message = str(caught.value)
     assert "HTTP 415" in message and "The file is not a PDF. (not_a_pdf)" in message
     assert "t0ken" not in message
+
+
+def test_a_refused_token_says_how_to_give_one(tmp_path):
+    """A 401 names both ways to give the API's token: --token and SHEETFLOW_API_TOKEN."""
+    pdf = tmp_path / "set.pdf"
+    pdf.write_bytes(b"%PDF-1.4")
+
+    def api(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(401, json={"error": "unauthorized", "detail": "A token is needed."})
+
+    client = cli_client.api_client("http://api", None, transport=httpx.MockTransport(api))
+    with pytest.raises(present.CliError) as caught:
+        cli_client.submit_file(client, pdf)
+    message = str(caught.value)
+    assert "HTTP 401" in message and "A token is needed. (unauthorized)" in message
+    assert "--token" in message and "SHEETFLOW_API_TOKEN" in message
 
 
 def test_submit_uploads_the_file_as_multipart(tmp_path):
@@ -285,8 +312,10 @@ def test_summary_lines_state_the_verdict_arithmetic_and_the_guard():
     lines = present.summary_lines(report(pages))
     assert "verified 3 = passed 1 + with problems 1 + unjudged 1 (skipped blank 0)" in lines[2]
     assert "problem rate 50%" in lines[2]
+    assert lines[2].endswith("; checked 0 of 0 objects")
     assert lines[3] == "guard: kept 0, rescued 0, vision unverified 0, dropped 0"
-    assert len(lines) == 4  # nothing self-read, no hidden text: nothing more to say
+    # Nothing self-read, no hidden text: only the unjudged page, named with why.
+    assert lines[4:] == ["unjudged: page 3: nothing gave a definite verdict"]
 
 
 def test_summary_says_when_nothing_independent_read_a_page_and_names_hidden_text():
@@ -466,3 +495,37 @@ def test_conclude_prints_each_sheets_change_in_its_project(tmp_path, capsys):
     ]
     assert "project tower-b (upload 2): revised 1, new 0, re-issued unchanged 1" in out
     assert "still current: A200" in out
+
+
+def test_the_summary_names_each_unjudged_page_and_why():
+    """A scan read by OCR is named as such; a text page says its own reason; a blank page
+    is not named; past five pages the line says how many more."""
+    scan = verified_page(2, unjudged=True, reason="no judge").model_copy(
+        update={"has_text_layer": False}
+    )
+    pages = [
+        verified_page(1, unjudged=True, reason="its objects are the page's own text"),
+        scan,
+        verified_page(3, unjudged=True, skipped="blank"),
+        *[verified_page(n, unjudged=True) for n in range(4, 9)],
+    ]
+    [line] = [x for x in present.summary_lines(report(pages)) if x.startswith("unjudged:")]
+    assert line.startswith(
+        "unjudged: page 1: its objects are the page's own text; "
+        "page 2 is a scan read by OCR; nothing independent read it; page 4:"
+    )
+    assert "page 3" not in line and line.endswith("; and 2 more (report.html names them)")
+
+
+def test_a_passed_page_and_the_set_say_how_much_was_checked():
+    """An ok page says how many of its objects a check read; the summary says it for the
+    set, with the lines the OCR check read."""
+    checked = CheckedShare(
+        objects=31, checked=1, share_of_objects=0.03, share_of_text=0.05, ocr_lines=1
+    )
+    pages = [verified_page(1, checked=checked), verified_page(2, checked=checked)]
+    built = report(pages)
+    assert present.verdict_text(built.pages[0]) == "ok (1 of 31 checked)"
+    assert present.summary_lines(built)[2].endswith(
+        "; checked 2 of 62 objects (OCR check of 2 lines)"
+    )

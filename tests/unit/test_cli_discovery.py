@@ -51,7 +51,7 @@ def test_endpoints_of_a_running_up_are_found_and_a_stale_file_is_ignored(tmp_pat
     write_endpoints(tmp_path, endpoints(ended_pid()))
     assert read_endpoints(tmp_path) is None
     with pytest.raises(present.CliError, match="no `sheetflow up` is running"):
-        commands.running_up(settings, "NATS to listen to")
+        commands.running_up(settings, "no NATS to listen to")
     remove_endpoints(tmp_path)  # not ours: left alone
     assert (tmp_path / "endpoints.json").exists()
 

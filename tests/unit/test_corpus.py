@@ -71,6 +71,7 @@ def test_every_object_is_one_unit_of_the_page(file, number, readers):
             assert len(blocks) == 1, obj.source_text
 
 
+@pytest.mark.timeout(1200)  # every text page, read here unless this worker read it already
 def test_wrong_titles_on_pages_read_alone(readers):
     """A text-layer page read alone (its identity as coverage states it, before the set
     step) gets a wrong title (one that is not the printed one, or where none is printed)

@@ -169,3 +169,14 @@ def test_clean_rungs_leave_the_page_undegraded_and_guard_counts_summed():
     page = covered_page(_left_ladder("vision", "text_structuring"), results, 0.6)
     assert not page.degraded and page.extraction_reason is None
     assert page.guard == GuardCounts(kept=7, rescued=1, dropped=1, vision_unverified=2)
+
+
+def test_every_rung_s_unresolved_items_travel_to_verify():
+    """What each rung's model could not resolve is kept on the covered page, in rung order,
+    for the judge."""
+    results = [
+        _result("vision").model_copy(update={"unresolved_items": ["stamp"]}),
+        _result("text_structuring").model_copy(update={"unresolved_items": [{"text": "5/A-501"}]}),
+    ]
+    page = covered_page(_left_ladder("vision", "text_structuring"), results, 0.6)
+    assert page.unresolved_items == ["stamp", {"text": "5/A-501"}]

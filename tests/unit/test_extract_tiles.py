@@ -11,18 +11,12 @@ import struct
 import pymupdf
 import pytest
 
-from services.extract.model.tiles import (
-    LEGIBLE_PX,
-    MIN_GAIN,
-    OVERLAP,
-    plan_tiles,
-    small_text_pt,
-    units_in,
-)
+from services.extract.model.tiles import plan_tiles, small_text_pt, units_in
 from services.extract.model.vision import TEXT_LAYER_HEADING
 from services.extract.reading.render import render_zoom
 from services.extract.reading.textlayer import read_text_layer
 from services.extract.rung1 import extract_rung1
+from services.extract.tolerances import TILES
 from shared.infra.llm import LLMClient
 from shared.infra.settings import Settings
 from shared.pagetext import Box, TextLayer
@@ -73,28 +67,28 @@ def assert_covers(clips: list[Box], width: float, height: float) -> None:
 
 def test_tiles_of_an_e_size_sheet_are_legible_no_larger_than_the_image_and_cover_it():
     """3/32-in-class text at ~4 px in the page image: tiles at a zoom that makes it
-    LEGIBLE_PX high, each at most the page image's side, overlapping, covering the sheet."""
+    legible_px high, each at most the page image's side, overlapping, covering the sheet."""
     layer = e_size_layer()
     zoom = page_zoom(layer)
-    assert small_text_pt(layer) * zoom < LEGIBLE_PX / MIN_GAIN
+    assert small_text_pt(layer) * zoom < TILES.legible_px / TILES.min_gain
     plan = plan_tiles(layer, zoom, TILE_PX, max_tiles=12)
     assert 2 <= len(plan.clips) <= 12
-    assert small_text_pt(layer) * plan.zoom >= LEGIBLE_PX - 1e-6
+    assert small_text_pt(layer) * plan.zoom >= TILES.legible_px - 1e-6
     for clip in plan.clips:
         assert clip.width * plan.zoom <= TILE_PX and clip.height * plan.zoom <= TILE_PX
     assert_covers(plan.clips, layer.width, layer.height)
     xs = sorted({c.x0 for c in plan.clips})
     side = plan.clips[0].width
-    assert all(b - a <= side * (1 - OVERLAP) + 1e-6 for a, b in itertools.pairwise(xs))
+    assert all(b - a <= side * (1 - TILES.overlap) + 1e-6 for a, b in itertools.pairwise(xs))
 
 
 def test_the_tile_bound_makes_fewer_larger_tiles_that_still_cover_the_sheet():
     """Past SHEETFLOW_VISION_MAX_TILES the tiles grow: at most the bound, still larger text
-    than the page image by MIN_GAIN, still covering the sheet."""
+    than the page image by min_gain, still covering the sheet."""
     layer = e_size_layer()
     zoom = page_zoom(layer)
     plan = plan_tiles(layer, zoom, TILE_PX, max_tiles=4)
-    assert 2 <= len(plan.clips) <= 4 and plan.zoom >= MIN_GAIN * zoom
+    assert 2 <= len(plan.clips) <= 4 and plan.zoom >= TILES.min_gain * zoom
     assert_covers(plan.clips, layer.width, layer.height)
     assert plan_tiles(layer, zoom, TILE_PX, max_tiles=1).clips == []
 
@@ -191,7 +185,7 @@ def test_a_reading_too_long_for_one_prompt_is_read_in_tiles_that_each_fit():
         layer = read_text_layer(page, 1, 20)
     units = page_units(layer).units
     zoom = page_zoom(layer)
-    assert small_text_pt(layer) * zoom * MIN_GAIN > LEGIBLE_PX, "the text is legible"
+    assert small_text_pt(layer) * zoom * TILES.min_gain > TILES.legible_px, "the text is legible"
     assert plan_tiles(layer, zoom, TILE_PX, 6, units=units).clips == []
     plan = plan_tiles(layer, zoom, TILE_PX, 12, units=units, max_chars=3000)
     assert 2 <= len(plan.clips) <= 12

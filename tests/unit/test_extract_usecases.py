@@ -1,10 +1,12 @@
 """Extract's use cases with in-memory stores and publisher, wired by the service's own
-bootstrap (the real page readers, no model): what rung 1 stores and announces, in which
-order, what a canceled job or an unreadable page leaves, and the answers to coverage's
-rung 2/3 requests."""
+bootstrap (no model; the page readers and the OCR engine faked: MuPDF's work runs in this
+process, OCR reads what it is told): what rung 1 stores and announces, in which order, what
+a canceled job, an unreadable page, a page past its limits or a scan leaves, and the answers
+to coverage's rung 2/3 requests."""
 
 from dataclasses import dataclass, field
 
+import pymupdf
 import pytest
 
 from services.extract.bootstrap import bootstrap
@@ -32,9 +34,15 @@ from shared.infra.broker import PageFailure
 from shared.infra.jobs import JobRecord, JobStore, now
 from shared.infra.settings import Settings
 from shared.infra.storage import Keys
-from shared.pagetext import TextLayer
-from tests.support.fakes import MemoryBucket, MemoryStateStore, RecordingPublisher
-from tests.support.pdfs import notes_pdf
+from shared.pagetext import Box, TextLayer, Word
+from tests.support.fakes import (
+    InlinePageReader,
+    MemoryBucket,
+    MemoryStateStore,
+    RecordingPublisher,
+    ScriptedOcr,
+)
+from tests.support.pdfs import SCANNED_LINES, notes_pdf, scanned_pdf
 
 JOB = "j_00112233445566778899aabbccddeeff"
 PAGE_KEYS = ("text.json", "image.png", "thumb.jpg", "extracted.json")
@@ -42,10 +50,11 @@ PAGE_KEYS = ("text.json", "image.png", "thumb.jpg", "extracted.json")
 
 @dataclass
 class Rig:
-    """One extract worker's world: its stores and publisher, and the collaborators its
-    bootstrap wires from them (with the session's page readers)."""
+    """One extract worker's world: its stores, publisher and page readers, and the
+    collaborators its bootstrap wires from them."""
 
-    readers: Readers
+    pages: InlinePageReader = field(default_factory=InlinePageReader)
+    ocr: ScriptedOcr = field(default_factory=ScriptedOcr)
     bucket: MemoryBucket = field(default_factory=MemoryBucket)
     state: MemoryStateStore = field(default_factory=MemoryStateStore)
     publisher: RecordingPublisher = field(default_factory=RecordingPublisher)
@@ -57,7 +66,7 @@ class Rig:
             publisher=self.publisher,
             settings=Settings(_env_file=None),
             llm=None,
-            readers=self.readers,
+            readers=Readers(pages=self.pages, ocr=self.ocr),
             worker_id="extract@test:1",
         )
 
@@ -82,8 +91,8 @@ class Rig:
 
 
 @pytest.fixture
-def rig(readers: Readers) -> Rig:
-    return Rig(readers)
+def rig() -> Rig:
+    return Rig()
 
 
 async def test_a_page_is_stored_marked_then_announced(rig: Rig):
@@ -133,6 +142,15 @@ async def test_starting_a_page_queues_the_page_a_window_further(rig: Rig):
     assert len(rig.publisher.on(subjects.PAGE_EXTRACT)) == 1
 
 
+async def test_an_ended_job_queues_no_more_pages(rig: Rig):
+    """A job that has ended (every page failed by report's intake supervision) queues no
+    further page when one of its queued pages starts."""
+    task = await rig.job(notes_pdf())
+    await rig.io.jobs.update_job(JOB, finished_at=now(), status="partial")
+    await queue_next_page(rig.io, task.model_copy(update={"window": 1, "page_count": 2}))
+    assert rig.publisher.on(subjects.PAGE_EXTRACT) == []
+
+
 async def test_a_canceled_jobs_page_still_hands_its_turn_on(rig: Rig):
     """A skipped page (canceled job) queues the next one too: every page of the job ends."""
     task = await rig.job(notes_pdf(), canceled=True)
@@ -179,6 +197,63 @@ async def test_an_unreadable_page_fails_for_good_and_stores_nothing(rig: Rig):
         await extract(rig.io, missing)
     assert rig.stored() == set()
     assert rig.publisher.attempts == []
+
+
+def huge_image_pdf() -> bytes:
+    """A page holding an image whose dictionary says 60,000 x 60,000 pixels."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    pixmap = pymupdf.Pixmap(pymupdf.csGRAY, pymupdf.IRect(0, 0, 4, 4), False)
+    xref = page.insert_image(pymupdf.Rect(72, 72, 144, 144), pixmap=pixmap)
+    doc.xref_set_key(xref, "Width", "60000")
+    doc.xref_set_key(xref, "Height", "60000")
+    return doc.tobytes()
+
+
+async def test_a_page_with_a_huge_image_fails_as_image_too_large_at_once(rig: Rig):
+    """A 60,000 x 60,000 image is a PageFailure named image_too_large on its first delivery
+    (dead-lettered, not retried, never decoded); nothing is stored."""
+    task = await rig.job(huge_image_pdf())
+    with pytest.raises(PageFailure, match=r"^image_too_large: .*60000 x 60000"):
+        await extract(rig.io, task)
+    assert rig.stored() == set()
+
+
+async def test_a_page_past_its_limits_fails_by_name_and_stores_nothing(rig: Rig):
+    """A page whose reading goes past its time or memory limit fails for good, saying so
+    in words a person reads; nothing is stored or announced."""
+    rig.pages.over_limit = {"read_page"}
+    task = await rig.job(notes_pdf())
+    with pytest.raises(PageFailure, match="page 1 is too complex to render within 60 s"):
+        await extract(rig.io, task)
+    assert rig.stored() == set()
+    assert rig.publisher.attempts == []
+
+
+async def test_a_scan_is_read_by_ocr_and_its_words_stand_in_for_a_text_layer(rig: Rig):
+    """A page that is only a picture of text is read by the OCR engine: its words are stored
+    as the page's words (marked OCR, not a text layer), read once from the area that holds
+    them, and the objects cite them."""
+    rig.ocr.words = [
+        Word(text=text, bbox=Box(60, 85 + 30 * i, 60 + 12 * len(text), 103 + 30 * i), size=18)
+        for i, text in enumerate(SCANNED_LINES)
+    ]
+    task = await rig.job(scanned_pdf())
+    await extract(rig.io, task)
+
+    layer = await rig.bucket.get_model(Keys.text(JOB, 1), TextLayer)
+    assert (layer.source, layer.has_text_layer) == ("ocr", False)
+    assert layer.line_texts == SCANNED_LINES
+    assert {w.origin for w in layer.words} == {"ocr"}
+    # The page read once, then the area holding its lines rendered closer for OCR.
+    assert rig.pages.calls[:2] == ["read_page", "render_area"]
+    assert rig.pages.calls.count("read_page") == 1
+    result = await rig.bucket.get_model(Keys.extracted(JOB, 1), ExtractionResult)
+    assert result.status == "ok" and result.objects
+    cited = {i for o in result.objects for i in o.evidence}
+    assert cited and cited <= {w.id for w in layer.words}
+    [event] = rig.publisher.on(subjects.PAGE_EXTRACTED)
+    assert not event.has_text_layer
 
 
 async def test_fallback_cites_the_lines_asked_for_and_answers_coverage(rig: Rig):

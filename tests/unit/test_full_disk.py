@@ -15,7 +15,7 @@ from services.ingest.refusals import Refusal, RefusalKind
 from services.ingest.usecases import accept_job
 from shared.contracts import subjects
 from shared.contracts.messages import JobOptions
-from shared.infra.broker import describe, run_page_stage
+from shared.infra.broker import PageStage, describe, run_delivery
 from shared.infra.full_disk import DISK_FULL, is_disk_full
 from shared.infra.settings import Settings
 from tests.support.fakes import MemoryBucket, RecordingPublisher
@@ -103,14 +103,11 @@ async def test_a_page_failed_for_a_full_disk_says_so():
     async def store() -> None:
         raise s3_error("InternalError", "write 7.dat: no space left on device")
 
-    await run_page_stage(
+    await run_delivery(
         FakeMsg(num_delivered=1),
-        stage="extract",
-        job_id="j_1",
-        page_number=3,
         settings=settings,
-        publisher=publisher,
         work=store,
+        page=PageStage(stage="extract", job_id="j_1", page_number=3, publisher=publisher),
     )
     [failed] = publisher.on(subjects.PAGE_FAILED)
     assert failed.reason.startswith(DISK_FULL)

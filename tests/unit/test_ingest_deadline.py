@@ -39,3 +39,23 @@ async def test_an_upload_is_not_cut_off_by_the_request_deadline():
     async with client() as c:
         r = await c.post("/v1/projects/p/jobs", content=b"x")
     assert r.status_code == 200
+
+
+async def slow_stream(scope: Scope, receive: Receive, send: Send) -> None:
+    """An answer that begins at once and streams for longer than the deadline."""
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    for _ in range(3):
+        await asyncio.sleep(0.1)
+        await send({"type": "http.response.body", "body": b"x", "more_body": True})
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def test_an_answer_begun_in_time_is_not_cut_off():
+    """A stream whose answer began before the deadline runs past it to its end."""
+    app = RequestDeadline(
+        slow_stream, timeout_s=0.1, late=lambda: refusal_response(unavailable("x"))
+    )
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://api") as c:
+        r = await c.get("/v1/jobs/j_1/events")
+    assert r.status_code == 200 and r.content == b"xxx"

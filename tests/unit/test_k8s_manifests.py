@@ -15,7 +15,8 @@ from pydantic import ValidationError
 
 from services.extract.app import create_app as create_extract_app
 from shared.infra.settings import Settings, nats_server_list
-from sheetflow.runtime import SERVICES, find_binary
+from sheetflow.runtime import find_binary
+from sheetflow.services import SERVICES
 from tests.unit.test_config_docs import FIELDS, app_services
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -36,6 +36,8 @@ def _page_image(pdf: bytes, max_px: int = 1000) -> tuple[bytes, float]:
 
 @pytest.fixture
 def ocr(readers: Readers) -> OcrEngine:
+    """The session's engine: the real one, whose models load once."""
+    assert isinstance(readers.ocr, OcrEngine)
     return readers.ocr
 
 

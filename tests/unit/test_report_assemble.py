@@ -10,6 +10,8 @@ from services.report import assemble
 from services.report.assemble import NO_OUTCOME_REASON, FailedPage, JobInfo, PageOutcome
 from shared.contracts.messages import ReportReady
 from shared.contracts.models import (
+    BasisShare,
+    CheckedShare,
     Coverage,
     GuardCounts,
     ObjectVerification,
@@ -284,10 +286,15 @@ def test_verification_arithmetic_on_blank_unjudged_and_problem_pages():
         "pages_blank": 2,
         "pages_self_read": 1,
         "pages_passed": 1,
+        "pages_passed_by_basis": {},  # none of these pages says what checked it
+        "objects": 0,
+        "objects_checked": 0,
+        "ocr_lines": 0,
         "verify_failed": 2,
         "problem_rate": round(2 / 3, 4),
         "kinds": {"content_missing": 1, "content_wrong": 1},
         "hidden_text_pages": [],
+        "blank_pages": [1, 6],
     }
     assert ver["pages_verified"] == ver["pages_passed"] + ver["verify_failed"] + 2
 
@@ -417,3 +424,40 @@ def test_report_ready_carries_the_page_lists():
     coverage = json.loads(event.model_dump_json())["summary"]["extraction_coverage"]
     assert coverage["pages_below_floor"] == [1, 3] and coverage["fallback_pages"] == [1, 3]
     assert coverage["pages_below_floor_count"] == coverage["fallback_pages_count"] == 2
+
+
+def test_the_summary_counts_pages_passed_by_basis_and_what_was_checked():
+    """A passed page counts under every basis that confirmed on it (the OCR check's read of
+    the title block's number included); failed and unjudged pages under none; the objects
+    checked and the lines OCR read add up over the set."""
+
+    def share(by_basis: dict[str, int], *, objects: int = 4, title: bool = False):
+        return CheckedShare(
+            objects=objects,
+            checked=sum(by_basis.values()),
+            share_of_objects=0.0,
+            share_of_text=0.0,
+            by_basis={
+                b: BasisShare(objects=n, confirmed=n, share_of_objects=0, share_of_text=0)
+                for b, n in by_basis.items()
+            },
+            ocr_lines=2,
+            title_block_read=title,
+        )
+
+    pages = [
+        verified(1, verdict=PageVerdict(ok=True, checked=share({"ocr": 1}))),
+        verified(2, verdict=PageVerdict(ok=True, checked=share({"text_layer": 2, "judge": 1}))),
+        verified(3, verdict=PageVerdict(ok=True, checked=share({}, title=True))),
+        verified(4, verdict=PageVerdict(ok=True, unjudged=True, checked=share({}))),
+        verified(
+            5,
+            verdict=PageVerdict(
+                ok=False, problems=["p"], kinds=["content_wrong"], checked=share({"ocr": 1})
+            ),
+        ),
+    ]
+    v = build_report(job(5), pages, finished_at=FINISHED)["summary"]["verification"]
+    assert v["pages_passed"] == 3
+    assert v["pages_passed_by_basis"] == {"judge": 1, "ocr": 2, "text_layer": 1}
+    assert (v["objects"], v["objects_checked"], v["ocr_lines"]) == (20, 5, 10)

@@ -11,6 +11,7 @@ from services.extract.reading.render import render_thumbnail_jpeg
 from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
 from services.report.html import render_report_html
 from shared.contracts.models import (
+    CheckedShare,
     Coverage,
     GuardCounts,
     HiddenText,
@@ -219,3 +220,31 @@ def test_each_verdict_says_what_checked_it():
     )
     html = render_report_html(report([page(1, "A101", [obj])]), {})
     assert "<small>by ocr</small>" in html
+
+
+def test_an_ok_page_says_how_much_of_it_was_checked():
+    """Where a page says ok, it says how many of its objects a check read (and the lines
+    OCR read): "ok" on one object of 31 is not "ok" on all of them."""
+    checked = CheckedShare(
+        objects=31, checked=1, share_of_objects=0.03, share_of_text=0.05, ocr_lines=1
+    )
+    html = render_report_html(report([page(1, "A101", checked=checked)]), {})
+    assert "checked 1 of 31 objects (OCR check of 1 line)" in html
+    assert "1/31 checked" in html
+
+
+def test_a_count_of_nothing_takes_no_colour_and_unjudged_pages_are_named():
+    """A header tile that counts nothing is not red (or amber); a tile that counts something
+    keeps its colour. Each unjudged page is named with why, above the index."""
+    scan = page(2, "A102", unjudged=True, reason="no judge").model_copy(
+        update={"has_text_layer": False}
+    )
+    html = render_report_html(report([page(1, "A101"), scan]), {})
+    tiles = re.findall(
+        r'<div class="tile ?([\w ]*)"><div class="v">([^<]*)</div><div class="l">([^<]*)</div>',
+        html,
+    )
+    by_label = {label: (css.strip(), value) for css, value, label in tiles}
+    assert by_label["with problems"] == ("", "0") and by_label["failed"] == ("", "0")
+    assert by_label["unjudged"] == ("unjudged", "1")
+    assert "<li>page 2 is a scan read by OCR; nothing independent read it</li>" in html

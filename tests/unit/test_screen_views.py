@@ -40,6 +40,10 @@ def test_the_sheets_are_filtered_and_sorted_as_the_query_says():
     assert next(r.number for r in views.filtered(rows, by_problems)) == 2
     numbers = views.Filter.of({"sort": "number", "order": "desc"})
     assert [r.number for r in views.filtered(rows, numbers)] == [4, 3, 2, 1]  # unnumbered first
+    by_priority = views.Filter.of({"sort": "priority"})
+    levels = [r.page.review_priority for r in views.filtered(rows, by_priority)]
+    ranks = [views.priority_rank(r.page) for r in views.filtered(rows, by_priority)]
+    assert ranks == sorted(ranks) and all(levels)
     unknown = views.Filter.of({"sort": "evil", "verdict": "nonsense"})
     assert unknown.sort == "page" and unknown.verdict == ""
 

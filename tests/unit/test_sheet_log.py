@@ -77,6 +77,9 @@ def test_one_row_per_page_with_every_column():
         "verdict",
         "problems",
         "correction_state",
+        "review_priority",
+        "review_reasons",
+        "checked",
     )
 
 

@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from sheetflow.runtime import CrashLoop, ManagedProcess, Supervisor, spawn
+from sheetflow.runtime import (
+    NATS_WRITE_FAILED,
+    CrashLoop,
+    LogWatch,
+    ManagedProcess,
+    Supervisor,
+    spawn,
+)
 
 
 class Clock:
@@ -83,3 +90,39 @@ def test_crashes_further_apart_than_the_window_never_add_up(tmp_path):
     assert sum("restarted" in line for line in said) == 4
     assert all("crash 1 of 1" in line for line in said if "restarting" in line)
     supervisor.stop()
+
+
+def long_lived(log_dir: Path, name: str = "nats-1") -> ManagedProcess:
+    """A process that runs until stopped; its restart is another one."""
+    proc = spawn(name, [sys.executable, "-c", "import time; time.sleep(60)"], log_dir=log_dir)
+    proc.restart = lambda: long_lived(log_dir, name)
+    return proc
+
+
+def test_a_stuck_process_is_restarted_at_once_and_not_counted_as_a_crash(tmp_path):
+    """A live process that says it is stuck (a NATS store after a full disk) is stopped and
+    started again at once, with the reason said; its crash allowance is untouched."""
+    said: list[str] = []
+    supervisor = Supervisor(limit=0, window_s=60, say=said.append, clock=Clock())
+    first = long_lived(tmp_path)
+    first.stuck = lambda: "stopped storing after a failed write"
+    supervisor.watch([first])
+    supervisor.check()
+    [second] = supervisor.processes
+    assert first.stopped and second is not first and second.alive()
+    assert said[0] == "nats-1 stopped storing after a failed write; restarting it"
+    assert said[1] == f"nats-1 restarted (pid {second.pid})"
+    supervisor.check()  # the new process is not stuck (no such check): left running
+    assert supervisor.processes == [second]
+    supervisor.stop()
+
+
+def test_a_log_watch_sees_a_line_written_after_it_began(tmp_path):
+    """Only what the log says after the watch began counts (a restart appends to it)."""
+    log = tmp_path / "nats.log"
+    log.write_bytes(b"[ERR] Critical write error: old\n")
+    watch = LogWatch(log, log.stat().st_size, NATS_WRITE_FAILED)
+    assert not watch.seen()
+    with log.open("ab") as out:
+        out.write(b"[ERR] Filestore [KV_x] Critical write error: no space left on device\n")
+    assert watch.seen()

@@ -394,3 +394,42 @@ def test_a_problem_named_without_a_verdict_label_is_never_dropped():
     merged, disagreement = merge_judge(confirmed, g1, lambda _: None)
     assert (merged.verdict, merged.kind, merged.basis) == ("refuted", "judge_refuted", "judge")
     assert "Swing is wrong." in (merged.problem or "") and disagreement is not None
+
+
+def test_a_problem_on_no_object_is_kept_with_its_text():
+    """A bare string and a problem under an id the judge was not asked about are page
+    problems quoting the judge; a confirmation under an unknown id says nothing."""
+    content = json.dumps(
+        {
+            "objects": [
+                "Door swing is drawn the wrong way.",
+                {"object_id": "X9", "verdict": "refuted", "problem": "Tag 12 is missing."},
+                {"object_id": "X8", "verdict": "confirmed"},
+                {"object_id": "N1", "verdict": "confirmed"},
+            ]
+        }
+    )
+    outcome = parse_judge_reply(content, ["N1"])
+    assert outcome.judged and list(outcome.verdicts) == ["N1"]
+    assert outcome.page_problems == [
+        'The judge says: "Door swing is drawn the wrong way."',
+        (
+            'The judge names a problem on object "X9", which it was not asked about: '
+            "Tag 12 is missing."
+        ),
+    ]
+    assert outcome.reason == "1 judge entries ignored (unknown id or no verdict)"
+    only = parse_judge_reply(json.dumps(["Nothing matches the sheet."]), ["N1"])
+    assert only.judged and only.verdicts == {} and len(only.page_problems) == 1
+
+
+def test_the_extraction_s_unresolved_items_are_told_to_the_judge():
+    """What the extraction could not resolve goes to the judge, one JSON value a line,
+    before the page text; without any, the prompt does not mention them."""
+    items = [{"text": "DETAIL 5/A-501", "why": "no leader"}, "illegible stamp"]
+    [_, user] = build_judge_messages([_obj("N1", source_text="x")], "t", IMAGES, unresolved=items)
+    prompt = user["content"][0]["text"]
+    assert prompt.startswith("THE EXTRACTION COULD NOT RESOLVE THESE ITEMS")
+    assert '{"text": "DETAIL 5/A-501", "why": "no leader"}\n"illegible stamp"' in prompt
+    [_, plain] = build_judge_messages([_obj("N1", source_text="x")], "t", IMAGES)
+    assert "COULD NOT RESOLVE" not in plain["content"][0]["text"]

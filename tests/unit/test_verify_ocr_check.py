@@ -70,6 +70,11 @@ async def test_ocr_agreement_confirms_offline_objects(readers):
     assert all(read in (verification(o).reason or "") for o in confirmed)
     v = out.verified.verdict
     assert v.ok and not v.unjudged and not v.self_read
+    checked = v.checked
+    assert checked is not None and checked.objects == len(out.verified.objects)
+    assert checked.checked == checked.by_basis["ocr"].confirmed == len(confirmed)
+    assert checked.ocr_lines >= len(confirmed) and checked.fonts_cited == 0
+    assert checked.sentence().startswith(f"checked {len(confirmed)} of {checked.objects} objects")
 
 
 async def test_without_the_ocr_check_the_offline_page_is_unjudged(readers):
@@ -230,3 +235,5 @@ async def test_a_font_read_alike_on_one_page_is_cited_on_the_next(readers, monke
         assert (check.page, check.font) == (1, "ArialMT")
         assert check.line in (first[0].source_text or "")
         assert "on page 1" in (verification(cited).reason or "")
+        assert page.verdict.checked is not None
+        assert page.verdict.checked.fonts_cited == 1 and page.verdict.checked.ocr_lines == 1

@@ -123,7 +123,7 @@ async def test_oracle_refutes_the_misread_and_keeps_what_was_extracted():
     assert verification(by_id["N2"]).verdict == "confirmed"
     assert verification(by_id["G1"]).verdict == "not_judged"
     assert not page.verdict.ok and page.verdict.kinds == ["content_wrong"]
-    assert page.verdict.untagged == 1 and not page.verdict.unjudged
+    assert page.verdict.objects_not_judged == 1 and not page.verdict.unjudged
     assert any('"(5) 2X6 STUD PACK"' in p for p in page.verdict.problems)
     # Without a judge, the only crop is the refuted object's evidence, for the report.
     assert set(out.crops) == {"pages/1/evidence/N1.jpg"} and "verify" in page.timings_ms
@@ -311,7 +311,7 @@ async def test_text_less_page_without_a_judge_is_unjudged():
     ocr = PageObject(object_id="O1", source_text="GENERAL NOTES", grounding="ocr")
     out = await verify_page(_covered([ocr], has_text=False), layer, pdf, _png(pdf), NO_JUDGE, None)
     v = out.verified.verdict
-    assert v.ok and v.unjudged and v.skipped is None and v.untagged == 1
+    assert v.ok and v.unjudged and v.skipped is None and v.objects_not_judged == 1
     assert "no judge" in (v.reason or "")
     assert verification(out.verified.objects[0]).verdict == "not_judged"
 
@@ -461,3 +461,31 @@ async def test_an_object_whose_text_is_its_citation_is_not_confirmed_by_it(claim
     assert "filled in from its citation" in (verification(obj).reason or "")
     v = out.verified.verdict
     assert v.unjudged and v.self_read and v.ok
+
+
+async def test_a_contradicted_blank_page_is_read_again_by_ocr(readers):
+    """A page of a scanned note the extraction found nothing on: OCR reads it again from its
+    image, and the page is content_missing quoting what it shows (not a bare unjudged ink
+    page); a drawing OCR finds no text in says so in its reason."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    scan = pymupdf.open(stream=_pdf(NOTES))[0].get_pixmap(dpi=200).tobytes("png")
+    page.insert_image(page.rect, stream=scan)
+    pdf = doc.tobytes()
+    layer = _layer(pdf)
+    image = pymupdf.open(stream=pdf)[0].get_pixmap(dpi=100).tobytes("png")
+    covered = _covered([], has_text=False)
+    out = await verify_page(covered, layer, pdf, image, NO_JUDGE, None, ocr=readers.ocr)
+    v = out.verified.verdict
+    assert not v.ok and v.kinds == ["content_missing"] and len(v.problems) == 1
+    assert "read again by OCR" in v.problems[0] and "GENERAL NOTES" in v.problems[0]
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.draw_rect(pymupdf.Rect(100, 100, 400, 300), fill=(0, 0, 0))
+    pdf = doc.tobytes()
+    image = pymupdf.open(stream=pdf)[0].get_pixmap(dpi=50).tobytes("png")
+    out = await verify_page(covered, _layer(pdf), pdf, image, NO_JUDGE, None, ocr=readers.ocr)
+    v = out.verified.verdict
+    assert "Read again by OCR, it shows no text." in (v.reason or "") or v.kinds == [
+        "content_missing"
+    ]

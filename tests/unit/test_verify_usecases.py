@@ -1,7 +1,8 @@
 """Verify's use case with in-memory stores and publisher, wired by the service's own
 bootstrap: a covered page in, its verdict stored with the evidence crops a person reads and
 announced after its progress; the page image read only when something needs it; the judge
-asked only when configured and allowed by the job."""
+asked only when configured and allowed by the job; the OCR check (its engine faked: it
+reads what it is told) refuting a text layer the page does not show."""
 
 from dataclasses import dataclass, field
 
@@ -21,7 +22,7 @@ from shared.infra.settings import Settings
 from shared.infra.storage import Keys
 from shared.pagetext import TextLayer
 from shared.sheet.header import SheetHeader
-from tests.support.fakes import MemoryBucket, MemoryStateStore, RecordingPublisher
+from tests.support.fakes import MemoryBucket, MemoryStateStore, RecordingPublisher, ScriptedOcr
 from tests.support.flows import lenient_judge
 from tests.support.model_server import ScriptedModelServer, request_images
 
@@ -34,6 +35,7 @@ MISREAD = PageObject(
     attributes={"quantity": 2},
 )
 GOOD = PageObject(object_id="N2", source_text="GENERAL NOTES", grounding="source_text")
+CITED = GOOD.model_copy(update={"evidence": [0, 1]})  # the words GENERAL NOTES
 
 
 def notes_page() -> tuple[bytes, TextLayer]:
@@ -52,6 +54,7 @@ class Rig:
 
     settings: Settings = field(default_factory=lambda: Settings(_env_file=None))
     llm: ModelClient | None = None
+    ocr: ScriptedOcr | None = None
     bucket: MemoryBucket = field(default_factory=MemoryBucket)
     state: MemoryStateStore = field(default_factory=MemoryStateStore)
     publisher: RecordingPublisher = field(default_factory=RecordingPublisher)
@@ -63,6 +66,7 @@ class Rig:
             publisher=self.publisher,
             settings=self.settings,
             llm=self.llm,
+            ocr=self.ocr,
         )
 
     async def covered(
@@ -170,3 +174,34 @@ async def test_the_judge_sees_the_page_only_when_the_job_allows_it(judge):
     assert server.requests and request_images(server.requests[0])
     judged = await rig.bucket.get_model(Keys.verified(JOB, 1), VerifiedPage)
     assert judged.usage["verify"].calls == len(server.requests) and judged.verdict.ok
+
+
+async def test_the_ocr_check_refutes_what_the_sheet_does_not_show():
+    """Given an OCR engine, a sample of the page's claims is read from its render: a line
+    that reads otherwise than its words (a shifted font encoding) is refuted as
+    text_layer_mismatch (basis ocr), citing the reading, with its evidence crop stored."""
+    ocr = ScriptedOcr(crop_text="HFOFSBM OPUFT")
+    rig = Rig(ocr=ocr)
+    await verify(rig.io, await rig.covered([CITED]))
+
+    verified = await rig.bucket.get_model(Keys.verified(JOB, 1), VerifiedPage)
+    assert not verified.verdict.ok and "text_layer_mismatch" in verified.verdict.kinds
+    [good] = verified.objects
+    assert good.verification and good.verification.basis == "ocr"
+    assert good.verification.kind == "text_layer_mismatch"
+    assert '"HFOFSBM OPUFT"' in (good.verification.problem or "")
+    assert [c.object_id for c in verified.evidence_crops] == ["N2"]
+    assert ocr.crops_read == 1  # the one object's line: the page has no title block
+    [event] = rig.publisher.on(subjects.PAGE_VERIFIED)
+    assert event.verdict == verified.verdict
+
+
+async def test_with_the_ocr_check_off_the_engine_reads_nothing():
+    """SHEETFLOW_VERIFY_OCR_CHECK=false: the engine is given, never asked."""
+    settings = Settings(_env_file=None, verify_ocr_check=False)
+    ocr = ScriptedOcr(crop_text="HFOFSBM OPUFT")
+    rig = Rig(settings=settings, ocr=ocr)
+    await verify(rig.io, await rig.covered([CITED]))
+    assert ocr.crops_read == 0
+    [event] = rig.publisher.on(subjects.PAGE_VERIFIED)
+    assert event.verdict.ok

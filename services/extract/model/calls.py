@@ -16,7 +16,7 @@ from services.extract.model.vision import (
     build_compact_retry_messages,
     parse_reply,
 )
-from shared.contracts.interfaces import LLMError, ModelClient
+from shared.contracts.interfaces import ChatResult, LLMError, ModelClient
 from shared.contracts.models import ExtractionResult, PageObject, Rung, Usage
 from shared.infra.settings import Settings
 from shared.pagetext import TextLayer
@@ -30,17 +30,29 @@ async def _ask_model(
     """One call, and one compact retry when the reply is unparseable. Returns the parsed
     reply, or None with the reason it failed; usage covers every answered call."""
     usage = Usage()
+    # A reasoning model's thinking counts against the completion's tokens: its budget is
+    # given on top of the reply's, so thinking cannot cut the objects off.
+    thinking = settings.extract_reasoning_max_tokens
+    effort = settings.extract_reasoning_effort
+    reasoning = {"effort": effort, "max_tokens": thinking} if effort or thinking else None
+
+    async def ask(messages: list[dict]) -> ChatResult:
+        return await llm.chat(
+            model=model,
+            messages=messages,
+            max_tokens=settings.llm_max_tokens + (thinking or 0),
+            schema=REPLY_JSON_SCHEMA,
+            reasoning=reasoning,
+        )
+
     try:
-        max_tokens, schema = settings.llm_max_tokens, REPLY_JSON_SCHEMA
-        reply = await llm.chat(model=model, messages=messages, max_tokens=max_tokens, schema=schema)
+        reply = await ask(messages)
         usage = usage.add(reply.usage)
         try:
             return parse_reply(reply.content, reply.finish_reason, id_prefix), None, usage
         except ReplyUnparseable:
             retry = build_compact_retry_messages(messages)
-            reply = await llm.chat(
-                model=model, messages=retry, max_tokens=max_tokens, schema=schema
-            )
+            reply = await ask(retry)
             usage = usage.add(reply.usage)
             return parse_reply(reply.content, reply.finish_reason, id_prefix), None, usage
     except ReplyUnparseable as exc:

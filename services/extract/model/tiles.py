@@ -2,12 +2,13 @@
 
 The page image is rendered with its long side at ``page_image_max_px``: on an E-size sheet
 (44 x 34 in) at 2048 px, 3/32 in text is about 5 px high, which no vision model reads. When
-the page's small text would render below ``LEGIBLE_PX``, the vision pass gets the sheet as
+the page's small text would render below ``legible_px``, the vision pass gets the sheet as
 overlapping tiles rendered so that text is legible (each no larger than the page image),
 plus the whole sheet small for its layout; each tile comes with the units that lie in it.
 A page whose reading is too long for one prompt is tiled too, so each tile's units fit.
 The number of tiles is bounded (``SHEETFLOW_VISION_MAX_TILES``): past the bound the tiles
-grow, and the text in them is as large as the bound allows.
+grow, and the text in them is as large as the bound allows. What is legible and how tiles
+overlap is ``TileTolerances`` (``services.extract.tolerances``), passed per call.
 """
 
 import math
@@ -17,29 +18,11 @@ from dataclasses import dataclass
 import pymupdf
 
 from services.extract.reading.render import encode_png
+from services.extract.tolerances import TILES, TileTolerances
 from shared.contracts.models import PageObject
 from shared.pagetext import Box, TextLayer, alnum_count, normalize
 from shared.pagetext.units import Unit
 from shared.pdf.sources import PDF_LOCK, open_pdf
-
-# Text rendered at least this many pixels high is read by vision models.
-LEGIBLE_PX = 10.0
-# The page's small text: this share of its words (with two or more letters or digits) is
-# smaller; a stray tiny word (a superscript, a hatch label) does not decide.
-SMALL_TEXT_SHARE = 0.1
-# A sheet without words (a scan OCR could not read) is taken to carry 3/32 in text, the
-# smallest drawing standards allow.
-DEFAULT_TEXT_PT = 6.75
-# Neighbouring tiles overlap by this share of a tile's side, so a label on a seam is whole
-# in one of them.
-OVERLAP = 0.1
-# The whole sheet, small: its long side in pixels.
-OVERVIEW_PX = 1024
-# Tiles are worth their calls only when they show the text at least this much larger than
-# the page image does.
-MIN_GAIN = 1.25
-# Each larger grid tried zooms in this much more.
-ZOOM_STEP = 1.1
 
 
 @dataclass(frozen=True)
@@ -59,10 +42,10 @@ class Tiles:
     overview: bytes
 
 
-def small_text_pt(layer: TextLayer) -> float:
-    """The height, in points, of the page's small text: the ``SMALL_TEXT_SHARE`` quantile of
+def small_text_pt(layer: TextLayer, tolerances: TileTolerances = TILES) -> float:
+    """The height, in points, of the page's small text: the ``small_text_share`` quantile of
     the heights (across their direction) of the words its lines show, or
-    ``DEFAULT_TEXT_PT`` without words."""
+    ``default_text_pt`` without words."""
     shown = (layer.words[i] for line in layer.lines for i in line)
     heights = sorted(
         w.bbox.width if abs(w.dir[0]) < abs(w.dir[1]) else w.bbox.height
@@ -71,8 +54,8 @@ def small_text_pt(layer: TextLayer) -> float:
     )
     heights = [h for h in heights if h > 0]
     if not heights:
-        return DEFAULT_TEXT_PT
-    return heights[int(SMALL_TEXT_SHARE * (len(heights) - 1))]
+        return tolerances.default_text_pt
+    return heights[int(tolerances.small_text_share * (len(heights) - 1))]
 
 
 def plan_tiles(
@@ -84,24 +67,26 @@ def plan_tiles(
     inked: bool = True,
     units: Sequence[Unit] = (),
     max_chars: int | None = None,
+    tolerances: TileTolerances = TILES,
 ) -> TilePlan:
     """The tiles of the page, a grid of overlapping tiles covering it, each at most
-    ``tile_px`` square: the fewest that show its small text ``LEGIBLE_PX`` high and whose
+    ``tile_px`` square: the fewest that show its small text ``legible_px`` high and whose
     own ``units`` each fit in ``max_chars`` (a reading too long for one prompt is read in
     parts, as a person reads a dense sheet region by region), or the most ``max_tiles``
     allows. None (an empty plan) when the page image shows the text legibly and its reading
-    fits, when tiles would not show the text ``MIN_GAIN`` times larger, when ``max_tiles``
+    fits, when tiles would not show the text ``min_gain`` times larger, when ``max_tiles``
     is below 2, or on a page with neither words nor ink (``inked``: images or drawings)."""
-    text_pt = small_text_pt(layer)
-    legible = text_pt * page_zoom * MIN_GAIN > LEGIBLE_PX
+    t = tolerances
+    text_pt = small_text_pt(layer, t)
+    legible = text_pt * page_zoom * t.min_gain > t.legible_px
     fits = max_chars is None or _chars(units) <= max_chars
     if (not layer.lines and not inked) or max_tiles < 2 or (legible and fits):
         return TilePlan([], page_zoom)
-    wanted = 0.0 if legible else LEGIBLE_PX / text_pt
+    wanted = 0.0 if legible else t.legible_px / text_pt
     best: TilePlan | None = None
-    zoom = MIN_GAIN * page_zoom
+    zoom = t.min_gain * page_zoom
     while True:
-        plan = _grid(layer.width, layer.height, tile_px, zoom)
+        plan = _grid(layer.width, layer.height, tile_px, zoom, t.overlap)
         if len(plan.clips) > max_tiles:
             break  # the bound: the last grid within it is as good as it gets
         best = plan
@@ -109,18 +94,18 @@ def plan_tiles(
             max_chars is None or all(_chars(units_in(units, c)) <= max_chars for c in plan.clips)
         ):
             break
-        step = zoom * ZOOM_STEP  # more, smaller tiles
+        step = zoom * t.zoom_step  # more, smaller tiles
         zoom = wanted if zoom < wanted < step else step
     if best is None or len(best.clips) < 2:
         return TilePlan([], page_zoom)
     return best
 
 
-def _grid(width: float, height: float, tile_px: int, zoom: float) -> TilePlan:
+def _grid(width: float, height: float, tile_px: int, zoom: float, overlap: float) -> TilePlan:
     """Overlapping tiles covering a page of ``width`` x ``height`` points at ``zoom``."""
     # A tile's side, points (MuPDF may round the image up a pixel on each side).
     side = (tile_px - 2) / zoom
-    columns, rows = _count(width, side), _count(height, side)
+    columns, rows = _count(width, side, overlap), _count(height, side, overlap)
     clips = [
         Box(x, y, min(x + side, width), min(y + side, height))
         for y in _starts(height, side, rows)
@@ -134,11 +119,11 @@ def _chars(units: Iterable[Unit]) -> int:
     return sum(len(u.line) + 1 for u in units)
 
 
-def _count(extent: float, side: float) -> int:
-    """Tiles of ``side`` overlapping by ``OVERLAP`` that span ``extent``."""
+def _count(extent: float, side: float, overlap: float) -> int:
+    """Tiles of ``side`` overlapping by ``overlap`` (a share of it) that span ``extent``."""
     if side >= extent:
         return 1
-    return math.ceil((extent - side) / (side * (1 - OVERLAP))) + 1
+    return math.ceil((extent - side) / (side * (1 - overlap))) + 1
 
 
 def _starts(extent: float, side: float, count: int) -> list[float]:
@@ -149,8 +134,10 @@ def _starts(extent: float, side: float, count: int) -> list[float]:
     return [i * step for i in range(count)]
 
 
-def render_page_tiles(pdf: bytes, page_number: int, plan: TilePlan) -> Tiles:
-    """The plan's tiles at its zoom, and the whole page at ``OVERVIEW_PX`` (run in a bounded
+def render_page_tiles(
+    pdf: bytes, page_number: int, plan: TilePlan, tolerances: TileTolerances = TILES
+) -> Tiles:
+    """The plan's tiles at its zoom, and the whole page at ``overview_px`` (run in a bounded
     child, like the page's own render)."""
     with PDF_LOCK:
         page = open_pdf(pdf).load_page(page_number - 1)
@@ -159,7 +146,7 @@ def render_page_tiles(pdf: bytes, page_number: int, plan: TilePlan) -> Tiles:
             page.get_pixmap(matrix=matrix, clip=pymupdf.Rect(clip), alpha=False)
             for clip in plan.clips
         ]
-        small = OVERVIEW_PX / max(page.rect.width, page.rect.height)
+        small = tolerances.overview_px / max(page.rect.width, page.rect.height)
         overview = page.get_pixmap(matrix=pymupdf.Matrix(small, small), alpha=False)
     return Tiles([encode_png(p) for p in pixmaps], encode_png(overview))
 

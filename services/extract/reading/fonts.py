@@ -13,26 +13,63 @@ from pymupdf import mupdf
 # A subset font's name starts with six capitals and a plus: the font is the name after it.
 _SUBSET = re.compile(r"^[A-Z]{6}\+")
 
+# Forms walked through for an annotation's fonts, at most (a hostile file may nest many).
+_MAX_FORMS = 64
 FontKey = tuple[str, int]  # (name, xref), or (name, -n) for a font object no xref was found for
 # A text line's box -> the centre of each character of it set in a shared name, and its font.
 CharFonts = dict[tuple[float, ...], list[tuple[float, float, int]]]
 
 
 def font_objects(page: pymupdf.Page) -> dict[str, list[int]]:
-    """The xrefs of the page's font objects (its forms' included) by name, subset prefix
-    dropped; a composite (Type0) font also by its descendant's name, which MuPDF names its
-    text by."""
+    """The xrefs of the page's font objects (its forms' and its annotations' appearances'
+    included) by name, subset prefix dropped; a composite (Type0) font also by its
+    descendant's name, which MuPDF names its text by."""
     by_name: dict[str, list[int]] = {}
     doc = page.parent
-    for xref, _ext, kind, basefont, *_ in page.get_fonts(full=True):
+
+    def add(xref: int, basefont: str, composite: bool) -> None:
         names = {_SUBSET.sub("", basefont)}
-        if kind == "Type0":
+        if composite:
             names.add(_SUBSET.sub("", _descendant_name(doc, xref)))
         for name in names - {""}:
             xrefs = by_name.setdefault(name, [])
             if xref not in xrefs:
                 xrefs.append(xref)
+
+    for xref, _ext, kind, basefont, *_ in page.get_fonts(full=True):
+        add(xref, basefont, kind == "Type0")
+    seen: set[int] = set()
+    for annot in page.annots():
+        kind, appearance = doc.xref_get_key(annot.xref, "AP/N")
+        if kind == "xref":
+            for xref in _stream_fonts(doc, int(appearance.split()[0]), seen):
+                kind, basefont = doc.xref_get_key(xref, "BaseFont")
+                subtype = doc.xref_get_key(xref, "Subtype")[1]
+                add(xref, basefont.lstrip("/") if kind == "name" else "", subtype == "/Type0")
     return by_name
+
+
+def _stream_fonts(doc: pymupdf.Document, xref: int, seen: set[int]) -> list[int]:
+    """The font objects a content stream's resources name, its forms' included."""
+    if xref in seen or len(seen) > _MAX_FORMS:
+        return []
+    seen.add(xref)
+    fonts = _refs(doc, xref, "Resources/Font")
+    for form in _refs(doc, xref, "Resources/XObject"):
+        if doc.xref_get_key(form, "Subtype")[1] == "/Form":
+            fonts += _stream_fonts(doc, form, seen)
+    return fonts
+
+
+def _refs(doc: pymupdf.Document, xref: int, key: str) -> list[int]:
+    """The objects a dictionary entry of ``xref`` refers to (the entry itself may stand
+    elsewhere)."""
+    kind, value = doc.xref_get_key(xref, key)
+    if kind == "xref":
+        value = doc.xref_object(int(value.split()[0]), compressed=True)
+    elif kind != "dict":
+        return []
+    return [int(n) for n in re.findall(r"(\d+) 0 R", value)]
 
 
 def _descendant_name(doc: pymupdf.Document, xref: int) -> str:

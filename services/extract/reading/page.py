@@ -13,9 +13,9 @@ from typing import Any
 import pymupdf
 
 from services.extract.reading.hints import bookmarks_by_page, page_label
-from services.extract.reading.isolation import PageReaders
 from services.extract.reading.render import (
     check_page_content,
+    check_page_images,
     check_page_size,
     encode_png,
     render_page,
@@ -24,12 +24,11 @@ from services.extract.reading.render import (
 )
 from services.extract.reading.textlayer import ocr_text_layer, read_text_layer
 from services.extract.reading.visibility import PageRender
-from shared.contracts.interfaces import Raster
+from shared.contracts.interfaces import Ocr, PageReader, Raster
 from shared.infra.bounded import OverLimit
 from shared.infra.settings import Settings
 from shared.ocr.engine import (
     RECOGNITION_DPI,
-    OcrEngine,
     page_raster,
     render_area,
     text_area,
@@ -51,10 +50,11 @@ class PageUnreadable(Exception):
 @dataclass(frozen=True)
 class Readers:
     """What reads a worker's pages: bounded child processes for MuPDF's work, and the OCR
-    engine for pages without a text layer (built once per worker by its bootstrap)."""
+    engine for pages without a text layer (built once per worker by its bootstrap; fakes in
+    unit tests)."""
 
-    pages: PageReaders
-    ocr: OcrEngine
+    pages: PageReader
+    ocr: Ocr
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ class RenderedPage:
 
 
 async def read_page_bounded(
-    pdf: bytes, page_number: int, settings: Settings, readers: PageReaders
+    pdf: bytes, page_number: int, settings: Settings, readers: PageReader
 ) -> RenderedPage:
     """``read_page`` in a child process held to the page's time and memory limits, so a
     page that would take minutes or gigabytes fails by name instead of stalling the worker.
@@ -121,6 +121,7 @@ def _load_page(
         refusal = page_damage(doc, page_number - 1) if doc.is_repaired else None
         refusal = refusal or check_page_size(page, settings.page_max_side_in)
         refusal = refusal or check_page_content(page, settings.page_max_content_mb * 1024 * 1024)
+        refusal = refusal or check_page_images(page, settings.max_image_pixels)
         if refusal:
             raise PageUnreadable(refusal)
         max_px, max_pixels = settings.page_image_max_px, settings.page_image_max_pixels
@@ -203,7 +204,7 @@ async def _ocr_words(
 
 
 async def _area_raster(
-    pdf: bytes, page: RenderedPage, area: Box, settings: Settings, readers: PageReaders
+    pdf: bytes, page: RenderedPage, area: Box, settings: Settings, readers: PageReader
 ) -> Raster:
     """``area`` of the page at ``RECOGNITION_DPI``, or, when that render goes past the
     page's time or memory limits, the page image: its lines are then read at the page
@@ -215,7 +216,7 @@ async def _area_raster(
 
 
 async def closer_raster(
-    pdf: bytes, page_number: int, area: Box, settings: Settings, readers: PageReaders
+    pdf: bytes, page_number: int, area: Box, settings: Settings, readers: PageReader
 ) -> Raster:
     """``area`` of the page rendered at ``RECOGNITION_DPI`` within the page's time and
     memory limits (``OverLimit`` past them)."""

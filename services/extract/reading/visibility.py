@@ -12,23 +12,15 @@ from collections.abc import Sequence
 import numpy
 import pymupdf
 
+from services.extract.tolerances import VISIBILITY, VisibilityTolerances
 from shared.pagetext import Box, HiddenKind
 
 # MuPDF's per-character flags: a glyph that is neither filled nor stroked is drawn in
 # render mode 3 (or 7, clip only): invisible.
 _PAINTED = pymupdf.mupdf.FZ_STEXT_FILLED | pymupdf.mupdf.FZ_STEXT_STROKED
-# Below this size (points) no one reads a word on any sheet: a point is a third of a millimetre.
-MIN_READABLE_PT = 1.0
-# A word leaves no mark when every pixel of its box is within this many levels (0-255, per
-# channel) of its ground: anti-aliased glyphs of readable text differ far more.
-GROUND_TOLERANCE = 24
-# The ground is read in a ring this many pixels wide around the word's box.
-RING_PX = 2
-# Boxes smaller than this (pixels, either side) on the render cannot be told from it.
-MIN_BOX_PX = 2
 
 
-def property_hidden(span: dict) -> HiddenKind | None:
+def property_hidden(span: dict, tolerances: VisibilityTolerances = VISIBILITY) -> HiddenKind | None:
     """What the text's own properties say: invisible (render mode 3, or fully
     transparent), tiny, or nothing (shown, as far as they tell)."""
     if span.get("alpha", 255) == 0:
@@ -36,7 +28,7 @@ def property_hidden(span: dict) -> HiddenKind | None:
     char_flags = span.get("char_flags")
     if char_flags is not None and not char_flags & _PAINTED:
         return "invisible"
-    if 0 < span.get("size", MIN_READABLE_PT) < MIN_READABLE_PT:
+    if 0 < span.get("size", tolerances.min_readable_pt) < tolerances.min_readable_pt:
         return "tiny"
     return None
 
@@ -48,7 +40,10 @@ def _rgb(color: int) -> numpy.ndarray:
 class PageRender:
     """The page's render as an array, to ask whether a word left a mark on it."""
 
-    def __init__(self, pixmap: pymupdf.Pixmap, zoom: float):
+    def __init__(
+        self, pixmap: pymupdf.Pixmap, zoom: float, tolerances: VisibilityTolerances = VISIBILITY
+    ):
+        self.tolerances = tolerances
         self.pixmap = pixmap  # the array below is a view of its memory: keep it alive
         pixels = numpy.frombuffer(pixmap.samples_mv, numpy.uint8)
         self.pixels = pixels.reshape(pixmap.height, pixmap.width, pixmap.n)[:, :, :3]
@@ -68,31 +63,33 @@ class PageRender:
     def marked(self, box: Box) -> bool:
         """Whether the render shows anything but one flat colour in the box (True where it
         is too small on the render to tell)."""
+        t = self.tolerances
         x0, y0, x1, y1 = self._window(box, 0)
-        if x1 - x0 < MIN_BOX_PX or y1 - y0 < MIN_BOX_PX:
+        if x1 - x0 < t.min_box_px or y1 - y0 < t.min_box_px:
             return True
         inside = self.pixels[y0:y1, x0:x1].reshape(-1, 3).astype(numpy.int16)
-        return bool((inside.max(axis=0) - inside.min(axis=0)).max() > GROUND_TOLERANCE)
+        return bool((inside.max(axis=0) - inside.min(axis=0)).max() > t.ground_tolerance)
 
     def unseen(self, box: Box, color: int) -> HiddenKind | None:
         """``ground_coloured`` when the word's box holds nothing but its ground and the text
         is that colour, ``covered`` when the box holds nothing but one flat colour the text
         is not (something opaque drawn over it); None when it left a mark, or is too small
         on the render to tell."""
+        t = self.tolerances
         x0, y0, x1, y1 = self._window(box, 0)
-        if x1 - x0 < MIN_BOX_PX or y1 - y0 < MIN_BOX_PX:
+        if x1 - x0 < t.min_box_px or y1 - y0 < t.min_box_px:
             return None
         inside = self.pixels[y0:y1, x0:x1].reshape(-1, 3).astype(numpy.int16)
-        flat = bool((inside.max(axis=0) - inside.min(axis=0)).max() <= GROUND_TOLERANCE)
+        flat = bool((inside.max(axis=0) - inside.min(axis=0)).max() <= t.ground_tolerance)
         if not flat:
             return None
-        gx0, gy0, gx1, gy1 = self._window(box, RING_PX)
+        gx0, gy0, gx1, gy1 = self._window(box, t.ring_px)
         around = self.pixels[gy0:gy1, gx0:gx1].reshape(-1, 3).astype(numpy.int16)
         ground = numpy.median(around, axis=0)
         text = _rgb(color)
-        if numpy.abs(text - ground).max() <= GROUND_TOLERANCE:
+        if numpy.abs(text - ground).max() <= t.ground_tolerance:
             return "ground_coloured"
-        if numpy.abs(inside.mean(axis=0) - text).max() <= GROUND_TOLERANCE:
+        if numpy.abs(inside.mean(axis=0) - text).max() <= t.ground_tolerance:
             return None  # a flat box of the text's own colour: a solid glyph filling its box
         return "covered"
 

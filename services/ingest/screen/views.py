@@ -5,7 +5,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from shared.contracts.report import PageReport, Report
+from shared.contracts.report import PRIORITY_ORDER, PageReport, Report
 from shared.pagetext import Box, TextLayer
 from shared.sheet.reading import FieldReading, SheetReading
 
@@ -17,6 +17,7 @@ SORTS = {
     "title": "title",
     "verdict": "verdict",
     "problems": "open problems",
+    "priority": "review priority",
 }
 # The title block's fields a reviewer compares, in the order people read them.
 FIELD_ROWS = (
@@ -42,6 +43,12 @@ def verdict(page: PageReport) -> str:
     if not result.ok:
         return "problems"
     return "unjudged" if result.unjudged else "ok"
+
+
+def priority_rank(page: PageReport) -> int:
+    """High first, then normal, then low (a page without one last)."""
+    priority = page.review_priority
+    return PRIORITY_ORDER.index(priority.level) if priority else len(PRIORITY_ORDER)
 
 
 def open_problems(page: PageReport) -> int:
@@ -119,6 +126,7 @@ def filtered(rows: list[SheetRow], chosen: Filter) -> list[SheetRow]:
             "title": ((sheet.sheet_title or "~").casefold(), row.number),
             "verdict": (VERDICTS.index(row.verdict), row.number),
             "problems": (-row.open_problems, row.number),
+            "priority": (priority_rank(row.page), row.number),
         }[chosen.sort]
 
     return sorted(filter(keeps, rows), key=key, reverse=chosen.descending)

@@ -52,6 +52,8 @@ class CheckResult:
     usage: dict[str, Usage] = field(default_factory=dict)
     crops: dict[str, bytes] = field(default_factory=dict)  # key under jobs/{id}/ -> JPEG
     model_failure: str | None = None  # a model call failed (the server, not the reply)
+    lines_read: int = 0  # lines of the page read by OCR
+    title_block_read: bool = False  # the title block's number read alike by OCR
 
 
 class Check(Protocol):

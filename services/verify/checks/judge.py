@@ -23,6 +23,7 @@ from services.verify.judge import (
     select_scope,
     text_excerpt,
 )
+from services.verify.verdict import UNTAGGED
 from shared.contracts.interfaces import ModelClient
 from shared.contracts.models import PageObject
 from shared.infra.settings import Settings
@@ -112,6 +113,7 @@ async def _judge_objects(
         scope,
         await asyncio.to_thread(_excerpt, page, located),
         choice.images,
+        unresolved=page.covered.unresolved_items,
     )
 
     def reading_on_page(reading: str) -> str | None:
@@ -124,6 +126,7 @@ async def _judge_objects(
             findings[obj.object_id] = Finding(verification, said=judged.as_dict())
     return CheckResult(
         findings=findings,
+        problems=[(UNTAGGED, sentence) for sentence in outcome.page_problems],
         speaks_for_page=True,
         skipped=outcome.skipped,
         reason=outcome.reason,
@@ -146,6 +149,7 @@ async def _judge_emptiness(page: PageEvidence, contradiction: str, llm: ModelCli
         images,
     )
     result = CheckResult(
+        problems=[(UNTAGGED, sentence) for sentence in outcome.page_problems],
         speaks_for_page=True,
         skipped=outcome.skipped,
         reason=outcome.reason,
@@ -177,11 +181,13 @@ class JudgeCheck:
         settings = page.settings
         judging = page.judge_enabled and bool(settings.llm_verify_model and settings.llm_base_url)
         emptiness = page.emptiness
+        # The claim that the page is empty is the judge's to rule on where no check before
+        # it has (OCR reading the page again, say).
         return (
             self.llm is not None
             and judging
             and not emptiness.blank
-            and bool(objects or emptiness.contradiction)
+            and bool(objects or (emptiness.contradiction and not spoken))
         )
 
     async def run(self, page: PageEvidence, objects: list[PageObject]) -> CheckResult:

@@ -19,14 +19,14 @@ from services.verify.ocr_check import (
     reading_verdicts,
     render_claims,
 )
+from shared.contracts.interfaces import Ocr
 from shared.contracts.models import PageObject
-from shared.ocr.engine import OcrEngine
 from shared.pdf.sources import PDF_LOCK, open_pdf
 
 log = logging.getLogger("sheetflow.verify")
 
 
-def read_lines(page: PageEvidence, claims: Sequence[Claim], engine: OcrEngine) -> list[Reading]:
+def read_lines(page: PageEvidence, claims: Sequence[Claim], engine: Ocr) -> list[Reading]:
     """The claims' lines rendered from the page and read in one batched call (CPU-bound);
     none when the page does not render."""
     if not claims or page.pdf is None:
@@ -47,7 +47,7 @@ def read_lines(page: PageEvidence, claims: Sequence[Claim], engine: OcrEngine) -
 class OcrCheck:
     """Basis ``ocr``: on a text page, with an engine and ``verify_ocr_check`` on."""
 
-    def __init__(self, engine: OcrEngine | None, fonts: FontLedger | None = None) -> None:
+    def __init__(self, engine: Ocr | None, fonts: FontLedger | None = None) -> None:
         self.engine = engine
         self.fonts = fonts or FontLedger(None)
 
@@ -96,11 +96,16 @@ class OcrCheck:
                 cited += second.cited
                 readings += await asyncio.to_thread(read_lines, page, second.read, engine)
         finally:
-            await self.fonts.settle(job, claimed, agreed_fonts(readings, page.text_layer, number))
+            agreed = agreed_fonts(readings, page.text_layer, number)
+            await self.fonts.settle(job, claimed, agreed)
+            if read_here := sorted(set(agreed) & claimed):
+                log.info("page %d: read font objects %s alike for the job", number, read_here)
         verdicts, problems, identity_read = reading_verdicts(objects, readings)
         verdicts = cited_verdicts(objects, cited) | verdicts
         return CheckResult(
             findings={oid: Finding(v) for oid, v in verdicts.items()},
             problems=problems,
             page_judged=identity_read,
+            lines_read=len(readings),
+            title_block_read=identity_read,
         )

@@ -7,12 +7,12 @@ from typing import Any
 from services.verify.checks.base import Check, CheckResult, Finding, PageEvidence
 from services.verify.checks.judge import JudgeCheck
 from services.verify.checks.ocr import OcrCheck
+from services.verify.checks.reread import RereadCheck
 from services.verify.checks.text_layer import TextLayerCheck
 from services.verify.checks.witnesses import WitnessCheck
 from services.verify.fonts import FontLedger
-from shared.contracts.interfaces import ModelClient
+from shared.contracts.interfaces import ModelClient, Ocr
 from shared.contracts.models import ObjectVerification, PageObject, Usage, merge_usage
-from shared.ocr.engine import OcrEngine
 
 EVERY = frozenset({"confirmed", "refuted", "uncertain", "not_judged"})
 UNREAD = frozenset({"not_judged"})  # no check has read the object
@@ -34,12 +34,13 @@ class Registered:
 
 
 def registered(
-    llm: ModelClient | None, ocr: OcrEngine | None, fonts: FontLedger | None = None
+    llm: ModelClient | None, ocr: Ocr | None, fonts: FontLedger | None = None
 ) -> tuple[Registered, ...]:
     """The checks in the order they run: each sees the verdicts of those before it."""
     return (
         Registered(TextLayerCheck(), replaces=EVERY),
         Registered(OcrCheck(ocr, fonts), replaces=UNREAD),
+        Registered(RereadCheck(ocr), replaces=frozenset()),
         Registered(JudgeCheck(llm), replaces=UNDECIDED, second_opinion=True),
         Registered(WitnessCheck(), replaces=frozenset()),
     )
@@ -92,6 +93,8 @@ class Checked:
     crops: dict[str, bytes] = field(default_factory=dict)
     disagreements: list[dict[str, Any]] = field(default_factory=list)
     model_failure: str | None = None
+    lines_read: int = 0
+    title_block_read: bool = False
 
     def absorb(self, entry: Registered, result: CheckResult) -> None:
         for obj in self.objects:
@@ -106,6 +109,8 @@ class Checked:
         self.usage = merge_usage(self.usage, result.usage)
         self.crops |= result.crops
         self.model_failure = self.model_failure or result.model_failure
+        self.lines_read += result.lines_read
+        self.title_block_read |= result.title_block_read
 
 
 async def run_checks(

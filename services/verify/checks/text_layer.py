@@ -51,8 +51,7 @@ def read_against_text_layer(page: PageEvidence, objects: list[PageObject]) -> Ch
     covered = page.covered
     if layer.has_text_layer:
         printed = covered.reading.sheet_number if covered.reading else None
-        sheet = covered.sheet
-        extracted = claimed_number(sheet)
+        extracted = claimed_number(covered.sheet)
         if sentence := check_identity(extracted, printed):
             result.problems.append(("identity_wrong", sentence))
     if sentence := check_content(covered):

@@ -77,7 +77,23 @@ LANDSCAPE = ((2384.0, 1684.0), (1684.0, 1191.0), (1191.0, 842.0))
 PORTRAIT = ((1684.0, 2384.0), (1191.0, 1684.0))
 PHASES = {"fr": ("APD", "PRO", "EXE"), "pl": ("PB", "PW")}
 LEVELS = {"de": ("UG", "EG", "OG1", "OG2")}
-PHONE = {"en": "+44 20", "de": "+49 30", "fr": "+33 1", "es": "+34 91", "it": "+39 06"}
+PHONE = {
+    "en": "+44 20",
+    "de": "+49 30",
+    "fr": "+33 1",
+    "es": "+34 91",
+    "it": "+39 06",
+    "pt": "+351 21",
+    "nl": "+31 20",
+    "sv": "+46 8",
+    "da": "+45 33",
+    "no": "+47 22",
+    "pl": "+48 22",
+    "cs": "+420 2",
+    "ru": "+7 495",
+    "ja": "03",
+    "zh": "+86 21",
+}
 SIGNERS = {
     "ru": ("Иванов", "Петров", "Сидоров", "Кузнецова", "Смирнов"),
     "ja": ("山田", "佐藤", "鈴木"),
@@ -187,9 +203,7 @@ def _firm(lang: Language, rng: random.Random) -> list[str]:
     if rng.random() < 0.6:
         lines.append(f"info@{slug}.example")
     if rng.random() < 0.5:
-        lines.append(
-            f"Tel. {PHONE.get(lang.code, '+1 555')} {rng.randint(100, 999)} {rng.randint(1000, 9999)}"
-        )
+        lines.append(f"Tel. {PHONE[lang.code]} {rng.randint(100, 999)} {rng.randint(1000, 9999)}")
     return lines
 
 
