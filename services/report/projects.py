@@ -48,7 +48,7 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True)
-class _Job:
+class JobPages:
     bucket: Bucket
     job: JobRecord
     project: str
@@ -74,13 +74,13 @@ async def update_register(
     if project is None:
         raise ValueError(f"job {job.job_id} names no project")
     upload = upload_of(report, job.created_at, job.options.issue, job.options.issue_date)
-    pages = _Job(bucket, job, project)
+    pages = JobPages(bucket, job, project)
     for _ in range(CAS_ATTEMPTS):
         register, revision = await read_register(bucket, state, project)
         if (sequence := register.sequence_of(job.job_id)) is not None:
             key = Keys.register_outcome(project, job.job_id, sequence)
             return await bucket.get_model(key, RegisterOutcome)
-        updated, outcome = await _applied(pages, register, upload)
+        updated, outcome = await applied_upload(pages, register, upload)
         key = Keys.register_outcome(project, job.job_id, outcome.sequence)
         await bucket.put_json(key, outcome)
         if await commit_register(bucket, state, updated, revision=revision, applied=job.job_id):
@@ -98,10 +98,11 @@ async def update_register(
     raise RuntimeError(f"could not update the register of {project}: too much contention")
 
 
-async def _applied(
-    pages: _Job, register: Register, upload: Upload
+async def applied_upload(
+    pages: JobPages, register: Register, upload: Upload, applied_as: str | None = None
 ) -> tuple[Register, RegisterOutcome]:
-    """The register with the job applied: its known sheets diffed against their current
+    """The register with the job applied (or, ``applied_as`` a correction's record, pages of
+    it a person gave a number since): its known sheets diffed against their current
     versions, its new versions' pages kept, its new numbers matched. A few sheets at a time,
     each page's words held only while its sheet is worked on (a set has hundreds)."""
     plan = plan_upload(register, upload)
@@ -115,11 +116,12 @@ async def _applied(
         changes={key: change for key, (change, _) in known.items()},
         matches=matches,
         kept=kept,
+        applied_as=applied_as,
     )
 
 
 async def _known(
-    pages: _Job, sheet: UploadedSheet, before: SheetVersion
+    pages: JobPages, sheet: UploadedSheet, before: SheetVersion
 ) -> tuple[Change | None, Kept | None]:
     """A sheet the register holds, diffed against its current version: its change and where
     its page is kept, or nothing when it is unchanged."""
@@ -169,7 +171,7 @@ async def _gather(work: Mapping[str, Awaitable[T]]) -> dict[str, T]:
     return dict(zip(work, results, strict=True))
 
 
-async def _keep(pages: _Job, sheet: UploadedSheet, reading: SheetReading | None = None) -> Kept:
+async def _keep(pages: JobPages, sheet: UploadedSheet, reading: SheetReading | None = None) -> Kept:
     """Copy a new version's page (its words, image and reading) under the project's keys: a
     later version is diffed and overlaid against them once the job's own keys are gone."""
     bucket, job_id, n = pages.bucket, pages.job.job_id, sheet.page_number
@@ -260,7 +262,7 @@ async def _stored_change(
     )
 
 
-async def _matches(pages: _Job, register: Register, plan: Plan) -> dict[str, tuple[str, float]]:
+async def _matches(pages: JobPages, register: Register, plan: Plan) -> dict[str, tuple[str, float]]:
     """A new sheet's proposed match among the register sheets the upload lacks with its
     title: the one whose words are nearly its own."""
     new = {s.key: s for s in plan.new}

@@ -17,7 +17,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from services.report.projects import kept_change
+from services.report.projects import JobPages, applied_upload, kept_change
+from services.report.revisions.register import Upload, UploadedSheet, revised_events
 from services.report.revisions.review import (
     Moved,
     corrected_version,
@@ -30,13 +31,21 @@ from services.report.revisions.review import (
 from shared.contracts import subjects
 from shared.contracts.interfaces import Bucket, ObjectMissing, Publisher, StateStore
 from shared.contracts.messages import ProposalDecided, RegisterUpdated, SheetCorrected, SheetRevised
-from shared.contracts.register import Register, RegisterOutcome, RegisterSheet, UnitCounts
+from shared.contracts.models import VerifiedPage
+from shared.contracts.register import (
+    Register,
+    RegisterOutcome,
+    RegisterSheet,
+    SheetOutcome,
+    UnitCounts,
+)
 from shared.contracts.review import ProposalDecision, SheetMoved
 from shared.infra.broker import msg_id
-from shared.infra.jobs import CAS_ATTEMPTS, JobStore
+from shared.infra.jobs import CAS_ATTEMPTS, JobRecord, JobStore
 from shared.infra.register_store import commit_register, read_register
 from shared.infra.review_store import save_project_record
 from shared.infra.storage import Keys
+from shared.sheet.normal import iso_date
 from shared.sheet.tokens import sheet_key
 
 log = logging.getLogger("sheetflow.report")
@@ -54,6 +63,9 @@ class ReviewApplied(BaseModel):
     moved: SheetMoved | None = None
     revised: list[SheetRevised] = Field([], description="versions the move made or renamed")
     updated: RegisterUpdated
+    joined: list[SheetOutcome] = Field(
+        [], description="a page a person's number brought into the register: what it became"
+    )
 
 
 # A change of the register for a review: the register after it and what it did; None when
@@ -79,7 +91,8 @@ async def follow_correction(
 ) -> None:
     """A correction of a page of a project's job: the register's version of the page takes
     the corrected number, title and revision; a new number moves the sheet (when the page
-    is its current version, or a re-issue of it), its versions with it."""
+    is its current version, or a re-issue of it), its versions with it; a page the register
+    lacks (its number was not read) joins it under the number a person gave."""
     values = {f: v for f, v in event.after.items() if f in REGISTER_FIELDS}
     job = await jobs.get_job(event.job_id)
     if not values or job is None or not job.options.project:
@@ -98,14 +111,7 @@ async def follow_correction(
     async def change(register: Register) -> tuple[Register, ReviewApplied] | None:
         at = locate(register, event.job_id, event.page_number)
         if at is None:
-            log.info(
-                "correction %s: page %s of %s is not in the register of %s",
-                event.record_id,
-                event.page_number,
-                event.job_id,
-                project,
-            )
-            return None
+            return await _joined(bucket, job, register, event, values)
         version = corrected_version(register.sheets[at.key].versions[at.index], values)
         register = with_version(register, at, version)
         number = values.get("sheet_number")
@@ -118,6 +124,103 @@ async def follow_correction(
     applied = await _apply(bucket, jobs.state, publisher, project, event.record_id, change)
     if applied is not None and applied.moved is not None:
         await _renumber_outcome(bucket, jobs.state, project, applied.moved)
+    if applied is not None and applied.joined:
+        await _joined_outcome(bucket, jobs.state, project, event.job_id, applied.joined)
+
+
+async def _joined(
+    bucket: Bucket,
+    job: JobRecord,
+    register: Register,
+    event: SheetCorrected,
+    values: dict[str, str | None],
+) -> tuple[Register, ReviewApplied] | None:
+    """A page the register lacks (its number was not read, or repeated another page's)
+    given a number: it joins the register as the job's sheet would have (a new sheet, a new
+    version of the sheet under that number, or that version re-issued), from its pages kept
+    by the job; None when they are gone or the job gives the number another page already."""
+    number = values.get("sheet_number")
+    key = sheet_key(number) if number else ""
+    held = register.sheets.get(key)
+    if not number or not key or (held and any(v.job_id == job.job_id for v in held.versions)):
+        log.info(
+            "correction %s: page %s of %s joins no sheet",
+            event.record_id,
+            event.page_number,
+            job.job_id,
+        )
+        return None
+    try:
+        page = await bucket.get_model(Keys.verified(job.job_id, event.page_number), VerifiedPage)
+    except ObjectMissing:
+        log.info(
+            "correction %s: page %s of %s was not read",
+            event.record_id,
+            event.page_number,
+            job.job_id,
+        )
+        return None
+    printed = page.sheet
+    sheet = UploadedSheet(
+        key=key,
+        sheet_number=number,
+        sheet_title=values.get("sheet_title", printed.sheet_title),
+        revision=values.get("revision", printed.revision),
+        issue_date=printed.issue_date,
+        page_number=event.page_number,
+        issue_date_iso=iso_date(printed.issue_date, None),
+    )
+    upload = Upload(
+        job_id=job.job_id,
+        file_name=job.file_name,
+        uploaded_at=job.created_at,
+        sheets=(sheet,),
+        issue=job.options.issue,
+        issued_on=job.options.issue_date,
+    )
+    pages = JobPages(bucket, job, register.project)
+    updated, outcome = await applied_upload(pages, register, upload, applied_as=event.record_id)
+    registered = RegisterUpdated(
+        project=register.project,
+        job_id=job.job_id,
+        sequence=updated.sequence,
+        added=outcome.count("added"),
+        revised=outcome.count("revised"),
+        reissued_unchanged=outcome.count("reissued"),
+        proposed=outcome.count("proposed"),
+        carried=0,
+        sheets_current=len(updated.sheets),
+        register_key=outcome.register_key,
+        record_id=event.record_id,
+    )
+    return updated, ReviewApplied(
+        project=register.project,
+        record_id=event.record_id,
+        revised=revised_events(outcome),
+        updated=registered,
+        joined=outcome.sheets,
+    )
+
+
+async def _joined_outcome(
+    bucket: Bucket, state: StateStore, project: str, job_id: str, joined: list[SheetOutcome]
+) -> None:
+    """What the job did to the register, as its report shows it, with the pages a person's
+    number brought into the register."""
+    register, _ = await read_register(bucket, state, project)
+    sequence = register.sequence_of(job_id)
+    if sequence is None:
+        return
+    key = Keys.register_outcome(project, job_id, sequence)
+    outcome = await bucket.get_model(key, RegisterOutcome)
+    pages = {s.page_number for s in joined}
+    kept = [s for s in outcome.sheets if s.page_number not in pages]
+    update = {
+        "sheets": sorted([*kept, *joined], key=lambda s: s.page_number),
+        "unregistered_pages": [n for n in outcome.unregistered_pages if n not in pages],
+        "duplicate_pages": [n for n in outcome.duplicate_pages if n not in pages],
+    }
+    await bucket.put_json(key, outcome.model_copy(update=update))
 
 
 async def apply_decision(

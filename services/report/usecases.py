@@ -12,6 +12,7 @@ from services.report.facts import page_facts
 from services.report.html import render_report_html
 from services.report.projects import update_register
 from services.report.review import apply_review, corrected_pages
+from services.report.revisions.register import revised_events
 from services.report.store import TerminalPages
 from shared.contracts import subjects
 from shared.contracts.interfaces import Bucket, ObjectMissing, Publisher
@@ -20,7 +21,6 @@ from shared.contracts.messages import (
     PageVerified,
     RegisterUpdated,
     ReportReady,
-    SheetRevised,
 )
 from shared.contracts.models import VerifiedPage
 from shared.contracts.register import RegisterOutcome, SheetOutcome
@@ -270,29 +270,8 @@ async def announce_changes(io: Collaborators, changes: RegisterOutcome) -> None:
     """``sheet.revised`` for each sheet the job gave a new version, then
     ``register.updated``; de-duplicated by project, job and sheet."""
     project, job_id = changes.project, changes.job_id
-    for sheet in changes.sheets:
-        if sheet.outcome != "revised" or sheet.from_version is None or sheet.delta_key is None:
-            continue
-        counts = sheet.changes
-        revised = SheetRevised(
-            project=project,
-            job_id=job_id,
-            page_number=sheet.page_number,
-            sheet_number=sheet.sheet_number,
-            sheet_key=sheet.sheet_key,
-            from_version=sheet.from_version,
-            to_version=sheet.to_version,
-            from_revision=sheet.from_revision,
-            to_revision=sheet.to_revision,
-            added=counts.added if counts else 0,
-            removed=counts.removed if counts else 0,
-            changed=counts.changed if counts else 0,
-            regions=counts.regions if counts else 0,
-            title_block_only=sheet.title_block_only,
-            delta_key=sheet.delta_key,
-            overlay_key=sheet.overlay_key,
-        )
-        dedup = msg_id(project, job_id, sheet.sheet_key, "revised")
+    for revised in revised_events(changes):
+        dedup = msg_id(project, job_id, revised.sheet_key, "revised")
         await io.publisher.publish(subjects.SHEET_REVISED, revised, dedup_id=dedup)
     updated = RegisterUpdated(
         project=project,

@@ -21,12 +21,14 @@ from services.report.projects import update_register
 from services.report.register_review import apply_decision, follow_correction
 from shared.contracts import subjects
 from shared.contracts.messages import ProposalDecided, RegisterUpdated, SheetCorrected, SheetRevised
+from shared.contracts.models import Coverage, PageVerdict, VerifiedPage
 from shared.contracts.register import RegisterOutcome
 from shared.contracts.review import ProposalDecision, SheetMoved
 from shared.infra.jobs import JobStore, now
 from shared.infra.review_store import project_records
 from shared.infra.settings import Settings
 from shared.infra.storage import Keys
+from shared.sheet.header import SheetHeader
 from tests.support.fakes import RecordingPublisher
 from tests.unit.test_report_register import FIRST, NOTES, PROJECT, World
 
@@ -289,3 +291,49 @@ async def test_an_accepted_proposal_keeps_the_new_number_whatever_order_the_uplo
     sheet = register.sheets["S102"]
     assert sheet.sheet_number == "S-102" and "S109" not in register.sheets
     assert [v.sheet_number for v in sheet.versions] == ["S-109", "S-102"]
+
+
+async def test_a_page_without_a_number_joins_the_register_under_the_number_a_person_gives():
+    """The set step read no number on page 2, so the register left it out; a reviewer gives
+    it S-102: it joins the register (version 1 of S-102, its page kept), the job's changes
+    list it, and register.updated counts it added."""
+    world = World()
+    job, report = await world.upload(FIRST[:2])
+    unread = report.pages[1].model_copy(
+        update={"sheet": report.pages[1].sheet.model_copy(update={"sheet_number": None})}
+    )
+    report = report.model_copy(update={"pages": [report.pages[0], unread]})
+    await JobStore(world.state).create_job(job)
+    outcome = await update_register(world.bucket, world.state, job, report)
+    assert outcome.unregistered_pages == [2] and "S102" not in (await world.register()).sheets
+    coverage = Coverage(total_lines=1, covered_lines=1, ratio=1.0)
+    page = VerifiedPage(
+        job_id=job.job_id,
+        page_number=2,
+        has_text_layer=True,
+        sheet=SheetHeader(sheet_title="FRAMING PLAN", revision="1"),
+        coverage_before=coverage,
+        coverage=coverage,
+        floor=0.6,
+        below_floor=False,
+        verdict=PageVerdict(ok=True),
+    )
+    await world.bucket.put_json(Keys.verified(job.job_id, 2), page)
+
+    heard = await correct(world, job.job_id, 2, {"sheet_number": "S-102"})
+    register = await world.register()
+    [version] = register.sheets["S102"].versions
+    assert (version.job_id, version.page_number, version.sheet_title) == (
+        job.job_id,
+        2,
+        "FRAMING PLAN",
+    )
+    assert version.text_key.startswith(Keys.project(PROJECT))
+    assert register.jobs == [job.job_id] and register.sequence == 2
+    [updated] = heard.on(subjects.REGISTER_UPDATED)
+    assert (updated.added, updated.record_id is not None) == (1, True)
+    changes = await world.bucket.get_model(
+        Keys.register_outcome(PROJECT, job.job_id, 1), RegisterOutcome
+    )
+    assert [(s.page_number, s.outcome) for s in changes.sheets] == [(1, "added"), (2, "added")]
+    assert changes.unregistered_pages == []

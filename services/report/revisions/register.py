@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from services.report.revisions.matching import same_title
+from shared.contracts.messages import SheetRevised
 from shared.contracts.register import (
     ProposedMatch,
     Register,
@@ -159,14 +160,17 @@ def apply_upload(
     changes: Mapping[str, Change | None],
     matches: Mapping[str, tuple[str, float]],
     kept: Mapping[str, Kept],
+    applied_as: str | None = None,
 ) -> tuple[Register, RegisterOutcome]:
     """The register with the upload applied, and what the upload did to it.
 
     ``changes`` holds, for every known sheet, its change (None: unchanged); ``matches`` a
     new sheet's proposed match (key, similarity); ``kept`` every new version's page. A job
-    the register already holds leaves it as it is (a redelivered job)."""
-    if upload.job_id in register.jobs:
+    the register already holds leaves it as it is (a redelivered job), unless the upload is
+    a page of it a person gave a number since (``applied_as``: the correction's record)."""
+    if applied_as is None and upload.job_id in register.jobs:
         raise ValueError(f"the register already holds job {upload.job_id}")
+    applied = applied_as or upload.job_id
     sequence = register.sequence + 1
     sheets = dict(register.sheets)
     proposals = list(register.proposals)
@@ -186,8 +190,8 @@ def apply_upload(
     updated = Register(
         project=register.project,
         sequence=sequence,
-        jobs=[*register.jobs, upload.job_id],
-        applied=[*register.applied, upload.job_id],
+        jobs=register.jobs if applied_as else [*register.jobs, upload.job_id],
+        applied=[*register.applied, applied],
         sheets=sheets,
         proposals=proposals,
         updated_at=upload.uploaded_at,
@@ -196,7 +200,7 @@ def apply_upload(
         project=register.project,
         job_id=upload.job_id,
         sequence=sequence,
-        register_key=Keys.register_snapshot(register.project, sequence, upload.job_id),
+        register_key=Keys.register_snapshot(register.project, sequence, applied),
         issue=upload.issue,
         issued_on=upload.issued_on,
         sheets=outcomes,
@@ -322,3 +326,33 @@ def _revised(
         overlay_key=change.overlay_key,
     )
     return outcome, entry
+
+
+def revised_events(changes: RegisterOutcome) -> list[SheetRevised]:
+    """``sheet.revised`` for each sheet an upload gave a new version."""
+    events = []
+    for sheet in changes.sheets:
+        if sheet.outcome != "revised" or sheet.from_version is None or sheet.delta_key is None:
+            continue
+        counts = sheet.changes or UnitCounts()
+        events.append(
+            SheetRevised(
+                project=changes.project,
+                job_id=changes.job_id,
+                page_number=sheet.page_number,
+                sheet_number=sheet.sheet_number,
+                sheet_key=sheet.sheet_key,
+                from_version=sheet.from_version,
+                to_version=sheet.to_version,
+                from_revision=sheet.from_revision,
+                to_revision=sheet.to_revision,
+                added=counts.added,
+                removed=counts.removed,
+                changed=counts.changed,
+                regions=counts.regions,
+                title_block_only=sheet.title_block_only,
+                delta_key=sheet.delta_key,
+                overlay_key=sheet.overlay_key,
+            )
+        )
+    return events
