@@ -170,6 +170,10 @@ def test_a_reviewer_decides_a_proposed_renumbering(screen: ScreenStack, viewport
                 page.wait_for_timeout(1000)
         assert "accepted" in page.locator("#proposals").inner_text()
         page.get_by_role("link", name="A609").first.click()
+        # The old number's version first, then the new one's: one sheet under A609.
+        page.wait_for_url("**/sheets/A609")
+        assert "A609" in page.locator("h1").inner_text()
+        assert page.locator("table.list tbody tr").count() == 2
         looked_at(page, "versions", viewport)
     r = httpx.get(f"{screen.api}/v1/projects/{PROJECT}/proposals", headers=bearer("reader"))
     assert [p["status"] for p in r.json()] == ["accepted"]
