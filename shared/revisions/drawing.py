@@ -7,17 +7,23 @@ extract's whole read of the page (bench/RESULTS.md), decoding its image a small 
 
 1. **Align.** The old image is laid on the new one by an affine map (a re-plot may shift,
    scale or rotate the whole sheet a little, a scan may be skewed): first where the texts both
-   sheets print place it (``SheetDelta.placement``), then refined on the two images' ink
-   (OpenCV's ECC on reduced, blurred copies), kept only when it improves the fit.
-2. **Compare** in the new image's pixels. Ink is what is clearly darker than the paper; a
-   version's ink is *missing* from the other only where the other has no mark at all (not
-   even a light one) within a line's tolerance: a line anti-aliased lighter in one rendering,
-   a JPEG's ringing, or a line that moved by less than a line width is no change. Words of
-   either text layer are left to the text delta: their boxes are masked.
-3. **Cluster** what is missing each way into changed regions (ink within a few text heights
-   of each other is one region), each with its box on both sheets and the share of the sheet
-   it covers; a region too small to be a drawn change (a few stray pixels) is dropped, and one
-   inside the title block's region is marked so (``title_block``).
+   sheets print place it (``SheetDelta.placement``); where that leaves ink unmatched,
+   refined on the two images' ink (OpenCV's ECC on reduced, blurred copies), the refinement
+   kept only when it fits better.
+2. **Compare** in the new image's pixels. Ink is what is clearly darker than the lightest
+   shade around it (the paper, or the fill it is drawn on); a version's ink is *missing* from
+   the other only where the other has no mark at all (not even a light one) within half a
+   heavy line's width: a line anti-aliased lighter in one rendering, a JPEG's ringing, or a
+   line that moved by less than a line width is no change. Words of either text layer are
+   left to the text delta: their boxes are masked.
+3. **Cluster** what is missing each way into changed regions (missing ink within 18 pt of
+   other missing ink is one region), each with its box on both sheets and the share of the
+   sheet it covers; a region too small to be a drawn change (a few stray pixels) is dropped,
+   and one inside the title block's region is marked so (``title_block``).
+
+Known limits (bench/RESULTS.md): linework drawn lighter than the ink's contrast (a fine
+hatching) is not ink, and a word whose text-layer box is far taller than its glyphs masks the
+linework under it.
 """
 
 import math
