@@ -181,27 +181,23 @@ def choose(
     skip: Set[int] = frozenset(),
     at_least_one: bool = True,
 ) -> Sample:
-    """Object lines, in page order, to read until each of their fonts is read ``per_font``
-    times (counting the claims ``read`` already; a font's lines spread over the page, a line
-    set in two fonts counting for both), at most ``max_objects``. A font ``checked`` on
-    another page is not read again: one object set only in fonts read alike is cited with
-    that reading instead. Fonts to ``skip`` (another page is reading them) are left alone.
-    With ``at_least_one``, one object is read when nothing else would be (the title block
-    read every font), so the page's objects are not all left unjudged."""
+    """Object lines, in page order, to check until each of their fonts is checked
+    ``per_font`` times (counting the claims ``read`` already; a font's lines spread over the
+    page, a line set in two fonts counting for both), at most ``max_objects``. The sample does
+    not depend on what other pages have read: a chosen line set only in fonts ``checked`` on
+    another page is cited with that reading instead of being read again, so a page's verdicts
+    are the same whichever of the job's pages read a font first. Fonts to ``skip`` (another
+    page is reading them) are left alone. With ``at_least_one``, one object is read when
+    nothing else would be (the title block read every font), so the page's objects are not
+    all left unjudged."""
     checked = checked or {}
     times: Counter[int] = Counter(font for claim in read for font in claim.fonts)
     fonts = list(dict.fromkeys(font for claim in lines for font in claim.fonts))
     chosen: set[int] = set()
-    cited: dict[int, FontCheck] = {}
     for font in fonts:
         if font in skip:
             continue
         of_font = [i for i, claim in enumerate(lines) if font in claim.fonts]
-        if font in checked:
-            wholly = [i for i in of_font if lines[i].fonts <= checked.keys()]
-            if wholly and not any(i in cited for i in wholly):
-                cited[wholly[len(wholly) // 2]] = checked[font]
-            continue
         wanted = per_font - times[font]
         if wanted <= 0:
             continue
@@ -211,13 +207,16 @@ def choose(
                 continue
             chosen.add(i)
             times.update(lines[i].fonts)
-    for i in chosen:
-        cited.pop(i, None)
-    idle = not (chosen or cited or skip & set(fonts))
+    cited = {
+        i: checked[min(lines[i].fonts)]
+        for i in chosen
+        if lines[i].fonts and lines[i].fonts <= checked.keys()
+    }
+    idle = not (chosen or skip & set(fonts))
     if at_least_one and lines and idle and max_objects > 0:
         chosen.add(len(lines) // 2)
     return Sample(
-        read=[lines[i] for i in sorted(chosen)],
+        read=[lines[i] for i in sorted(chosen) if i not in cited],
         cited=[(lines[i], cited[i]) for i in sorted(cited)],
     )
 

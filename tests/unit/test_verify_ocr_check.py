@@ -13,7 +13,7 @@ from services.verify.fonts import FontLedger
 from services.verify.ocr_check import candidates, choose, compare
 from services.verify.pipeline import verify_page
 from services.verify.tolerances import OcrCheckTolerances
-from shared.contracts.models import Coverage, CoveredPage, PageObject
+from shared.contracts.models import Coverage, CoveredPage, FontCheck, PageObject
 from shared.infra.settings import Settings
 from shared.pagetext import TextLayer
 from shared.sheet.header import sheet_header
@@ -237,3 +237,18 @@ async def test_a_font_read_alike_on_one_page_is_cited_on_the_next(readers, monke
         assert "on page 1" in (verification(cited).reason or "")
         assert page.verdict.checked is not None
         assert page.verdict.checked.fonts_cited == 1 and page.verdict.checked.ocr_lines == 1
+
+
+def test_the_sample_is_the_same_whether_a_font_was_read_here_or_elsewhere():
+    """The objects a page checks do not depend on which page of the job read a font first:
+    the lines it would read are the lines it cites when their fonts were read elsewhere, so
+    two runs of one job give every object the same verdict whatever the order."""
+    layer = _layer(same_named_fonts_pdf())
+    found = candidates(_covered(layer).objects, layer, read_sheet(layer))
+    alone = choose(found.objects, found.title, 8, 1)
+    fonts = {font for claim in found.objects for font in claim.fonts}
+    elsewhere = {f: FontCheck(xref=f, font="ArialMT", page=2, line="NOTES") for f in fonts}
+    cited = choose(found.objects, found.title, 8, 1, checked=elsewhere)
+    assert alone.read and not alone.cited
+    assert not cited.read
+    assert [c.claim_id for c, _ in cited.cited] == [c.claim_id for c in alone.read]
