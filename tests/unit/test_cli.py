@@ -1,8 +1,10 @@
 """The `sheetflow` command line: its commands, its error messages and its summary."""
 
 import json
+import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 
 import httpx
 import pymupdf
@@ -17,7 +19,8 @@ from shared.infra.settings import Settings
 from shared.sheet.header import SheetHeader
 from sheetflow import cli
 from sheetflow.cli import client as cli_client
-from sheetflow.cli import events, health, present
+from sheetflow.cli import commands, events, health, present
+from sheetflow.endpoints import Endpoints, write_endpoints
 
 runner = CliRunner()
 
@@ -529,3 +532,54 @@ def test_a_passed_page_and_the_set_say_how_much_was_checked():
     assert present.summary_lines(built)[2].endswith(
         "; checked 2 of 62 objects (OCR check of 2 lines)"
     )
+
+
+def test_submit_sends_the_uploads_issue_as_its_options(tmp_path):
+    pdf = tmp_path / "plans.pdf"
+    pdf.write_bytes(b"%PDF-1.7")
+    bodies: list[bytes] = []
+
+    def api(request: httpx.Request) -> httpx.Response:
+        bodies.append(request.read())
+        return httpx.Response(202, json={"job_id": "j_1", "status_url": "s", "report_url": "r"})
+
+    client = httpx.Client(base_url="http://api", transport=httpx.MockTransport(api))
+    options = commands.issue_options("Addendum 2", "2026-03-14")
+    cli_client.submit_file(client, pdf, "tower-b", options)
+    assert b'name="options"' in bodies[0]
+    assert b'{"issue": "Addendum 2", "issue_date": "2026-03-14"}' in bodies[0]
+    result = runner.invoke(cli.app, ["submit", str(pdf), "--issue-date", "14/03/2026"])
+    assert result.exit_code == 1 and "YYYY-MM-DD" in result.output
+
+
+def one_page_pdf(tmp_path) -> Path:
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "A-101 FLOOR PLAN", fontsize=12)
+    path = tmp_path / "plans.pdf"
+    doc.save(path)
+    return path
+
+
+def test_a_project_run_goes_to_the_up_running_from_its_data_dir(tmp_path, monkeypatch):
+    """One register per data dir: with a `sheetflow up` running from it, `run --project`
+    sends the file to that up rather than starting a stack of its own."""
+    monkeypatch.chdir(tmp_path)
+    pdf = one_page_pdf(tmp_path)
+    up = Endpoints(
+        pid=os.getpid(), api="http://127.0.0.1:9", nats_url="", s3_endpoint="", namespace="sf"
+    )
+    write_endpoints((tmp_path / ".sheetflow").resolve(), up)
+    sent: list[tuple[str, str | None]] = []
+
+    def submitted(client: httpx.Client, path, project=None, options=None):
+        sent.append((str(client.base_url), project))
+        return {"job_id": "j_1", "status_url": "s", "report_url": "r"}
+
+    monkeypatch.setattr(commands, "submit_file", submitted)
+    monkeypatch.setattr(commands, "wait_and_report", lambda *a, **k: (report([]), tmp_path))
+    monkeypatch.setattr(commands, "conclude", lambda *a: 0)
+    monkeypatch.setattr(commands, "supervised_stack", None)  # never started
+    result = runner.invoke(cli.app, ["run", str(pdf), "--project", "tower-b"])
+    assert result.exit_code == 0, result.output
+    assert sent == [("http://127.0.0.1:9", "tower-b")]
+    assert "sending plans.pdf to the `sheetflow up`" in result.output
