@@ -69,7 +69,7 @@ class ProjectSheets(BaseModel):
 
 def valid_project(project: str) -> str:
     """``project`` when it is a project id, else a refusal saying what one is."""
-    if not PROJECT_ID.match(project):
+    if not PROJECT_ID.fullmatch(project):
         raise Refusal(
             RefusalKind.INVALID,
             "bad_project",

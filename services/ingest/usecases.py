@@ -48,7 +48,7 @@ STATUS_READ_TIMEOUT_S = 4.0
 # Readiness: each server's round trip is given this long, and its answer kept this long.
 READY_TIMEOUT_S = 2.0
 READY_CACHE_S = 1.0
-JOB_ID_RE = re.compile(r"^j_[0-9a-f]{32}$")
+JOB_ID_RE = re.compile(r"j_[0-9a-f]{32}")
 
 
 class Inspector(Protocol):
@@ -355,7 +355,7 @@ async def _fan_out(io: Collaborators, job: JobRecord) -> None:
 
 async def find_job(io: Collaborators, job_id: str) -> JobRecord:
     """The job record, or a refusal: no such job, or the job store does not answer."""
-    if not JOB_ID_RE.match(job_id):
+    if not JOB_ID_RE.fullmatch(job_id):
         raise not_found("No job has that id.")
     try:
         job = await asyncio.wait_for(io.jobs.get_job(job_id), timeout=JOB_READ_TIMEOUT_S)

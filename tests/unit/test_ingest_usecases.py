@@ -11,6 +11,7 @@ import pytest
 from pydantic import BaseModel
 
 from services.ingest.bootstrap import bootstrap
+from services.ingest.projects import valid_project
 from services.ingest.refusals import Refusal, RefusalKind
 from services.ingest.roles import Caller
 from services.ingest.source import PreparedSource, check_and_prepare
@@ -373,3 +374,16 @@ async def test_an_accepted_intake_leaves_no_marker_and_a_refused_one_leaves_noth
     assert isinstance(refusing.bucket, MemoryBucket) and refusing.bucket.objects == {}
     assert isinstance(refusing.jobs.state, MemoryStateStore)
     assert refusing.jobs.state.documents == {}
+
+
+async def test_a_job_id_or_project_with_a_trailing_line_break_is_refused():
+    """An id is matched whole: a trailing line break (which ``$`` lets by) is no job id and no
+    project, so it never reaches a store key or a NATS subject."""
+    io = collaborators()
+    with pytest.raises(Refusal) as refused:
+        await job_status(io, "j_" + "0" * 32 + "\n")
+    assert refused.value.kind is RefusalKind.NOT_FOUND
+    with pytest.raises(Refusal) as bad:
+        valid_project("site-a\n")
+    assert bad.value.error == "bad_project"
+    assert valid_project("site-a") == "site-a"
