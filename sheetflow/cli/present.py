@@ -216,11 +216,11 @@ def _honesty_lines(verification: VerificationSummary) -> list[str]:
     """What a reader of the counts above must not miss: pages no independent check read,
     and pages whose text layer holds text they do not show."""
     lines = []
-    if verification.pages_self_read:
+    if count := verification.pages_self_read:
+        pages = "1 page" if count == 1 else f"{count} pages"
         lines.append(
-            f"not judged: {verification.pages_self_read} pages, whose objects are the page's "
-            "own text; nothing independent read it (a model, the judge or the OCR check "
-            "could)"
+            f"not judged: {pages}, whose objects are the page's own text; nothing independent "
+            "read it (a model, the judge or the OCR check could)"
         )
     if hidden := verification.hidden_text_pages:
         pages = ", ".join(map(str, hidden))

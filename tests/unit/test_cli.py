@@ -331,7 +331,7 @@ def test_summary_says_when_nothing_independent_read_a_page_and_names_hidden_text
     ]
     lines = present.summary_lines(report(pages))
     assert "passed 1 + with problems 0 + unjudged 1" in lines[2]
-    assert lines[4].startswith("not judged: 1 pages, whose objects are the page's own text")
+    assert lines[4].startswith("not judged: 1 page, whose objects are the page's own text")
     assert "nothing independent read it" in lines[4]
     assert lines[5] == "hidden text (not shown on the page, never read as its text): pages 2"
 
