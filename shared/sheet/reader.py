@@ -38,6 +38,7 @@ from shared.sheet.tokens import (
     printed_token,
     sheet_key,
 )
+from shared.sheet.cells import Cell, read_cells
 from shared.sheet.view import Run, View, views
 
 # The largest-text rule wants a number this many times the sheet's ordinary text size.
@@ -107,6 +108,8 @@ class Reading:
     evidence: int = 0
     candidates: tuple[Considered, ...] = ()
     region: Box | None = None
+    title_how: str = ""  # where the title was read, or why the page has none
+    cells: tuple[Cell, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -172,10 +175,16 @@ def _has_digit(token: str) -> bool:
 
 
 def _read(view: View) -> tuple[Reading, list[Considered]]:
-    labels = list(_labels(view))
+    cells = read_cells(view)
+    # A labelled cell's value is never a label ("Drawing" as a document type's value).
+    values = {i for cell in cells if cell.label for i in cell.value_ids}
+    labels = [label for label in _labels(view) if label.run.ids[0] not in values]
+    labels += _turned_labels(view, cells, labels)
     excluded = {
         i for label in labels if label.field is Field.OTHER for i in _field_ids(view, label, labels)
     }
+    # A cell's label, of a field known or not, is never a number or a title.
+    excluded |= {i for cell in cells for i in cell.label_ids}
     numbers = _distinct(list(_numbers(view, labels, excluded)))
     ranked = sorted(numbers, key=_strength, reverse=True)
     number = ranked[0] if ranked else None
@@ -184,15 +193,22 @@ def _read(view: View) -> tuple[Reading, list[Considered]]:
     )
     if rivalled:
         number = None
-    title, title_ids = _title(view, labels, number, excluded)
+    title, title_ids, how = _title(view, cells, labels, number, excluded)
     if number is not None and title is None:
         title, title_ids = _main_heading(view, labels)
-    candidates = _considered(view, labels, excluded, ranked, number, rivalled)
-    candidates += _large_tokens(view, labels, {c.word_ids for c in candidates})
+        how = "main heading" if title else how
+    candidates = _considered(view, cells, labels, excluded, ranked, number, rivalled)
+    candidates += _large_tokens(view, cells, labels, {c.word_ids for c in candidates})
     region = _region(view, labels, number)
+    framed = tuple(replace(c, box=c.box.from_frame(view.frame)) for c in cells)
     if number is None:
         return Reading(
-            title=title, title_words=title_ids, candidates=tuple(candidates), region=region
+            title=title,
+            title_words=title_ids,
+            candidates=tuple(candidates),
+            region=region,
+            title_how=how,
+            cells=framed,
         ), candidates
     return Reading(
         number=number.token,
@@ -202,6 +218,8 @@ def _read(view: View) -> tuple[Reading, list[Considered]]:
         evidence=number.evidence,
         candidates=tuple(candidates),
         region=region,
+        title_how=how,
+        cells=framed,
     ), candidates
 
 
@@ -229,6 +247,7 @@ _HOW = {
 
 def _considered(
     view: View,
+    cells: list[Cell],
     labels: list[_Label],
     excluded: set[int],
     ranked: list["_Number"],
@@ -247,7 +266,7 @@ def _considered(
             why = f"lost to {winner.token}: {how}; {_why_lost(n, winner)}"
         title: tuple[str | None, tuple[int, ...]] = (None, ())
         if rank < TITLED_CANDIDATES:
-            title = _title(view, labels, n, excluded)
+            title = _title(view, cells, labels, n, excluded)[:2]
         found.append(_as_considered(view, n, n is number, why, title))
     return found
 
@@ -287,7 +306,9 @@ def _as_considered(
     )
 
 
-def _large_tokens(view: View, labels: list[_Label], seen: set[tuple[int, ...]]) -> list[Considered]:
+def _large_tokens(
+    view: View, cells: list[Cell], labels: list[_Label], seen: set[tuple[int, ...]]
+) -> list[Considered]:
     """Words printed large and alone in the title block that only a drawing index can make a
     sheet number ("SITE", "COV-S"): kept as candidates of no evidence of their own."""
     floor = BIG_RATIO * view.typical_size
@@ -307,7 +328,7 @@ def _large_tokens(view: View, labels: list[_Label], seen: set[tuple[int, ...]]) 
         seen.add(ids)
         n = _Number(token, ids, view.box_of(ids), run.size, run, 0, ())
         why = "large and alone in the title block: a number only where a drawing index lists it"
-        title = _title(view, labels, n, set())
+        title = _title(view, cells, labels, n, set())[:2]
         found.append(_as_considered(view, n, False, why, title))
     return found
 
@@ -359,6 +380,21 @@ def _labels(view: View) -> Iterator[_Label]:
             field, n = found
             ids = run.ids[:n]
             yield _Label(field, view.box_of(ids), run, run.ids[n:], label_key(texts[:n]))
+
+
+def _turned_labels(view: View, cells: list[Cell], labels: list[_Label]) -> list[_Label]:
+    """The number and title labels of cells that print them turned 90° at their side: no
+    line of the view starts with them."""
+    seen = {i for label in labels for i in label.run.ids}
+    return [
+        _Label(cell.field, view.box_of(cell.label_ids), view.run_of(cell.label_ids), (), key)
+        for cell in cells
+        if cell.field in (Field.NUMBER, Field.TITLE)
+        and cell.label
+        and not seen.intersection(cell.label_ids)
+        and view.run_of(cell.label_ids).line_id < 0
+        and (key := label_key(cell.label.split()))
+    ]
 
 
 _NUMBER_TAILS = frozenset({"NO", "NUMBER", "NUM", "NBR", "NR", "#", "ID"})
@@ -617,14 +653,21 @@ def _stands_alone(view: View, run: Run, token_ids: tuple[int, ...]) -> bool:
 
 
 def _title(
-    view: View, labels: list[_Label], number: _Number | None, excluded: set[int]
-) -> tuple[str | None, tuple[int, ...]]:
+    view: View,
+    cells: list[Cell],
+    labels: list[_Label],
+    number: _Number | None,
+    excluded: set[int],
+) -> tuple[str | None, tuple[int, ...], str]:
+    """The title, the words it came from, and where it was read (or why there is none)."""
     if (
         number is not None
         and number.evidence != Evidence.TITLE_FIELD
         and (found := _with_number(view, number))[0]
     ):
-        return found  # the sheet's own title, printed in its number box
+        return *found, "printed after the number on its line"
+    if (found := _cell_title(view, cells, number))[0]:
+        return *found, "the value of the title cell"
     for label in sorted(
         (lb for lb in labels if lb.field is Field.TITLE),
         key=lambda lb: (view.in_zone(lb.box), view.edge_score(lb.box)),
@@ -632,14 +675,31 @@ def _title(
     ):
         found = _labelled_title(view, label, labels, number)
         if found[0]:
-            return found
+            return *found, f"the value of the title label {label.key!r}"
     if number is None:
-        return None, ()
+        return None, (), "no title field and no sheet number on the page"
     if number.label is not None and (found := _stamp_title(view, labels, number))[0]:
-        return found
+        return *found, "stamp title"
     if number.label is not None and number.label.key in BARE_NUMBER_LABELS:
-        return _heading_above(view, number)
-    return _title_near(view, labels, number, excluded)
+        return *_heading_above(view, number), "heading above"
+    return *_title_near(view, labels, number, excluded), "near the number"
+
+
+def _cell_title(
+    view: View, cells: list[Cell], number: _Number | None
+) -> tuple[str | None, tuple[int, ...]]:
+    """The value of a ruled cell labelled as the title field, all its lines: in the title
+    block first, then nearest the sheet's edge."""
+    titled = sorted(
+        (c for c in cells if c.field is Field.TITLE and c.value_ids),
+        key=lambda c: (view.in_zone(c.box), view.edge_score(c.box)),
+        reverse=True,
+    )
+    for cell in titled:
+        found = _clean_title(view, cell.value_ids, number)
+        if found[0] and _words_like(found[0]):
+            return found
+    return None, ()
 
 
 def _with_number(view: View, number: _Number) -> tuple[str | None, tuple[int, ...]]:

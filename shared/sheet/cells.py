@@ -1,0 +1,173 @@
+"""The title block read as what it is: a grid of ruled cells, each holding a label (small
+text at its edge, in any orientation, or a cell of its own beside its value) and a value
+(the rest of the cell, all its lines).
+
+A value never crosses a cell's walls, so a neighbour's text is never glued to it, and a
+value printed on several lines of one cell is one value. Cells are found from the page's
+ruled lines (``View.cell``); text that no rule boxes in forms no cell (the reader's
+unruled rules read it).
+"""
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from shared.pagetext import Box
+from shared.sheet.labels import Field, match_label
+from shared.sheet.view import Run, View
+
+# A label is printed smaller than its value: at most this share of the value's size.
+LABEL_SHARE = 0.85
+# A turned label stands in the outer part of its cell: this share of its width from a wall.
+TURNED_EDGE = 0.3
+# A cell of one line that is only a label gives its value to the cell beside (or below) it
+# when that cell's walls meet its own within this many points.
+WALL_SLACK = 2.0
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One ruled cell of the title block, in the view's frame: its label (None where it
+    prints none, or where its label names no known field: ``field`` None) and its value."""
+
+    box: Box
+    label: str | None
+    label_ids: tuple[int, ...]
+    field: Field | None
+    value: str
+    value_ids: tuple[int, ...]
+    value_size: float
+
+
+def read_cells(view: View) -> list[Cell]:
+    """The ruled cells of the view that hold text, each with its label and value; a label
+    ruled off in a cell of its own is joined to the value in the cell beside it."""
+    grouped: dict[Box, list[Run]] = defaultdict(list)
+    for run in view.runs:
+        cell = view.cell(run.box.centre)
+        if cell is not None:
+            grouped[cell].append(run)
+    cells = [cell for box, runs in grouped.items() if (cell := _cell(view, box, runs))]
+    return _paired(cells)
+
+
+def _cell(view: View, box: Box, runs: list[Run]) -> Cell | None:
+    aligned = sorted((r for r in runs if r.line_id >= 0), key=lambda r: (r.box.y0, r.box.x0))
+    turned = [r for r in runs if r.line_id < 0 and _at_edge(r.box, box)]
+    if aligned and turned:
+        if sum(len(r.ids) for r in aligned) <= len(turned) and _is_label(view, aligned):
+            return None  # its value runs across this view: the cell is read in its own
+        # A label turned 90° in a narrow strip at the cell's side labels the whole cell.
+        ids = tuple(sorted(i for r in turned for i in r.ids))
+        return _made(view, box, ids, aligned)
+    if not aligned:
+        return _made(view, box, (), sorted(runs, key=lambda r: (r.box.y0, r.box.x0)))
+    top, rest = aligned[0], aligned[1:]
+    words = [view.words[i].text for i in top.ids]
+    found = match_label(words)
+    if found is not None and _whole_label(found, words, top, rest):
+        field, n = found
+        label_ids, inline = top.ids[:n], top.ids[n:]
+        return _made(view, box, label_ids, rest, inline, field)
+    largest = max((r.size for r in rest), default=0.0)
+    if rest and top.size <= LABEL_SHARE * largest and top.box.y1 <= min(r.box.y0 for r in rest):
+        # Small text at the top edge over larger text: a label of a field not known.
+        return _made(view, box, top.ids, rest, (), None)
+    return _made(view, box, (), aligned)
+
+
+def _whole_label(found: tuple[Field, int], words: list[str], top: Run, rest: list[Run]) -> bool:
+    """Whether a line that opens with a label's words is the cell's label: the label alone,
+    or before a colon, or printed smaller than the text under it."""
+    field, n = found
+    if n == len(words) or words[n - 1].endswith(":"):
+        return True
+    largest = max((r.size for r in rest), default=0.0)
+    return field is not Field.OTHER and top.size <= LABEL_SHARE * largest
+
+
+def _is_label(view: View, runs: list[Run]) -> bool:
+    words = [view.words[i].text for r in runs for i in r.ids]
+    found = match_label(words)
+    return found is not None and found[1] == len(words)
+
+
+def _at_edge(word: Box, cell: Box) -> bool:
+    reach = TURNED_EDGE * cell.width
+    return word.x1 <= cell.x0 + reach or word.x0 >= cell.x1 - reach
+
+
+def _made(
+    view: View,
+    box: Box,
+    label_ids: tuple[int, ...],
+    runs: list[Run],
+    inline: tuple[int, ...] = (),
+    field: Field | None = None,
+) -> Cell:
+    value_ids = inline + tuple(i for r in runs for i in r.ids)
+    label = " ".join(view.words[i].text for i in label_ids) or None
+    if label is not None and field is None:
+        found = match_label(label.split())
+        whole = found is not None and (found[1] == len(label.split()) or found[0] is Field.OTHER)
+        field = found[0] if found and whole else None
+    value = " ".join(" ".join(view.words[i].text for i in value_ids).split())
+    sizes = [r.size for r in runs] or ([view.run_of(inline).size] if inline else [])
+    return Cell(
+        box=box,
+        label=label,
+        label_ids=label_ids,
+        field=field,
+        value=value,
+        value_ids=value_ids,
+        value_size=max(sizes, default=0.0),
+    )
+
+
+def _paired(cells: list[Cell]) -> list[Cell]:
+    """A cell that holds only a label, and the unlabelled cell right of it (or under it)
+    that holds its value, as one cell."""
+    taken: set[int] = set()
+    out: list[Cell] = []
+    for k, cell in enumerate(cells):
+        if k in taken or cell.label is None or cell.value:
+            continue
+        free = [
+            j
+            for j, other in enumerate(cells)
+            if j not in taken and j != k and other.label is None and other.value
+        ]
+        partner = next((j for j in free if _beside(cell.box, cells[j].box)), None)
+        if partner is None:
+            partner = next((j for j in free if _under(cell.box, cells[j].box)), None)
+        if partner is None:
+            continue
+        value = cells[partner]
+        taken |= {k, partner}
+        out.append(
+            Cell(
+                box=Box.union((cell.box, value.box)),
+                label=cell.label,
+                label_ids=cell.label_ids,
+                field=cell.field,
+                value=value.value,
+                value_ids=value.value_ids,
+                value_size=value.value_size,
+            )
+        )
+    return out + [c for k, c in enumerate(cells) if k not in taken]
+
+
+def _beside(left: Box, right: Box) -> bool:
+    return (
+        abs(left.x1 - right.x0) <= WALL_SLACK
+        and abs(left.y0 - right.y0) <= WALL_SLACK
+        and abs(left.y1 - right.y1) <= WALL_SLACK
+    )
+
+
+def _under(top: Box, below: Box) -> bool:
+    return (
+        abs(top.y1 - below.y0) <= WALL_SLACK
+        and abs(top.x0 - below.x0) <= WALL_SLACK
+        and abs(top.x1 - below.x1) <= WALL_SLACK
+    )
