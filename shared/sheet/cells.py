@@ -17,6 +17,8 @@ from shared.sheet.view import Run, View
 
 # A label is printed smaller than its value: at most this share of the value's size.
 LABEL_SHARE = 0.85
+# ... and a label not known to the vocabulary is small print: at most this size (points).
+LABEL_MAX = 10.0
 # A turned label stands in the outer part of its cell: this share of its width from a wall.
 TURNED_EDGE = 0.3
 # A cell of one line that is only a label gives its value to the cell beside (or below) it
@@ -47,7 +49,7 @@ def read_cells(view: View) -> list[Cell]:
         if cell is not None:
             grouped[cell].append(run)
     cells = [cell for box, runs in grouped.items() if (cell := _cell(view, box, runs))]
-    return _paired(cells)
+    return _paired(view, cells)
 
 
 def _cell(view: View, box: Box, runs: list[Run]) -> Cell | None:
@@ -67,19 +69,36 @@ def _cell(view: View, box: Box, runs: list[Run]) -> Cell | None:
     if found is not None and _whole_label(found, words, top, rest):
         field, n = found
         label_ids, inline = top.ids[:n], top.ids[n:]
-        return _made(view, box, label_ids, rest, inline, field)
+        return _made(view, box, label_ids, _own_field(view, rest), inline, field)
     largest = max((r.size for r in rest), default=0.0)
-    if rest and top.size <= LABEL_SHARE * largest and top.box.y1 <= min(r.box.y0 for r in rest):
+    small = top.size <= LABEL_SHARE * largest and top.size <= LABEL_MAX
+    if rest and small and top.box.y1 <= min(r.box.y0 for r in rest):
         # Small text at the top edge over larger text: a label of a field not known.
-        return _made(view, box, top.ids, rest, (), None)
+        return _made(view, box, top.ids, _own_field(view, rest), (), None)
     return _made(view, box, (), aligned)
+
+
+def _own_field(view: View, rest: list[Run]) -> list[Run]:
+    """The lines of a cell that belong to its label: those above the next label (a box that
+    holds several fields one under another, unruled)."""
+    for k, run in enumerate(rest):
+        words = [view.words[i].text for i in run.ids]
+        found = match_label(words)
+        if found is None:
+            continue
+        above = max((r.size for r in rest[:k]), default=0.0)
+        smaller = found[0] is Field.OTHER and run.size <= LABEL_SHARE * above
+        colon = any(w.endswith(":") for w in words[: found[1] + 3])
+        if found[1] == len(words) or colon or smaller:
+            return rest[:k]
+    return rest
 
 
 def _whole_label(found: tuple[Field, int], words: list[str], top: Run, rest: list[Run]) -> bool:
     """Whether a line that opens with a label's words is the cell's label: the label alone,
     or before a colon, or printed smaller than the text under it."""
     field, n = found
-    if n == len(words) or words[n - 1].endswith(":"):
+    if n == len(words) or any(w.endswith(":") for w in words[: n + 2]):
         return True
     largest = max((r.size for r in rest), default=0.0)
     return field is not Field.OTHER and top.size <= LABEL_SHARE * largest
@@ -123,7 +142,17 @@ def _made(
     )
 
 
-def _paired(cells: list[Cell]) -> list[Cell]:
+def _holds_label(view: View, cell: Cell) -> bool:
+    """Whether a cell's text has a line that opens with a label (a box of fields)."""
+    return any(
+        (run := view.run_of_word.get(i)) is not None
+        and run.ids[0] == i
+        and match_label([view.words[j].text for j in run.ids]) is not None
+        for i in cell.value_ids
+    )
+
+
+def _paired(view: View, cells: list[Cell]) -> list[Cell]:
     """A cell that holds only a label, and the unlabelled cell right of it (or under it)
     that holds its value, as one cell."""
     taken: set[int] = set()
@@ -136,6 +165,7 @@ def _paired(cells: list[Cell]) -> list[Cell]:
             for j, other in enumerate(cells)
             if j not in taken and j != k and other.label is None and other.value
         ]
+        free = [j for j in free if not _holds_label(view, cells[j])]
         partner = next((j for j in free if _beside(cell.box, cells[j].box)), None)
         if partner is None:
             partner = next((j for j in free if _under(cell.box, cells[j].box)), None)

@@ -696,7 +696,13 @@ def _cell_title(
         reverse=True,
     )
     for cell in titled:
-        found = _clean_title(view, cell.value_ids, number)
+        # The cell's largest lines and those stacked with them: an issue line in smaller
+        # print beside the title is no part of it.
+        runs = {id(run): run for i in cell.value_ids if (run := view.run_of_word.get(i))}
+        inside = list(runs.values())
+        ids = set(cell.value_ids)
+        stacked = tuple(i for i in _stack(inside, inside) if i in ids)
+        found = _clean_title(view, stacked, number)
         if found[0] and _words_like(found[0]):
             return found
     return None, ()
@@ -833,7 +839,6 @@ def _title_near(
             inside = [r for r in view.runs if box and box.contains(r.box.centre) and usable(r)]
             if inside:
                 return _clean_title(view, _stack(inside, inside), number)
-        return None, ()
     h, w = y1 - y0, x1 - x0
     rows = [
         r
