@@ -9,7 +9,7 @@ because their values are never the sheet number and they bound the fields around
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from enum import Enum
 from functools import lru_cache
 
@@ -168,11 +168,12 @@ _STATUS_CODE = re.compile(r"^[a-z]{1,2}\d{0,2}$")
 
 
 def fold(text: str) -> str:
-    """A text as labels are compared: full-width forms and ligatures made plain (NFKC), case
-    folded (ß is ss), accents of Latin, Greek and Cyrillic letters dropped, and everything
-    but letters and digits removed ("Zeichnungs-Nr.:", "ZEICHNUNGSNR" and "ｚｅｉｃｈｎｕｎｇｓ
-    ｎｒ" are one). Kana keep their voicing marks."""
-    plain = _NUMERO.sub("no", unicodedata.normalize("NFKC", text)).casefold()
+    """A text as labels are compared: full-width forms and ligatures made plain (NFKC), the
+    numero signs read as "no" ("N°", "Nº", "№", "#"), case folded (ß is ss), accents of
+    Latin, Greek and Cyrillic letters dropped, and everything but letters and digits removed
+    ("Zeichnungs-Nr.:", "ZEICHNUNGSNR" and "ｚｅｉｃｈｎｕｎｇｓ ｎｒ" are one). Kana keep their
+    voicing marks."""
+    plain = _NUMERO.sub("no", unicodedata.normalize("NFKC", text)).casefold().replace("#", "no")
     kept: list[str] = []
     for ch in unicodedata.normalize("NFD", plain):
         if unicodedata.combining(ch) and kept and kept[-1] < "\u0500":
@@ -204,29 +205,35 @@ _STAGE_KEYS = frozenset("".join(words) for words in _STAGE_PHRASES)
 _LONGEST_STAGE = max(len(words) for words in _STAGE_PHRASES)
 
 
-def _tolerant(keys: frozenset[str] | dict[str, frozenset[str]]) -> dict[int, tuple[str, ...]]:
-    """The keys one edit can reach, by length: letters only, of ``TOLERANT_LENGTH`` or more."""
-    by_length: dict[int, list[str]] = {}
+def _deletions(key: str) -> set[str]:
+    """A key with one letter dropped, each way."""
+    return {key[:i] + key[i + 1 :] for i in range(len(key))}
+
+
+def _tolerant(keys: Iterable[str]) -> dict[str, set[str]]:
+    """The keys of letters only, of ``TOLERANT_LENGTH`` or more, indexed by themselves and by
+    each of their one-letter deletions: a text within one edit of a key shares one of them."""
+    index: dict[str, set[str]] = {}
     for key in keys:
         if len(key) >= TOLERANT_LENGTH and key.isalpha():
-            by_length.setdefault(len(key), []).append(key)
-    return {n: tuple(sorted(found)) for n, found in by_length.items()}
+            for form in (key, *_deletions(key)):
+                index.setdefault(form, set()).add(key)
+    return index
 
 
 _TOLERANT_LABELS = _tolerant(_LABEL_FIELDS)
 _TOLERANT_STAGES = _tolerant(_STAGE_KEYS)
 
 
-def _near(key: str, tolerant: dict[int, tuple[str, ...]]) -> str | None:
+def _near(key: str, tolerant: dict[str, set[str]]) -> str | None:
     """The key within one edit (a letter added, dropped, changed, or two swapped) of a text
     of letters, or None."""
     if not key.isalpha() or len(key) < TOLERANT_LENGTH - 1:
         return None
-    for n in (len(key), len(key) - 1, len(key) + 1):
-        for label in tolerant.get(n, ()):
-            if OSA.distance(key, label, score_cutoff=1) <= 1:
-                return label
-    return None
+    found = {label for form in (key, *_deletions(key)) for label in tolerant.get(form, ())}
+    return min(
+        (label for label in found if OSA.distance(key, label, score_cutoff=1) <= 1), default=None
+    )
 
 
 @lru_cache(maxsize=8192)
@@ -235,15 +242,15 @@ def label_fields(text: str) -> frozenset[str]:
     …), empty when it is no label: the whole text must be a label, folded, or one edit from
     a label of six letters or more. A label printed in two languages ("Maßstab / Scale")
     labels the fields of both."""
+    key = fold(text)
+    if key in _LABEL_FIELDS:
+        return _LABEL_FIELDS[key]
     parts = [p for p in _PARTS.split(text) if fold(p)]
     if len(parts) > 1:
         found = [label_fields(p) for p in parts]
         return frozenset().union(*found) if all(found) else frozenset()
-    key = fold(text)
     if not key:
         return frozenset()
-    if key in _LABEL_FIELDS:
-        return _LABEL_FIELDS[key]
     if near := _near(key, _TOLERANT_LABELS):
         return _LABEL_FIELDS[near]
     sized = _PAPER_SIZE.match(text)

@@ -5,7 +5,7 @@ The fields are ISO 7200's data fields (identification number, title, supplementa
 revision index, date of issue, sheet number and number of sheets, scale, document type,
 document status, legal owner, creator, approver, responsible department, technical
 reference, language) and the ones practice adds beside them (checker, project number,
-project name, discipline, file, sheet size, firm, registration numbers), in the forms
+project name, site, discipline, file, sheet size, firm, registration numbers), in the forms
 national practice prints: US NCS, UK ISO 19650 (status and suitability), DIN, NF, UNE,
 the Italian and Portuguese cartiglio / legenda, the Dutch stempel, the Nordic namnruta and
 tegningshoved, the Polish tabliczka, the Czech razítko, GOST 21.101's main inscription,
@@ -154,7 +154,7 @@ REVISION: Forms = {
 ISSUE_DATE: Forms = {
     "en": (
         "date; issue date; date of issue; date issued; drawing date; dwg date; first issue; "
-        "plot date; print date; original date"
+        "original date; document date; date of drawing; first issue date; date of first issue"
     ),
     "de": "Datum; Ausgabedatum; Plandatum; Erstellt am; Datum der Ausgabe; Erstelldatum",
     "fr": "date; date d'émission; date d'édition; date de création; émis le",
@@ -194,7 +194,7 @@ SHEET: Forms = {
 # ISO 7200: scale (practice prints it in every block).
 SCALE: Forms = {
     "en": "scale; scales; plot scale; drawing scale; original scale",
-    "de": "Maßstab; Maßst.; Mst.; M.",
+    "de": "Maßstab; Maßst.; Mst.",
     "fr": "échelle; éch.; échelles",
     "es": "escala; esc.; escalas",
     "it": "scala; scale",
@@ -205,8 +205,8 @@ SCALE: Forms = {
     "no": "målestokk; mål; skala",
     "pl": "skala",
     "cs": "měřítko",
-    "ru": "масштаб; М; М 1:",
-    "ja": "縮尺; 尺度; スケール; S=",
+    "ru": "масштаб",
+    "ja": "縮尺; 尺度; スケール",
     "zh": "比例; 比例尺",
 }
 
@@ -356,7 +356,7 @@ PROJECT_NUMBER: Forms = {
     ),
     "es": (
         "número de proyecto; nº de proyecto; proyecto nº; nº proyecto; nº de expediente; "
-        "expediente; código de proyecto; Ref.; Referencia"
+        "expediente; código de proyecto"
     ),
     "it": (
         "numero progetto; n. progetto; codice progetto; commessa; n. commessa; numero commessa; "
@@ -364,7 +364,7 @@ PROJECT_NUMBER: Forms = {
     ),
     "pt": (
         "número do projeto; n.º do projeto; projeto n.º; código do projeto; n.º de obra; "
-        "Processo n.º; Ref.ª; Referência"
+        "Processo n.º; Ref.ª"
     ),
     "nl": "projectnummer; projectnr; proj.nr.; werknummer; werknr",
     "sv": "projektnummer; projektnr; uppdragsnummer; uppdragsnr; uppdr.nr",
@@ -379,28 +379,48 @@ PROJECT_NUMBER: Forms = {
 
 # Practice: the project's name and place.
 PROJECT: Forms = {
-    "en": "project; project name; project title; location; address",
-    "de": "Projekt; Bauvorhaben; Vorhaben; Bauobjekt; Objekt; Projektbezeichnung; Baustelle; BV",
-    "fr": "projet; opération; nom du projet; chantier; ouvrage; adresse",
-    "es": "proyecto; obra; nombre del proyecto; emplazamiento",
-    "it": "progetto; opera; intervento; lavori; cantiere; nome progetto",
-    "pt": "projeto; projecto; obra; empreendimento; local",
-    "nl": "project; projectnaam; werk; bouwwerk; locatie",
+    "en": "project; project name; project title",
+    "de": "Projekt; Bauvorhaben; Vorhaben; Bauobjekt; Objekt; Projektbezeichnung; BV",
+    "fr": "projet; opération; nom du projet; ouvrage",
+    "es": "proyecto; obra; nombre del proyecto",
+    "it": "progetto; opera; intervento; lavori; nome progetto",
+    "pt": "projeto; projecto; obra; empreendimento",
+    "nl": "project; projectnaam; werk; bouwwerk",
     "sv": "projekt; objekt; projektnamn",
     "da": "projekt; byggesag; projektnavn",
     "no": "prosjekt; prosjektnavn; byggesak",
-    "pl": "projekt; obiekt; inwestycja; nazwa inwestycji; adres; Nazwa zamierzenia budowlanego",
-    "cs": "stavba; akce; objekt; název stavby; místo stavby",
+    "pl": "projekt; obiekt; inwestycja; nazwa inwestycji; Nazwa zamierzenia budowlanego",
+    "cs": "stavba; akce; objekt; název stavby",
     "ru": "объект; проект; наименование объекта; стройка",
     "ja": "工事名称; 工事名; 件名; プロジェクト名; 物件名; 建物名称",
     "zh": "工程名称; 项目名称; 工程名; 子项名称; 子项; 工程名稱",
+}
+
+# Practice: where the project is (site, address).
+SITE: Forms = {
+    "en": "location; address; site address",
+    "de": "Baustelle; Standort; Adresse; Lage",
+    "fr": "chantier; adresse; lieu; localisation",
+    "es": "emplazamiento; situación; dirección; ubicación",
+    "it": "cantiere; ubicazione; località; indirizzo",
+    "pt": "local; localização; morada; endereço",
+    "nl": "locatie; adres; bouwplaats",
+    "sv": "plats; adress; fastighet",
+    "da": "adresse; matrikel; beliggenhed",
+    "no": "adresse; eiendom; gnr/bnr",
+    "pl": "adres; lokalizacja; działka",
+    "cs": "místo stavby; adresa; parcela",
+    "ru": "адрес; местоположение",
+    "ja": "所在地; 建設地; 住所",
+    "zh": "地址; 建设地点; 地点",
 }
 
 # Practice: discipline, CAD file, sheet size, the firm.
 OTHER: Forms = {
     "en": (
         "discipline; file; file name; cad file; sheet size; firm; company; seal; stamp; "
-        "license no; licence no; reg no; registration no; registration number"
+        "license no; licence no; reg no; registration no; registration number; plot date; "
+        "print date; plotted"
     ),
     "de": (
         "Fachbereich; Gewerk; Disziplin; Datei; Dateiname; Format; Blattgröße; Firma; Büro; "
@@ -496,6 +516,7 @@ FIELDS: dict[str, Forms] = {
     "approver": APPROVER,
     "project_number": PROJECT_NUMBER,
     "project": PROJECT,
+    "site": SITE,
     "other": OTHER,
     "department": DEPARTMENT,
     "technical_reference": TECHNICAL_REFERENCE,
@@ -610,6 +631,68 @@ STAGES: Forms = {
         "施工图; 施工用; 初步设计; 方案设计; 扩初设计; 仅供参考; 供审批; 送审; 审批用; 报批; "
         "报审; 不得用于施工; 非施工用; 草图; 竣工图; 招标图; 招标用; 初稿; 已批准; 施工图设计; "
         "供参考; 仅供审查; 送审稿"
+    ),
+}
+
+# The months' names and their abbreviations, as dates print them ("17 Apr 2023", "marzec
+# 2023", "12 августа 2023").
+MONTHS: Forms = {
+    "en": (
+        "january; february; march; april; may; june; july; august; september; october; november; "
+        "december; jan; feb; mar; apr; jun; jul; aug; sep; sept; oct; nov; dec"
+    ),
+    "de": (
+        "Januar; Jänner; Februar; März; April; Mai; Juni; Juli; August; September; Oktober; "
+        "November; Dezember; Jan; Feb; Mär; Mrz; Apr; Jun; Jul; Aug; Sep; Okt; Nov; Dez"
+    ),
+    "fr": (
+        "janvier; février; mars; avril; mai; juin; juillet; août; septembre; octobre; novembre; "
+        "décembre; janv; févr; fév; avr; juil; sept; oct; nov; déc"
+    ),
+    "es": (
+        "enero; febrero; marzo; abril; mayo; junio; julio; agosto; septiembre; setiembre; "
+        "octubre; noviembre; diciembre; ene; feb; mar; abr; jun; jul; ago; sep; sept; oct; nov; "
+        "dic"
+    ),
+    "it": (
+        "gennaio; febbraio; marzo; aprile; maggio; giugno; luglio; agosto; settembre; ottobre; "
+        "novembre; dicembre; gen; feb; mar; apr; mag; giu; lug; ago; set; ott; nov; dic"
+    ),
+    "pt": (
+        "janeiro; fevereiro; março; abril; maio; junho; julho; agosto; setembro; outubro; "
+        "novembro; dezembro; jan; fev; mar; abr; mai; jun; jul; ago; set; out; nov; dez"
+    ),
+    "nl": (
+        "januari; februari; maart; april; mei; juni; juli; augustus; september; oktober; "
+        "november; december; jan; feb; mrt; apr; jun; jul; aug; sep; okt; nov; dec"
+    ),
+    "sv": (
+        "januari; februari; mars; april; maj; juni; juli; augusti; september; oktober; november; "
+        "december; okt"
+    ),
+    "da": (
+        "januar; februar; marts; april; maj; juni; juli; august; september; oktober; november; "
+        "december"
+    ),
+    "no": (
+        "januar; februar; mars; april; mai; juni; juli; august; september; oktober; november; "
+        "desember; des"
+    ),
+    "pl": (
+        "styczeń; luty; marzec; kwiecień; maj; czerwiec; lipiec; sierpień; wrzesień; "
+        "październik; listopad; grudzień; stycznia; lutego; marca; kwietnia; maja; czerwca; "
+        "lipca; sierpnia; września; października; listopada; grudnia; sty; lut; kwi; cze; lip; "
+        "sie; wrz; paź; lis; gru"
+    ),
+    "cs": (
+        "leden; únor; březen; duben; květen; červen; červenec; srpen; září; říjen; listopad; "
+        "prosinec; ledna; února; března; dubna; května; června; července; srpna; října; "
+        "listopadu; prosince"
+    ),
+    "ru": (
+        "январь; февраль; март; апрель; май; июнь; июль; август; сентябрь; октябрь; ноябрь; "
+        "декабрь; января; февраля; марта; апреля; мая; июня; июля; августа; сентября; октября; "
+        "ноября; декабря; янв; фев; мар; апр; июн; июл; авг; сен; окт; ноя; дек"
     ),
 }
 
