@@ -235,9 +235,9 @@ def _match(words: list[str]) -> tuple[str, int, int] | None:
         if n < len(words) and not words[n - 1].endswith(":"):
             continue
         named = label_fields(" ".join(words[:n]))
-        field = next((f for f in _VOCABULARY_FIELDS if f in named), None)
-        if field is not None:
-            return field, len(LABELS[field]) - 1, n
+        misspelled = next((f for f in _VOCABULARY_FIELDS if f in named), None)
+        if misspelled is not None:
+            return misspelled, len(LABELS[misspelled]) - 1, n
     return None
 
 
