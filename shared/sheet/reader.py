@@ -26,6 +26,8 @@ from shared.sheet.labels import (
     PAIR_LABELS,
     STAGE_LABELS,
     Field,
+    is_label,
+    is_stage_or_status,
     label_key,
     match_label,
     may_start_label,
@@ -155,7 +157,27 @@ def read_title_block(layer: TextLayer) -> Reading:
         else replace(c, chosen=False, why="lost: the page reads better in another text direction")
         for c in ordered
     )
-    return replace(best, candidates=kept)
+    return _label_free(replace(best, candidates=kept))
+
+
+def _label_free(reading: Reading) -> Reading:
+    """A label is never a value: a number or title that is a field's label in any language
+    ("図面番号", "Tegningsnummer"), or a title that is a stage or status banner, is dropped
+    as the reading leaves the reader, and so is any candidate's."""
+    if reading.number is not None and is_label(reading.number):
+        reading = replace(reading, number=None, number_words=(), evidence=0)
+    if reading.title is not None and _not_a_title(reading.title):
+        reading = replace(reading, title=None, title_words=())
+    kept = tuple(
+        replace(c, title=None, title_words=()) if c.title and _not_a_title(c.title) else c
+        for c in reading.candidates
+        if not is_label(c.text)
+    )
+    return replace(reading, candidates=kept)
+
+
+def _not_a_title(text: str) -> bool:
+    return is_label(text) or is_stage_or_status(text)
 
 
 def _rank(reading: Reading) -> tuple:
