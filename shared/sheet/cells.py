@@ -12,13 +12,15 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from shared.pagetext import Box
-from shared.sheet.labels import Field, match_label
+from shared.sheet.labels import Field, label_fields, match_label
 from shared.sheet.view import Run, View
 
 # A label is printed smaller than its value: at most this share of the value's size.
 LABEL_SHARE = 0.85
 # ... and a label not known to the vocabulary is small print: at most this size (points).
 LABEL_MAX = 10.0
+# A label runs to at most this many words.
+MAX_LABEL_WORDS = 6
 # A turned label stands in the outer part of its cell: this share of its width from a wall.
 TURNED_EDGE = 0.3
 # A cell of one line that is only a label gives its value to the cell beside (or below) it
@@ -65,7 +67,7 @@ def _cell(view: View, box: Box, runs: list[Run]) -> Cell | None:
         return _made(view, box, (), sorted(runs, key=lambda r: (r.box.y0, r.box.x0)))
     top, rest = aligned[0], aligned[1:]
     words = [view.words[i].text for i in top.ids]
-    found = match_label(words)
+    found = cell_label(words)
     if found is not None and _whole_label(found, words, top, rest):
         field, n = found
         label_ids, inline = top.ids[:n], top.ids[n:]
@@ -78,12 +80,35 @@ def _cell(view: View, box: Box, runs: list[Run]) -> Cell | None:
     return _made(view, box, (), aligned)
 
 
+def cell_label(words: list[str]) -> tuple[Field, int] | None:
+    """The field a line's first words label and how many words the label takes: the
+    reader's labels first, then the vocabulary's in every language, the whole line or the
+    words before a colon."""
+    found = match_label(words)
+    if found is not None:
+        return found
+    ends = [k + 1 for k, w in enumerate(words[:MAX_LABEL_WORDS]) if w.endswith(":")]
+    for n in (len(words), *ends) if len(words) <= MAX_LABEL_WORDS else ends:
+        fields = label_fields(" ".join(words[:n]))
+        if fields:
+            return _field_of(fields), n
+    return None
+
+
+def _field_of(fields: frozenset[str]) -> Field:
+    if "title" in fields:
+        return Field.TITLE
+    if "number" in fields:
+        return Field.NUMBER
+    return Field.OTHER
+
+
 def _own_field(view: View, rest: list[Run]) -> list[Run]:
     """The lines of a cell that belong to its label: those above the next label (a box that
     holds several fields one under another, unruled)."""
     for k, run in enumerate(rest):
         words = [view.words[i].text for i in run.ids]
-        found = match_label(words)
+        found = cell_label(words)
         if found is None:
             continue
         above = max((r.size for r in rest[:k]), default=0.0)
@@ -106,7 +131,7 @@ def _whole_label(found: tuple[Field, int], words: list[str], top: Run, rest: lis
 
 def _is_label(view: View, runs: list[Run]) -> bool:
     words = [view.words[i].text for r in runs for i in r.ids]
-    found = match_label(words)
+    found = cell_label(words)
     return found is not None and found[1] == len(words)
 
 
@@ -126,7 +151,7 @@ def _made(
     value_ids = inline + tuple(i for r in runs for i in r.ids)
     label = " ".join(view.words[i].text for i in label_ids) or None
     if label is not None and field is None:
-        found = match_label(label.split())
+        found = cell_label(label.split())
         whole = found is not None and (found[1] == len(label.split()) or found[0] is Field.OTHER)
         field = found[0] if found and whole else None
     value = " ".join(" ".join(view.words[i].text for i in value_ids).split())
@@ -147,7 +172,7 @@ def _holds_label(view: View, cell: Cell) -> bool:
     return any(
         (run := view.run_of_word.get(i)) is not None
         and run.ids[0] == i
-        and match_label([view.words[j].text for j in run.ids]) is not None
+        and cell_label([view.words[j].text for j in run.ids]) is not None
         for i in cell.value_ids
     )
 
