@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from shared.pagetext import Box
 from shared.sheet.labels import Field, label_fields, match_label
+from shared.sheet.tokens import is_labelled_value, is_sheet_id
 from shared.sheet.view import Run, View
 
 # A label is printed smaller than its value: at most this share of the value's size.
@@ -56,10 +57,11 @@ def read_cells(view: View) -> list[Cell]:
 
 def _cell(view: View, box: Box, runs: list[Run]) -> Cell | None:
     aligned = sorted((r for r in runs if r.line_id >= 0), key=lambda r: (r.box.y0, r.box.x0))
-    turned = [r for r in runs if r.line_id < 0 and _at_edge(r.box, box)]
+    across = [r for r in runs if r.line_id < 0]
+    if aligned and across and _is_label(view, aligned):
+        return None  # its value runs across this view: the cell is read in its own
+    turned = [r for r in across if _at_edge(r.box, box)]
     if aligned and turned:
-        if sum(len(r.ids) for r in aligned) <= len(turned) and _is_label(view, aligned):
-            return None  # its value runs across this view: the cell is read in its own
         # A label turned 90° in a narrow strip at the cell's side labels the whole cell.
         ids = tuple(sorted(i for r in turned for i in r.ids))
         return _made(view, box, ids, aligned)
@@ -101,6 +103,23 @@ def _field_of(fields: frozenset[str]) -> Field:
     if "number" in fields:
         return Field.NUMBER
     return Field.OTHER
+
+
+def _either(label: str, value: str) -> Field | None:
+    """A label of both the number and the title ("Plano", "Drawing": practice prints either
+    under it): the field its value's shape names. A lone sheet-number token is no title."""
+    fields = label_fields(label) or frozenset({_field_of_legacy(label)})
+    if "title" not in fields:
+        return None
+    lone = " " not in value and is_sheet_id(value)
+    if lone or ("number" in fields and is_labelled_value(value) and " " not in value):
+        return Field.NUMBER
+    return Field.TITLE
+
+
+def _field_of_legacy(label: str) -> str:
+    found = match_label(label.split())
+    return found[0].value if found else ""
 
 
 def _own_field(view: View, rest: list[Run]) -> list[Run]:
@@ -155,6 +174,8 @@ def _made(
         whole = found is not None and (found[1] == len(label.split()) or found[0] is Field.OTHER)
         field = found[0] if found and whole else None
     value = " ".join(" ".join(view.words[i].text for i in value_ids).split())
+    if label is not None and field in (Field.NUMBER, Field.TITLE):
+        field = _either(label, value) or field
     sizes = [r.size for r in runs] or ([view.run_of(inline).size] if inline else [])
     return Cell(
         box=box,

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from shared.pagetext import Box, TextLayer
+from shared.sheet.cells import Cell, read_cells
 from shared.sheet.labels import (
     BARE_NUMBER_LABELS,
     NUMBER_LABELS,
@@ -31,6 +32,7 @@ from shared.sheet.labels import (
     label_key,
     match_label,
     may_start_label,
+    sheet_count,
 )
 from shared.sheet.tokens import (
     cut_glued_title,
@@ -40,7 +42,6 @@ from shared.sheet.tokens import (
     printed_token,
     sheet_key,
 )
-from shared.sheet.cells import Cell, read_cells
 from shared.sheet.view import Run, View, views
 
 # The largest-text rule wants a number this many times the sheet's ordinary text size.
@@ -121,6 +122,7 @@ class _Label:
     run: Run
     rest: tuple[int, ...]  # word ids after the label on its line: an inline value
     key: str
+    cell_value: tuple[int, ...] = ()  # a ruled cell's label: the words of the cell's value
 
 
 @dataclass(frozen=True)
@@ -189,7 +191,22 @@ def _strength(number: "_Number") -> tuple:
     one with digits before a word ("CIVIL" in a trade banner's field loses to "C-101" in a
     consultant's block); then the evidence, then the score within it."""
     labelled = number.evidence >= Evidence.LABEL
-    return (labelled, not labelled or _has_digit(number.token), number.evidence, number.score)
+    return (
+        labelled,
+        not _is_position(number),
+        not labelled or _has_digit(number.token),
+        number.evidence,
+        number.score,
+    )
+
+
+def _is_position(number: "_Number") -> bool:
+    """Whether a number is a sheet's position in a count ("Blad 1 van 4"), read inline after
+    its label: a labelled sheet number elsewhere in the block beats it."""
+    if number.label is None or not number.label.rest:
+        return False
+    texts = [number.run.words[i].text for i in number.label.rest]
+    return sheet_count(texts) is not None
 
 
 def _has_digit(token: str) -> bool:
@@ -201,7 +218,7 @@ def _read(view: View) -> tuple[Reading, list[Considered]]:
     # A labelled cell's value is never a label ("Drawing" as a document type's value).
     values = {i for cell in cells if cell.label for i in cell.value_ids}
     labels = [label for label in _labels(view) if label.run.ids[0] not in values]
-    labels += _turned_labels(view, cells, labels)
+    labels += _cell_labels(view, cells, labels)
     excluded = {
         i for label in labels if label.field is Field.OTHER for i in _field_ids(view, label, labels)
     }
@@ -404,19 +421,23 @@ def _labels(view: View) -> Iterator[_Label]:
             yield _Label(field, view.box_of(ids), run, run.ids[n:], label_key(texts[:n]))
 
 
-def _turned_labels(view: View, cells: list[Cell], labels: list[_Label]) -> list[_Label]:
-    """The number and title labels of cells that print them turned 90° at their side: no
-    line of the view starts with them."""
-    seen = {i for label in labels for i in label.run.ids}
-    return [
-        _Label(cell.field, view.box_of(cell.label_ids), view.run_of(cell.label_ids), (), key)
-        for cell in cells
-        if cell.field in (Field.NUMBER, Field.TITLE)
-        and cell.label
-        and not seen.intersection(cell.label_ids)
-        and view.run_of(cell.label_ids).line_id < 0
-        and (key := label_key(cell.label.split()))
-    ]
+def _cell_labels(view: View, cells: list[Cell], labels: list[_Label]) -> list[_Label]:
+    """The number and title labels of ruled cells that no line of the view starts with: a
+    label turned 90° at its cell's side, or in a language or form only the vocabulary
+    knows."""
+    seen = {i for label in labels for i in label.run.ids if i not in label.rest}
+    found = []
+    for cell in cells:
+        if cell.field not in (Field.NUMBER, Field.TITLE) or not cell.label:
+            continue
+        if seen.intersection(cell.label_ids):
+            continue
+        run = view.run_of(cell.label_ids)
+        rest = tuple(i for i in run.ids if i in cell.value_ids) if run.line_id >= 0 else ()
+        key = label_key(cell.label.split())
+        box = view.box_of(cell.label_ids)
+        found.append(_Label(cell.field, box, run, rest, key, cell.value_ids))
+    return found
 
 
 _NUMBER_TAILS = frozenset({"NO", "NUMBER", "NUM", "NBR", "NR", "#", "ID"})
@@ -445,6 +466,10 @@ def _overlap(a0: float, a1: float, b0: float, b1: float) -> float:
 def _field(view: View, label: _Label, labels: list[_Label]) -> list[tuple[Run, float]]:
     """The runs in a label's field with their distance from it: right of it on its line,
     and below it, within its ruled cell (or, unruled, up to the next label)."""
+    if label.cell_value:
+        # A ruled cell's label: its field is the cell's value, and nothing past its walls.
+        runs = {id(r): r for i in label.cell_value if (r := view.run_of_word.get(i))}
+        return [(r, abs(r.box.y0 - label.box.y0)) for r in runs.values()]
     x0, y0, x1, y1 = label.box
     h = max(y1 - y0, 1.0)
     others = [o.box for o in labels if o.box != label.box]
