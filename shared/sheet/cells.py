@@ -48,9 +48,9 @@ def read_cells(view: View) -> list[Cell]:
     ruled off in a cell of its own is joined to the value in the cell beside it."""
     grouped: dict[Box, list[Run]] = defaultdict(list)
     for run in view.runs:
-        cell = view.cell(run.box.centre)
-        if cell is not None:
-            grouped[cell].append(run)
+        walls = view.cell(run.box.centre)
+        if walls is not None:
+            grouped[walls].append(run)
     cells = [cell for box, runs in grouped.items() if (cell := _cell(view, box, runs))]
     return _paired(view, cells)
 

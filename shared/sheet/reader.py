@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from shared.pagetext import Box, TextLayer
-from shared.sheet.cells import Cell, read_cells
+from shared.sheet.cells import WALL_SLACK, Cell, read_cells
 from shared.sheet.labels import (
     BARE_NUMBER_LABELS,
     NUMBER_LABELS,
@@ -29,6 +29,7 @@ from shared.sheet.labels import (
     Field,
     is_label,
     is_stage_or_status,
+    label_fields,
     label_key,
     match_label,
     may_start_label,
@@ -232,11 +233,15 @@ def _read(view: View) -> tuple[Reading, list[Considered]]:
     )
     if rivalled:
         number = None
-    title, title_ids, how = _title(view, cells, labels, number, excluded)
+    # Another field's cell holds that field's value: never the title, whatever its size.
+    not_title = excluded | {
+        i for cell in cells if cell.label and cell.field is not Field.TITLE for i in cell.value_ids
+    }
+    title, title_ids, how = _title(view, cells, labels, number, not_title)
     if number is not None and title is None:
         title, title_ids = _main_heading(view, labels)
         how = "main heading" if title else how
-    candidates = _considered(view, cells, labels, excluded, ranked, number, rivalled)
+    candidates = _considered(view, cells, labels, not_title, ranked, number, rivalled)
     candidates += _large_tokens(view, cells, labels, {c.word_ids for c in candidates})
     region = _region(view, labels, number)
     framed = tuple(replace(c, box=c.box.from_frame(view.frame)) for c in cells)
@@ -574,6 +579,25 @@ def _continued(
     return token, ids
 
 
+def _after_label(view: View, run: Run) -> bool:
+    """Whether a run follows another field's label on its row ("CHECKED BY: ASV"): that
+    field's value, never the title."""
+    h = run.box.height
+    for other in view.runs_between(run.box.y0 - 2 * h, run.box.y1):
+        if other is run or other.box.overlap_y(run.box) < 0.5 * min(h, other.box.height):
+            continue
+        if not -1 <= run.box.x0 - other.box.x1 <= 4 * h:
+            continue
+        words = [view.words[i].text for i in other.ids]
+        if not words[-1].endswith(":"):
+            continue
+        for k in range(1, min(len(words), 4) + 1):
+            fields = label_fields(" ".join(words[-k:]))
+            if fields and "title" not in fields:
+                return True
+    return False
+
+
 def _after_of(view: View, run: Run) -> bool:
     """Whether a run follows "OF" on its row: the count of "SHEET 3 OF 10", never the
     number."""
@@ -725,11 +749,32 @@ def _title(
             return *found, f"the value of the title label {label.key!r}"
     if number is None:
         return None, (), "no title field and no sheet number on the page"
+    if (found := _stamp_cell_title(view, cells, number))[0]:
+        return *found, "the title cell of a main inscription, left of its stage column"
     if number.label is not None and (found := _stamp_title(view, labels, number))[0]:
-        return *found, "stamp title"
+        return *found, "the line left of a main inscription's stage column"
     if number.label is not None and number.label.key in BARE_NUMBER_LABELS:
         return *_heading_above(view, number), "heading above"
     return *_title_near(view, labels, number, excluded), "near the number"
+
+
+def _stamp_cell_title(
+    view: View, cells: list[Cell], number: _Number
+) -> tuple[str | None, tuple[int, ...]]:
+    """The title of a GOST main inscription, which labels no title: the unlabelled ruled cell
+    whose right wall is the stage column's left wall, from the stage row's top down."""
+    stages = [c for c in cells if c.label and label_key(c.label.split()) in STAGE_LABELS]
+    for stage in stages:
+        for cell in cells:
+            beside = abs(cell.box.x1 - stage.box.x0) <= WALL_SLACK
+            level = abs(cell.box.y0 - stage.box.y0) <= WALL_SLACK
+            if cell.label is None and cell.value_ids and beside and level:
+                runs = {id(r): r for i in cell.value_ids if (r := view.run_of_word.get(i))}
+                inside = list(runs.values())
+                found = _clean_title(view, _stack(inside, inside), number)
+                if found[0] and _words_like(found[0]):
+                    return found
+    return None, ()
 
 
 def _cell_title(
@@ -807,12 +852,24 @@ def _main_heading(view: View, labels: list[_Label]) -> tuple[str | None, tuple[i
         and len(r.text.split()) >= 2
         and _has_words(r)
         and not _is_label_run(r, labels)
+        and not _is_view_title(r.text)
     ]
     if not headings:
         return None, ()
     # The drawing's own heading before a banner its title block prints on every sheet.
     top = max(headings, key=lambda r: (not view.in_zone(r.box), round(r.size, 1), -r.box.y0))
     return _clean_title(view, top.ids, None)
+
+
+_RATIO = re.compile(r"(?<![\w.])1\s*[:/]\s*\d{1,4}(?![\w.])")
+
+
+def _is_view_title(text: str) -> bool:
+    """A drawing's view title, printed with its scale ("FOUNDATION PLAN SCALE 1:200",
+    "План кровли М 1:100"): it names one view, not the sheet."""
+    if _RATIO.search(text):
+        return True
+    return any("scale" in label_fields(w) for w in text.split() if len(w.strip(":")) >= 4)
 
 
 def _labelled_title(
@@ -877,6 +934,7 @@ def _title_near(
             and not _is_label_run(run, labels)
             and not excluded.intersection(run.ids)
             and _has_words(run)
+            and not _after_label(view, run)
         )
 
     x0, y0, x1, y1 = number.run.box
