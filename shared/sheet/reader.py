@@ -72,6 +72,14 @@ INDEX_ROWS = 3
 _SEPARATOR = re.compile(r"^[-\u2010-\u2015\u2212:|/]+$")
 
 
+# Why a page reports no title: it is read only from a title field, never guessed.
+NO_TITLE = (
+    "no title field read: no labelled title cell, no title label's value, nothing printed "
+    "with the number, and no heading clear of other fields' values"
+)
+NOT_A_TITLE = "the text in the title's place is a field label or a stage banner, never a title"
+
+
 class Evidence:
     """How strongly a number is vouched for (higher wins)."""
 
@@ -170,7 +178,7 @@ def _label_free(reading: Reading) -> Reading:
     if reading.number is not None and is_label(reading.number):
         reading = replace(reading, number=None, number_words=(), evidence=0)
     if reading.title is not None and _not_a_title(reading.title):
-        reading = replace(reading, title=None, title_words=())
+        reading = replace(reading, title=None, title_words=(), title_how=NOT_A_TITLE)
     kept = tuple(
         replace(c, title=None, title_words=()) if c.title and _not_a_title(c.title) else c
         for c in reading.candidates
@@ -235,12 +243,17 @@ def _read(view: View) -> tuple[Reading, list[Considered]]:
         number = None
     # Another field's cell holds that field's value: never the title, whatever its size.
     not_title = excluded | {
-        i for cell in cells if cell.label and cell.field is not Field.TITLE for i in cell.value_ids
+        i
+        for cell in cells
+        if (cell.label and cell.field is not Field.TITLE) or _is_contact_panel(cell.value)
+        for i in (*cell.label_ids, *cell.value_ids)
     }
     title, title_ids, how = _title(view, cells, labels, number, not_title)
     if number is not None and title is None:
-        title, title_ids = _main_heading(view, labels)
-        how = "main heading" if title else how
+        title, title_ids = _main_heading(view, labels, not_title)
+        how = "the sheet's main heading, outside its title block" if title else how
+    if title is None:
+        how = NO_TITLE
     candidates = _considered(view, cells, labels, not_title, ranked, number, rivalled)
     candidates += _large_tokens(view, cells, labels, {c.word_ids for c in candidates})
     region = _region(view, labels, number)
@@ -754,8 +767,8 @@ def _title(
     if number.label is not None and (found := _stamp_title(view, labels, number))[0]:
         return *found, "the line left of a main inscription's stage column"
     if number.label is not None and number.label.key in BARE_NUMBER_LABELS:
-        return *_heading_above(view, number), "heading above"
-    return *_title_near(view, labels, number, excluded), "near the number"
+        return *_heading_above(view, number), "the heading the sheet's count is printed under"
+    return *_title_near(view, labels, number, excluded), "the largest text beside the number"
 
 
 def _stamp_cell_title(
@@ -841,7 +854,9 @@ def _heading_above(view: View, number: _Number) -> tuple[str | None, tuple[int, 
     return _clean_title(view, tuple(i for run in stack for i in run.ids), number)
 
 
-def _main_heading(view: View, labels: list[_Label]) -> tuple[str | None, tuple[int, ...]]:
+def _main_heading(
+    view: View, labels: list[_Label], excluded: set[int]
+) -> tuple[str | None, tuple[int, ...]]:
     """A numbered sheet whose title block has no title: its main heading, the largest line
     of words it prints outside its title block (clearly larger than its ordinary text)."""
     floor = BIG_RATIO * view.typical_size
@@ -853,12 +868,26 @@ def _main_heading(view: View, labels: list[_Label]) -> tuple[str | None, tuple[i
         and _has_words(r)
         and not _is_label_run(r, labels)
         and not _is_view_title(r.text)
+        and not excluded.intersection(r.ids)
     ]
     if not headings:
         return None, ()
     # The drawing's own heading before a banner its title block prints on every sheet.
     top = max(headings, key=lambda r: (not view.in_zone(r.box), round(r.size, 1), -r.box.y0))
     return _clean_title(view, top.ids, None)
+
+
+# An e-mail address, a web address or a telephone number: a firm's panel prints them.
+_CONTACT = re.compile(
+    r"[\w.+-]+@[\w-]+\.[\w.]+|\bwww\.|https?://|\b(?:tel|phone|fax)\b|\+\d[\d ()-]{6,}",
+    re.IGNORECASE,
+)
+
+
+def _is_contact_panel(text: str) -> bool:
+    """Whether a cell's text gives a way to reach someone: a firm's (or a person's) panel,
+    whose name is never the sheet's title."""
+    return bool(_CONTACT.search(text))
 
 
 _RATIO = re.compile(r"(?<![\w.])1\s*[:/]\s*\d{1,4}(?![\w.])")
