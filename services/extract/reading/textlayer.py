@@ -63,7 +63,7 @@ def read_text_layer(
         words=words,
         has_text_layer=has_text_layer,
         source="ocr" if scanned else "pdf",
-        has_drawings=bool(paths),
+        has_drawings=bool(paths) and not has_text_layer,
         rules=ruled_lines(paths, matrix, Box(*page.rect)),
         fonts=[name for name, _ in fonts],
         font_xrefs=[xref if xref > 0 else None for _, xref in fonts],
