@@ -223,19 +223,21 @@ def _view(layer: TextLayer, key: int) -> View:
     words = layer.words
     runs: list[Run] = []
     in_lines: set[int] = set()
+    horizontal, vertical = _rules(layer, frame)
+    walls = _Walls(vertical)
     for line_id, line in enumerate(layer.lines):
         if not line or direction_key(words[line[0]].dir) != key:
             continue
         in_lines.update(line)
         framed = {i: words[i].bbox.in_frame(frame) for i in line}
-        for row in _printed_rows(line, framed):
-            runs.append(framed_line(words, row, frame, line_id, [framed[i] for i in row]))
+        for printed in _printed_rows(line, framed):
+            for row in walls.split(printed, framed):
+                runs.append(framed_line(words, row, frame, line_id, [framed[i] for i in row]))
     runs += [
         framed_line(words, (w.id,), frame)
         for w in words
         if w.id not in in_lines and w.hidden is None
     ]
-    horizontal, vertical = _rules(layer, frame)
     boxes = [r.box for r in runs] + [rule.in_frame(frame) for rule in layer.rules]
     sizes = [w.size for w in words if w.size] or [r.box.height for r in runs]
     view = View(
@@ -274,6 +276,30 @@ def _printed_rows(line: list[int], boxes: dict[int, Box]) -> list[list[int]]:
         else:
             printed.append([i])
     return [sorted(row, key=lambda i: boxes[i].x0) for row in printed]
+
+
+class _Walls:
+    """The vertical ruled lines of a view, by where they stand: a line of text that runs
+    across one is two values in two cells (a firm's e-mail glued to a title)."""
+
+    def __init__(self, vertical: list[Rule]) -> None:
+        self.rules = sorted(vertical)
+        self.at = [r.at for r in self.rules]
+
+    def split(self, row: list[int], boxes: dict[int, Box]) -> list[list[int]]:
+        """A row's words (in order along it) as the parts no wall runs between."""
+        parts = [[row[0]]]
+        for a, b in itertools.pairwise(row):
+            if self._between(boxes[a], boxes[b]):
+                parts.append([b])
+            else:
+                parts[-1].append(b)
+        return parts
+
+    def _between(self, a: Box, b: Box) -> bool:
+        y = (a.centre.y + b.centre.y) / 2
+        lo, hi = bisect_left(self.at, a.x1 - 0.5), bisect_right(self.at, b.x0 + 0.5)
+        return any(r.start <= y <= r.end for r in self.rules[lo:hi])
 
 
 def _rules(layer: TextLayer, frame: Frame) -> tuple[list[Rule], list[Rule]]:
