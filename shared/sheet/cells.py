@@ -76,7 +76,8 @@ def _cell(view: View, box: Box, runs: list[Run]) -> Cell | None:
         return _made(view, box, label_ids, _own_field(view, rest), inline, field)
     largest = max((r.size for r in rest), default=0.0)
     small = top.size <= LABEL_SHARE * largest and top.size <= LABEL_MAX
-    if rest and small and top.box.y1 <= min(r.box.y0 for r in rest):
+    above = top.box.y1 <= min(r.box.y0 for r in rest) if rest else False
+    if above and small and _label_like(top.text) and view.in_zone(box):
         # Small text at the top edge over larger text: a label of a field not known.
         return _made(view, box, top.ids, _own_field(view, rest), (), None)
     return _made(view, box, (), aligned)
@@ -87,14 +88,14 @@ def cell_label(words: list[str]) -> tuple[Field, int] | None:
     reader's labels first, then the vocabulary's in every language, the whole line or the
     words before a colon."""
     found = match_label(words)
-    if found is not None:
+    if found is not None and found[0] is not Field.OTHER:
         return found
     ends = [k + 1 for k, w in enumerate(words[:MAX_LABEL_WORDS]) if w.endswith(":")]
     for n in (len(words), *ends) if len(words) <= MAX_LABEL_WORDS else ends:
         fields = label_fields(" ".join(words[:n]))
         if fields:
             return _field_of(fields), n
-    return None
+    return found
 
 
 def _field_of(fields: frozenset[str]) -> Field:
@@ -120,6 +121,17 @@ def _either(label: str, value: str) -> Field | None:
 def _field_of_legacy(label: str) -> str:
     found = match_label(label.split())
     return found[0].value if found else ""
+
+
+def _label_like(text: str) -> bool:
+    """Whether small print could be a label the vocabulary does not know: a few words, most
+    of it letters (a dimension or a tag in a drawing's table is none)."""
+    letters = sum(ch.isalpha() for ch in text)
+    return (
+        len(text.split()) <= MAX_LABEL_WORDS
+        and letters >= 3
+        and letters >= 0.7 * len(text.replace(" ", ""))
+    )
 
 
 def _own_field(view: View, rest: list[Run]) -> list[Run]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from shared.pagetext import Box, TextLayer
-from shared.sheet.cells import WALL_SLACK, Cell, read_cells
+from shared.sheet.cells import WALL_SLACK, Cell, cell_label, read_cells
 from shared.sheet.labels import (
     BARE_NUMBER_LABELS,
     NUMBER_LABELS,
@@ -257,7 +257,8 @@ def _read(view: View) -> tuple[Reading, list[Considered]]:
     candidates = _considered(view, cells, labels, not_title, ranked, number, rivalled)
     candidates += _large_tokens(view, cells, labels, {c.word_ids for c in candidates})
     region = _region(view, labels, number)
-    framed = tuple(replace(c, box=c.box.from_frame(view.frame)) for c in cells)
+    found = cells + _unruled_cells(view, labels)
+    framed = tuple(replace(c, box=c.box.from_frame(view.frame)) for c in found)
     if number is None:
         return Reading(
             title=title,
@@ -437,6 +438,41 @@ def _labels(view: View) -> Iterator[_Label]:
             field, n = found
             ids = run.ids[:n]
             yield _Label(field, view.box_of(ids), run, run.ids[n:], label_key(texts[:n]))
+
+
+def _unruled_cells(view: View, labels: list[_Label]) -> list[Cell]:
+    """The fields of the title block that no rule boxes in, as cells: each label with the
+    value its alignment gives it (beside it on its line, or under it up to the next label
+    in its column), so that no later stage reads the labels again."""
+    found = []
+    for label in labels:
+        if label.cell_value or view.cell(label.box.centre) or not view.in_zone(label.box):
+            continue
+        # The label's own words as the vocabulary reads them ("DESIGN BY:", "SCALE @ A2:").
+        words = [view.words[i].text for i in label.run.ids]
+        read = cell_label(words) if label.run.ids[0] not in label.rest else None
+        n = read[1] if read else len(label.run.ids) - len(label.rest)
+        label_ids, inline = label.run.ids[:n], label.run.ids[n:]
+        if inline:
+            runs, ids = [label.run], inline
+        else:
+            runs = [r for r, _ in _field(view, label, labels) if not _is_label_run(r, labels)]
+            runs.sort(key=lambda r: (r.box.y0, r.box.x0))
+            ids = tuple(i for r in runs for i in r.ids)
+        if not ids:
+            continue
+        found.append(
+            Cell(
+                box=Box.union([label.box, *(r.box for r in runs)]),
+                label=" ".join(view.words[i].text for i in label_ids),
+                label_ids=label_ids,
+                field=label.field,
+                value=" ".join(view.words[i].text for i in ids),
+                value_ids=ids,
+                value_size=max((r.size for r in runs), default=0.0),
+            )
+        )
+    return found
 
 
 def _cell_labels(view: View, cells: list[Cell], labels: list[_Label]) -> list[_Label]:
