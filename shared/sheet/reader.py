@@ -257,7 +257,10 @@ def _read(view: View) -> tuple[Reading, list[Considered]]:
     candidates = _considered(view, cells, labels, not_title, ranked, number, rivalled)
     candidates += _large_tokens(view, cells, labels, {c.word_ids for c in candidates})
     region = _region(view, labels, number)
-    found = cells + _unruled_cells(view, labels)
+    # Kept with the reading: the labelled cells, and the title block's others (a drawing's
+    # own tables are no part of it).
+    kept = [c for c in cells if c.label or view.in_zone(c.box)]
+    found = kept + _unruled_cells(view, labels)
     framed = tuple(replace(c, box=c.box.from_frame(view.frame)) for c in found)
     if number is None:
         return Reading(
