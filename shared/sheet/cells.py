@@ -10,6 +10,7 @@ unruled rules read it).
 
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 
 from shared.pagetext import Box
 from shared.sheet.labels import Field, label_fields, match_label
@@ -87,6 +88,11 @@ def cell_label(words: list[str]) -> tuple[Field, int] | None:
     """The field a line's first words label and how many words the label takes: the
     reader's labels first, then the vocabulary's in every language, the whole line or the
     words before a colon."""
+    return _cell_label(tuple(words))
+
+
+@lru_cache(maxsize=16384)
+def _cell_label(words: tuple[str, ...]) -> tuple[Field, int] | None:
     found = match_label(words)
     if found is not None and found[0] is not Field.OTHER:
         return found
@@ -215,6 +221,13 @@ def _paired(view: View, cells: list[Cell]) -> list[Cell]:
     that holds its value, as one cell."""
     taken: set[int] = set()
     out: list[Cell] = []
+    holds_label: dict[int, bool] = {}
+
+    def holds(j: int) -> bool:
+        if j not in holds_label:
+            holds_label[j] = _holds_label(view, cells[j])
+        return holds_label[j]
+
     for k, cell in enumerate(cells):
         if k in taken or cell.label is None or cell.value:
             continue
@@ -223,10 +236,11 @@ def _paired(view: View, cells: list[Cell]) -> list[Cell]:
             for j, other in enumerate(cells)
             if j not in taken and j != k and other.label is None and other.value
         ]
-        free = [j for j in free if not _holds_label(view, cells[j])]
-        partner = next((j for j in free if _beside(cell.box, cells[j].box)), None)
+        partner = next((j for j in free if _beside(cell.box, cells[j].box) and not holds(j)), None)
         if partner is None:
-            partner = next((j for j in free if _under(cell.box, cells[j].box)), None)
+            partner = next(
+                (j for j in free if _under(cell.box, cells[j].box) and not holds(j)), None
+            )
         if partner is None:
             continue
         value = cells[partner]
