@@ -236,11 +236,12 @@ def _paired(view: View, cells: list[Cell]) -> list[Cell]:
             for j, other in enumerate(cells)
             if j not in taken and j != k and other.label is None and other.value
         ]
+        under = [j for j in free if _under(cell.box, cells[j].box)]
+        if under and any(_under(cells[under[0]].box, cells[j].box) for j in free):
+            continue  # a column's header over its values: a table, no field
         partner = next((j for j in free if _beside(cell.box, cells[j].box) and not holds(j)), None)
         if partner is None:
-            partner = next(
-                (j for j in free if _under(cell.box, cells[j].box) and not holds(j)), None
-            )
+            partner = next((j for j in under if not holds(j)), None)
         if partner is None:
             continue
         value = cells[partner]

@@ -789,6 +789,14 @@ def _title(
         and (found := _with_number(view, number))[0]
     ):
         return *found, "printed after the number on its line"
+    if number is not None and (found := _stamp_cell_title(view, cells, number))[0]:
+        return *found, "the title cell of a main inscription, left of its stage column"
+    if (
+        number is not None
+        and number.label is not None
+        and (found := _stamp_title(view, labels, number))[0]
+    ):
+        return *found, "the line left of a main inscription's stage column"
     if (found := _cell_title(view, cells, number))[0]:
         return *found, "the value of the title cell"
     for label in sorted(
@@ -801,13 +809,18 @@ def _title(
             return *found, f"the value of the title label {label.key!r}"
     if number is None:
         return None, (), "no title field and no sheet number on the page"
-    if (found := _stamp_cell_title(view, cells, number))[0]:
-        return *found, "the title cell of a main inscription, left of its stage column"
-    if number.label is not None and (found := _stamp_title(view, labels, number))[0]:
-        return *found, "the line left of a main inscription's stage column"
     if number.label is not None and number.label.key in BARE_NUMBER_LABELS:
         return *_heading_above(view, number), "the heading the sheet's count is printed under"
     return *_title_near(view, labels, number, excluded), "the largest text beside the number"
+
+
+def _in_title_block(view: View, box: Box, number: _Number | None) -> bool:
+    """Whether a cell is the title block's: where title blocks sit, or in the column of
+    the sheet number (a strip down a portrait sheet's left edge); a table on the drawing
+    with a "name" column is not."""
+    if view.in_zone(box):
+        return True
+    return number is not None and number.label is not None and box.overlap_x(number.box) > 0
 
 
 def _stamp_cell_title(
@@ -815,7 +828,13 @@ def _stamp_cell_title(
 ) -> tuple[str | None, tuple[int, ...]]:
     """The title of a GOST main inscription, which labels no title: the unlabelled ruled cell
     whose right wall is the stage column's left wall, from the stage row's top down."""
-    stages = [c for c in cells if c.label and label_key(c.label.split()) in STAGE_LABELS]
+    stages = [
+        c
+        for c in cells
+        if c.label
+        and label_key(c.label.split()) in STAGE_LABELS
+        and c.box.overlap_y(number.box) > 0  # the stage, sheet and sheet-count row
+    ]
     for stage in stages:
         for cell in cells:
             beside = abs(cell.box.x1 - stage.box.x0) <= WALL_SLACK
@@ -835,7 +854,11 @@ def _cell_title(
     """The value of a ruled cell labelled as the title field, all its lines: in the title
     block first, then nearest the sheet's edge."""
     titled = sorted(
-        (c for c in cells if c.field is Field.TITLE and c.value_ids),
+        (
+            c
+            for c in cells
+            if c.field is Field.TITLE and c.value_ids and _in_title_block(view, c.box, number)
+        ),
         key=lambda c: (view.in_zone(c.box), view.edge_score(c.box)),
         reverse=True,
     )
