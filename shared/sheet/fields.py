@@ -24,66 +24,67 @@ from dataclasses import dataclass
 from shared.pagetext import Box, TextLayer, Word
 from shared.pagetext.units import PageUnits, TitleField, page_units
 from shared.sheet.labels import (
+    FIELD_KEYS,
     NUMBER_LABELS,
     ONE_WORD_TITLE_LABELS,
     PAIR_LABELS,
     TITLE_LABELS,
-    label_key,
+    fold,
+    label_fields,
     match_label,
 )
 from shared.sheet.view import Run, View, views
+from shared.sheet.vocabulary import MONTHS, forms
 
-# Label keys (``label_key`` form: capitals, punctuation dropped) by field, in order of
-# preference within the field: a specific label beats a general one ("ISSUE DATE", "DATE").
+
+def _folded(*texts: str) -> frozenset[str]:
+    return frozenset(fold(t) for t in texts)
+
+
+# A date label alone ("DATE", "Datum", "Fecha" …) names the sheet's date less surely than
+# one that says which ("ISSUE DATE", "Ausgabedatum"): a plot stamp's or a signature's date
+# is labelled "DATE" too.
+_PLAIN_DATES = _folded("date", "datum", "fecha", "data", "dato", "дата", "日付", "日期")
+# A job's or a contract's number names the project less surely than a project number.
+_JOB_NUMBERS = _folded(
+    "job no", "job number", "job #", "contract no", "contract number", "Auftragsnummer"
+) | {"auftragsnr"}
+# Words that name a project's place or client rather than its name.
+_PLACES = FIELD_KEYS["site"] | FIELD_KEYS["legal_owner"]
+# A number's and a title's labels as the reader knows them, folded.
+_NUMBER_KEYS = _folded(*NUMBER_LABELS - PAIR_LABELS) | FIELD_KEYS["number"]
+_TITLE_KEYS = _folded(*TITLE_LABELS - ONE_WORD_TITLE_LABELS) | {
+    key for key in FIELD_KEYS["title"] if len(key) >= 9
+}
+
+# Label keys (``labels.fold`` form) by field, in order of preference within the field: a
+# specific label beats a general one ("ISSUE DATE", "DATE"). The labels are the vocabulary's
+# (``shared.sheet.vocabulary``: every language it holds).
 LABELS: dict[str, tuple[frozenset[str], ...]] = {
-    "revision": (
-        frozenset(
-            {"REVISION", "REV", "REVNO", "REVISIONNO", "REVISIONNUMBER", "CURRENTREVISION"}
-            | {"REV#", "REVISION#"}
-            | {"INDEX", "ÄNDERUNGSINDEX", "PLANINDEX", "INDICE", "REVISIÓN", "REVISIE"}
-        ),
-    ),
-    "issue_date": (
-        frozenset(
-            {"ISSUEDATE", "DATEOFISSUE", "FIRSTISSUEDATE", "DATEISSUED"}
-            | {"AUSGABEDATUM", "PLANDATUM", "DATEDÉMISSION", "FECHADEEMISIÓN", "UITGIFTEDATUM"}
-        ),
-        frozenset({"DATE", "DATUM", "FECHA", "DRAWINGDATE", "DWGDATE"}),
-    ),
-    "project_number": (
-        frozenset(
-            {"PROJECTNO", "PROJECTNUMBER", "PROJNO", "PROJECTNR", "PROJECTREFERENCENO"}
-            | {"PROJEKTNR", "PROJEKTNUMMER", "PROJECTNUMMER", "NODEPROJET", "NUMÉRODEPROJET"}
-            | {"NODAFFAIRE", "PROYECTONO", "NODEPROYECTO", "NÚMERODEPROYECTO"}
-        ),
-        frozenset({"JOBNO", "JOBNUMBER", "CONTRACTNO", "CONTRACTNUMBER", "AUFTRAGSNR"}),
-    ),
-    "project_name": (
-        frozenset(
-            {"PROJECTNAME", "PROJECTTITLE", "PROJECT", "PROJEKT", "BAUVORHABEN", "PROJET"}
-            | {"PROYECTO", "NOMDUPROJET", "PROJEKTBEZEICHNUNG"}
-        ),
-    ),
-    "scale": (frozenset({"SCALE", "MASSSTAB", "ÉCHELLE", "ECHELLE", "ESCALA", "SCHAAL"}),),
+    "revision": (FIELD_KEYS["revision"] | _folded("current revision", "rev #", "revision #"),),
+    "issue_date": (FIELD_KEYS["issue_date"] - _PLAIN_DATES, _PLAIN_DATES),
+    "project_number": (FIELD_KEYS["project_number"] - _JOB_NUMBERS, _JOB_NUMBERS),
+    "project_name": (FIELD_KEYS["project"] - _PLACES,),
+    "scale": (FIELD_KEYS["scale"],),
     # The page's reading only: the header takes number and title from ``reader``.
-    "sheet_number": (NUMBER_LABELS - PAIR_LABELS,),
+    "sheet_number": (_NUMBER_KEYS,),
     # One-word title labels ("TITLE", "DRAWING") also start prose ("TITLE 24 COMPLIANCE").
-    "sheet_title": (TITLE_LABELS - ONE_WORD_TITLE_LABELS,),
-    "drawn_by": (frozenset({"DRAWNBY"}),),
-    "checked_by": (frozenset({"CHECKEDBY"}),),
-    "designed_by": (frozenset({"DESIGNEDBY"}),),
-    "approved_by": (frozenset({"APPROVEDBY"}),),
+    "sheet_title": (_TITLE_KEYS,),
+    "drawn_by": (_folded("drawn by"),),
+    "checked_by": (_folded("checked by"),),
+    "designed_by": (_folded("designed by"),),
+    "approved_by": (_folded("approved by"),),
 }
 HEADER_FIELDS = ("revision", "issue_date", "project_number", "project_name", "scale")
 # Labels of the revision table's other columns: a row holding one of them beside a revision
 # or date label is the table's header row.
-TABLE_COLUMNS = frozenset(
-    {"DESCRIPTION", "ISSUEDFOR", "BY", "APPD", "APPROVED", "CHKD", "BESCHREIBUNG", "ÄNDERUNG"}
-    | {"OMSCHRIJVING", "DESCRIPCIÓN", "OBJET", "NATURE", "DATE", "DATUM", "FECHA", "REV"}
-    | {"REVISION", "REVISIONS", "NO", "ISSUEDFORDESCRIPTION", "INDEX", "INDICE"}
+TABLE_COLUMNS = _folded(
+    *("DESCRIPTION", "ISSUED FOR", "BY", "APPD", "APPROVED", "CHKD", "BESCHREIBUNG", "ÄNDERUNG"),
+    *("OMSCHRIJVING", "DESCRIPCIÓN", "OBJET", "NATURE", "DATE", "DATUM", "FECHA", "REV"),
+    *("REVISION", "REVISIONS", "NO", "ISSUED FOR DESCRIPTION", "INDEX", "INDICE"),
 )
-TABLE_ONLY_WORDS = frozenset(
-    {"DESCRIPTION", "BESCHREIBUNG", "OMSCHRIJVING", "DESCRIPCIÓN", "APPD", "CHKD", "ÄNDERUNG"}
+TABLE_ONLY_WORDS = _folded(
+    "DESCRIPTION", "BESCHREIBUNG", "OMSCHRIJVING", "DESCRIPCIÓN", "APPD", "CHKD", "ÄNDERUNG"
 )
 _TABLE_FIELDS = ("revision", "issue_date")
 _MAX_LABEL_WORDS = 4
@@ -100,15 +101,27 @@ NAME_MAX_CHARS = 80
 # Revision-table rows more than this many row heights apart belong to another table.
 ROW_GAP = 2.5
 
-_MONTH = (
-    r"(?:JAN|FEB|MAR|MÄR|MRT|APR|AVR|ABR|MAY|MAI|MEI|JUN|JUIN|JUL|JUIL|AUG|AOÛ|AGO|SEP|OCT"
-    r"|OKT|NOV|DEC|DEZ|DÉC|DIC|ENE|FÉV|FEV|MAA|JANV)[A-ZÀ-Ü]*\.?"
+# A month by name or abbreviation, in any language the vocabulary holds.
+_MONTH = "(?:{})\\.?".format(
+    "|".join(
+        sorted(
+            {re.escape(m) for text in MONTHS.values() for m in forms(text)},
+            key=len,
+            reverse=True,
+        )
+    )
 )
 _DATE = re.compile(
     r"\b(?:\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})|\d{4}[./-]\d{1,2}[./-]\d{1,2})\b"
     rf"|\b\d{{1,2}}\.?\s+{_MONTH}\s+\d{{4}}\b"
     rf"|\b{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}\b"
-    rf"|\b{_MONTH}\s+\d{{4}}\b",
+    # "FEBRUARY 2024" (OCR may glue the two: "FEBRUARY2024").
+    rf"|\b{_MONTH}\s*\d{{4}}\b"
+    # "2023年4月17日", "2020年2月", "令和5年4月1日".
+    r"|(?:\b\d{4}|(?:令和|平成|昭和)\s*(?:\d{1,2}|元))\s*年\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?"
+    # A month and its year: "2020.02", "04/2023", GOST's "12.22".
+    r"|\b\d{4}[./-](?:0?[1-9]|1[0-2])\b(?![./-]\d)|\b(?:0?[1-9]|1[0-2])/\d{4}\b"
+    r"|\b(?:0[1-9]|1[0-2])\.\d{2}\b(?![./]\d)",
     re.IGNORECASE,
 )
 _MARK = re.compile(r"^(?:[A-Z]\d{0,3}|[A-Z]{2}\d{1,3}|\d{1,3}[A-Z]?)$")
@@ -200,18 +213,31 @@ _KEY_PREFIXES = frozenset(
     for key in keys
     for n in range(1, len(key) + 1)
 )
+# The vocabulary's fields that are header fields of the same name.
+_VOCABULARY_FIELDS = ("revision", "issue_date", "project_number", "scale")
 
 
 def _match(words: list[str]) -> tuple[str, int, int] | None:
-    """The field, label rank and word count of the label a line starts with, or None."""
-    if not words or label_key(words[:1]) not in _KEY_PREFIXES:
-        return None  # most lines: no label starts with their first word
+    """The field, label rank and word count of the label a line starts with, or None. A label
+    misspelled by one letter ("Masstab", "Revison") counts, after every exact one."""
+    if not words:
+        return None
+    if fold(words[0]) in _KEY_PREFIXES:
+        for n in range(min(_MAX_LABEL_WORDS, len(words)), 0, -1):
+            key = fold("".join(words[:n]))
+            for field, ranks in LABELS.items():
+                for rank, keys in enumerate(ranks):
+                    if key in keys:
+                        return field, rank, n
+    # A misspelled label stands as a label does, alone on its line or before a colon: within
+    # prose a word one letter from a label is another word ("PROJECTED" is not "PROJECT ID").
     for n in range(min(_MAX_LABEL_WORDS, len(words)), 0, -1):
-        key = label_key(words[:n])
-        for field, ranks in LABELS.items():
-            for rank, keys in enumerate(ranks):
-                if key in keys:
-                    return field, rank, n
+        if n < len(words) and not words[n - 1].endswith(":"):
+            continue
+        named = label_fields(" ".join(words[:n]))
+        misspelled = next((f for f in _VOCABULARY_FIELDS if f in named), None)
+        if misspelled is not None:
+            return misspelled, len(LABELS[misspelled]) - 1, n
     return None
 
 
@@ -258,8 +284,8 @@ def _in_table_header(view: View, run: Run, label_words: list[str]) -> bool:
     # A run of column labels may be one line ("REV DESCRIPTION"): short runs count by the
     # words only a revision table's header holds.
     return any(
-        label_key(t) in TABLE_COLUMNS
-        or (len(t) <= _MAX_LABEL_WORDS and any(label_key([w]) in TABLE_ONLY_WORDS for w in t))
+        fold("".join(t)) in TABLE_COLUMNS
+        or (len(t) <= _MAX_LABEL_WORDS and any(fold(w) in TABLE_ONLY_WORDS for w in t))
         for t in texts
         if t
     )
@@ -358,7 +384,7 @@ def _shaped(field: str, view: View, ids: tuple[int, ...]) -> Value | None:
         return Value(" ".join(text.split()), tuple(ids))
     if field == "revision":
         token = words[0].text.strip(":")
-        if label_key([token]) in LABELS["revision"][0] and len(words) > 1:
+        if fold(token) in LABELS["revision"][0] and len(words) > 1:
             token, words = words[1].text, words[1:]  # "REV A - …" in a table row
         return Value(token, (words[0].id,)) if _MARK.match(token) else None
     if field in ("project_number", "sheet_number"):

@@ -9,8 +9,13 @@ because their values are never the sheet number and they bound the fields around
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from enum import Enum
+from functools import lru_cache
+
+from rapidfuzz.distance import OSA
+
+from shared.sheet.vocabulary import FIELDS, STAGES, forms
 
 # Two numbers printed as one ("Unterlage / Blatt-Nr.: 7 / 1"): the sheet is the pair.
 PAIR_LABELS = frozenset({"UNTERLAGE/BLATT", "UNTERLAGE/BLATTNR", "UNTERLAGENR/BLATTNR"})
@@ -139,3 +144,152 @@ def _reads_as_label(words: Sequence[str]) -> bool:
     """A first word that names a field starts a label line (short, or ending in a colon),
     not a sentence that happens to start with "SCALE" or "DATE"."""
     return len(words) <= 4 or any(w.endswith(":") for w in words[:4])
+
+
+# --- the vocabulary's labels, folded -------------------------------------------------------
+
+# "N°", "n.°": the numero sign read as the abbreviation it stands for ("Nº" and "№" become
+# "No" under NFKC already).
+_NUMERO = re.compile(r"n\.?\s*°", re.IGNORECASE)
+# One edit of tolerance only on labels of this many letters or more: shorter words are
+# too close to one another and to the values around them.
+TOLERANT_LENGTH = 6
+# Labels printed in two languages or of two fields at once ("Maßstab / Scale", "Title,
+# supplementary title") split here.
+_PARTS = re.compile(r"\s*[/|]\s*|,\s*|\n")
+# A scale label naming the paper size it holds for ("SCALE @ A1", "Maßstab bei A3").
+_PAPER_SIZE = re.compile(
+    r"(.+?)\s*(?:@|\b(?:at|bei|à|en|in|su|på|w|na)\b)?\s*\b[AB][0-4]\s*:?$", re.I
+)
+# Words that join two stage phrases in one banner ("PRELIMINARY AND NOT FOR CONSTRUCTION").
+_JOINERS = frozenset({"and", "und", "et", "y", "e", "en", "og", "och", "i", "a", "oraz", "и"})
+# A status code leading a banner (ISO 19650's "S3", "A1", "CR"): dropped before the phrase.
+_STATUS_CODE = re.compile(r"^[a-z]{1,2}\d{0,2}$")
+
+
+def fold(text: str) -> str:
+    """A text as labels are compared: full-width forms and ligatures made plain (NFKC), the
+    numero signs read as "no" ("N°", "Nº", "№", "#"), case folded (ß is ss), accents of
+    Latin, Greek and Cyrillic letters dropped, and everything but letters and digits removed
+    ("Zeichnungs-Nr.:", "ZEICHNUNGSNR" and "ｚｅｉｃｈｎｕｎｇｓ ｎｒ" are one). Kana keep their
+    voicing marks."""
+    plain = _NUMERO.sub("no", unicodedata.normalize("NFKC", text)).casefold().replace("#", "no")
+    kept: list[str] = []
+    for ch in unicodedata.normalize("NFD", plain):
+        if unicodedata.combining(ch) and kept and kept[-1] < "\u0500":
+            continue
+        kept.append(ch)
+    return "".join(ch for ch in unicodedata.normalize("NFC", "".join(kept)) if ch.isalnum())
+
+
+def _fold_words(text: str) -> tuple[str, ...]:
+    """A text's words, each folded (punctuation between them splits them)."""
+    spaced = re.sub(r"[^\w°]+", " ", unicodedata.normalize("NFKC", text))
+    return tuple(key for word in spaced.split() if (key := fold(word)))
+
+
+def _keys(by_language: dict[str, str]) -> frozenset[str]:
+    return frozenset(fold(form) for text in by_language.values() for form in forms(text)) - {""}
+
+
+# Folded label → the fields it labels.
+FIELD_KEYS: dict[str, frozenset[str]] = {name: _keys(by) for name, by in FIELDS.items()}
+_LABEL_FIELDS: dict[str, frozenset[str]] = {}
+for _name, _keyset in FIELD_KEYS.items():
+    for _key in _keyset:
+        _LABEL_FIELDS[_key] = _LABEL_FIELDS.get(_key, frozenset()) | {_name}
+_STAGE_PHRASES = frozenset(
+    _fold_words(form) for text in STAGES.values() for form in forms(text)
+) - {()}
+_STAGE_KEYS = frozenset("".join(words) for words in _STAGE_PHRASES)
+_LONGEST_STAGE = max(len(words) for words in _STAGE_PHRASES)
+
+
+def _deletions(key: str) -> set[str]:
+    """A key with one letter dropped, each way."""
+    return {key[:i] + key[i + 1 :] for i in range(len(key))}
+
+
+def _tolerant(keys: Iterable[str]) -> dict[str, set[str]]:
+    """The keys of letters only, of ``TOLERANT_LENGTH`` or more, indexed by themselves and by
+    each of their one-letter deletions: a text within one edit of a key shares one of them."""
+    index: dict[str, set[str]] = {}
+    for key in keys:
+        if len(key) >= TOLERANT_LENGTH and key.isalpha():
+            for form in (key, *_deletions(key)):
+                index.setdefault(form, set()).add(key)
+    return index
+
+
+_TOLERANT_LABELS = _tolerant(_LABEL_FIELDS)
+_TOLERANT_STAGES = _tolerant(_STAGE_KEYS)
+
+
+def _near(key: str, tolerant: dict[str, set[str]]) -> str | None:
+    """The key within one edit (a letter added, dropped, changed, or two swapped) of a text
+    of letters, or None."""
+    if not key.isalpha() or len(key) < TOLERANT_LENGTH - 1:
+        return None
+    found = {label for form in (key, *_deletions(key)) for label in tolerant.get(form, ())}
+    return min(
+        (label for label in found if OSA.distance(key, label, score_cutoff=1) <= 1), default=None
+    )
+
+
+@lru_cache(maxsize=8192)
+def label_fields(text: str) -> frozenset[str]:
+    """The fields a text labels (by the vocabulary's names: ``number``, ``title``, ``scale``
+    …), empty when it is no label: the whole text must be a label, folded, or one edit from
+    a label of six letters or more. A label printed in two languages ("Maßstab / Scale")
+    labels the fields of both."""
+    key = fold(text)
+    if key in _LABEL_FIELDS:
+        return _LABEL_FIELDS[key]
+    parts = [p for p in _PARTS.split(text) if fold(p)]
+    if len(parts) > 1:
+        found = [label_fields(p) for p in parts]
+        return frozenset().union(*found) if all(found) else frozenset()
+    if not key:
+        return frozenset()
+    if near := _near(key, _TOLERANT_LABELS):
+        return _LABEL_FIELDS[near]
+    sized = _PAPER_SIZE.match(text)
+    if sized and "scale" in label_fields(sized.group(1)):
+        return frozenset({"scale"})
+    return frozenset()
+
+
+def is_label(text: str) -> bool:
+    """Whether a text is the label of any field in any language (so never a field's value:
+    no number, no title)."""
+    return bool(label_fields(text))
+
+
+@lru_cache(maxsize=8192)
+def is_stage_or_status(text: str) -> bool:
+    """Whether a text is a stage or status banner ("ISSUED FOR CONSTRUCTION", "Vorabzug",
+    "S3 – Suitable for review & comment", "PRELIMINARY – NOT FOR CONSTRUCTION"): one or more
+    stage phrases, perhaps after a status code, with only joining words between."""
+    words = list(_fold_words(text))
+    while len(words) > 1 and _STATUS_CODE.match(words[0]) and "".join(words) not in _STAGE_KEYS:
+        words = words[1:]
+    if not words:
+        return False
+    if "".join(words) in _STAGE_KEYS or _near("".join(words), _TOLERANT_STAGES):
+        return True
+    return _covered_by_stages(tuple(words))
+
+
+def _covered_by_stages(words: tuple[str, ...]) -> bool:
+    """Whether words are stage phrases end to end, joining words allowed between them."""
+    reach = [False] * (len(words) + 1)
+    reach[0] = True
+    for start in range(len(words)):
+        if not reach[start]:
+            continue
+        if start and words[start] in _JOINERS:
+            reach[start + 1] = True
+        for n in range(1, min(_LONGEST_STAGE, len(words) - start) + 1):
+            if words[start : start + n] in _STAGE_PHRASES:
+                reach[start + n] = True
+    return reach[-1] and words[-1] not in _JOINERS

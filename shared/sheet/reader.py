@@ -20,15 +20,20 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from shared.pagetext import Box, TextLayer
+from shared.sheet.cells import WALL_SLACK, Cell, cell_label, read_cells
 from shared.sheet.labels import (
     BARE_NUMBER_LABELS,
     NUMBER_LABELS,
     PAIR_LABELS,
     STAGE_LABELS,
     Field,
+    is_label,
+    is_stage_or_status,
+    label_fields,
     label_key,
     match_label,
     may_start_label,
+    sheet_count,
 )
 from shared.sheet.tokens import (
     cut_glued_title,
@@ -65,6 +70,14 @@ INDEX_ROWS = 3
 
 # Separators between a number and a title printed on one line ("A101 – FLOOR PLAN").
 _SEPARATOR = re.compile(r"^[-\u2010-\u2015\u2212:|/]+$")
+
+
+# Why a page reports no title: it is read only from a title field, never guessed.
+NO_TITLE = (
+    "no title field read: no labelled title cell, no title label's value, nothing printed "
+    "with the number, and no heading clear of other fields' values"
+)
+NOT_A_TITLE = "the text in the title's place is a field label or a stage banner, never a title"
 
 
 class Evidence:
@@ -107,6 +120,8 @@ class Reading:
     evidence: int = 0
     candidates: tuple[Considered, ...] = ()
     region: Box | None = None
+    title_how: str = ""  # where the title was read, or why the page has none
+    cells: tuple[Cell, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -116,6 +131,7 @@ class _Label:
     run: Run
     rest: tuple[int, ...]  # word ids after the label on its line: an inline value
     key: str
+    cell_value: tuple[int, ...] = ()  # a ruled cell's label: the words of the cell's value
 
 
 @dataclass(frozen=True)
@@ -152,7 +168,27 @@ def read_title_block(layer: TextLayer) -> Reading:
         else replace(c, chosen=False, why="lost: the page reads better in another text direction")
         for c in ordered
     )
-    return replace(best, candidates=kept)
+    return _label_free(replace(best, candidates=kept))
+
+
+def _label_free(reading: Reading) -> Reading:
+    """A label is never a value: a number or title that is a field's label in any language
+    ("図面番号", "Tegningsnummer"), or a title that is a stage or status banner, is dropped
+    as the reading leaves the reader, and so is any candidate's."""
+    if reading.number is not None and is_label(reading.number):
+        reading = replace(reading, number=None, number_words=(), evidence=0)
+    if reading.title is not None and _not_a_title(reading.title):
+        reading = replace(reading, title=None, title_words=(), title_how=NOT_A_TITLE)
+    kept = tuple(
+        replace(c, title=None, title_words=()) if c.title and _not_a_title(c.title) else c
+        for c in reading.candidates
+        if not is_label(c.text)
+    )
+    return replace(reading, candidates=kept)
+
+
+def _not_a_title(text: str) -> bool:
+    return is_label(text) or is_stage_or_status(text)
 
 
 def _rank(reading: Reading) -> tuple:
@@ -164,7 +200,22 @@ def _strength(number: "_Number") -> tuple:
     one with digits before a word ("CIVIL" in a trade banner's field loses to "C-101" in a
     consultant's block); then the evidence, then the score within it."""
     labelled = number.evidence >= Evidence.LABEL
-    return (labelled, not labelled or _has_digit(number.token), number.evidence, number.score)
+    return (
+        labelled,
+        not _is_position(number),
+        not labelled or _has_digit(number.token),
+        number.evidence,
+        number.score,
+    )
+
+
+def _is_position(number: "_Number") -> bool:
+    """Whether a number is a sheet's position in a count ("Blad 1 van 4"), read inline after
+    its label: a labelled sheet number elsewhere in the block beats it."""
+    if number.label is None or not number.label.rest:
+        return False
+    texts = [number.run.words[i].text for i in number.label.rest]
+    return sheet_count(texts) is not None
 
 
 def _has_digit(token: str) -> bool:
@@ -172,10 +223,16 @@ def _has_digit(token: str) -> bool:
 
 
 def _read(view: View) -> tuple[Reading, list[Considered]]:
-    labels = list(_labels(view))
+    cells = read_cells(view)
+    # A labelled cell's value is never a label ("Drawing" as a document type's value).
+    values = {i for cell in cells if cell.label for i in cell.value_ids}
+    labels = [label for label in _labels(view) if label.run.ids[0] not in values]
+    labels += _cell_labels(view, cells, labels)
     excluded = {
         i for label in labels if label.field is Field.OTHER for i in _field_ids(view, label, labels)
     }
+    # A cell's label, of a field known or not, is never a number or a title.
+    excluded |= {i for cell in cells for i in cell.label_ids}
     numbers = _distinct(list(_numbers(view, labels, excluded)))
     ranked = sorted(numbers, key=_strength, reverse=True)
     number = ranked[0] if ranked else None
@@ -184,15 +241,35 @@ def _read(view: View) -> tuple[Reading, list[Considered]]:
     )
     if rivalled:
         number = None
-    title, title_ids = _title(view, labels, number, excluded)
+    # Another field's cell holds that field's value: never the title, whatever its size.
+    not_title = excluded | {
+        i
+        for cell in cells
+        if (cell.label and cell.field is not Field.TITLE) or _is_contact_panel(cell.value)
+        for i in (*cell.label_ids, *cell.value_ids)
+    }
+    title, title_ids, how = _title(view, cells, labels, number, not_title)
     if number is not None and title is None:
-        title, title_ids = _main_heading(view, labels)
-    candidates = _considered(view, labels, excluded, ranked, number, rivalled)
-    candidates += _large_tokens(view, labels, {c.word_ids for c in candidates})
+        title, title_ids = _main_heading(view, labels, not_title)
+        how = "the sheet's main heading, outside its title block" if title else how
+    if title is None:
+        how = NO_TITLE
+    candidates = _considered(view, cells, labels, not_title, ranked, number, rivalled)
+    candidates += _large_tokens(view, cells, labels, {c.word_ids for c in candidates})
     region = _region(view, labels, number)
+    # Kept with the reading: the labelled cells, and the title block's others (a drawing's
+    # own tables are no part of it).
+    kept = [c for c in cells if c.label or view.in_zone(c.box)]
+    found = kept + _unruled_cells(view, labels)
+    framed = tuple(replace(c, box=c.box.from_frame(view.frame)) for c in found)
     if number is None:
         return Reading(
-            title=title, title_words=title_ids, candidates=tuple(candidates), region=region
+            title=title,
+            title_words=title_ids,
+            candidates=tuple(candidates),
+            region=region,
+            title_how=how,
+            cells=framed,
         ), candidates
     return Reading(
         number=number.token,
@@ -202,6 +279,8 @@ def _read(view: View) -> tuple[Reading, list[Considered]]:
         evidence=number.evidence,
         candidates=tuple(candidates),
         region=region,
+        title_how=how,
+        cells=framed,
     ), candidates
 
 
@@ -229,6 +308,7 @@ _HOW = {
 
 def _considered(
     view: View,
+    cells: list[Cell],
     labels: list[_Label],
     excluded: set[int],
     ranked: list["_Number"],
@@ -247,7 +327,7 @@ def _considered(
             why = f"lost to {winner.token}: {how}; {_why_lost(n, winner)}"
         title: tuple[str | None, tuple[int, ...]] = (None, ())
         if rank < TITLED_CANDIDATES:
-            title = _title(view, labels, n, excluded)
+            title = _title(view, cells, labels, n, excluded)[:2]
         found.append(_as_considered(view, n, n is number, why, title))
     return found
 
@@ -287,7 +367,9 @@ def _as_considered(
     )
 
 
-def _large_tokens(view: View, labels: list[_Label], seen: set[tuple[int, ...]]) -> list[Considered]:
+def _large_tokens(
+    view: View, cells: list[Cell], labels: list[_Label], seen: set[tuple[int, ...]]
+) -> list[Considered]:
     """Words printed large and alone in the title block that only a drawing index can make a
     sheet number ("SITE", "COV-S"): kept as candidates of no evidence of their own."""
     floor = BIG_RATIO * view.typical_size
@@ -307,7 +389,7 @@ def _large_tokens(view: View, labels: list[_Label], seen: set[tuple[int, ...]]) 
         seen.add(ids)
         n = _Number(token, ids, view.box_of(ids), run.size, run, 0, ())
         why = "large and alone in the title block: a number only where a drawing index lists it"
-        title = _title(view, labels, n, set())
+        title = _title(view, cells, labels, n, set())[:2]
         found.append(_as_considered(view, n, False, why, title))
     return found
 
@@ -361,6 +443,60 @@ def _labels(view: View) -> Iterator[_Label]:
             yield _Label(field, view.box_of(ids), run, run.ids[n:], label_key(texts[:n]))
 
 
+def _unruled_cells(view: View, labels: list[_Label]) -> list[Cell]:
+    """The fields of the title block that no rule boxes in, as cells: each label with the
+    value its alignment gives it (beside it on its line, or under it up to the next label
+    in its column), so that no later stage reads the labels again."""
+    found = []
+    for label in labels:
+        if label.cell_value or view.cell(label.box.centre) or not view.in_zone(label.box):
+            continue
+        # The label's own words as the vocabulary reads them ("DESIGN BY:", "SCALE @ A2:").
+        words = [view.words[i].text for i in label.run.ids]
+        read = cell_label(words) if label.run.ids[0] not in label.rest else None
+        n = read[1] if read else len(label.run.ids) - len(label.rest)
+        label_ids, inline = label.run.ids[:n], label.run.ids[n:]
+        if inline:
+            runs, ids = [label.run], inline
+        else:
+            runs = [r for r, _ in _field(view, label, labels) if not _is_label_run(r, labels)]
+            runs.sort(key=lambda r: (r.box.y0, r.box.x0))
+            ids = tuple(i for r in runs for i in r.ids)
+        if not ids:
+            continue
+        found.append(
+            Cell(
+                box=Box.union([label.box, *(r.box for r in runs)]),
+                label=" ".join(view.words[i].text for i in label_ids),
+                label_ids=label_ids,
+                field=label.field,
+                value=" ".join(view.words[i].text for i in ids),
+                value_ids=ids,
+                value_size=max((r.size for r in runs), default=0.0),
+            )
+        )
+    return found
+
+
+def _cell_labels(view: View, cells: list[Cell], labels: list[_Label]) -> list[_Label]:
+    """The number and title labels of ruled cells that no line of the view starts with: a
+    label turned 90° at its cell's side, or in a language or form only the vocabulary
+    knows."""
+    seen = {i for label in labels for i in label.run.ids if i not in label.rest}
+    found = []
+    for cell in cells:
+        if cell.field not in (Field.NUMBER, Field.TITLE) or not cell.label:
+            continue
+        if seen.intersection(cell.label_ids):
+            continue
+        run = view.run_of(cell.label_ids)
+        rest = tuple(i for i in run.ids if i in cell.value_ids) if run.line_id >= 0 else ()
+        key = label_key(cell.label.split())
+        box = view.box_of(cell.label_ids)
+        found.append(_Label(cell.field, box, run, rest, key, cell.value_ids))
+    return found
+
+
 _NUMBER_TAILS = frozenset({"NO", "NUMBER", "NUM", "NBR", "NR", "#", "ID"})
 
 
@@ -387,6 +523,10 @@ def _overlap(a0: float, a1: float, b0: float, b1: float) -> float:
 def _field(view: View, label: _Label, labels: list[_Label]) -> list[tuple[Run, float]]:
     """The runs in a label's field with their distance from it: right of it on its line,
     and below it, within its ruled cell (or, unruled, up to the next label)."""
+    if label.cell_value:
+        # A ruled cell's label: its field is the cell's value, and nothing past its walls.
+        runs = {id(r): r for i in label.cell_value if (r := view.run_of_word.get(i))}
+        return [(r, abs(r.box.y0 - label.box.y0)) for r in runs.values()]
     x0, y0, x1, y1 = label.box
     h = max(y1 - y0, 1.0)
     others = [o.box for o in labels if o.box != label.box]
@@ -489,6 +629,25 @@ def _continued(
         ):
             return joined, (*ids, below.ids[0])
     return token, ids
+
+
+def _after_label(view: View, run: Run) -> bool:
+    """Whether a run follows another field's label on its row ("CHECKED BY: ASV"): that
+    field's value, never the title."""
+    h = run.box.height
+    for other in view.runs_between(run.box.y0 - 2 * h, run.box.y1):
+        if other is run or other.box.overlap_y(run.box) < 0.5 * min(h, other.box.height):
+            continue
+        if not -1 <= run.box.x0 - other.box.x1 <= 4 * h:
+            continue
+        words = [view.words[i].text for i in other.ids]
+        if not words[-1].endswith(":"):
+            continue
+        for k in range(1, min(len(words), 4) + 1):
+            fields = label_fields(" ".join(words[-k:]))
+            if fields and "title" not in fields:
+                return True
+    return False
 
 
 def _after_of(view: View, run: Run) -> bool:
@@ -617,14 +776,29 @@ def _stands_alone(view: View, run: Run, token_ids: tuple[int, ...]) -> bool:
 
 
 def _title(
-    view: View, labels: list[_Label], number: _Number | None, excluded: set[int]
-) -> tuple[str | None, tuple[int, ...]]:
+    view: View,
+    cells: list[Cell],
+    labels: list[_Label],
+    number: _Number | None,
+    excluded: set[int],
+) -> tuple[str | None, tuple[int, ...], str]:
+    """The title, the words it came from, and where it was read (or why there is none)."""
     if (
         number is not None
         and number.evidence != Evidence.TITLE_FIELD
         and (found := _with_number(view, number))[0]
     ):
-        return found  # the sheet's own title, printed in its number box
+        return *found, "printed after the number on its line"
+    if number is not None and (found := _stamp_cell_title(view, cells, number))[0]:
+        return *found, "the title cell of a main inscription, left of its stage column"
+    if (
+        number is not None
+        and number.label is not None
+        and (found := _stamp_title(view, labels, number))[0]
+    ):
+        return *found, "the line left of a main inscription's stage column"
+    if (found := _cell_title(view, cells, number))[0]:
+        return *found, "the value of the title cell"
     for label in sorted(
         (lb for lb in labels if lb.field is Field.TITLE),
         key=lambda lb: (view.in_zone(lb.box), view.edge_score(lb.box)),
@@ -632,14 +806,73 @@ def _title(
     ):
         found = _labelled_title(view, label, labels, number)
         if found[0]:
-            return found
+            return *found, f"the value of the title label {label.key!r}"
     if number is None:
-        return None, ()
-    if number.label is not None and (found := _stamp_title(view, labels, number))[0]:
-        return found
+        return None, (), "no title field and no sheet number on the page"
     if number.label is not None and number.label.key in BARE_NUMBER_LABELS:
-        return _heading_above(view, number)
-    return _title_near(view, labels, number, excluded)
+        return *_heading_above(view, number), "the heading the sheet's count is printed under"
+    return *_title_near(view, labels, number, excluded), "the largest text beside the number"
+
+
+def _in_title_block(view: View, box: Box, number: _Number | None) -> bool:
+    """Whether a cell is the title block's: where title blocks sit, or in the column of
+    the sheet number (a strip down a portrait sheet's left edge); a table on the drawing
+    with a "name" column is not."""
+    if view.in_zone(box):
+        return True
+    return number is not None and number.label is not None and box.overlap_x(number.box) > 0
+
+
+def _stamp_cell_title(
+    view: View, cells: list[Cell], number: _Number
+) -> tuple[str | None, tuple[int, ...]]:
+    """The title of a GOST main inscription, which labels no title: the unlabelled ruled cell
+    whose right wall is the stage column's left wall, from the stage row's top down."""
+    stages = [
+        c
+        for c in cells
+        if c.label
+        and label_key(c.label.split()) in STAGE_LABELS
+        and c.box.overlap_y(number.box) > 0  # the stage, sheet and sheet-count row
+    ]
+    for stage in stages:
+        for cell in cells:
+            beside = abs(cell.box.x1 - stage.box.x0) <= WALL_SLACK
+            level = abs(cell.box.y0 - stage.box.y0) <= WALL_SLACK
+            if cell.label is None and cell.value_ids and beside and level:
+                runs = {id(r): r for i in cell.value_ids if (r := view.run_of_word.get(i))}
+                inside = list(runs.values())
+                found = _clean_title(view, _stack(inside, inside), number)
+                if found[0] and _words_like(found[0]):
+                    return found
+    return None, ()
+
+
+def _cell_title(
+    view: View, cells: list[Cell], number: _Number | None
+) -> tuple[str | None, tuple[int, ...]]:
+    """The value of a ruled cell labelled as the title field, all its lines: in the title
+    block first, then nearest the sheet's edge."""
+    titled = sorted(
+        (
+            c
+            for c in cells
+            if c.field is Field.TITLE and c.value_ids and _in_title_block(view, c.box, number)
+        ),
+        key=lambda c: (view.in_zone(c.box), view.edge_score(c.box)),
+        reverse=True,
+    )
+    for cell in titled:
+        # The cell's largest lines and those stacked with them: an issue line in smaller
+        # print beside the title is no part of it.
+        runs = {id(run): run for i in cell.value_ids if (run := view.run_of_word.get(i))}
+        inside = list(runs.values())
+        ids = set(cell.value_ids)
+        stacked = tuple(i for i in _stack(inside, inside) if i in ids)
+        found = _clean_title(view, stacked, number)
+        if found[0] and _words_like(found[0]):
+            return found
+    return None, ()
 
 
 def _with_number(view: View, number: _Number) -> tuple[str | None, tuple[int, ...]]:
@@ -683,7 +916,9 @@ def _heading_above(view: View, number: _Number) -> tuple[str | None, tuple[int, 
     return _clean_title(view, tuple(i for run in stack for i in run.ids), number)
 
 
-def _main_heading(view: View, labels: list[_Label]) -> tuple[str | None, tuple[int, ...]]:
+def _main_heading(
+    view: View, labels: list[_Label], excluded: set[int]
+) -> tuple[str | None, tuple[int, ...]]:
     """A numbered sheet whose title block has no title: its main heading, the largest line
     of words it prints outside its title block (clearly larger than its ordinary text)."""
     floor = BIG_RATIO * view.typical_size
@@ -694,12 +929,38 @@ def _main_heading(view: View, labels: list[_Label]) -> tuple[str | None, tuple[i
         and len(r.text.split()) >= 2
         and _has_words(r)
         and not _is_label_run(r, labels)
+        and not _is_view_title(r.text)
+        and not excluded.intersection(r.ids)
     ]
     if not headings:
         return None, ()
     # The drawing's own heading before a banner its title block prints on every sheet.
     top = max(headings, key=lambda r: (not view.in_zone(r.box), round(r.size, 1), -r.box.y0))
     return _clean_title(view, top.ids, None)
+
+
+# An e-mail address, a web address or a telephone number: a firm's panel prints them.
+_CONTACT = re.compile(
+    r"[\w.+-]+@[\w-]+\.[\w.]+|\bwww\.|https?://|\b(?:tel|phone|fax)\b|\+\d[\d ()-]{6,}",
+    re.IGNORECASE,
+)
+
+
+def _is_contact_panel(text: str) -> bool:
+    """Whether a cell's text gives a way to reach someone: a firm's (or a person's) panel,
+    whose name is never the sheet's title."""
+    return bool(_CONTACT.search(text))
+
+
+_RATIO = re.compile(r"(?<![\w.])1\s*[:/]\s*\d{1,4}(?![\w.])")
+
+
+def _is_view_title(text: str) -> bool:
+    """A drawing's view title, printed with its scale ("FOUNDATION PLAN SCALE 1:200",
+    "План кровли М 1:100"): it names one view, not the sheet."""
+    if _RATIO.search(text):
+        return True
+    return any("scale" in label_fields(w) for w in text.split() if len(w.strip(":")) >= 4)
 
 
 def _labelled_title(
@@ -764,6 +1025,7 @@ def _title_near(
             and not _is_label_run(run, labels)
             and not excluded.intersection(run.ids)
             and _has_words(run)
+            and not _after_label(view, run)
         )
 
     x0, y0, x1, y1 = number.run.box
@@ -773,7 +1035,6 @@ def _title_near(
             inside = [r for r in view.runs if box and box.contains(r.box.centre) and usable(r)]
             if inside:
                 return _clean_title(view, _stack(inside, inside), number)
-        return None, ()
     h, w = y1 - y0, x1 - x0
     rows = [
         r

@@ -66,6 +66,20 @@ class Candidate(BaseModel):
     title: FieldReading | None = Field(None, description="the title that goes with it")
 
 
+class CellReading(BaseModel):
+    """One ruled cell of the title block: its label and its value as printed, with their
+    words, so that no later stage reads the labels again."""
+
+    box: Box = Field(description="in the displayed page's frame, PDF points")
+    label: str | None = Field(None, description="the cell's label as printed, if it has one")
+    field: str | None = Field(
+        None, description="the field its label names (number, title, other), where known"
+    )
+    label_ids: list[int] = []
+    value: str = Field("", description="the rest of the cell, all its lines, as printed")
+    value_ids: list[int] = []
+
+
 class SheetReading(BaseModel):
     """``extracted.json``'s ``reading``: the page's identity as its own text states it."""
 
@@ -78,6 +92,12 @@ class SheetReading(BaseModel):
     )
     candidates: list[Candidate] = []
     region: Box | None = Field(None, description="the title block, where one was found")
+    title_reason: str = Field(
+        "", description="where the title was read, or why the page reports none"
+    )
+    cells: list[CellReading] = Field(
+        default=[], description="the title block's ruled cells that hold text"
+    )
     index_rows: list[tuple[str, str | None]] = Field(
         default=[], description="the drawing index the page prints: (sheet number, title) rows"
     )
@@ -137,6 +157,18 @@ def read_sheet(
             for c in found.candidates
         ],
         region=found.region,
+        title_reason=found.title_how,
+        cells=[
+            CellReading(
+                box=c.box,
+                label=c.label,
+                field=c.field.value if c.field else None,
+                label_ids=list(c.label_ids),
+                value=c.value,
+                value_ids=list(c.value_ids),
+            )
+            for c in found.cells
+        ],
         index_rows=read_drawing_index(layer),
         references=list(references(layer)),
         page_label=page_label,

@@ -141,12 +141,9 @@ class View:
         """The ruled cell around a point: the nearest rule on each side that spans it, or
         None when the point is not boxed in (or the box is a drawing frame, not a field)."""
         x, y = point
-        spanning_x = [r.at for r in self.horizontal if r.start - 1 <= x <= r.end + 1]
-        spanning_y = [r.at for r in self.vertical if r.start - 1 <= y <= r.end + 1]
-        top = max((at for at in spanning_x if at < y), default=None)
-        bottom = min((at for at in spanning_x if at > y), default=None)
-        left = max((at for at in spanning_y if at < x), default=None)
-        right = min((at for at in spanning_y if at > x), default=None)
+        across, down = self._sorted_rules
+        top, bottom = across.nearest(y, x, -1), across.nearest(y, x, 1)
+        left, right = down.nearest(x, y, -1), down.nearest(x, y, 1)
         if top is None or bottom is None or left is None or right is None:
             return None
         ex0, ey0, ex1, ey1 = self.extent
@@ -155,6 +152,10 @@ class View:
         ):
             return None
         return Box(left, top, right, bottom)
+
+    @cached_property
+    def _sorted_rules(self) -> tuple["_Sorted", "_Sorted"]:
+        return _Sorted(self.horizontal), _Sorted(self.vertical)
 
     def cell_above(self, cell: Box) -> Box | None:
         """The ruled cell above a cell, past the empty bands double walls make."""
@@ -223,19 +224,21 @@ def _view(layer: TextLayer, key: int) -> View:
     words = layer.words
     runs: list[Run] = []
     in_lines: set[int] = set()
+    horizontal, vertical = _rules(layer, frame)
+    walls = _Walls(vertical)
     for line_id, line in enumerate(layer.lines):
         if not line or direction_key(words[line[0]].dir) != key:
             continue
         in_lines.update(line)
         framed = {i: words[i].bbox.in_frame(frame) for i in line}
-        for row in _printed_rows(line, framed):
-            runs.append(framed_line(words, row, frame, line_id, [framed[i] for i in row]))
+        for printed in _printed_rows(line, framed):
+            for row in walls.split(printed, framed):
+                runs.append(framed_line(words, row, frame, line_id, [framed[i] for i in row]))
     runs += [
         framed_line(words, (w.id,), frame)
         for w in words
         if w.id not in in_lines and w.hidden is None
     ]
-    horizontal, vertical = _rules(layer, frame)
     boxes = [r.box for r in runs] + [rule.in_frame(frame) for rule in layer.rules]
     sizes = [w.size for w in words if w.size] or [r.box.height for r in runs]
     view = View(
@@ -274,6 +277,50 @@ def _printed_rows(line: list[int], boxes: dict[int, Box]) -> list[list[int]]:
         else:
             printed.append([i])
     return [sorted(row, key=lambda i: boxes[i].x0) for row in printed]
+
+
+class _Sorted:
+    """Rules of one axis by where they stand, for the nearest one past a point that spans
+    it (a page of a CAD drawing has thousands)."""
+
+    def __init__(self, rules: list[Rule]) -> None:
+        self.rules = sorted(rules)
+        self.at = [r.at for r in self.rules]
+
+    def nearest(self, at: float, across: float, step: int) -> float | None:
+        """The position of the nearest rule before (step -1) or after (step 1) ``at`` that
+        spans ``across``."""
+        k = bisect_left(self.at, at) - 1 if step < 0 else bisect_right(self.at, at)
+        while 0 <= k < len(self.rules):
+            rule = self.rules[k]
+            if rule.at != at and rule.start - 1 <= across <= rule.end + 1:
+                return rule.at
+            k += step
+        return None
+
+
+class _Walls:
+    """The vertical ruled lines of a view, by where they stand: a line of text that runs
+    across one is two values in two cells (a firm's e-mail glued to a title)."""
+
+    def __init__(self, vertical: list[Rule]) -> None:
+        self.rules = sorted(vertical)
+        self.at = [r.at for r in self.rules]
+
+    def split(self, row: list[int], boxes: dict[int, Box]) -> list[list[int]]:
+        """A row's words (in order along it) as the parts no wall runs between."""
+        parts = [[row[0]]]
+        for a, b in itertools.pairwise(row):
+            if self._between(boxes[a], boxes[b]):
+                parts.append([b])
+            else:
+                parts[-1].append(b)
+        return parts
+
+    def _between(self, a: Box, b: Box) -> bool:
+        y = (a.centre.y + b.centre.y) / 2
+        lo, hi = bisect_left(self.at, a.x1 - 0.5), bisect_right(self.at, b.x0 + 0.5)
+        return any(r.start <= y <= r.end for r in self.rules[lo:hi])
 
 
 def _rules(layer: TextLayer, frame: Frame) -> tuple[list[Rule], list[Rule]]:

@@ -34,8 +34,8 @@ def test_text_layer_words_carry_pdf_point_bboxes():
 
 
 def test_has_drawings_sees_vector_linework_on_a_page_without_text():
-    """A text-less page with a vector line has drawings, an empty one none; a text page is
-    not asked (listing its paths costs seconds on a sheet of outlined text)."""
+    """A text-less page with a vector line has drawings, an empty one none; a text page's
+    drawings only give its ruled lines (the walls of its title block's cells)."""
     page = _page("")
     assert not read_text_layer(page, 1, 5).has_drawings
     page.draw_line((10, 10), (200, 200))

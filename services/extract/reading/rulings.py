@@ -13,6 +13,9 @@ from shared.pagetext import Box
 
 # A rule is at least this long (PDF points; a third of an inch) ...
 MIN_RULE = 24.0
+# ... or, as a wall between two rules it meets at both ends (the walls of a title block's
+# low rows: GOST's 5 mm), at least this long.
+MIN_WALL = 8.0
 # ... and a filled bar at most this thick.
 MAX_BAR = 3.0
 # Pieces this close along one line are one rule; lines this close across are one line.
@@ -37,8 +40,11 @@ def ruled_lines(paths: list[dict], matrix: pymupdf.Matrix, page: Box) -> list[Bo
             horizontal.append(((y0 + y1) / 2, max(min(x0, x1), px0), min(max(x0, x1), px1)))
         elif abs(x1 - x0) <= SAME_LINE and px0 <= x0 <= px1:
             vertical.append(((x0 + x1) / 2, max(min(y0, y1), py0), min(max(y0, y1), py1)))
-    rules = [Box(x0, y, x1, y) for y, x0, x1 in _joined(horizontal)]
-    rules += [Box(x, y0, x, y1) for x, y0, y1 in _joined(vertical)]
+    across, down = _joined(horizontal), _joined(vertical)
+    long_across = [r for r in across if r[2] - r[1] >= MIN_RULE]
+    long_down = [r for r in down if r[2] - r[1] >= MIN_RULE]
+    rules = [Box(x0, y, x1, y) for y, x0, x1 in _walls(across, long_down)]
+    rules += [Box(x, y0, x, y1) for x, y0, y1 in _walls(down, long_across)]
     rules.sort(key=lambda r: -(r.width + r.height))
     return [
         Box(round(x0, 2), round(y0, 2), round(x1, 2), round(y1, 2))
@@ -92,4 +98,22 @@ def _joined(pieces: list[tuple[float, float, float]]) -> list[tuple[float, float
             last[2] = max(last[2], end)
         else:
             joined.append([at, start, end])
-    return [(at, start, end) for at, start, end in joined if end - start >= MIN_RULE]
+    return [(at, start, end) for at, start, end in joined if end - start >= MIN_WALL]
+
+
+def _walls(
+    rules: list[tuple[float, float, float]], crossing: list[tuple[float, float, float]]
+) -> list[tuple[float, float, float]]:
+    """The long rules, and the short ones that meet a long crossing rule at both ends."""
+
+    def met(at: float, end: float) -> bool:
+        return any(
+            abs(c_at - end) <= JOIN_GAP and c_start - JOIN_GAP <= at <= c_end + JOIN_GAP
+            for c_at, c_start, c_end in crossing
+        )
+
+    return [
+        (at, start, end)
+        for at, start, end in rules
+        if end - start >= MIN_RULE or (met(at, start) and met(at, end))
+    ]

@@ -52,10 +52,9 @@ def read_text_layer(
     own = [w for w in words if "hidden" not in w and w.get("origin") != "ocr"]
     has_text_layer = sum(alnum_count(w["text"]) for w in own) >= min_chars
     scanned = not has_text_layer and any(w.get("origin") == "ocr" for w in words)
-    # Drawings only matter on a page without text (is it blank? worth OCR? where are the
-    # title block's cells?), and listing them costs seconds on a sheet of outlined text: a
-    # text page is not asked.
-    paths = [] if has_text_layer else page.get_cdrawings()
+    # The ruled lines are the walls of the title block's cells, on any page (issue 36: a
+    # value never crosses a cell's wall); listing them is the one cost of a drawing.
+    paths = page.get_cdrawings()
     return laid_out(
         page_number=page_number,
         width=page.rect.width,
@@ -64,7 +63,7 @@ def read_text_layer(
         words=words,
         has_text_layer=has_text_layer,
         source="ocr" if scanned else "pdf",
-        has_drawings=bool(paths),
+        has_drawings=bool(paths) and not has_text_layer,
         rules=ruled_lines(paths, matrix, Box(*page.rect)),
         fonts=[name for name, _ in fonts],
         font_xrefs=[xref if xref > 0 else None for _, xref in fonts],

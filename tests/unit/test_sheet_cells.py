@@ -1,0 +1,118 @@
+"""The title block read as ruled cells (``shared.sheet.cells``): a label at a cell's edge
+(on top, turned 90° at its side, or in a cell of its own), its value all the rest of the
+cell and nothing past its walls; and the reading that keeps the cells and says where its
+title came from, or why there is none."""
+
+import pymupdf
+
+from services.extract.reading.textlayer import read_text_layer
+from shared.sheet.cells import Cell, read_cells
+from shared.sheet.labels import Field
+from shared.sheet.reading import read_sheet
+from shared.sheet.view import views
+
+W, H = 1684, 1191  # A1 landscape
+
+
+def _sheet() -> pymupdf.Page:
+    page = pymupdf.open().new_page(width=W, height=H)
+    page.draw_rect(pymupdf.Rect(20, 20, W - 20, H - 20), width=1.5)
+    page.insert_text((100, 100), "GENERAL NOTES", fontsize=10)
+    page.insert_text((100, 115), "1. ALL DIMENSIONS IN MILLIMETRES.", fontsize=8)
+    return page
+
+
+def _text(page: pymupdf.Page, x: float, y: float, value: str, size: float, turn: int = 0):
+    if value.isascii():
+        page.insert_text((x, y), value, fontsize=size, rotate=turn)
+    else:
+        page.insert_font(fontname="cjk", fontbuffer=pymupdf.Font("cjk").buffer)
+        page.insert_text((x, y), value, fontsize=size, fontname="cjk", rotate=turn)
+
+
+def _cells(page: pymupdf.Page) -> list[Cell]:
+    layer = read_text_layer(page, 1, min_chars=1)
+    return read_cells(next(iter(views(layer))))
+
+
+def _by_label(cells: list[Cell], label: str) -> Cell:
+    return next(c for c in cells if c.label == label)
+
+
+def test_a_label_turned_90_degrees_labels_its_cell_and_a_three_line_value_is_one():
+    """A right strip's cell with its label turned up its left edge: the label is the cell's,
+    the value all three lines of it, read whole."""
+    page = _sheet()
+    cell = pymupdf.Rect(W - 200, 700, W - 20, 800)
+    page.draw_rect(cell, width=0.5)
+    _text(page, cell.x0 + 10, cell.y1 - 4, "SHEET TITLE", 6, turn=90)
+    for k, line in enumerate(("GROUND FLOOR", "PLAN", "BUILDING B")):
+        _text(page, cell.x0 + 25, cell.y0 + 30 + 20 * k, line, 12)
+    [titled] = [c for c in _cells(page) if c.field is Field.TITLE]
+    assert (titled.label, titled.value) == ("SHEET TITLE", "GROUND FLOOR PLAN BUILDING B")
+
+
+def test_a_value_never_crosses_a_cell_wall():
+    """Two cells side by side, their lines on one baseline: the title is its own cell's
+    text, never glued to the firm's e-mail in the cell beside it."""
+    page = _sheet()
+    left, right = pymupdf.Rect(W - 500, 900, W - 260, 960), pymupdf.Rect(W - 260, 900, W - 20, 960)
+    for r in (left, right):
+        page.draw_rect(r, width=0.5)
+    _text(page, left.x0 + 3, left.y0 + 9, "DRAWING TITLE", 6)
+    _text(page, left.x0 + 3, left.y0 + 35, "ROOF PLAN", 14)
+    _text(page, right.x0 + 3, right.y0 + 35, "info@firm.example", 14)
+    cells = _cells(page)
+    assert _by_label(cells, "DRAWING TITLE").value == "ROOF PLAN"
+
+
+def test_a_label_in_a_cell_of_its_own_gives_its_value_to_the_cell_beside_it():
+    """A Japanese 表題欄: each label ruled off in a cell left of its value."""
+    page = _sheet()
+    label, value = (
+        pymupdf.Rect(W - 400, 1000, W - 340, 1040),
+        pymupdf.Rect(W - 340, 1000, W - 20, 1040),
+    )
+    for r in (label, value):
+        page.draw_rect(r, width=0.5)
+    _text(page, label.x0 + 4, label.y0 + 24, "図面名称", 9)
+    _text(page, value.x0 + 6, value.y0 + 26, "1階平面図", 14)
+    paired = _by_label(_cells(page), "図面名称")
+    assert (paired.field, paired.value) == (Field.TITLE, "1階平面図")
+
+
+def test_a_box_of_fields_one_under_another_ends_each_value_at_the_next_label():
+    """One ruled box holding a title and, under it, the project number's label and value:
+    the title's value stops at the next label."""
+    page = _sheet()
+    box = pymupdf.Rect(W - 320, 860, W - 20, 1000)
+    page.draw_rect(box, width=0.5)
+    _text(page, box.x0 + 5, box.y0 + 12, "Drawing Title", 7)
+    _text(page, box.x0 + 5, box.y0 + 32, "SITE PLAN", 14)
+    _text(page, box.x0 + 5, box.y0 + 60, "Project No.", 7)
+    _text(page, box.x0 + 5, box.y0 + 80, "AU240202", 13)
+    assert _by_label(_cells(page), "Drawing Title").value == "SITE PLAN"
+
+
+def test_the_reading_keeps_the_cells_and_a_title_only_from_a_title_field():
+    """The page's reading stores its cells (label, value and their words) and says where
+    its title came from; a page whose block labels no title reports none, with its reason,
+    rather than the firm's name or the stage banner beside its number."""
+    page = _sheet()
+    number = pymupdf.Rect(W - 300, H - 80, W - 20, H - 20)
+    firm = pymupdf.Rect(W - 300, H - 160, W - 20, H - 80)
+    banner = pymupdf.Rect(W - 300, H - 200, W - 20, H - 160)
+    for r in (number, firm, banner):
+        page.draw_rect(r, width=0.5)
+    _text(page, number.x0 + 3, number.y0 + 9, "SHEET NUMBER", 6)
+    _text(page, number.x0 + 20, number.y0 + 45, "A-101", 24)
+    _text(page, firm.x0 + 5, firm.y0 + 25, "MERIDIAN ARCHITECTS", 14)
+    _text(page, firm.x0 + 5, firm.y0 + 45, "info@meridian.example", 7)
+    _text(page, banner.x0 + 5, banner.y0 + 28, "ISSUED FOR CONSTRUCTION", 18)
+    reading = read_sheet(read_text_layer(page, 1, min_chars=1))
+    assert reading.sheet_number == "A-101"
+    assert reading.sheet_title is None
+    assert reading.title_reason
+    numbered = next(c for c in reading.cells if c.label == "SHEET NUMBER")
+    assert (numbered.field, numbered.value) == ("number", "A-101")
+    assert numbered.label_ids and numbered.value_ids
