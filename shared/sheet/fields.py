@@ -19,7 +19,7 @@ revision table is a revision's date, not the sheet's.
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from shared.pagetext import Box, TextLayer, Word
 from shared.pagetext.units import PageUnits, TitleField, page_units
@@ -158,6 +158,7 @@ class _Label:
     rest: tuple[int, ...]  # word ids after the label on its line
     in_table_header: bool
     bare: bool  # its inline value follows without a colon ("SCALE 1:100", a view's title)
+    line: Run  # the line it was printed on (``run`` is its own part where a line holds two)
 
 
 def read_fields(layer: TextLayer) -> dict[str, Value]:
@@ -248,6 +249,17 @@ def _labels(view: View) -> Iterator[_Label]:
         if found is None:
             continue
         field, rank, n = found
+        # Two cells' labels read as one line ("PROJECT NUMBER: ISSUE DATE:"): each labels
+        # its own cell, its value under it, unless the line heads the revision table.
+        while (
+            (following := _match(words[n:]))
+            and words[n - 1].endswith(":") == words[n + following[2] - 1].endswith(":")
+            and not (field in _TABLE_FIELDS and _in_table_header(view, run, words[:n]))
+        ):
+            yield _own_label(view, run, field, rank, run.ids[:n])
+            run_ids, words = run.ids[n:], words[n:]
+            field, rank, n = following
+            run = replace(run, ids=run_ids, box=view.box_of(run_ids), _text=None, _size=None)
         rest = run.ids[n:]
         rest_words = words[n:]
         bare = False
@@ -266,7 +278,14 @@ def _labels(view: View) -> Iterator[_Label]:
         box = view.box_of(run.ids[:n])
         # Only a revision or date label can head a revision table's column.
         header = field in _TABLE_FIELDS and _in_table_header(view, run, words[:n])
-        yield _Label(field, rank, run, run.ids[:n], box, rest, header, bare)
+        yield _Label(field, rank, run, run.ids[:n], box, rest, header, bare, view.run_of(run.ids))
+
+
+def _own_label(view: View, line: Run, field: str, rank: int, ids: tuple[int, ...]) -> _Label:
+    """A label that shares its line with the next cell's label: its own words as its run."""
+    box = view.box_of(ids)
+    own = replace(line, ids=ids, box=box, _text=None, _size=None)
+    return _Label(field, rank, own, ids, box, (), False, False, view.run_of(line.ids))
 
 
 def _in_table_header(view: View, run: Run, label_words: list[str]) -> bool:
@@ -306,7 +325,7 @@ def _labelled_values(view: View, anywhere: bool = False) -> Iterator[tuple[_Labe
     ``anywhere``, labels elsewhere too, but a name's label ("PROJECT", "DRAWN BY") there only
     with its value after it: one heading a note or a view would take any text near it."""
     labels = list(_labels(view))
-    label_runs = {id(label.run) for label in labels}
+    label_runs = {id(label.run) for label in labels} | {id(label.line) for label in labels}
     for label in labels:
         if label.in_table_header:
             continue  # a revision table's column (its rows are read below)
