@@ -30,6 +30,7 @@ from shared.sheet.labels import (
     PAIR_LABELS,
     TITLE_LABELS,
     fold,
+    is_label,
     label_fields,
     match_label,
 )
@@ -415,8 +416,8 @@ def _shaped(field: str, view: View, ids: tuple[int, ...]) -> Value | None:
     if field in _PERSON_FIELDS:
         return Value(text, tuple(ids)) if _is_person(words) else None
     letters = sum(ch.isalpha() for ch in text)
-    if letters < 3 or len(text) > NAME_MAX_CHARS:
-        return None  # a note or a paragraph, not a name
+    if letters < 3 or len(text) > NAME_MAX_CHARS or is_label(text):
+        return None  # a note or a paragraph, not a name; a neighbour's label is no value
     return Value(" ".join(text.split()), tuple(ids))
 
 
