@@ -17,6 +17,25 @@ from rapidfuzz.distance import OSA
 
 from shared.sheet.vocabulary import FIELDS, STAGES, forms
 
+_PUNCT = re.compile(r"[\s.:_\-–—()]+")
+
+
+def label_key(words: Sequence[str]) -> str:
+    """Words as a label is compared: full-width forms made plain, capitals, accents and
+    punctuation dropped, N°/Nº/№ read as NO ("Lámina" is LAMINA, "N° de plan" NODEPLAN)."""
+    plain = unicodedata.normalize("NFKC", "".join(words)).upper()  # full width, "Nº" is "No"
+    joined = plain.replace("N°", "NO")
+    bare = "".join(_unaccented(ch) for ch in joined)
+    return _PUNCT.sub("", bare)
+
+
+def _unaccented(ch: str) -> str:
+    """A Latin letter without its accent; any other character (Cyrillic Й too) as is."""
+    if ch.isascii() or not unicodedata.name(ch, "").startswith("LATIN"):
+        return ch
+    return unicodedata.normalize("NFKD", ch)[0]
+
+
 # Two numbers printed as one ("Unterlage / Blatt-Nr.: 7 / 1"): the sheet is the pair.
 PAIR_LABELS = frozenset({"UNTERLAGE/BLATT", "UNTERLAGE/BLATTNR", "UNTERLAGENR/BLATTNR"})
 _HEADS = ("SHEET", "SHT", "DRAWING", "DWG", "DRG", "PLAN", "PLANREF", "PLANREFERENCE")
@@ -60,32 +79,64 @@ OTHER_LABEL_WORDS = frozenset(
         "GETEKEND GECONTROLEERD WIJZIGING BESTAND PROJECTNUMMER FORMAAT"
     ).split()
 )
+
+
+def _vocabulary(field: str, leaving: tuple[str, ...] = ()) -> frozenset[str]:
+    """The keys of a field's forms in every language, but those naming something else too."""
+    return frozenset(
+        label_key([form])
+        for text in FIELDS[field].values()
+        for form in forms(text)
+        if not any(part in form.casefold() for part in leaving)
+    )
+
+
+# The vocabulary's number labels name the drawing; a document's code or reference, or an
+# archive's number, is another number ("DOCUMENT NO. 202402280811" on a recorded map).
+_OTHER_NUMBERS = (
+    *("document", "dokument", "doc", "шифр", "обознач", "ident", "cod", "refer", "réf"),
+    *("evidenč", "archiv", "文書"),
+)
+# A supplementary title is not the title.
+_SUPPLEMENTARY = (
+    *("suppl", "zusätz", "ergänz", "zusatz", "complément", "complementar", "dodat", "doplň"),
+    *("uzupełn", "tilläggs"),
+)
+# Headings of a table's name column as much as labels of the title ("Наименование" over a
+# specification's items, "名称" over a schedule's).
+_TABLE_HEADINGS = ("наименование", "название", "名称", "名稱")
+NUMBER_LABELS |= _vocabulary("number", _OTHER_NUMBERS)
+_VOCABULARY_TITLES = _vocabulary("title", _SUPPLEMENTARY) - {
+    label_key([h]) for h in _TABLE_HEADINGS
+}
+TITLE_LABELS |= _VOCABULARY_TITLES
+ONE_WORD_TITLE_LABELS |= {
+    label_key([form])
+    for text in FIELDS["title"].values()
+    for form in forms(text)
+    if " " not in form and label_key([form]) in _VOCABULARY_TITLES
+}
+# Labels of the other fields in every language, as a line of their own or before a colon.
+# Latin keys of three letters or fewer are words too ("LOT", "BET"): left to the first-word
+# list above.
+OTHER_LABELS = frozenset(
+    key
+    for name in FIELDS
+    if name not in ("number", "title", "sheet")
+    for key in _vocabulary(name)
+    if len(key) >= 4 or not key.isascii()
+) - (NUMBER_LABELS | TITLE_LABELS | BARE_NUMBER_LABELS)
+
 # The GOST main inscription's row of stage, sheet and sheet count.
 STAGE_LABELS = frozenset({"СТАДИЯ", "STAGE"})
 
 _MAX_LABEL_WORDS = 4
-_PUNCT = re.compile(r"[\s.:_\-–—()]+")
 
 
 class Field(Enum):
     NUMBER = "number"
     TITLE = "title"
     OTHER = "other"
-
-
-def label_key(words: Sequence[str]) -> str:
-    """Words as a label is compared: capitals, accents and punctuation dropped, N°/№ read
-    as NO ("Lámina" is LAMINA, "N° de plan" NODEPLAN)."""
-    joined = "".join(words).upper().replace("№", "NO").replace("N°", "NO").replace("Nº", "NO")
-    bare = "".join(_unaccented(ch) for ch in joined)
-    return _PUNCT.sub("", bare)
-
-
-def _unaccented(ch: str) -> str:
-    """A Latin letter without its accent; any other character (Cyrillic Й too) as is."""
-    if ch.isascii() or not unicodedata.name(ch, "").startswith("LATIN"):
-        return ch
-    return unicodedata.normalize("NFKD", ch)[0]
 
 
 def match_label(words: Sequence[str]) -> tuple[Field, int] | None:
@@ -110,10 +161,13 @@ def match_label(words: Sequence[str]) -> tuple[Field, int] | None:
     first = label_key(words[:1])
     if first in OTHER_LABEL_WORDS and _reads_as_label(words):
         return Field.OTHER, 1
+    for n in range(min(_MAX_LABEL_WORDS, len(words)), 0, -1):
+        if label_key(words[:n]) in OTHER_LABELS and (n == len(words) or words[n - 1].endswith(":")):
+            return Field.OTHER, n
     return None
 
 
-_ALL_KEYS = NUMBER_LABELS | BARE_NUMBER_LABELS | TITLE_LABELS | OTHER_LABEL_WORDS
+_ALL_KEYS = NUMBER_LABELS | BARE_NUMBER_LABELS | TITLE_LABELS | OTHER_LABEL_WORDS | OTHER_LABELS
 _KEY_PREFIXES = frozenset(key[:n] for key in _ALL_KEYS for n in range(1, len(key) + 1))
 
 

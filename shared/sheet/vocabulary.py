@@ -134,7 +134,7 @@ REVISION: Forms = {
         "revision; rev; rev no; revision no; revision index; revision number; current revision; "
         "amendment; version"
     ),
-    "de": "Index; Änderungsindex; Änderung; Änd.; Revision; Planindex; Änderungsstand",
+    "de": "Index; Änderungsindex; Änderung; Revision; Planindex; Änderungsstand",
     "fr": "indice; révision; rév.; ind.; modification; indice de révision",
     "es": "revisión; rev.; modificación; versión; edición; índice de revisión",
     "it": "revisione; rev.; aggiornamento; agg.; versione; indice di revisione",
