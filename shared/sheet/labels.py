@@ -23,7 +23,10 @@ _PUNCT = re.compile(r"[\s.:_\-–—()]+")
 def label_key(words: Sequence[str]) -> str:
     """Words as a label is compared: full-width forms made plain, capitals, accents and
     punctuation dropped, N°/Nº/№ read as NO ("Lámina" is LAMINA, "N° de plan" NODEPLAN)."""
-    plain = unicodedata.normalize("NFKC", "".join(words)).upper()  # full width, "Nº" is "No"
+    joined = "".join(words)
+    if joined.isascii():  # most words: nothing to normalise
+        return _PUNCT.sub("", joined.upper())
+    plain = unicodedata.normalize("NFKC", joined).upper()  # full width, "Nº" is "No"
     joined = plain.replace("N°", "NO")
     bare = "".join(_unaccented(ch) for ch in joined)
     return _PUNCT.sub("", bare)
@@ -205,6 +208,7 @@ def _reads_as_label(words: Sequence[str]) -> bool:
 # "N°", "n.°": the numero sign read as the abbreviation it stands for ("Nº" and "№" become
 # "No" under NFKC already).
 _NUMERO = re.compile(r"n\.?\s*°", re.IGNORECASE)
+_NOT_ALNUM = re.compile(r"[^a-z0-9]+")
 # One edit of tolerance only on labels of this many letters or more: shorter words are
 # too close to one another and to the values around them.
 TOLERANT_LENGTH = 6
@@ -221,12 +225,15 @@ _JOINERS = frozenset({"and", "und", "et", "y", "e", "en", "og", "och", "i", "a",
 _STATUS_CODE = re.compile(r"^[a-z]{1,2}\d{0,2}$")
 
 
+@lru_cache(maxsize=65536)
 def fold(text: str) -> str:
     """A text as labels are compared: full-width forms and ligatures made plain (NFKC), the
     numero signs read as "no" ("N°", "Nº", "№", "#"), case folded (ß is ss), accents of
     Latin, Greek and Cyrillic letters dropped, and everything but letters and digits removed
     ("Zeichnungs-Nr.:", "ZEICHNUNGSNR" and "ｚｅｉｃｈｎｕｎｇｓ ｎｒ" are one). Kana keep their
     voicing marks."""
+    if text.isascii():  # most words: nothing to normalise
+        return _NOT_ALNUM.sub("", text.lower().replace("#", "no"))
     plain = _NUMERO.sub("no", unicodedata.normalize("NFKC", text)).casefold().replace("#", "no")
     kept: list[str] = []
     for ch in unicodedata.normalize("NFD", plain):
