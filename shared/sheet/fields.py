@@ -35,7 +35,7 @@ from shared.sheet.labels import (
     match_label,
 )
 from shared.sheet.view import Run, View, views
-from shared.sheet.vocabulary import MONTHS, forms
+from shared.sheet.vocabulary import MONTHS, SCALE_WORDS, forms
 
 
 def _folded(*texts: str) -> frozenset[str]:
@@ -126,10 +126,25 @@ _DATE = re.compile(
     re.IGNORECASE,
 )
 _MARK = re.compile(r"^(?:[A-Z]\d{0,3}|[A-Z]{2}\d{1,3}|\d{1,3}[A-Z]?)$")
+# The scale field's words in every language ("AS INDICATED", "Siehe Zeichnung", "见图"),
+# their spaces and dots as printed or not.
+_SCALE_WORDS = "|".join(
+    sorted(
+        (
+            r"\.?\s*".join(re.escape(part) for part in re.split(r"[.\s]+", phrase) if part)
+            for text in SCALE_WORDS.values()
+            for phrase in forms(text)
+        ),
+        key=len,
+        reverse=True,
+    )
+)
 _SCALE = re.compile(
     r"(?<![\d:])\d+\s*:\s*\d+(?![\d:])(?!\s*[AP]\.?M)|\d+(?:/\d+)?\s*\"\s*=\s*\d+\s*'(?:\s*-\s*\d+(?:\s+\d+/\d+)?\s*\")?"
-    r"|\d+\s*=\s*\d+\s*'|\d+\s*'\s*=\s*\d+(?:/\d+)?\s*\"|^(?:AS\s+(?:INDICATED|SHOWN|NOTED)|N\.?\s*T\.?\s*S\.?|NOT\s+TO\s+SCALE"
-    r"|VARIES|O\.\s*M\.|OHNE\s+MA(?:SS|ß)STAB|SANS\s+ÉCHELLE|SIN\s+ESCALA|GEEN\s+SCHAAL)",
+    r"|\d+\s*=\s*\d+\s*'|\d+\s*'\s*=\s*\d+(?:/\d+)?\s*\""
+    # "1/100", as French, Spanish and Japanese sheets print a ratio (not "1/8\" = 1'-0\"").
+    r"|(?<![\d/])1\s*/\s*\d{2,4}(?![\d/\"'])"
+    rf"|^(?:{_SCALE_WORDS}|N\.?\s*T\.?\s*S\.?|O\.\s*M\.)(?!\w)",
     re.IGNORECASE,
 )
 _PROJECT_NUMBER = re.compile(r"^(?=.*\d)[A-Z0-9][A-Z0-9./_\-\u2010-\u2013()]{2,29}$", re.I)

@@ -74,7 +74,7 @@ def test_german_french_spanish_and_dutch_labels():
         "revision": "B",
     }
     french = values([(X, 1500, "Indice : D", 10), (X, 1540, "Échelle : 1/50", 10)])
-    assert french == {"revision": "D"}  # "1/50" is no scale the reader knows: none
+    assert french == {"revision": "D", "scale": "1/50"}  # a ratio as French sheets print it
     spanish = values([(X, 1500, "Revisión: 2", 10), (X, 1540, "Fecha: 3 MAYO 2024", 10)])
     assert spanish == {"revision": "2", "issue_date": "3 MAYO 2024"}
     dutch = values([(X, 1500, "Revisie", 8), (X, 1520, "A1", 12), (X, 1560, "Schaal 1:50", 10)])
