@@ -94,7 +94,7 @@ _MAX_LABEL_WORDS = 4
 _QUALIFIER_WORDS = 3
 # A value sits at most this many label heights right of its label (or 144 pt), or below it.
 REACH_RIGHT = 20
-REACH_BELOW = 4
+REACH_BELOW = 5
 # Column labels of one header row stand at most this many label heights apart.
 HEADER_REACH = 20
 # A project name's line is at most this long.
@@ -125,7 +125,7 @@ _DATE = re.compile(
     r"|\b(?:0[1-9]|1[0-2])\.\d{2}\b(?![./]\d)",
     re.IGNORECASE,
 )
-_MARK = re.compile(r"^(?:[A-Z]\d{0,3}|[A-Z]{2}\d{1,3}|\d{1,3}[A-Z]?)$")
+_MARK = re.compile(r"^(?:[A-Za-z]\d{0,3}|[A-Z]{2}\d{1,3}|\d{1,3}[A-Z]?)$")
 # The scale field's words in every language ("AS INDICATED", "Siehe Zeichnung", "见图"),
 # their spaces and dots as printed or not.
 _SCALE_WORDS = "|".join(
