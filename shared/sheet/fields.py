@@ -77,12 +77,16 @@ LABELS: dict[str, tuple[frozenset[str], ...]] = {
     "approved_by": (_folded("approved by"),),
 }
 HEADER_FIELDS = ("revision", "issue_date", "project_number", "project_name", "scale")
-# Labels of the revision table's other columns: a row holding one of them beside a revision
-# or date label is the table's header row.
+# Labels of the revision table's columns other than its mark and date, in the languages of
+# the vocabulary: a row holding one of them beside a revision or date label is the table's
+# header row. A mark's and a date's labels alone side by side are a title block's cells
+# ("Rév. | Date d'édition | Langue | Feuille" in an ISO 7200 block).
 TABLE_COLUMNS = _folded(
-    *("DESCRIPTION", "ISSUED FOR", "BY", "APPD", "APPROVED", "CHKD", "BESCHREIBUNG", "ÄNDERUNG"),
-    *("OMSCHRIJVING", "DESCRIPCIÓN", "OBJET", "NATURE", "DATE", "DATUM", "FECHA", "REV"),
-    *("REVISION", "REVISIONS", "NO", "ISSUED FOR DESCRIPTION", "INDEX", "INDICE"),
+    *("DESCRIPTION", "ISSUED FOR", "BY", "APPD", "APPROVED", "CHKD", "CHK", "NO", "REMARKS"),
+    *("ISSUED FOR DESCRIPTION", "REASON FOR ISSUE", "REASON", "AMENDMENT", "AMENDMENTS"),
+    *("BESCHREIBUNG", "ÄNDERUNG", "ART DER ÄNDERUNG", "GEZ.", "GEPR.", "OBJET", "NATURE"),
+    *("MODIFICATION", "DESCRIPCIÓN", "MODIFICACIÓN", "DESCRIZIONE", "DESCRIÇÃO", "OMSCHRIJVING"),
+    *("BESKRIVNING", "BESKRIVELSE", "OPIS", "POPIS", "ИЗМЕНЕНИЕ", "改訂内容", "内容", "修改内容"),
 )
 TABLE_ONLY_WORDS = _folded(
     "DESCRIPTION", "BESCHREIBUNG", "OMSCHRIJVING", "DESCRIPCIÓN", "APPD", "CHKD", "ÄNDERUNG"
