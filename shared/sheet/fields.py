@@ -18,6 +18,7 @@ revision table is a revision's date, not the sheet's.
 """
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
@@ -234,6 +235,8 @@ _KEY_PREFIXES = frozenset(
     for key in keys
     for n in range(1, len(key) + 1)
 )
+# Japanese practice labels the scale "S=" ("S=1/100", "Ｓ＝1:50"): a label folding drops.
+_SCALE_SIGN = "S="
 # The vocabulary's fields that are header fields of the same name.
 _VOCABULARY_FIELDS = ("revision", "issue_date", "project_number", "scale")
 
@@ -243,6 +246,8 @@ def _match(words: list[str]) -> tuple[str, int, int] | None:
     misspelled by one letter ("Masstab", "Revison") counts, after every exact one."""
     if not words:
         return None
+    if unicodedata.normalize("NFKC", words[0]).upper() == _SCALE_SIGN:
+        return "scale", 0, 1
     if fold(words[0]) in _KEY_PREFIXES:
         for n in range(min(_MAX_LABEL_WORDS, len(words)), 0, -1):
             key = fold("".join(words[:n]))
