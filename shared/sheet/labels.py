@@ -108,9 +108,15 @@ _SUPPLEMENTARY = (
 # Headings of a table's name column as much as labels of the title ("Наименование" over a
 # specification's items, "名称" over a schedule's).
 _TABLE_HEADINGS = ("наименование", "название", "名称", "名稱")
+# The word "drawing" alone labels the title on some sheets and the number on others ("PLANO:
+# Planta baja", "PLANO I.101"): the reader takes neither from it.
+_DRAWING_WORDS = (
+    *("Zeichnung", "dessin", "plano", "desenho", "tekening", "ritning", "tegning", "rysunek"),
+    *("výkres", "чертеж", "чертёж", "図面", "图纸"),
+)
 NUMBER_LABELS |= _vocabulary("number", _OTHER_NUMBERS)
 _VOCABULARY_TITLES = _vocabulary("title", _SUPPLEMENTARY) - {
-    label_key([h]) for h in _TABLE_HEADINGS
+    label_key([word]) for word in _TABLE_HEADINGS + _DRAWING_WORDS
 }
 TITLE_LABELS |= _VOCABULARY_TITLES
 ONE_WORD_TITLE_LABELS |= {

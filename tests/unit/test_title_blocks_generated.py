@@ -46,7 +46,7 @@ MISSING: dict[str, tuple[str, set[str]]] = {
     "numbers_layout": (NUMBER_CELL, set(LAYOUTS) - {"gost", "japanese"}),
     "titles": (TITLE_CELL, set(LANGS)),
     "titles_layout": (TITLE_CELL, set(LAYOUTS) - {"japanese"}),
-    "wrong": (ABSTAIN, {"de", "en", "es", "no", "pl", "ru"}),
+    "wrong": (ABSTAIN, {"de", "en", "es", "nl", "no", "pl", "pt", "ru"}),
     "wrong_layout": (ABSTAIN, set(LAYOUTS) - {"japanese", "right_strip"}),
     "labels": (LABEL_VALUE, set()),
 }
