@@ -397,18 +397,24 @@ def _field_runs(view: View, label: _Label, labels: list[_Label], label_runs: set
         for o in labels
         if o.run is not label.run and o.run.box.y0 > y1 and o.run.box.overlap_x(label.run.box) > 0
     ]
+    # A value printed just past its cell's wall (the rule drawn through the value's top, or
+    # a label in a cell of its own over its value's) comes after everything inside the cell.
+    spill = min([bottom + h if cell else bottom, *below_labels])
     bottom = min([bottom, *below_labels])
-    beside, under = [], []
+    beside: list[tuple[float, Run]] = []
+    under: list[tuple[float, Run]] = []
+    past: list[tuple[float, Run]] = []
     for run in view.runs:
         if run is label.run or id(run) in label_runs:
             continue
         rx0, ry0, rx1, ry1 = run.box
         if run.box.overlap_y(label.run.box) >= 0.5 * min(h, ry1 - ry0) and x1 - 1 <= rx0 < right:
             beside.append((rx0 - x1, run))
-        elif (y0 + y1) / 2 <= ry0 < bottom and rx0 < (right if cell else x1 + h) and rx1 > x0 - h:
-            under.append((ry0 - y1, run))
+        elif (y0 + y1) / 2 <= ry0 < spill and rx0 < (right if cell else x1 + h) and rx1 > x0 - h:
+            (under if ry0 < bottom else past).append((ry0 - y1, run))
     nearest = [r for _, r in sorted(beside, key=lambda dr: dr[0])]
     nearest += [r for _, r in sorted(under, key=lambda dr: dr[0])]
+    nearest += [r for _, r in sorted(past, key=lambda dr: dr[0])]
     return [r for r in nearest if not _is_other_label(view, r)]
 
 
