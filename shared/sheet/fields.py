@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from shared.pagetext import Box, TextLayer, Word
+from shared.pagetext import Box, Point, TextLayer, Word
 from shared.pagetext.units import PageUnits, TitleField, page_units
 from shared.sheet.labels import (
     FIELD_KEYS,
@@ -391,6 +391,15 @@ def _field_runs(view: View, label: _Label, labels: list[_Label], label_runs: set
     right = min([reach, *(b.x0 for b in row_labels if b.x0 >= x1)])
     bottom = y1 + REACH_BELOW * h
     if cell:
+        # A label in a cell of its own ("项目编号 | 0288"): its value is in the next cell on its
+        # row.
+        beside_cell = view.cell(Point(cell.x1 + 0.5, label.box.centre.y))
+        if (
+            beside_cell is not None
+            and _holds_only(view, cell, label.line)
+            and not _holds_label(view, beside_cell)
+        ):
+            cell = Box(cell.x0, cell.y0, beside_cell.x1, cell.y1)
         right, bottom = min(right, cell.x1), cell.y1
     below_labels = [
         o.run.box.y0
@@ -416,6 +425,21 @@ def _field_runs(view: View, label: _Label, labels: list[_Label], label_runs: set
     nearest += [r for _, r in sorted(under, key=lambda dr: dr[0])]
     nearest += [r for _, r in sorted(past, key=lambda dr: dr[0])]
     return [r for r in nearest if not _is_other_label(view, r)]
+
+
+def _holds_only(view: View, cell: Box, line: Run) -> bool:
+    """Whether a ruled cell holds no text but one line."""
+    return all(r is line or not cell.contains(r.box.centre) for r in view.runs)
+
+
+def _holds_label(view: View, cell: Box) -> bool:
+    """Whether a ruled cell holds a label of its own (its value is that label's, not a
+    neighbour's), or words turned another way (a field read in another direction)."""
+    return any(
+        cell.contains(r.box.centre)
+        and (r.line_id == -1 or is_label(r.text) or match_label(r.text.split()))
+        for r in view.runs
+    )
 
 
 def _shaped(field: str, view: View, ids: tuple[int, ...]) -> Value | None:
