@@ -18,10 +18,11 @@ revision table is a revision's date, not the sheet's.
 """
 
 import re
+import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from shared.pagetext import Box, TextLayer, Word
+from shared.pagetext import Box, Point, TextLayer, Word
 from shared.pagetext.units import PageUnits, TitleField, page_units
 from shared.sheet.labels import (
     FIELD_KEYS,
@@ -30,11 +31,12 @@ from shared.sheet.labels import (
     PAIR_LABELS,
     TITLE_LABELS,
     fold,
+    is_label,
     label_fields,
     match_label,
 )
 from shared.sheet.view import Run, View, views
-from shared.sheet.vocabulary import MONTHS, forms
+from shared.sheet.vocabulary import MONTHS, SCALE_WORDS, forms
 
 
 def _folded(*texts: str) -> frozenset[str]:
@@ -76,12 +78,16 @@ LABELS: dict[str, tuple[frozenset[str], ...]] = {
     "approved_by": (_folded("approved by"),),
 }
 HEADER_FIELDS = ("revision", "issue_date", "project_number", "project_name", "scale")
-# Labels of the revision table's other columns: a row holding one of them beside a revision
-# or date label is the table's header row.
+# Labels of the revision table's columns other than its mark and date, in the languages of
+# the vocabulary: a row holding one of them beside a revision or date label is the table's
+# header row. A mark's and a date's labels alone side by side are a title block's cells
+# ("Rév. | Date d'édition | Langue | Feuille" in an ISO 7200 block).
 TABLE_COLUMNS = _folded(
-    *("DESCRIPTION", "ISSUED FOR", "BY", "APPD", "APPROVED", "CHKD", "BESCHREIBUNG", "ÄNDERUNG"),
-    *("OMSCHRIJVING", "DESCRIPCIÓN", "OBJET", "NATURE", "DATE", "DATUM", "FECHA", "REV"),
-    *("REVISION", "REVISIONS", "NO", "ISSUED FOR DESCRIPTION", "INDEX", "INDICE"),
+    *("DESCRIPTION", "ISSUED FOR", "BY", "APPD", "APPROVED", "CHKD", "CHK", "NO", "REMARKS"),
+    *("ISSUED FOR DESCRIPTION", "REASON FOR ISSUE", "REASON", "AMENDMENT", "AMENDMENTS"),
+    *("BESCHREIBUNG", "ÄNDERUNG", "ART DER ÄNDERUNG", "GEZ.", "GEPR.", "OBJET", "NATURE"),
+    *("MODIFICATION", "DESCRIPCIÓN", "MODIFICACIÓN", "DESCRIZIONE", "DESCRIÇÃO", "OMSCHRIJVING"),
+    *("BESKRIVNING", "BESKRIVELSE", "OPIS", "POPIS", "ИЗМЕНЕНИЕ", "改訂内容", "内容", "修改内容"),
 )
 TABLE_ONLY_WORDS = _folded(
     "DESCRIPTION", "BESCHREIBUNG", "OMSCHRIJVING", "DESCRIPCIÓN", "APPD", "CHKD", "ÄNDERUNG"
@@ -93,7 +99,7 @@ _MAX_LABEL_WORDS = 4
 _QUALIFIER_WORDS = 3
 # A value sits at most this many label heights right of its label (or 144 pt), or below it.
 REACH_RIGHT = 20
-REACH_BELOW = 4
+REACH_BELOW = 5
 # Column labels of one header row stand at most this many label heights apart.
 HEADER_REACH = 20
 # A project name's line is at most this long.
@@ -124,11 +130,26 @@ _DATE = re.compile(
     r"|\b(?:0[1-9]|1[0-2])\.\d{2}\b(?![./]\d)",
     re.IGNORECASE,
 )
-_MARK = re.compile(r"^(?:[A-Z]\d{0,3}|[A-Z]{2}\d{1,3}|\d{1,3}[A-Z]?)$")
+_MARK = re.compile(r"^(?:[A-Za-z]\d{0,3}|[A-Z]{2}\d{1,3}|\d{1,3}[A-Z]?)$")
+# The scale field's words in every language ("AS INDICATED", "Siehe Zeichnung", "见图"),
+# their spaces and dots as printed or not.
+_SCALE_WORDS = "|".join(
+    sorted(
+        (
+            r"\.?\s*".join(re.escape(part) for part in re.split(r"[.\s]+", phrase) if part)
+            for text in SCALE_WORDS.values()
+            for phrase in forms(text)
+        ),
+        key=len,
+        reverse=True,
+    )
+)
 _SCALE = re.compile(
     r"(?<![\d:])\d+\s*:\s*\d+(?![\d:])(?!\s*[AP]\.?M)|\d+(?:/\d+)?\s*\"\s*=\s*\d+\s*'(?:\s*-\s*\d+(?:\s+\d+/\d+)?\s*\")?"
-    r"|\d+\s*=\s*\d+\s*'|\d+\s*'\s*=\s*\d+(?:/\d+)?\s*\"|^(?:AS\s+(?:INDICATED|SHOWN|NOTED)|N\.?\s*T\.?\s*S\.?|NOT\s+TO\s+SCALE"
-    r"|VARIES|O\.\s*M\.|OHNE\s+MA(?:SS|ß)STAB|SANS\s+ÉCHELLE|SIN\s+ESCALA|GEEN\s+SCHAAL)",
+    r"|\d+\s*=\s*\d+\s*'|\d+\s*'\s*=\s*\d+(?:/\d+)?\s*\""
+    # "1/100", as French, Spanish and Japanese sheets print a ratio (not "1/8\" = 1'-0\"").
+    r"|(?<![\d/])1\s*/\s*\d{2,4}(?![\d/\"'])"
+    rf"|^(?:{_SCALE_WORDS}|N\.?\s*T\.?\s*S\.?|O\.\s*M\.)(?!\w)",
     re.IGNORECASE,
 )
 _PROJECT_NUMBER = re.compile(r"^(?=.*\d)[A-Z0-9][A-Z0-9./_\-\u2010-\u2013()]{2,29}$", re.I)
@@ -158,6 +179,7 @@ class _Label:
     rest: tuple[int, ...]  # word ids after the label on its line
     in_table_header: bool
     bare: bool  # its inline value follows without a colon ("SCALE 1:100", a view's title)
+    line: Run  # the line it was printed on (``run`` is its own part where a line holds two)
 
 
 def read_fields(layer: TextLayer) -> dict[str, Value]:
@@ -213,6 +235,8 @@ _KEY_PREFIXES = frozenset(
     for key in keys
     for n in range(1, len(key) + 1)
 )
+# Japanese practice labels the scale "S=" ("S=1/100", "Ｓ＝1:50"): a label folding drops.
+_SCALE_SIGN = "S="
 # The vocabulary's fields that are header fields of the same name.
 _VOCABULARY_FIELDS = ("revision", "issue_date", "project_number", "scale")
 
@@ -222,6 +246,8 @@ def _match(words: list[str]) -> tuple[str, int, int] | None:
     misspelled by one letter ("Masstab", "Revison") counts, after every exact one."""
     if not words:
         return None
+    if unicodedata.normalize("NFKC", words[0]).upper() == _SCALE_SIGN:
+        return "scale", 0, 1
     if fold(words[0]) in _KEY_PREFIXES:
         for n in range(min(_MAX_LABEL_WORDS, len(words)), 0, -1):
             key = fold("".join(words[:n]))
@@ -248,6 +274,17 @@ def _labels(view: View) -> Iterator[_Label]:
         if found is None:
             continue
         field, rank, n = found
+        # Two cells' labels read as one line ("PROJECT NUMBER: ISSUE DATE:"): each labels
+        # its own cell, its value under it, unless the line heads the revision table.
+        while (
+            (following := _match(words[n:]))
+            and words[n - 1].endswith(":") == words[n + following[2] - 1].endswith(":")
+            and not (field in _TABLE_FIELDS and _in_table_header(view, run, words[:n]))
+        ):
+            yield _own_label(view, run, field, rank, run.ids[:n])
+            run_ids, words = run.ids[n:], words[n:]
+            field, rank, n = following
+            run = replace(run, ids=run_ids, box=view.box_of(run_ids), _text=None, _size=None)
         rest = run.ids[n:]
         rest_words = words[n:]
         bare = False
@@ -266,7 +303,14 @@ def _labels(view: View) -> Iterator[_Label]:
         box = view.box_of(run.ids[:n])
         # Only a revision or date label can head a revision table's column.
         header = field in _TABLE_FIELDS and _in_table_header(view, run, words[:n])
-        yield _Label(field, rank, run, run.ids[:n], box, rest, header, bare)
+        yield _Label(field, rank, run, run.ids[:n], box, rest, header, bare, view.run_of(run.ids))
+
+
+def _own_label(view: View, line: Run, field: str, rank: int, ids: tuple[int, ...]) -> _Label:
+    """A label that shares its line with the next cell's label: its own words as its run."""
+    box = view.box_of(ids)
+    own = replace(line, ids=ids, box=box, _text=None, _size=None)
+    return _Label(field, rank, own, ids, box, (), False, False, view.run_of(line.ids))
 
 
 def _in_table_header(view: View, run: Run, label_words: list[str]) -> bool:
@@ -306,7 +350,7 @@ def _labelled_values(view: View, anywhere: bool = False) -> Iterator[tuple[_Labe
     ``anywhere``, labels elsewhere too, but a name's label ("PROJECT", "DRAWN BY") there only
     with its value after it: one heading a note or a view would take any text near it."""
     labels = list(_labels(view))
-    label_runs = {id(label.run) for label in labels}
+    label_runs = {id(label.run) for label in labels} | {id(label.line) for label in labels}
     for label in labels:
         if label.in_table_header:
             continue  # a revision table's column (its rows are read below)
@@ -347,25 +391,55 @@ def _field_runs(view: View, label: _Label, labels: list[_Label], label_runs: set
     right = min([reach, *(b.x0 for b in row_labels if b.x0 >= x1)])
     bottom = y1 + REACH_BELOW * h
     if cell:
+        # A label in a cell of its own ("项目编号 | 0288"): its value is in the next cell on its
+        # row.
+        beside_cell = view.cell(Point(cell.x1 + 0.5, label.box.centre.y))
+        if (
+            beside_cell is not None
+            and _holds_only(view, cell, label.line)
+            and not _holds_label(view, beside_cell)
+        ):
+            cell = Box(cell.x0, cell.y0, beside_cell.x1, cell.y1)
         right, bottom = min(right, cell.x1), cell.y1
     below_labels = [
         o.run.box.y0
         for o in labels
         if o.run is not label.run and o.run.box.y0 > y1 and o.run.box.overlap_x(label.run.box) > 0
     ]
+    # A value printed just past its cell's wall (the rule drawn through the value's top, or
+    # a label in a cell of its own over its value's) comes after everything inside the cell.
+    spill = min([bottom + h if cell else bottom, *below_labels])
     bottom = min([bottom, *below_labels])
-    beside, under = [], []
+    beside: list[tuple[float, Run]] = []
+    under: list[tuple[float, Run]] = []
+    past: list[tuple[float, Run]] = []
     for run in view.runs:
         if run is label.run or id(run) in label_runs:
             continue
         rx0, ry0, rx1, ry1 = run.box
         if run.box.overlap_y(label.run.box) >= 0.5 * min(h, ry1 - ry0) and x1 - 1 <= rx0 < right:
             beside.append((rx0 - x1, run))
-        elif (y0 + y1) / 2 <= ry0 < bottom and rx0 < (right if cell else x1 + h) and rx1 > x0 - h:
-            under.append((ry0 - y1, run))
+        elif (y0 + y1) / 2 <= ry0 < spill and rx0 < (right if cell else x1 + h) and rx1 > x0 - h:
+            (under if ry0 < bottom else past).append((ry0 - y1, run))
     nearest = [r for _, r in sorted(beside, key=lambda dr: dr[0])]
     nearest += [r for _, r in sorted(under, key=lambda dr: dr[0])]
+    nearest += [r for _, r in sorted(past, key=lambda dr: dr[0])]
     return [r for r in nearest if not _is_other_label(view, r)]
+
+
+def _holds_only(view: View, cell: Box, line: Run) -> bool:
+    """Whether a ruled cell holds no text but one line."""
+    return all(r is line or not cell.contains(r.box.centre) for r in view.runs)
+
+
+def _holds_label(view: View, cell: Box) -> bool:
+    """Whether a ruled cell holds a label of its own (its value is that label's, not a
+    neighbour's), or words turned another way (a field read in another direction)."""
+    return any(
+        cell.contains(r.box.centre)
+        and (r.line_id == -1 or is_label(r.text) or match_label(r.text.split()))
+        for r in view.runs
+    )
 
 
 def _shaped(field: str, view: View, ids: tuple[int, ...]) -> Value | None:
@@ -396,8 +470,8 @@ def _shaped(field: str, view: View, ids: tuple[int, ...]) -> Value | None:
     if field in _PERSON_FIELDS:
         return Value(text, tuple(ids)) if _is_person(words) else None
     letters = sum(ch.isalpha() for ch in text)
-    if letters < 3 or len(text) > NAME_MAX_CHARS:
-        return None  # a note or a paragraph, not a name
+    if letters < 3 or len(text) > NAME_MAX_CHARS or is_label(text):
+        return None  # a note or a paragraph, not a name; a neighbour's label is no value
     return Value(" ".join(text.split()), tuple(ids))
 
 

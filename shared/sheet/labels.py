@@ -17,6 +17,28 @@ from rapidfuzz.distance import OSA
 
 from shared.sheet.vocabulary import FIELDS, STAGES, forms
 
+_PUNCT = re.compile(r"[\s.:_\-–—()]+")
+
+
+def label_key(words: Sequence[str]) -> str:
+    """Words as a label is compared: full-width forms made plain, capitals, accents and
+    punctuation dropped, N°/Nº/№ read as NO ("Lámina" is LAMINA, "N° de plan" NODEPLAN)."""
+    joined = "".join(words)
+    if joined.isascii():  # most words: nothing to normalise
+        return _PUNCT.sub("", joined.upper())
+    plain = unicodedata.normalize("NFKC", joined).upper()  # full width, "Nº" is "No"
+    joined = plain.replace("N°", "NO")
+    bare = "".join(_unaccented(ch) for ch in joined)
+    return _PUNCT.sub("", bare)
+
+
+def _unaccented(ch: str) -> str:
+    """A Latin letter without its accent; any other character (Cyrillic Й too) as is."""
+    if ch.isascii() or not unicodedata.name(ch, "").startswith("LATIN"):
+        return ch
+    return unicodedata.normalize("NFKD", ch)[0]
+
+
 # Two numbers printed as one ("Unterlage / Blatt-Nr.: 7 / 1"): the sheet is the pair.
 PAIR_LABELS = frozenset({"UNTERLAGE/BLATT", "UNTERLAGE/BLATTNR", "UNTERLAGENR/BLATTNR"})
 _HEADS = ("SHEET", "SHT", "DRAWING", "DWG", "DRG", "PLAN", "PLANREF", "PLANREFERENCE")
@@ -60,32 +82,70 @@ OTHER_LABEL_WORDS = frozenset(
         "GETEKEND GECONTROLEERD WIJZIGING BESTAND PROJECTNUMMER FORMAAT"
     ).split()
 )
+
+
+def _vocabulary(field: str, leaving: tuple[str, ...] = ()) -> frozenset[str]:
+    """The keys of a field's forms in every language, but those naming something else too."""
+    return frozenset(
+        label_key([form])
+        for text in FIELDS[field].values()
+        for form in forms(text)
+        if not any(part in form.casefold() for part in leaving)
+    )
+
+
+# The vocabulary's number labels name the drawing; a document's code or reference, or an
+# archive's number, is another number ("DOCUMENT NO. 202402280811" on a recorded map).
+_OTHER_NUMBERS = (
+    *("document", "dokument", "doc", "шифр", "обознач", "ident", "cod", "refer", "réf"),
+    *("evidenč", "archiv", "文書"),
+)
+# A supplementary title is not the title.
+_SUPPLEMENTARY = (
+    *("suppl", "zusätz", "ergänz", "zusatz", "complément", "complementar", "dodat", "doplň"),
+    *("uzupełn", "tilläggs"),
+)
+# Headings of a table's name column as much as labels of the title ("Наименование" over a
+# specification's items, "名称" over a schedule's).
+_TABLE_HEADINGS = ("наименование", "название", "名称", "名稱")
+# The word "drawing" alone labels the title on some sheets and the number on others ("PLANO:
+# Planta baja", "PLANO I.101"): the reader takes neither from it.
+_DRAWING_WORDS = (
+    *("Zeichnung", "dessin", "plano", "desenho", "tekening", "ritning", "tegning", "rysunek"),
+    *("výkres", "чертеж", "чертёж", "図面", "图纸"),
+)
+NUMBER_LABELS |= _vocabulary("number", _OTHER_NUMBERS)
+_VOCABULARY_TITLES = _vocabulary("title", _SUPPLEMENTARY) - {
+    label_key([word]) for word in _TABLE_HEADINGS + _DRAWING_WORDS
+}
+TITLE_LABELS |= _VOCABULARY_TITLES
+ONE_WORD_TITLE_LABELS |= {
+    label_key([form])
+    for text in FIELDS["title"].values()
+    for form in forms(text)
+    if " " not in form and label_key([form]) in _VOCABULARY_TITLES
+}
+# Labels of the other fields in every language, as a line of their own or before a colon.
+# Latin keys of three letters or fewer are words too ("LOT", "BET"): left to the first-word
+# list above.
+OTHER_LABELS = frozenset(
+    key
+    for name in FIELDS
+    if name not in ("number", "title", "sheet")
+    for key in _vocabulary(name)
+    if len(key) >= 4 or not key.isascii()
+) - (NUMBER_LABELS | TITLE_LABELS | BARE_NUMBER_LABELS)
+
 # The GOST main inscription's row of stage, sheet and sheet count.
 STAGE_LABELS = frozenset({"СТАДИЯ", "STAGE"})
 
 _MAX_LABEL_WORDS = 4
-_PUNCT = re.compile(r"[\s.:_\-–—()]+")
 
 
 class Field(Enum):
     NUMBER = "number"
     TITLE = "title"
     OTHER = "other"
-
-
-def label_key(words: Sequence[str]) -> str:
-    """Words as a label is compared: capitals, accents and punctuation dropped, N°/№ read
-    as NO ("Lámina" is LAMINA, "N° de plan" NODEPLAN)."""
-    joined = "".join(words).upper().replace("№", "NO").replace("N°", "NO").replace("Nº", "NO")
-    bare = "".join(_unaccented(ch) for ch in joined)
-    return _PUNCT.sub("", bare)
-
-
-def _unaccented(ch: str) -> str:
-    """A Latin letter without its accent; any other character (Cyrillic Й too) as is."""
-    if ch.isascii() or not unicodedata.name(ch, "").startswith("LATIN"):
-        return ch
-    return unicodedata.normalize("NFKD", ch)[0]
 
 
 def match_label(words: Sequence[str]) -> tuple[Field, int] | None:
@@ -110,10 +170,13 @@ def match_label(words: Sequence[str]) -> tuple[Field, int] | None:
     first = label_key(words[:1])
     if first in OTHER_LABEL_WORDS and _reads_as_label(words):
         return Field.OTHER, 1
+    for n in range(min(_MAX_LABEL_WORDS, len(words)), 0, -1):
+        if label_key(words[:n]) in OTHER_LABELS and (n == len(words) or words[n - 1].endswith(":")):
+            return Field.OTHER, n
     return None
 
 
-_ALL_KEYS = NUMBER_LABELS | BARE_NUMBER_LABELS | TITLE_LABELS | OTHER_LABEL_WORDS
+_ALL_KEYS = NUMBER_LABELS | BARE_NUMBER_LABELS | TITLE_LABELS | OTHER_LABEL_WORDS | OTHER_LABELS
 _KEY_PREFIXES = frozenset(key[:n] for key in _ALL_KEYS for n in range(1, len(key) + 1))
 
 
@@ -151,6 +214,7 @@ def _reads_as_label(words: Sequence[str]) -> bool:
 # "N°", "n.°": the numero sign read as the abbreviation it stands for ("Nº" and "№" become
 # "No" under NFKC already).
 _NUMERO = re.compile(r"n\.?\s*°", re.IGNORECASE)
+_NOT_ALNUM = re.compile(r"[^a-z0-9]+")
 # One edit of tolerance only on labels of this many letters or more: shorter words are
 # too close to one another and to the values around them.
 TOLERANT_LENGTH = 6
@@ -167,12 +231,15 @@ _JOINERS = frozenset({"and", "und", "et", "y", "e", "en", "og", "och", "i", "a",
 _STATUS_CODE = re.compile(r"^[a-z]{1,2}\d{0,2}$")
 
 
+@lru_cache(maxsize=65536)
 def fold(text: str) -> str:
     """A text as labels are compared: full-width forms and ligatures made plain (NFKC), the
     numero signs read as "no" ("N°", "Nº", "№", "#"), case folded (ß is ss), accents of
     Latin, Greek and Cyrillic letters dropped, and everything but letters and digits removed
     ("Zeichnungs-Nr.:", "ZEICHNUNGSNR" and "ｚｅｉｃｈｎｕｎｇｓ ｎｒ" are one). Kana keep their
     voicing marks."""
+    if text.isascii():  # most words: nothing to normalise
+        return _NOT_ALNUM.sub("", text.lower().replace("#", "no"))
     plain = _NUMERO.sub("no", unicodedata.normalize("NFKC", text)).casefold().replace("#", "no")
     kept: list[str] = []
     for ch in unicodedata.normalize("NFD", plain):

@@ -134,7 +134,7 @@ REVISION: Forms = {
         "revision; rev; rev no; revision no; revision index; revision number; current revision; "
         "amendment; version"
     ),
-    "de": "Index; Änderungsindex; Änderung; Änd.; Revision; Planindex; Änderungsstand",
+    "de": "Index; Änderungsindex; Änderung; Revision; Planindex; Änderungsstand",
     "fr": "indice; révision; rév.; ind.; modification; indice de révision",
     "es": "revisión; rev.; modificación; versión; edición; índice de revisión",
     "it": "revisione; rev.; aggiornamento; agg.; versione; indice di revisione",
@@ -694,6 +694,30 @@ MONTHS: Forms = {
         "декабрь; января; февраля; марта; апреля; мая; июня; июля; августа; сентября; октября; "
         "ноября; декабря; янв; фев; мар; апр; июн; июл; авг; сен; окт; ноя; дек"
     ),
+}
+
+# A scale field's words where it prints no ratio: "as indicated", "not to scale", "see drawing".
+SCALE_WORDS: Forms = {
+    "en": (
+        "as indicated; as shown; as noted; not to scale; n.t.s.; varies; see drawing; see drawings"
+    ),
+    "de": "wie angegeben; siehe Zeichnung; siehe Plan; ohne Maßstab; o. M.; diverse; verschiedene",
+    "fr": (
+        "indiquée; indiquées; sans échelle; voir plan; variable; variables; selon indication; "
+        "diverses"
+    ),
+    "es": "indicada; indicadas; sin escala; ver plano; varias; según se indica",
+    "it": "indicata; indicate; senza scala; vedi disegno; varie; come indicato",
+    "pt": "indicada; indicadas; sem escala; ver desenho; várias; conforme indicado",
+    "nl": "zie tekening; geen schaal; aangegeven; zoals aangegeven; diverse",
+    "sv": "se ritning; ingen skala; enligt ritning; som angivet; olika",
+    "da": "som angivet; se tegning; ingen målestok; uden målestok; diverse",
+    "no": "som vist; som angitt; se tegning; uten målestokk; ingen målestokk; diverse",
+    "pl": "jak na rysunku; bez skali; wg rysunku; według rysunku; różne; jak pokazano",
+    "cs": "viz výkres; bez měřítka; dle výkresu; různá; jak je uvedeno",
+    "ru": "см. на чертеже; без масштаба; указан на чертеже; разные",
+    "ja": "図示; 図示による; ノンスケール; 各図による; 指示による",
+    "zh": "见图; 如图; 不按比例; 详见图纸; 示意",
 }
 
 

@@ -74,7 +74,7 @@ def test_german_french_spanish_and_dutch_labels():
         "revision": "B",
     }
     french = values([(X, 1500, "Indice : D", 10), (X, 1540, "Échelle : 1/50", 10)])
-    assert french == {"revision": "D"}  # "1/50" is no scale the reader knows: none
+    assert french == {"revision": "D", "scale": "1/50"}  # a ratio as French sheets print it
     spanish = values([(X, 1500, "Revisión: 2", 10), (X, 1540, "Fecha: 3 MAYO 2024", 10)])
     assert spanish == {"revision": "2", "issue_date": "3 MAYO 2024"}
     dutch = values([(X, 1500, "Revisie", 8), (X, 1520, "A1", 12), (X, 1560, "Schaal 1:50", 10)])
@@ -178,3 +178,58 @@ def test_a_scale_printed_feet_first_is_a_scale():
     round) is the title block's scale."""
     found = values([(X, 1600, "SCALE", 8), (X, 1620, "1'=1/8\"", 12), (X, 1680, "A-101", 40)])
     assert found == {"scale": "1'=1/8\""}
+
+
+def test_labels_dates_and_scales_of_other_languages():
+    """The vocabulary's labels in any language and case, a misspelled label standing alone,
+    dates with month names, a scale's words ("Se ritning") and a ratio printed "1/100", a
+    mark in lower case."""
+    italian = values(
+        [
+            (X, 1400, "Revisione", 8),
+            (X, 1420, "b", 14),
+            (X, 1460, "Data di emissione", 8),
+            (X, 1480, "12 marzo 2024", 12),
+            (X, 1520, "Scala", 8),
+            (X, 1540, "1/100", 12),
+            (X, 1580, "N. commessa", 8),
+            (X, 1600, "P22.519", 12),
+        ]
+    )
+    assert italian == {
+        "revision": "b",
+        "issue_date": "12 marzo 2024",
+        "scale": "1/100",
+        "project_number": "P22.519",
+    }
+    swedish = values([(X, 1400, "SKALA", 8), (X, 1420, "Se ritning", 12)])
+    assert swedish == {"scale": "Se ritning"}
+    misspelled = values([(X, 1400, "Masstab", 8), (X, 1420, "1:50", 12)])
+    assert misspelled == {"scale": "1:50"}
+    portuguese = values([(X, 1400, "Data:", 8), (X, 1420, "FEVEREIRO2024", 12)])
+    assert portuguese == {"issue_date": "FEVEREIRO2024"}  # OCR's glued month and year
+
+
+def test_two_cells_labels_on_one_line_and_a_title_blocks_rev_and_date_cells():
+    """Labels of neighbouring cells read as one line each label the value under them, and a
+    revision and a date label side by side over one row of values are a title block's
+    cells, not a revision table's header."""
+    one_line = values(
+        [
+            (X - 200, 1400, "PROJECT NUMBER:        ISSUE DATE:", 8),
+            (X - 200, 1420, "P21.78", 12),
+            (X - 106, 1420, "2023-04-17", 12),  # under ISSUE DATE
+        ]
+    )
+    assert one_line == {"project_number": "P21.78", "issue_date": "2023-04-17"}
+    iso_row = values(
+        [
+            (X - 200, 1500, "Rev.", 8),
+            (X - 140, 1500, "Date d'édition", 8),
+            (X - 40, 1500, "Langue", 8),
+            (X - 200, 1520, "P03", 12),
+            (X - 140, 1520, "14.02.2021", 12),
+            (X - 40, 1520, "fr", 12),
+        ]
+    )
+    assert iso_row == {"revision": "P03", "issue_date": "14.02.2021"}
