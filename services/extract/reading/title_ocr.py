@@ -343,10 +343,9 @@ def _lettering(png: bytes, zoom: float) -> numpy.ndarray:
     long across or down (a frame, a cell wall): lettering and small marks."""
     ink = _ink(png).astype(numpy.uint8)
     length = max(2, round(MARK_LENGTH * zoom))
-    lines = numpy.zeros_like(ink)
-    for kernel in (numpy.ones((1, length), numpy.uint8), numpy.ones((length, 1), numpy.uint8)):
-        lines |= cv2.morphologyEx(ink, cv2.MORPH_OPEN, kernel)
-    return numpy.asarray(ink & (1 - lines)).astype(bool)
+    across = cv2.morphologyEx(ink, cv2.MORPH_OPEN, numpy.ones((1, length), numpy.uint8))
+    down = cv2.morphologyEx(ink, cv2.MORPH_OPEN, numpy.ones((length, 1), numpy.uint8))
+    return numpy.asarray((ink > 0) & (across == 0) & (down == 0))
 
 
 def _inked(ink: numpy.ndarray, region: Box, zoom: float) -> float:
