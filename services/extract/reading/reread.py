@@ -1,0 +1,108 @@
+"""A page read again in the cell where the set's template says its sheet number sits
+(``shared.sheet.template``), when its own reading found none there.
+
+The cell is rendered closer (``RECOGNITION_DPI``) and its text found at that resolution, where
+a label and its value part into two lines (at the page image's resolution the detector
+takes them for one, and the value is read glued to its label); then, if that reads no
+number in the cell, once more from a second binarisation of the same render (Otsu's
+threshold, strokes thickened by a pixel: large thin hand-lettered glyphs that grey
+anti-aliasing leaves broken). On a page whose text layer has no words in the cell (drawn as
+outlines), the cell's words are added; on an OCR page they replace the words read there at
+page resolution. The number is then read by the page's own reader from the page's words:
+the template only says where to look, and the value found is the page's own printed text.
+"""
+
+import asyncio
+from collections.abc import Mapping
+
+import cv2
+import numpy
+
+from services.extract.reading.page import Readers, closer_raster, ocr_layer, with_ocr_words
+from services.extract.reading.title_ocr import text_turn
+from shared.contracts.interfaces import Raster
+from shared.infra.bounded import OverLimit
+from shared.infra.settings import Settings
+from shared.pagetext import Box, TextLayer, Word
+from shared.sheet.reading import SheetReading, read_sheet
+from shared.sheet.template import NumberCell, at_cell, cells_to_reread
+
+# Strokes are thickened by this many pixels of the closer render (at 300 dpi, a pixel is a
+# quarter of a hairline pen).
+THICKEN_PX = 2
+
+
+Read = tuple[TextLayer, SheetReading]
+
+
+async def reread_missed(
+    pdf: bytes, pages: Mapping[int, Read], settings: Settings, readers: Readers
+) -> dict[int, Read]:
+    """The set's pages (page number → its words and reading), each page that read no sheet
+    number read again in the cell the set's template names (``cells_to_reread``); a page
+    the cell adds nothing to stays as it was."""
+    readings = {n: reading for n, (_, reading) in pages.items()}
+    area = max((layer.width * layer.height for layer, _ in pages.values()), default=0.0)
+    again = dict(pages)
+    for n, cell in cells_to_reread(readings, area).items():
+        layer, reading = pages[n]
+        if (found := await reread_number(pdf, layer, reading, cell, settings, readers)) is not None:
+            again[n] = found
+    return again
+
+
+async def reread_number(
+    pdf: bytes,
+    layer: TextLayer,
+    reading: SheetReading,
+    cell: NumberCell,
+    settings: Settings,
+    readers: Readers,
+) -> Read | None:
+    """The page's words and reading (``layer``, ``reading``) with ``cell`` read again
+    closer, when the page's own reader then chooses a number standing in the cell; None
+    when it does not (or the cell cannot be rendered within the page's limits)."""
+    hints = (reading.page_label, reading.bookmarks)
+    try:
+        raster = await closer_raster(pdf, layer.page_number, cell.box, settings, readers.pages)
+    except OverLimit:
+        return None
+    turn = text_turn(layer.words)
+    for image in (raster, binarised(raster)):
+        words = await asyncio.to_thread(
+            readers.ocr.ocr_raster, image, turn, detection_zoom=raster.zoom
+        )
+        if not words:
+            continue
+        again = with_cell_words(layer, cell.box, words)
+        found = await asyncio.to_thread(read_sheet, again, *hints)
+        if found.number and at_cell(found, cell):
+            return again, found
+    return None
+
+
+def binarised(raster: Raster) -> Raster:
+    """The render in black and white at Otsu's threshold, its dark strokes thickened by
+    ``THICKEN_PX``: a second look at print the grey render shows faint or broken."""
+    if not raster.pixels.size:
+        return raster
+    _, ink = cv2.threshold(raster.pixels, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    kernel = numpy.ones((THICKEN_PX, THICKEN_PX), numpy.uint8)
+    thick = cv2.erode(ink, kernel)  # white ground: eroding it widens the dark strokes
+    return Raster(thick, raster.zoom, raster.x0, raster.y0)
+
+
+def with_cell_words(layer: TextLayer, cell: Box, words: list[Word]) -> TextLayer:
+    """The page's words with the cell's read closer: added to a text layer's own where it
+    has none (lettering drawn as outlines), in place of an OCR page's words there."""
+    inside = [w for w in words if cell.contains(w.bbox.centre)]
+    if layer.source != "ocr":
+        own = [w.bbox for w in layer.words if w.hidden is None]
+        return with_ocr_words(layer, [w for w in inside if not _on_any(w.bbox, own)])
+    kept = [w for w in layer.words if not cell.contains(w.bbox.centre)]
+    return ocr_layer(kept + inside, layer)
+
+
+def _on_any(box: Box, others: list[Box]) -> bool:
+    """Whether a word read closer lies on one of the page's own words (it was read)."""
+    return any(other.contains(box.centre) or box.contains(other.centre) for other in others)

@@ -1,0 +1,98 @@
+"""Where the set's title block prints the sheet number, for reading a page again there (pure).
+
+The sheets of a set print their number in one cell of one title block. Once the confident
+pages (a label vouches for their number, and it differs from sheet to sheet) agree on where
+that cell is, a page whose own reading came back without a number is read again in that
+cell, closer (``services.extract.reading.reread``). The template only says where to look:
+whatever is found there is still the page's own printed text, read by the page's own
+reader, with its word ids.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from shared.pagetext import Box
+from shared.sheet.decide import PLACE_SHARE, PLACE_TOLERANCE, TEMPLATE_PAGES
+from shared.sheet.decide import _confident as confident_number
+from shared.sheet.decide import _constant as printed_alike
+from shared.sheet.reading import SheetReading
+
+# The cell read again: the confident pages' number boxes at the place, grown across by this
+# many of their heights (the label stacked over or under the value, the cell's walls) and
+# along by this share of their width (a label before the value on its line).
+GROW_ACROSS = 2.0
+GROW_ALONG = 1.0
+# A cell is at most this share of the page's area: one cell is read, never the page.
+MAX_CELL_SHARE = 0.05
+
+
+@dataclass(frozen=True)
+class NumberCell:
+    """Where the set's confident pages print their sheet number: the cell to read again, in
+    the displayed page's frame (PDF points), the label they print it under, and how many
+    pages agree."""
+
+    box: Box
+    label: str | None
+    pages: int
+
+
+def number_cells(readings: Mapping[int, SheetReading]) -> list[NumberCell]:
+    """The cells where at least ``TEMPLATE_PAGES`` confident pages of the set print their
+    number (one per title block the set uses), most pages first."""
+    constant = printed_alike(readings)
+    boxes = [
+        (chosen.box, chosen.label)
+        for reading in readings.values()
+        if (chosen := confident_number(reading, constant)) is not None and chosen.box
+    ]
+    width = max((box.x1 for box, _ in boxes), default=0.0)
+    tolerance = max(PLACE_TOLERANCE, PLACE_SHARE * width)
+    places: list[tuple[str | None, list[Box]]] = []
+    for box, label in boxes:
+        place = next((p for p in places if p[0] == label and _near(p[1][0], box, tolerance)), None)
+        if place:
+            place[1].append(box)
+        else:
+            places.append((label, [box]))
+    cells = [
+        NumberCell(_grown(Box.union(found)), label, len(found))
+        for label, found in places
+        if len(found) >= TEMPLATE_PAGES
+    ]
+    return sorted(cells, key=lambda c: -c.pages)
+
+
+def cells_to_reread(
+    readings: Mapping[int, SheetReading], page_area: float
+) -> dict[int, NumberCell]:
+    """Page number → the cell to read again, for each page whose reading has no sheet number
+    where the set's template names the cell (the cell most pages agree on; none larger than
+    ``MAX_CELL_SHARE`` of ``page_area``)."""
+    cells = [c for c in number_cells(readings) if _area(c.box) <= MAX_CELL_SHARE * page_area]
+    if not cells:
+        return {}
+    return {n: cells[0] for n, reading in readings.items() if reading.number is None}
+
+
+def at_cell(reading: SheetReading, cell: NumberCell) -> bool:
+    """Whether a page's chosen number stands in ``cell`` (a number read elsewhere on the
+    page is no reading of the cell)."""
+    number = next((c for c in reading.candidates if c.chosen), None)
+    return number is not None and number.box is not None and cell.box.contains(number.box.centre)
+
+
+def _near(a: Box, b: Box, tolerance: float) -> bool:
+    (ax, ay), (bx, by) = a.centre, b.centre
+    return abs(ax - bx) <= tolerance and abs(ay - by) <= tolerance
+
+
+def _grown(box: Box) -> Box:
+    """The value's box grown to its cell, along the way it runs (across or down the page)."""
+    w, h = box.width, box.height
+    dx, dy = (GROW_ALONG * w, GROW_ACROSS * h) if w >= h else (GROW_ACROSS * w, GROW_ALONG * h)
+    return Box(box.x0 - dx, box.y0 - dy, box.x1 + dx, box.y1 + dy)
+
+
+def _area(box: Box) -> float:
+    return max(0.0, box.width) * max(0.0, box.height)

@@ -1,0 +1,186 @@
+"""The set's template re-reads what one page missed: once the confident pages agree where
+the number's cell is, a page that read no number is read again in that cell (closer, then
+from a second binarisation), and its number is the page's own printed text with its word
+ids, read by the page's own reader; the template never supplies a value."""
+
+from dataclasses import dataclass, field
+
+import numpy
+import pymupdf
+
+from services.extract.reading.page import Readers, ocr_layer
+from services.extract.reading.reread import binarised, reread_missed, reread_number
+from shared.contracts.interfaces import Raster
+from shared.infra.settings import Settings
+from shared.pagetext import Box, TextLayer, Word
+from shared.sheet.reader import Evidence
+from shared.sheet.reading import Candidate, FieldReading, SheetReading, read_sheet
+from shared.sheet.template import (
+    MAX_CELL_SHARE,
+    NumberCell,
+    at_cell,
+    cells_to_reread,
+    number_cells,
+)
+from tests.support.fakes import InlinePageReader, ScriptedOcr
+
+W, H = 1224.0, 792.0
+SETTINGS = Settings(_env_file=None)
+NUMBER_BOX = Box(1100.0, 740.0, 1160.0, 760.0)
+
+
+def _confident(number: str, box: Box = NUMBER_BOX) -> SheetReading:
+    chosen = Candidate(
+        text=number,
+        word_ids=[0],
+        box=box,
+        size=20,
+        label="SHEET NO.",
+        evidence=Evidence.LABEL_IN_TITLE_BLOCK,
+        chosen=True,
+    )
+    return SheetReading(number=FieldReading(text=number, word_ids=[0]), candidates=[chosen])
+
+
+def test_confident_pages_that_agree_name_the_cell_a_numberless_page_is_read_in():
+    """Two confident pages printing their numbers at one place make the template; the page
+    that read none is read again there, the others not."""
+    readings = {1: _confident("A-101"), 2: _confident("A-102"), 3: SheetReading()}
+    [cell] = number_cells(readings)
+    assert cell.pages == 2 and cell.label == "SHEET NO."
+    assert cell.box.contains(NUMBER_BOX.centre) and cell.box.x0 < NUMBER_BOX.x0
+    assert cells_to_reread(readings, W * H) == {3: cell}
+
+
+def test_no_template_without_two_confident_pages_that_agree():
+    """One confident page, or two printing at different places, name no cell."""
+    elsewhere = Box(100.0, 100.0, 160.0, 120.0)
+    assert cells_to_reread({1: _confident("A-101"), 2: SheetReading()}, W * H) == {}
+    apart = {1: _confident("A-101"), 2: _confident("A-102", elsewhere), 3: SheetReading()}
+    assert cells_to_reread(apart, W * H) == {}
+
+
+def test_a_number_every_sheet_prints_alike_makes_no_template():
+    """A number printed alike on every sheet (the project's) is no sheet's: no cell."""
+    readings = {n: _confident("P-2040") for n in (1, 2, 3)}
+    assert number_cells(readings) == []
+
+
+def test_a_cell_larger_than_a_cell_is_never_read():
+    """A template whose cell would be a large share of the page is not read again."""
+    readings = {1: _confident("A-101"), 2: _confident("A-102"), 3: SheetReading()}
+    [cell] = number_cells(readings)
+    area = cell.box.width * cell.box.height
+    assert cells_to_reread(readings, area / MAX_CELL_SHARE * 0.9) == {}
+
+
+def _word(text: str, box: tuple[float, float, float, float], size: float) -> Word:
+    return Word(text=text, bbox=Box(*box), size=size, origin="ocr", confidence=0.9)
+
+
+# A raster page's own OCR words: notes, and in the number's cell a label and value read
+# as one glued line (the page's reading finds no number there).
+PAGE_WORDS = [
+    _word("GENERAL", (60.0, 60.0, 160.0, 76.0), 16),
+    _word("NOTES", (170.0, 60.0, 240.0, 76.0), 16),
+    _word("SHEETNO.A-103", (1060.0, 742.0, 1160.0, 758.0), 16),
+]
+# The cell read closer: the label and the value apart.
+CELL_WORDS = [
+    _word("SHEET", (1070.0, 722.0, 1100.0, 730.0), 8),
+    _word("NO.", (1103.0, 722.0, 1118.0, 730.0), 8),
+    _word("A-103", (1100.0, 740.0, 1160.0, 760.0), 20),
+]
+
+
+@dataclass
+class CellOcr(ScriptedOcr):
+    """OCR whose closer reading of a region gives ``reads[i]`` on its i-th call (the grey
+    render, then the binarised one), and records the regions and images it was given."""
+
+    reads: list[list[Word]] = field(default_factory=list)
+    images: list[numpy.ndarray] = field(default_factory=list)
+
+    def ocr_raster(self, raster: Raster, turn: int = 0, *, detection_zoom=None, skip=None):
+        self.images.append(raster.pixels)
+        return self.reads[len(self.images) - 1] if len(self.images) <= len(self.reads) else []
+
+
+def _readers(ocr: CellOcr) -> Readers:
+    return Readers(pages=InlinePageReader(), ocr=ocr)
+
+
+def _blank_pdf() -> bytes:
+    doc = pymupdf.open()
+    doc.new_page(width=W, height=H)
+    return doc.tobytes()
+
+
+def _empty_like() -> TextLayer:
+    return TextLayer(page_number=1, width=W, height=H, has_text_layer=False, source="ocr")
+
+
+CELL = NumberCell(Box(1040.0, 700.0, 1220.0, 790.0), "SHEET NO.", 2)
+
+
+async def test_a_glued_label_and_value_read_apart_in_the_cell_give_the_pages_number():
+    """The closer reading of the cell parts the label from its value: the page's own reader
+    chooses the number, in the cell, from the page's (new) OCR words."""
+    layer = ocr_layer(PAGE_WORDS, _empty_like())
+    assert read_sheet(layer).number is None
+    ocr = CellOcr(reads=[CELL_WORDS])
+    found = await reread_number(_blank_pdf(), layer, SheetReading(), CELL, SETTINGS, _readers(ocr))
+    assert found is not None
+    again, reading = found
+    assert reading.number is not None and reading.sheet_number == "A-103"
+    assert at_cell(reading, CELL)
+    assert [again.words[i].text for i in reading.number.word_ids] == ["A-103"]
+    assert not any(w.text == "SHEETNO.A-103" for w in again.words)  # replaced in the cell
+    assert any(w.text == "GENERAL" for w in again.words)  # kept elsewhere
+    assert len(ocr.images) == 1
+
+
+async def test_the_second_binarisation_is_read_when_the_grey_render_gives_nothing():
+    """Nothing in the grey render; the binarised one (black and white) reads the number."""
+    layer = ocr_layer(PAGE_WORDS, _empty_like())
+    ocr = CellOcr(reads=[[], CELL_WORDS])
+    found = await reread_number(_blank_pdf(), layer, SheetReading(), CELL, SETTINGS, _readers(ocr))
+    assert found is not None and found[1].sheet_number == "A-103"
+    assert len(ocr.images) == 2 and set(numpy.unique(ocr.images[1])) <= {0, 255}
+
+
+async def test_a_number_read_outside_the_cell_is_not_taken():
+    """Words the closer reading finds outside the cell are not the cell's: no number."""
+    layer = ocr_layer(PAGE_WORDS, _empty_like())
+    away = [
+        w.model_copy(update={"bbox": Box(w.bbox.x0 - 900, w.bbox.y0, w.bbox.x1 - 900, w.bbox.y1)})
+        for w in CELL_WORDS
+    ]
+    ocr = CellOcr(reads=[away, away])
+    found = await reread_number(_blank_pdf(), layer, SheetReading(), CELL, SETTINGS, _readers(ocr))
+    assert found is None
+
+
+async def test_the_set_rereads_only_the_page_that_missed_its_number():
+    """Of a set of three, the two confident pages are not read again; the third is, and
+    reads its own number."""
+    layer = ocr_layer(PAGE_WORDS, _empty_like())
+    pages = {
+        1: (layer, _confident("A-101")),
+        2: (layer, _confident("A-102")),
+        3: (layer, read_sheet(layer)),
+    }
+    ocr = CellOcr(reads=[CELL_WORDS])
+    again = await reread_missed(_blank_pdf(), pages, SETTINGS, _readers(ocr))
+    assert again[3][1].sheet_number == "A-103"
+    assert again[1] == pages[1] and again[2] == pages[2]
+    assert len(ocr.images) == 1
+
+
+def test_binarised_is_black_and_white_with_thicker_strokes():
+    """A faint one-pixel stroke comes out black and wider."""
+    pixels = numpy.full((20, 20), 240, numpy.uint8)
+    pixels[:, 10] = 150
+    out = binarised(Raster(pixels, 300 / 72, 0.0, 0.0)).pixels
+    assert set(numpy.unique(out)) == {0, 255}
+    assert ((out == 0).sum(axis=1) == 2).all()  # two pixels wide, from one
