@@ -7,8 +7,8 @@ takes them for one, and the value is read glued to its label); then, if that rea
 number in the cell, once more from a second binarisation of the same render (Otsu's
 threshold, strokes thickened by a pixel: large thin hand-lettered glyphs that grey
 anti-aliasing leaves broken). On a page whose text layer has no words in the cell (drawn as
-outlines), the cell's words are added; on an OCR page they replace the words read there at
-page resolution. The number is then read by the page's own reader from the page's words:
+outlines), the cell's words are added; on an OCR page they are added in place of the words
+read there at page resolution, which keep their ids (set aside, never read again). The number is then read by the page's own reader from the page's words:
 the template only says where to look, and the value found is the page's own printed text.
 """
 
@@ -93,13 +93,21 @@ def binarised(raster: Raster) -> Raster:
 
 
 def with_cell_words(layer: TextLayer, cell: Box, words: list[Word]) -> TextLayer:
-    """The page's words with the cell's read closer: added to a text layer's own where it
-    has none (lettering drawn as outlines), in place of an OCR page's words there."""
+    """The page's words with the cell's read closer added after them (the page's words keep
+    their ids, so what cites them still does): on a text layer, where it has none of its
+    own (lettering drawn as outlines); on an OCR page, in place of the words read in the
+    cell at page resolution, which stay, set aside (``hidden="covered"``: the closer reading
+    covers them) so that no line reads them any more."""
     inside = [w for w in words if cell.contains(w.bbox.centre)]
     if layer.source != "ocr":
         own = [w.bbox for w in layer.words if w.hidden is None]
         return with_ocr_words(layer, [w for w in inside if not _on_any(w.bbox, own)])
-    kept = [w for w in layer.words if not cell.contains(w.bbox.centre)]
+    kept = [
+        w.model_copy(update={"hidden": "covered"})
+        if w.hidden is None and cell.contains(w.bbox.centre)
+        else w
+        for w in layer.words
+    ]
     return ocr_layer(kept + inside, layer)
 
 
