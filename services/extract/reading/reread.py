@@ -1,15 +1,16 @@
 """A page read again in the cell where the set's template says its sheet number sits
 (``shared.sheet.template``), when its own reading found none there.
 
-The cell is rendered closer (``RECOGNITION_DPI``) and its text found at that resolution, where
-a label and its value part into two lines (at the page image's resolution the detector
-takes them for one, and the value is read glued to its label); then, if that reads no
-number in the cell, once more from a second binarisation of the same render (Otsu's
-threshold, strokes thickened by a pixel: large thin hand-lettered glyphs that grey
-anti-aliasing leaves broken). On a page whose text layer has no words in the cell (drawn as
-outlines), the cell's words are added; on an OCR page they are added in place of the words
-read there at page resolution, which keep their ids (set aside, never read again). The number is then read by the page's own reader from the page's words:
-the template only says where to look, and the value found is the page's own printed text.
+The cell is rendered closer (``RECOGNITION_DPI``) and its text found at that resolution,
+where a label and its value part into two lines (at the page image's resolution the
+detector takes them for one, and the value is read glued to its label); then, if that reads
+no number in the cell, once more from a second binarisation of the same render (Otsu's
+threshold, strokes thickened: large thin hand-lettered glyphs that grey anti-aliasing
+leaves broken). On a page whose text layer has no words in the cell (drawn as outlines),
+the cell's words are added; on an OCR page they are added in place of the words read there
+at page resolution, which keep their ids (set aside, never read again). The number is then
+read by the page's own reader from the page's words: the template only says where to look,
+and the value found is the page's own printed text.
 """
 
 import asyncio
