@@ -75,11 +75,11 @@ def cells_to_reread(
     return {n: cells[0] for n, reading in readings.items() if reading.number is None}
 
 
-def at_cell(reading: SheetReading, cell: NumberCell) -> bool:
+def at_cell(reading: SheetReading, cell: Box) -> bool:
     """Whether a page's chosen number stands in ``cell`` (a number read elsewhere on the
     page is no reading of the cell)."""
     number = next((c for c in reading.candidates if c.chosen), None)
-    return number is not None and number.box is not None and cell.box.contains(number.box.centre)
+    return number is not None and number.box is not None and cell.contains(number.box.centre)
 
 
 def _near(a: Box, b: Box, tolerance: float) -> bool:

@@ -12,12 +12,11 @@ from services.extract.reading.page import Readers, ocr_layer
 from services.extract.reading.reread import binarised, reread_missed, reread_number
 from shared.contracts.interfaces import Raster
 from shared.infra.settings import Settings
-from shared.pagetext import Box, TextLayer, Word
+from shared.pagetext import Box, TextLayer, Word, laid_out
 from shared.sheet.reader import Evidence
 from shared.sheet.reading import Candidate, FieldReading, SheetReading, read_sheet
 from shared.sheet.template import (
     MAX_CELL_SHARE,
-    NumberCell,
     at_cell,
     cells_to_reread,
     number_cells,
@@ -120,7 +119,7 @@ def _empty_like() -> TextLayer:
     return TextLayer(page_number=1, width=W, height=H, has_text_layer=False, source="ocr")
 
 
-CELL = NumberCell(Box(1040.0, 700.0, 1220.0, 790.0), "SHEET NO.", 2)
+CELL = Box(1040.0, 700.0, 1220.0, 790.0)
 
 
 async def test_a_glued_label_and_value_read_apart_in_the_cell_give_the_pages_number():
@@ -131,7 +130,8 @@ async def test_a_glued_label_and_value_read_apart_in_the_cell_give_the_pages_num
     ocr = CellOcr(reads=[CELL_WORDS])
     found = await reread_number(_blank_pdf(), layer, SheetReading(), CELL, SETTINGS, _readers(ocr))
     assert found is not None
-    again, reading = found
+    again, reading = found.layer, found.reading
+    assert [w.text for w in found.words] == ["SHEET", "NO.", "A-103"]
     assert reading.number is not None and reading.sheet_number == "A-103"
     assert at_cell(reading, CELL)
     assert [again.words[i].text for i in reading.number.word_ids] == ["A-103"]
@@ -146,7 +146,7 @@ async def test_the_second_binarisation_is_read_when_the_grey_render_gives_nothin
     layer = ocr_layer(PAGE_WORDS, _empty_like())
     ocr = CellOcr(reads=[[], CELL_WORDS])
     found = await reread_number(_blank_pdf(), layer, SheetReading(), CELL, SETTINGS, _readers(ocr))
-    assert found is not None and found[1].sheet_number == "A-103"
+    assert found is not None and found.reading.sheet_number == "A-103"
     assert len(ocr.images) == 2 and set(numpy.unique(ocr.images[1])) <= {0, 255}
 
 
@@ -176,6 +176,15 @@ async def test_the_set_rereads_only_the_page_that_missed_its_number():
     assert again[3][1].sheet_number == "A-103"
     assert again[1] == pages[1] and again[2] == pages[2]
     assert len(ocr.images) == 1
+
+
+async def test_a_text_layer_with_words_in_the_cell_is_never_ocrd():
+    """A page whose text layer has words in the cell was read there: no OCR, no number."""
+    words = [Word(text="COVER", bbox=Box(1100.0, 740.0, 1160.0, 760.0), size=20)]
+    layer = laid_out(words=words, page_number=1, width=W, height=H, has_text_layer=True)
+    ocr = CellOcr(reads=[CELL_WORDS])
+    found = await reread_number(_blank_pdf(), layer, SheetReading(), CELL, SETTINGS, _readers(ocr))
+    assert found is None and ocr.images == []
 
 
 def test_binarised_is_black_and_white_with_thicker_strokes():

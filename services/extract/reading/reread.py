@@ -15,6 +15,7 @@ and the value found is the page's own printed text.
 
 import asyncio
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import cv2
 import numpy
@@ -26,7 +27,7 @@ from shared.infra.bounded import OverLimit
 from shared.infra.settings import Settings
 from shared.pagetext import Box, TextLayer, Word
 from shared.sheet.reading import SheetReading, read_sheet
-from shared.sheet.template import NumberCell, at_cell, cells_to_reread
+from shared.sheet.template import at_cell, cells_to_reread
 
 # Strokes are thickened by this many pixels of the closer render (at 300 dpi, a pixel is a
 # quarter of a hairline pen).
@@ -34,6 +35,16 @@ THICKEN_PX = 2
 
 
 Read = tuple[TextLayer, SheetReading]
+
+
+@dataclass(frozen=True)
+class CellReread:
+    """A cell read again: the words read there, and the page's words and reading with
+    them (``with_cell_words``)."""
+
+    words: list[Word]
+    layer: TextLayer
+    reading: SheetReading
 
 
 async def reread_missed(
@@ -47,8 +58,9 @@ async def reread_missed(
     again = dict(pages)
     for n, cell in cells_to_reread(readings, area).items():
         layer, reading = pages[n]
-        if (found := await reread_number(pdf, layer, reading, cell, settings, readers)) is not None:
-            again[n] = found
+        found = await reread_number(pdf, layer, reading, cell.box, settings, readers)
+        if found is not None:
+            again[n] = (found.layer, found.reading)
     return again
 
 
@@ -56,18 +68,23 @@ async def reread_number(
     pdf: bytes,
     layer: TextLayer,
     reading: SheetReading,
-    cell: NumberCell,
+    cell: Box,
     settings: Settings,
     readers: Readers,
-) -> Read | None:
-    """The page's words and reading (``layer``, ``reading``) with ``cell`` read again
-    closer, when the page's own reader then chooses a number standing in the cell; None
-    when it does not (or the cell cannot be rendered within the page's limits)."""
-    hints = (reading.page_label, reading.bookmarks)
+) -> CellReread | None:
+    """The page (``layer``, ``reading``) with ``cell`` read again closer, when the page's
+    own reader then chooses a number standing in the cell; None when it does not, when the
+    page's text layer has words of its own in the cell (it was read: nothing is OCR'd
+    there), or when the cell cannot be rendered within the page's limits."""
+    if layer.source != "ocr" and any(
+        w.hidden is None and cell.contains(w.bbox.centre) for w in layer.words
+    ):
+        return None
     try:
-        raster = await closer_raster(pdf, layer.page_number, cell.box, settings, readers.pages)
+        raster = await closer_raster(pdf, layer.page_number, cell, settings, readers.pages)
     except OverLimit:
         return None
+    hints = (reading.page_label, reading.bookmarks)
     turn = text_turn(layer.words)
     for image in (raster, binarised(raster)):
         words = await asyncio.to_thread(
@@ -75,10 +92,10 @@ async def reread_number(
         )
         if not words:
             continue
-        again = with_cell_words(layer, cell.box, words)
+        again = with_cell_words(layer, cell, words)
         found = await asyncio.to_thread(read_sheet, again, *hints)
         if found.number and at_cell(found, cell):
-            return again, found
+            return CellReread(words, again, found)
     return None
 
 
