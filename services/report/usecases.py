@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
+from services.report.cells import ask_for_cells, with_cells_read
 from services.report.facts import page_facts
 from services.report.html import render_report_html
 from services.report.projects import update_register
@@ -17,6 +18,7 @@ from services.report.store import TerminalPages
 from shared.contracts import subjects
 from shared.contracts.interfaces import Bucket, ObjectMissing, Publisher
 from shared.contracts.messages import (
+    CellRead,
     PageFailed,
     PageVerified,
     RegisterUpdated,
@@ -68,6 +70,11 @@ async def on_verified(io: Collaborators, event: PageVerified) -> None:
     await maybe_finish(io, event.job_id, terminal)
 
 
+async def on_cell_read(io: Collaborators, event: CellRead) -> None:
+    """A page read again in its template cell: the job's report may now be written."""
+    await maybe_finish(io, event.job_id, await io.terminal.all(event.job_id))
+
+
 async def on_failed(io: Collaborators, event: PageFailed) -> None:
     if await io.jobs.get_job(event.job_id) is None:
         return  # a refused upload's page: its job was removed, nothing of it is kept
@@ -96,7 +103,14 @@ async def maybe_finish(io: Collaborators, job_id: str, terminal: dict[int, str])
     async with io.finishing.setdefault(job_id, asyncio.Lock()):
         job = await io.jobs.get_job(job_id)
         if job and not job.finished_at:
-            job = await write_report(io, job, await io.terminal.all(job_id))
+            terminal = await io.terminal.all(job_id)
+            outcomes = await _outcomes(io, job, terminal)
+            # The set's template first re-reads what a page missed; the answers' events
+            # call here again.
+            if await ask_for_cells(io.bucket, io.publisher, job, outcomes):
+                io.finishing.pop(job_id, None)
+                return
+            job = await write_report(io, job, terminal, outcomes)
         if job and not job.announced:
             # Announced only once the report can be fetched; a crash before this line
             # leaves announced false, so the redelivered event announces it.
@@ -185,11 +199,25 @@ def reconcile_set(pages: list[VerifiedPage]) -> SheetSet:
     return reconcile([page_facts(p) for p in pages])
 
 
-async def write_report(
+async def _outcomes(
     io: Collaborators, job: JobRecord, terminal: dict[int, str]
-) -> JobRecord | None:
+) -> list[PageOutcome | None]:
     pages = range(1, job.page_count + 1)
-    outcomes = await asyncio.gather(*(_outcome(io, job.job_id, n, terminal[n]) for n in pages))
+    return list(await asyncio.gather(*(_outcome(io, job.job_id, n, terminal[n]) for n in pages)))
+
+
+async def write_report(
+    io: Collaborators,
+    job: JobRecord,
+    terminal: dict[int, str],
+    outcomes: list[PageOutcome | None] | None = None,
+) -> JobRecord | None:
+    """Write the job's report from its terminal pages (``outcomes``, loaded when not given),
+    each page read again in its template cell carrying what was read there."""
+    pages = range(1, job.page_count + 1)
+    if outcomes is None:
+        outcomes = await _outcomes(io, job, terminal)
+    outcomes = await with_cells_read(io.bucket, job.job_id, outcomes)
     thumbnails = await asyncio.gather(*(_thumbnail(io, job.job_id, n) for n in pages))
     info = JobInfo(
         job_id=job.job_id,

@@ -22,8 +22,9 @@ from shared.sheet.reading import SheetReading
 # along by this share of their width (a label before the value on its line).
 GROW_ACROSS = 2.0
 GROW_ALONG = 1.0
-# A cell is at most this share of the page's area: one cell is read, never the page.
-MAX_CELL_SHARE = 0.05
+# A cell is at most this long on either side (PDF points, 4 in): one cell is read closer,
+# never a stretch of the sheet.
+MAX_CELL_SIDE = 288.0
 
 
 @dataclass(frozen=True)
@@ -63,13 +64,11 @@ def number_cells(readings: Mapping[int, SheetReading]) -> list[NumberCell]:
     return sorted(cells, key=lambda c: -c.pages)
 
 
-def cells_to_reread(
-    readings: Mapping[int, SheetReading], page_area: float
-) -> dict[int, NumberCell]:
+def cells_to_reread(readings: Mapping[int, SheetReading]) -> dict[int, NumberCell]:
     """Page number → the cell to read again, for each page whose reading has no sheet number
-    where the set's template names the cell (the cell most pages agree on; none larger than
-    ``MAX_CELL_SHARE`` of ``page_area``)."""
-    cells = [c for c in number_cells(readings) if _area(c.box) <= MAX_CELL_SHARE * page_area]
+    where the set's template names the cell (the cell most pages agree on, of those no
+    longer than ``MAX_CELL_SIDE`` on either side)."""
+    cells = [c for c in number_cells(readings) if max(c.box.width, c.box.height) <= MAX_CELL_SIDE]
     if not cells:
         return {}
     return {n: cells[0] for n, reading in readings.items() if reading.number is None}
@@ -92,7 +91,3 @@ def _grown(box: Box) -> Box:
     w, h = box.width, box.height
     dx, dy = (GROW_ALONG * w, GROW_ACROSS * h) if w >= h else (GROW_ACROSS * w, GROW_ALONG * h)
     return Box(box.x0 - dx, box.y0 - dy, box.x1 + dx, box.y1 + dy)
-
-
-def _area(box: Box) -> float:
-    return max(0.0, box.width) * max(0.0, box.height)

@@ -16,7 +16,6 @@ from shared.pagetext import Box, TextLayer, Word, laid_out
 from shared.sheet.reader import Evidence
 from shared.sheet.reading import Candidate, FieldReading, SheetReading, read_sheet
 from shared.sheet.template import (
-    MAX_CELL_SHARE,
     at_cell,
     cells_to_reread,
     number_cells,
@@ -48,15 +47,15 @@ def test_confident_pages_that_agree_name_the_cell_a_numberless_page_is_read_in()
     [cell] = number_cells(readings)
     assert cell.pages == 2 and cell.label == "SHEET NO."
     assert cell.box.contains(NUMBER_BOX.centre) and cell.box.x0 < NUMBER_BOX.x0
-    assert cells_to_reread(readings, W * H) == {3: cell}
+    assert cells_to_reread(readings) == {3: cell}
 
 
 def test_no_template_without_two_confident_pages_that_agree():
     """One confident page, or two printing at different places, name no cell."""
     elsewhere = Box(100.0, 100.0, 160.0, 120.0)
-    assert cells_to_reread({1: _confident("A-101"), 2: SheetReading()}, W * H) == {}
+    assert cells_to_reread({1: _confident("A-101"), 2: SheetReading()}) == {}
     apart = {1: _confident("A-101"), 2: _confident("A-102", elsewhere), 3: SheetReading()}
-    assert cells_to_reread(apart, W * H) == {}
+    assert cells_to_reread(apart) == {}
 
 
 def test_a_number_every_sheet_prints_alike_makes_no_template():
@@ -66,11 +65,11 @@ def test_a_number_every_sheet_prints_alike_makes_no_template():
 
 
 def test_a_cell_larger_than_a_cell_is_never_read():
-    """A template whose cell would be a large share of the page is not read again."""
-    readings = {1: _confident("A-101"), 2: _confident("A-102"), 3: SheetReading()}
-    [cell] = number_cells(readings)
-    area = cell.box.width * cell.box.height
-    assert cells_to_reread(readings, area / MAX_CELL_SHARE * 0.9) == {}
+    """A template whose cell would be a stretch of the sheet (numbers printed large) is
+    not read again."""
+    large = Box(900.0, 600.0, 1160.0, 700.0)
+    readings = {1: _confident("A-101", large), 2: _confident("A-102", large), 3: SheetReading()}
+    assert number_cells(readings) and cells_to_reread(readings) == {}
 
 
 def _word(text: str, box: tuple[float, float, float, float], size: float) -> Word:

@@ -54,9 +54,8 @@ async def reread_missed(
     number read again in the cell the set's template names (``cells_to_reread``); a page
     the cell adds nothing to stays as it was."""
     readings = {n: reading for n, (_, reading) in pages.items()}
-    area = max((layer.width * layer.height for layer, _ in pages.values()), default=0.0)
     again = dict(pages)
-    for n, cell in cells_to_reread(readings, area).items():
+    for n, cell in cells_to_reread(readings).items():
         layer, reading = pages[n]
         found = await reread_number(pdf, layer, reading, cell.box, settings, readers)
         if found is not None:
