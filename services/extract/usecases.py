@@ -209,7 +209,9 @@ async def _read_cell(io: Collaborators, task: ReadCell, layer: TextLayer) -> Cel
             Keys.extracted(task.job_id, task.page_number), ExtractionResult
         )
         reading = result.reading or SheetReading()
-        found = await reread_number(pdf, layer, reading, task.cell, io.settings, io.readers)
+        found = await reread_number(
+            pdf, layer, reading, task.cell, task.label, io.settings, io.readers
+        )
     except Exception as exc:
         if is_outage(exc):
             raise

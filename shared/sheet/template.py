@@ -19,12 +19,12 @@ from shared.sheet.reading import SheetReading
 
 # The cell read again: the confident pages' number boxes at the place, grown across by this
 # many of their heights (the label stacked over or under the value, the cell's walls) and
-# along by this share of their width (a label before the value on its line).
+# along by this many of their widths (a label before the value on its line).
 GROW_ACROSS = 2.0
-GROW_ALONG = 1.0
-# A cell is at most this long on either side (PDF points, 4 in): one cell is read closer,
+GROW_ALONG = 2.0
+# A cell is at most this long on either side (PDF points, 6 in): one cell is read closer,
 # never a stretch of the sheet.
-MAX_CELL_SIDE = 288.0
+MAX_CELL_SIDE = 432.0
 
 
 @dataclass(frozen=True)

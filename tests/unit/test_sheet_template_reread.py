@@ -9,7 +9,12 @@ import numpy
 import pymupdf
 
 from services.extract.reading.page import Readers, ocr_layer
-from services.extract.reading.reread import binarised, reread_missed, reread_number
+from services.extract.reading.reread import (
+    apart_from_label,
+    binarised,
+    reread_missed,
+    reread_number,
+)
 from shared.contracts.interfaces import Raster
 from shared.infra.settings import Settings
 from shared.pagetext import Box, TextLayer, Word, laid_out
@@ -127,7 +132,9 @@ async def test_a_glued_label_and_value_read_apart_in_the_cell_give_the_pages_num
     layer = ocr_layer(PAGE_WORDS, _empty_like())
     assert read_sheet(layer).number is None
     ocr = CellOcr(reads=[CELL_WORDS])
-    found = await reread_number(_blank_pdf(), layer, SheetReading(), CELL, SETTINGS, _readers(ocr))
+    found = await reread_number(
+        _blank_pdf(), layer, SheetReading(), CELL, "SHEETNO", SETTINGS, _readers(ocr)
+    )
     assert found is not None
     again, reading = found.layer, found.reading
     assert [w.text for w in found.words] == ["SHEET", "NO.", "A-103"]
@@ -144,7 +151,9 @@ async def test_the_second_binarisation_is_read_when_the_grey_render_gives_nothin
     """Nothing in the grey render; the binarised one (black and white) reads the number."""
     layer = ocr_layer(PAGE_WORDS, _empty_like())
     ocr = CellOcr(reads=[[], CELL_WORDS])
-    found = await reread_number(_blank_pdf(), layer, SheetReading(), CELL, SETTINGS, _readers(ocr))
+    found = await reread_number(
+        _blank_pdf(), layer, SheetReading(), CELL, "SHEETNO", SETTINGS, _readers(ocr)
+    )
     assert found is not None and found.reading.sheet_number == "A-103"
     assert len(ocr.images) == 2 and set(numpy.unique(ocr.images[1])) <= {0, 255}
 
@@ -157,7 +166,9 @@ async def test_a_number_read_outside_the_cell_is_not_taken():
         for w in CELL_WORDS
     ]
     ocr = CellOcr(reads=[away, away])
-    found = await reread_number(_blank_pdf(), layer, SheetReading(), CELL, SETTINGS, _readers(ocr))
+    found = await reread_number(
+        _blank_pdf(), layer, SheetReading(), CELL, "SHEETNO", SETTINGS, _readers(ocr)
+    )
     assert found is None
 
 
@@ -182,7 +193,9 @@ async def test_a_text_layer_with_words_in_the_cell_is_never_ocrd():
     words = [Word(text="COVER", bbox=Box(1100.0, 740.0, 1160.0, 760.0), size=20)]
     layer = laid_out(words=words, page_number=1, width=W, height=H, has_text_layer=True)
     ocr = CellOcr(reads=[CELL_WORDS])
-    found = await reread_number(_blank_pdf(), layer, SheetReading(), CELL, SETTINGS, _readers(ocr))
+    found = await reread_number(
+        _blank_pdf(), layer, SheetReading(), CELL, "SHEETNO", SETTINGS, _readers(ocr)
+    )
     assert found is None and ocr.images == []
 
 
@@ -193,3 +206,18 @@ def test_binarised_is_black_and_white_with_thicker_strokes():
     out = binarised(Raster(pixels, 300 / 72, 0.0, 0.0)).pixels
     assert set(numpy.unique(out)) == {0, 255}
     assert ((out == 0).sum(axis=1) == 2).all()  # two pixels wide, from one
+
+
+def test_a_value_read_glued_to_the_end_of_its_label_is_parted_from_it():
+    """ "NO.A-103" (the end of the label SHEET NO. and the value, read as one word) becomes
+    "NO." and "A-103", the box shared along the line; a word that only looks like a label
+    and has no digit after it, or a value alone, is left whole."""
+    glued = _word("NO.A-103", (1000.0, 700.0, 1080.0, 720.0), 14)
+    label, value = apart_from_label([glued], "SHEETNO")
+    assert (label.text, value.text) == ("NO.", "A-103")
+    assert label.bbox.x1 == value.bbox.x0 == 1030.0 and value.bbox.x1 == 1080.0
+    whole = _word("SHEETNO.A-7", (0.0, 0.0, 110.0, 10.0), 10)
+    assert [w.text for w in apart_from_label([whole], "SHEETNO")] == ["SHEETNO.", "A-7"]
+    alone = [_word("NOTES", (0.0, 0.0, 50.0, 10.0), 10), _word("A-103", (0, 20, 50, 30), 10)]
+    assert apart_from_label(alone, "SHEETNO") == alone
+    assert apart_from_label([glued], None) == [glued]

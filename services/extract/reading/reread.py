@@ -29,6 +29,9 @@ from shared.pagetext import Box, TextLayer, Word
 from shared.sheet.reading import SheetReading, read_sheet
 from shared.sheet.template import at_cell, cells_to_reread
 
+# A word read in the cell is split after the end of the set's label when at least this
+# many of the label's letters begin it (a lone letter could be the value's own).
+MIN_LABEL_PART = 2
 # Strokes are thickened by this many pixels of the closer render (at 300 dpi, a pixel is a
 # quarter of a hairline pen).
 THICKEN_PX = 2
@@ -57,7 +60,7 @@ async def reread_missed(
     again = dict(pages)
     for n, cell in cells_to_reread(readings).items():
         layer, reading = pages[n]
-        found = await reread_number(pdf, layer, reading, cell.box, settings, readers)
+        found = await reread_number(pdf, layer, reading, cell.box, cell.label, settings, readers)
         if found is not None:
             again[n] = (found.layer, found.reading)
     return again
@@ -68,13 +71,16 @@ async def reread_number(
     layer: TextLayer,
     reading: SheetReading,
     cell: Box,
+    label: str | None,
     settings: Settings,
     readers: Readers,
 ) -> CellReread | None:
-    """The page (``layer``, ``reading``) with ``cell`` read again closer, when the page's
-    own reader then chooses a number standing in the cell; None when it does not, when the
-    page's text layer has words of its own in the cell (it was read: nothing is OCR'd
-    there), or when the cell cannot be rendered within the page's limits."""
+    """The page (``layer``, ``reading``) with ``cell`` read again closer (a value read glued
+    to the end of the set's ``label`` for the number parted from it: ``apart_from_label``),
+    when the page's own reader then chooses a number standing in the cell; None when it
+    does not, when the page's text layer has words of its own in the cell (it was read:
+    nothing is OCR'd there), or when the cell cannot be rendered within the page's
+    limits."""
     if layer.source != "ocr" and any(
         w.hidden is None and cell.contains(w.bbox.centre) for w in layer.words
     ):
@@ -86,16 +92,68 @@ async def reread_number(
     hints = (reading.page_label, reading.bookmarks)
     turn = text_turn(layer.words)
     for image in (raster, binarised(raster)):
-        words = await asyncio.to_thread(
+        read = await asyncio.to_thread(
             readers.ocr.ocr_raster, image, turn, detection_zoom=raster.zoom
         )
-        if not words:
+        if not read:
             continue
+        words = apart_from_label(read, label)
         again = with_cell_words(layer, cell, words)
         found = await asyncio.to_thread(read_sheet, again, *hints)
         if found.number and at_cell(found, cell):
             return CellReread(words, again, found)
     return None
+
+
+def apart_from_label(words: list[Word], label: str | None) -> list[Word]:
+    """Words read in the cell, each that begins with the end of the set's label for the
+    number (its folded key, e.g. ``SHEETNO``) and goes on with a digit ("NO.A-103",
+    "SHEETNO.A-103": the value printed close after its label and read as one word) split in
+    two, the label's part and the value's, its box shared in proportion to their letters."""
+    key = _folded(label or "")
+    return [part for word in words for part in _split(word, key)]
+
+
+def _split(word: Word, key: str) -> list[Word]:
+    folded = _folded(word.text)
+    for k in range(len(key), MIN_LABEL_PART - 1, -1):
+        rest = folded[k:]
+        if folded.startswith(key[-k:]) and any(c.isdigit() for c in rest):
+            cut = _after_alnum(word.text, k)
+            return [_part(word, 0, cut), _part(word, cut, len(word.text))]
+    return [word]
+
+
+def _after_alnum(text: str, count: int) -> int:
+    """The index in ``text`` after its ``count``-th letter or digit and the punctuation that
+    follows it ("NO.A-103", 2 → 3)."""
+    seen = 0
+    for i, c in enumerate(text):
+        seen += c.isalnum()
+        if seen == count:
+            end = i + 1
+            while end < len(text) and not text[end].isalnum():
+                end += 1
+            return end
+    return len(text)
+
+
+def _part(word: Word, start: int, end: int) -> Word:
+    """The characters ``start:end`` of a word, its box cut along the way it runs."""
+    share0, share1 = start / len(word.text), end / len(word.text)
+    x0, y0, x1, y1 = word.bbox
+    dx, dy = word.dir
+    if abs(dx) >= abs(dy):
+        a, b = (share0, share1) if dx >= 0 else (1 - share1, 1 - share0)
+        box = Box(x0 + a * (x1 - x0), y0, x0 + b * (x1 - x0), y1)
+    else:
+        a, b = (share0, share1) if dy >= 0 else (1 - share1, 1 - share0)
+        box = Box(x0, y0 + a * (y1 - y0), x1, y0 + b * (y1 - y0))
+    return word.model_copy(update={"text": word.text[start:end].strip(), "bbox": box})
+
+
+def _folded(text: str) -> str:
+    return "".join(c for c in text.upper() if c.isalnum())
 
 
 def binarised(raster: Raster) -> Raster:
