@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy
 import pymupdf
+import pytest
 
 from services.extract.reading.page import Readers, ocr_layer
 from services.extract.reading.reread import (
@@ -15,6 +16,7 @@ from services.extract.reading.reread import (
     reread_missed,
     reread_number,
 )
+from services.extract.rung1 import extract_rung1
 from shared.contracts.interfaces import Raster
 from shared.infra.settings import Settings
 from shared.pagetext import Box, TextLayer, Word, laid_out
@@ -26,6 +28,7 @@ from shared.sheet.template import (
     number_cells,
 )
 from tests.support.fakes import InlinePageReader, ScriptedOcr
+from tests.support.glued import NUMBERS, glued_number_scan
 
 W, H = 1224.0, 792.0
 SETTINGS = Settings(_env_file=None)
@@ -221,3 +224,23 @@ def test_a_value_read_glued_to_the_end_of_its_label_is_parted_from_it():
     alone = [_word("NOTES", (0.0, 0.0, 50.0, 10.0), 10), _word("A-103", (0, 20, 50, 30), 10)]
     assert apart_from_label(alone, "SHEETNO") == alone
     assert apart_from_label([glued], None) == [glued]
+
+
+@pytest.mark.slow
+async def test_a_scanned_set_reads_the_number_one_sheet_missed_in_its_cell(readers):
+    """With the OCR engine a worker runs: the last sheet's label and number read as one
+    word give it no number alone; read again in the cell the other sheets name, it reads
+    its own printed number."""
+    pdf = glued_number_scan()
+    pages = {}
+    for n in (1, 2, 3):
+        out = await extract_rung1(
+            pdf, n, SETTINGS, None, readers=readers, worker_id="t", job_id="t"
+        )
+        pages[n] = (out.text_layer, out.result.reading or SheetReading())
+    assert [pages[n][1].sheet_number for n in (1, 2, 3)] == ["A-101", "A-102", None]
+    again = await reread_missed(pdf, pages, SETTINGS, readers)
+    assert [again[n][1].sheet_number for n in (1, 2, 3)] == list(NUMBERS)
+    layer, reading = again[3]
+    assert reading.number is not None
+    assert all(layer.words[i].origin == "ocr" for i in reading.number.word_ids)
