@@ -46,7 +46,7 @@ async def read_identity(
 
     reading = await asyncio.to_thread(read, text_layer)
     if text_layer.source != "ocr":
-        if text_layer.has_text_layer and settings.ocr_enabled and not _whole(reading):
+        if text_layer.has_text_layer and settings.ocr_enabled and reading.number is None:
             return await _outlined_title_block(
                 pdf, page, (text_layer, reading), read, settings, readers
             )
@@ -133,11 +133,6 @@ async def _closer_title(
     return layer, again
 
 
-def _whole(reading: SheetReading) -> bool:
-    """Whether a page's reading names its sheet: a number and a title."""
-    return reading.number is not None and reading.title is not None
-
-
 async def _outlined_title_block(
     pdf: bytes,
     page: RenderedPage,
@@ -146,11 +141,11 @@ async def _outlined_title_block(
     settings: Settings,
     readers: Readers,
 ) -> tuple[TextLayer, SheetReading]:
-    """A page with a text layer whose reading lacks its number or title, when its title
-    block is drawn as outlines (``wordless_title_block``: an inked edge strip its text layer
-    has no words in): that one region OCR'd and its words added to the page's. Kept when
-    the page then reads more of its identity (a number, or a title beside the same
-    number); otherwise the page stays as its text layer has it."""
+    """A page with a text layer whose reading finds no sheet number, when its title block
+    is drawn as outlines (``wordless_title_block``: an inked edge strip its text layer has
+    no words in): that one region OCR'd and its words added to the page's. Kept when the
+    page then reads a number (and its title with it); otherwise the page stays as its text
+    layer has it: a title alone from OCR'd linework is not worth a wrong title."""
     text_layer, reading = read_so_far
     turn = text_turn(text_layer.words)
     region = await asyncio.to_thread(wordless_title_block, text_layer, page.png, page.zoom, turn)
@@ -171,7 +166,4 @@ async def _outlined_title_block(
         return text_layer, reading
     layer = with_ocr_words(text_layer, words)
     again = await asyncio.to_thread(read, layer)
-    gained = (again.number and not reading.number) or (
-        again.title and not reading.title and again.sheet_number == reading.sheet_number
-    )
-    return (layer, again) if gained else (text_layer, reading)
+    return (layer, again) if again.number else (text_layer, reading)
