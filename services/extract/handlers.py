@@ -9,7 +9,7 @@ from faststream.nats.annotations import NatsMessage
 from services.extract.usecases import Collaborators, extract, fallback, read_cell, structure
 from shared.contracts import subjects
 from shared.contracts.messages import ExtractPage, FallbackPage, ReadCell, StructurePage
-from shared.infra.broker import run_delivery
+from shared.infra.broker import deliveries, run_delivery
 from shared.infra.service import COLLABORATORS, Subscriptions, run_stage
 
 IoDep = Annotated[Collaborators, Context(COLLABORATORS)]
@@ -32,9 +32,10 @@ def register(subscriptions: Subscriptions, concurrency: int) -> None:
 
     @subscribe(subjects.PAGE_READ_CELL, durable="extract-read-cell", concurrency=concurrency)
     async def on_read_cell(task: ReadCell, msg: NatsMessage, io: IoDep) -> None:
-        # Not a page stage: the page is verified already, and a cell that cannot be read is
-        # answered with nothing found (read_cell); only outages are retried, without bound.
+        # Not a page stage: the page is verified already, and a cell that cannot be read (or
+        # whose reading crashed the worker past the bound) is answered with nothing found
+        # (read_cell): the report always gets its answer.
         async def work() -> None:
-            await read_cell(io, task)
+            await read_cell(io, task, delivery=deliveries(msg))
 
         await run_delivery(msg, settings=io.settings, work=work)

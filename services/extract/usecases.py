@@ -173,20 +173,28 @@ async def _answer(
     )
 
 
-async def read_cell(io: Collaborators, task: ReadCell) -> None:
+async def read_cell(io: Collaborators, task: ReadCell, *, delivery: int = 1) -> None:
     """The page read again in the cell the report's set step names (``reread_number``),
     its answer stored (``pages/{n}/cell-read.json``), the cell's words added to the page's
     text.json when the page's own reader chose a number there, then announced. Asked again,
     the stored answer is announced again (text.json completed if it was not yet written).
     A cell that cannot be read is answered with nothing found: the report is waiting, and
-    the page keeps its own reading."""
+    the page keeps its own reading; so is one whose ``delivery`` is past the bound (earlier
+    attempts crashed the worker): it is not read again."""
     key = Keys.cell_read(task.job_id, task.page_number)
     text_key = Keys.text(task.job_id, task.page_number)
     layer = await io.bucket.get_model(text_key, TextLayer)
     try:
         answer = await io.bucket.get_model(key, CellReading)
     except ObjectMissing:
-        answer = await _read_cell(io, task, layer)
+        if delivery > io.settings.max_deliver:
+            answer = CellReading(
+                cell=task.cell,
+                first_word=len(layer.words),
+                why=f"not read: {delivery - 1} attempts to read the cell ended with the worker",
+            )
+        else:
+            answer = await _read_cell(io, task, layer)
         await io.bucket.put_json(key, answer)
     if answer.reading is not None and len(layer.words) == answer.first_word:
         await io.bucket.put_json(text_key, with_cell_words(layer, answer.cell, answer.words))

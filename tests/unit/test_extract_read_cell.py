@@ -150,3 +150,12 @@ async def test_a_cell_that_cannot_be_read_is_answered_with_nothing_found():
     [event] = rig.answers()
     answer = await rig.bucket.get_model(Keys.cell_read(JOB, 1), CellReading)
     assert event.number is None and "not read" in answer.why
+
+
+async def test_a_cell_whose_reading_crashed_the_worker_past_the_bound_is_not_read_again():
+    """A delivery past the bound (earlier attempts ended with the worker) answers at once."""
+    rig = Rig(ocr=CellOcr(cell_words=CELL_WORDS))
+    task = await rig.page()
+    await read_cell(rig.io, task, delivery=rig.io.settings.max_deliver + 1)
+    [event] = rig.answers()
+    assert event.number is None and rig.ocr.regions == 0
