@@ -66,12 +66,24 @@ def number_cells(readings: Mapping[int, SheetReading]) -> list[NumberCell]:
 
 def cells_to_reread(readings: Mapping[int, SheetReading]) -> dict[int, NumberCell]:
     """Page number → the cell to read again, for each page whose reading has no sheet number
-    where the set's template names the cell (the cell most pages agree on, of those no
-    longer than ``MAX_CELL_SIDE`` on either side)."""
+    where the set's template names one (of the cells no longer than ``MAX_CELL_SIDE`` on
+    either side): the one in the page's own title block where its reading found one (a set
+    mixing title blocks, as consultants' sheets do, has a cell in each), else the one most
+    pages agree on."""
     cells = [c for c in number_cells(readings) if max(c.box.width, c.box.height) <= MAX_CELL_SIDE]
     if not cells:
         return {}
-    return {n: cells[0] for n, reading in readings.items() if reading.number is None}
+    return {
+        n: _in_region(cells, reading.region) or cells[0]
+        for n, reading in readings.items()
+        if reading.number is None
+    }
+
+
+def _in_region(cells: list[NumberCell], region: Box | None) -> NumberCell | None:
+    if region is None:
+        return None
+    return next((c for c in cells if region.contains(c.box.centre)), None)
 
 
 def at_cell(reading: SheetReading, cell: Box) -> bool:

@@ -58,6 +58,24 @@ def test_confident_pages_that_agree_name_the_cell_a_numberless_page_is_read_in()
     assert cells_to_reread(readings) == {3: cell}
 
 
+def test_a_set_of_two_title_blocks_reads_a_page_in_its_own():
+    """Consultants' sheets print their numbers elsewhere: a page whose title block was
+    found is read in the cell inside it, not in the cell most pages agree on."""
+    theirs = Box(100.0, 740.0, 160.0, 760.0)
+    readings = {
+        1: _confident("A-101"),
+        2: _confident("A-102"),
+        3: _confident("A-103"),
+        4: _confident("M-1", theirs),
+        5: _confident("M-2", theirs),
+        6: SheetReading(region=Box(40.0, 600.0, 300.0, 780.0)),
+        7: SheetReading(),
+    }
+    cells = cells_to_reread(readings)
+    assert cells[6].box.contains(theirs.centre) and cells[6].pages == 2
+    assert cells[7].box.contains(NUMBER_BOX.centre) and cells[7].pages == 3
+
+
 def test_no_template_without_two_confident_pages_that_agree():
     """One confident page, or two printing at different places, name no cell."""
     elsewhere = Box(100.0, 100.0, 160.0, 120.0)
