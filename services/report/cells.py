@@ -9,25 +9,37 @@ by its own reader, with the word ids extract added to its text.json.
 """
 
 import asyncio
+import logging
+from datetime import timedelta
 
 from services.report.assemble import PageOutcome
+from services.report.store import CellWaits
 from shared.contracts import subjects
 from shared.contracts.interfaces import Bucket, ObjectMissing, Publisher
 from shared.contracts.messages import ReadCell
 from shared.contracts.models import CellReading, VerifiedPage
 from shared.infra.broker import msg_id
-from shared.infra.jobs import JobRecord
+from shared.infra.jobs import JobRecord, now
 from shared.infra.storage import Keys
 from shared.sheet.identity import decide_identity
 from shared.sheet.template import cells_to_reread
 
+log = logging.getLogger("sheetflow.report")
+
 
 async def ask_for_cells(
-    bucket: Bucket, publisher: Publisher, job: JobRecord, outcomes: list[PageOutcome | None]
+    bucket: Bucket,
+    publisher: Publisher,
+    waits: CellWaits,
+    job: JobRecord,
+    outcomes: list[PageOutcome | None],
+    wait_s: float,
 ) -> bool:
     """Whether the job's report waits for cells read again: ``page.read_cell`` sent for each
     page the set's template names whose answer is not stored yet (sent again on a later
-    call: the stream drops the duplicate). A canceled job asks for nothing."""
+    call: the stream drops the duplicate). The wait is bounded: ``wait_s`` after the job
+    first waited (``CellWaits``), the report is written without the answers still out
+    (``supervise_cells`` calls the finish then). A canceled job asks for nothing."""
     if job.canceled:
         return False
     readings = {
@@ -36,6 +48,16 @@ async def ask_for_cells(
     cells = cells_to_reread(readings)
     stored = await asyncio.gather(*(bucket.exists(Keys.cell_read(job.job_id, n)) for n in cells))
     waiting = [n for n, done in zip(cells, stored, strict=True) if not done]
+    if not waiting:
+        return False
+    if now() - await waits.since(job.job_id) >= timedelta(seconds=wait_s):
+        log.warning(
+            "report of %s written without the cells of pages %s read again: no answer in %s s",
+            job.job_id,
+            waiting,
+            wait_s,
+        )
+        return False
     for n in waiting:
         cell = cells[n]
         ask = ReadCell(
@@ -49,7 +71,7 @@ async def ask_for_cells(
         await publisher.publish(
             subjects.PAGE_READ_CELL, ask, dedup_id=msg_id(job.job_id, n, "read-cell")
         )
-    return bool(waiting)
+    return True
 
 
 async def with_cells_read(

@@ -14,7 +14,7 @@ from services.report.html import render_report_html
 from services.report.projects import update_register
 from services.report.review import apply_review, corrected_pages
 from services.report.revisions.register import revised_events
-from services.report.store import TerminalPages
+from services.report.store import CellWaits, TerminalPages
 from shared.contracts import subjects
 from shared.contracts.interfaces import Bucket, ObjectMissing, Publisher
 from shared.contracts.messages import (
@@ -60,6 +60,7 @@ class Collaborators:
     bucket: Bucket
     jobs: JobStore
     terminal: TerminalPages
+    cell_waits: CellWaits
     publisher: Publisher
     settings: Settings
     finishing: dict[str, asyncio.Lock]
@@ -107,10 +108,12 @@ async def maybe_finish(io: Collaborators, job_id: str, terminal: dict[int, str])
             outcomes = await _outcomes(io, job, terminal)
             # The set's template first re-reads what a page missed; the answers' events
             # call here again.
-            if await ask_for_cells(io.bucket, io.publisher, job, outcomes):
+            wait_s = io.settings.report_cell_wait_s
+            if await ask_for_cells(io.bucket, io.publisher, io.cell_waits, job, outcomes, wait_s):
                 io.finishing.pop(job_id, None)
                 return
             job = await write_report(io, job, terminal, outcomes)
+            await io.cell_waits.done(job_id)
         if job and not job.announced:
             # Announced only once the report can be fetched; a crash before this line
             # leaves announced false, so the redelivered event announces it.
@@ -352,12 +355,28 @@ async def _fail_every_page(io: Collaborators, job: JobRecord) -> None:
         )
 
 
+async def supervise_cells(io: Collaborators) -> None:
+    """Finish every job whose report has waited for cells read again
+    (``services.report.cells``) past ``SHEETFLOW_REPORT_CELL_WAIT_S``: an answer extract
+    never gave (extract down, the request or the answer lost) does not hold a report back."""
+    for job_id in await io.cell_waits.waiting():
+        job = await io.jobs.get_job(job_id)
+        if job is None or job.finished_at:
+            await io.cell_waits.done(job_id)
+            continue
+        since = await io.cell_waits.since(job_id)
+        if now() - since >= timedelta(seconds=io.settings.report_cell_wait_s):
+            await maybe_finish(io, job_id, await io.terminal.all(job_id))
+
+
 async def supervise(io: Collaborators, every_s: float = SUPERVISE_EVERY_S) -> None:
-    """:func:`supervise_intakes` every ``every_s`` seconds, for as long as the service runs;
-    a round NATS or S3 cannot serve is tried again at the next."""
+    """:func:`supervise_intakes` and :func:`supervise_cells` every ``every_s`` seconds, for
+    as long as the service runs; a round NATS or S3 cannot serve is tried again at the
+    next."""
     while True:
         try:
             await supervise_intakes(io)
+            await supervise_cells(io)
         except Exception as exc:
             log.warning("intake supervision could not finish a round: %s", exc)
         await asyncio.sleep(every_s)

@@ -3,10 +3,11 @@ confident pages agree on the cell that prints theirs, is asked of extract
 (``page.read_cell``); once its answer is in (``page.cell_read``), the report is written with
 the number the page's own reader found there, and never with a number the template made."""
 
+import asyncio
 from datetime import UTC, datetime
 
 from services.report.bootstrap import bootstrap
-from services.report.usecases import on_cell_read, on_verified
+from services.report.usecases import on_cell_read, on_verified, supervise_cells
 from shared.contracts import subjects
 from shared.contracts.messages import CellRead, PageVerified, ReadCell, ReportReady
 from shared.contracts.models import CellReading, Coverage, PageVerdict, VerifiedPage
@@ -40,7 +41,7 @@ def _numbered(number: str, word: int = 0) -> SheetReading:
 
 
 class Rig:
-    def __init__(self) -> None:
+    def __init__(self, wait_s: float = 60.0) -> None:
         self.bucket = MemoryBucket()
         self.state = MemoryStateStore()
         self.publisher = RecordingPublisher()
@@ -48,7 +49,7 @@ class Rig:
             bucket=self.bucket,
             state=self.state,
             publisher=self.publisher,
-            settings=Settings(_env_file=None),
+            settings=Settings(_env_file=None, report_cell_wait_s=wait_s),
         )
 
     async def job(self, pages: int, canceled: bool = False) -> None:
@@ -153,3 +154,31 @@ async def test_a_canceled_job_asks_for_nothing():
     await rig.verify(2, _numbered("A-102"))
     await rig.verify(3, SheetReading())
     assert rig.asked() == [] and len(rig.ready()) == 1
+
+
+async def test_a_cell_never_answered_holds_the_report_back_only_so_long():
+    """Extract never answers (down, or the request lost): before the wait's end the report
+    waits; after it, the report's supervisor writes it without the answer, page 3
+    unnumbered, and forgets the wait."""
+    rig = Rig(wait_s=0.2)
+    await _three_pages_one_missed(rig)
+    await supervise_cells(rig.io)
+    assert rig.ready() == [] and await rig.io.cell_waits.waiting() == [JOB]
+    await asyncio.sleep(0.25)
+    await supervise_cells(rig.io)
+    assert len(rig.ready()) == 1
+    report = await rig.report()
+    assert {p.page_number: p.sheet.sheet_number for p in report.pages}[3] is None
+    assert await rig.io.cell_waits.waiting() == []
+    await rig.answer(3, _numbered("A-103", word=5))  # a late answer changes nothing
+    assert len(rig.ready()) == 1
+
+
+async def test_a_late_page_event_past_the_wait_writes_the_report():
+    """A redelivered page event after the wait's end writes the report too (the deadline
+    is checked wherever the job is finished, not only by the supervisor)."""
+    rig = Rig(wait_s=0.1)
+    await _three_pages_one_missed(rig)
+    await asyncio.sleep(0.15)
+    await rig.verify(3, SheetReading())
+    assert len(rig.ready()) == 1
