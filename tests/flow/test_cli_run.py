@@ -104,7 +104,7 @@ def test_run_processes_the_example_and_leaves_nothing_running(tmp_path):
     # The sheet log beside them: a header and one row per page.
     with (out / "sheets.csv").open(encoding="utf-8-sig", newline="") as sheets:
         sheet_log = list(csv.reader(sheets))
-    assert sheet_log[0][:3] == ["page", "sheet_number", "sheet_title"]
+    assert sheet_log[0][:4] == ["page", "sheet_number", "sheet_number_printed", "sheet_title"]
     assert [row[0] for row in sheet_log[1:]] == [str(n) for n in range(1, page_count + 1)]
     # The set bookmarked and labelled with its sheets beside them.
     with pymupdf.open(out / "set.pdf") as linked:

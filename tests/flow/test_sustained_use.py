@@ -58,11 +58,16 @@ async def test_status_reads_leave_no_consumer_behind(api):
 
 def test_a_key_with_a_line_break_is_no_job_and_breaks_nothing(api):
     """A job id or project ending in a line break (which nats-py's own key check lets by)
-    is not found, and NATS, whose subject it would have ended, serves the next read."""
+    is no id: a job so named is not found, a project so named is refused as malformed, and
+    NATS, whose subject it would have ended, serves the next read."""
     job_id = api.submit(small_pdf(1))
-    for path in (f"/v1/jobs/{job_id}%0A", "/v1/projects/tower%0A/sheets"):
+    for path, status, error in (
+        (f"/v1/jobs/{job_id}%0A", 404, None),
+        ("/v1/projects/tower%0A/sheets", 422, "bad_project"),
+    ):
         r = httpx.get(f"{api.api}{path}", timeout=10)
-        assert r.status_code == 404, r.text
+        assert r.status_code == status, r.text
+        assert error is None or r.json()["error"] == error
         assert api.status(job_id)["page_count"] == 1
 
 
