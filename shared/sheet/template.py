@@ -1,21 +1,25 @@
 """Where the set's title block prints the sheet number, for reading a page again there (pure).
 
 The sheets of a set print their number in one cell of one title block. Once the confident
-pages (a label vouches for their number, and it differs from sheet to sheet) agree on where
-that cell is, a page whose own reading came back without a number is read again in that
-cell, closer (``services.extract.reading.reread``). The template only says where to look:
-whatever is found there is still the page's own printed text, read by the page's own
-reader, with its word ids.
+pages (a label vouches for their number, or it has the shape the set's numbers share; and
+it differs from sheet to sheet) agree on where that cell is, a page whose own reading came
+back without a number is read again in that cell, closer
+(``services.extract.reading.reread``). The template only says where to look: whatever is
+found there is still the page's own printed text, read by the page's own reader, with its
+word ids.
 """
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from shared.pagetext import Box
-from shared.sheet.decide import PLACE_SHARE, PLACE_TOLERANCE, TEMPLATE_PAGES
+from shared.sheet.decide import PLACE_SHARE, PLACE_TOLERANCE, TEMPLATE_PAGES, shape
 from shared.sheet.decide import _confident as confident_number
 from shared.sheet.decide import _constant as printed_alike
-from shared.sheet.reading import SheetReading
+from shared.sheet.reader import Evidence
+from shared.sheet.reading import Candidate, SheetReading
+from shared.sheet.tokens import sheet_key
 
 # The cell read again: the confident pages' number boxes at the place, grown across by this
 # many of their heights (the label stacked over or under the value, the cell's walls) and
@@ -40,12 +44,16 @@ class NumberCell:
 
 def number_cells(readings: Mapping[int, SheetReading]) -> list[NumberCell]:
     """The cells where at least ``TEMPLATE_PAGES`` confident pages of the set print their
-    number (one per title block the set uses), most pages first."""
+    number (one per title block the set uses), most pages first. A page is confident where
+    a label vouches for its number (as the set's decision has it), or where its number,
+    chosen for its print alone, has the shape the set's numbers share (``S1.02``,
+    ``S1.03``: a scheme the page agrees with); a number every sheet prints alike is none."""
     constant = printed_alike(readings)
+    scheme = _scheme(readings, constant)
     boxes = [
         (chosen.box, chosen.label)
         for reading in readings.values()
-        if (chosen := confident_number(reading, constant)) is not None and chosen.box
+        if (chosen := _confident(reading, constant, scheme)) is not None and chosen.box
     ]
     width = max((box.x1 for box, _ in boxes), default=0.0)
     tolerance = max(PLACE_TOLERANCE, PLACE_SHARE * width)
@@ -91,6 +99,30 @@ def at_cell(reading: SheetReading, cell: Box) -> bool:
     page is no reading of the cell)."""
     number = next((c for c in reading.candidates if c.chosen), None)
     return number is not None and number.box is not None and cell.contains(number.box.centre)
+
+
+def _chosen(reading: SheetReading) -> Candidate | None:
+    return next((c for c in reading.candidates if c.chosen), None)
+
+
+def _scheme(readings: Mapping[int, SheetReading], constant: set[str]) -> str | None:
+    """The shape most of the set's chosen numbers share, when at least two pages do."""
+    shapes = Counter(
+        shape(c.text)
+        for r in readings.values()
+        if (c := _chosen(r)) is not None and sheet_key(c.text) not in constant
+    )
+    found = shapes.most_common(1)
+    return found[0][0] if found and found[0][1] >= TEMPLATE_PAGES else None
+
+
+def _confident(reading: SheetReading, constant: set[str], scheme: str | None) -> Candidate | None:
+    if (vouched := confident_number(reading, constant)) is not None:
+        return vouched
+    chosen = _chosen(reading)
+    if chosen is None or sheet_key(chosen.text) in constant or chosen.evidence < Evidence.LARGEST:
+        return None
+    return chosen if scheme is not None and shape(chosen.text) == scheme else None
 
 
 def _near(a: Box, b: Box, tolerance: float) -> bool:

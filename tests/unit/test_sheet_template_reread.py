@@ -76,6 +76,23 @@ def test_a_set_of_two_title_blocks_reads_a_page_in_its_own():
     assert cells[7].box.contains(NUMBER_BOX.centre) and cells[7].pages == 3
 
 
+def _largest(number: str) -> SheetReading:
+    """A page whose number was chosen for its print alone (no label vouches for it)."""
+    chosen = Candidate(
+        text=number, word_ids=[0], box=NUMBER_BOX, size=20, evidence=Evidence.LARGEST, chosen=True
+    )
+    return SheetReading(number=FieldReading(text=number, word_ids=[0]), candidates=[chosen])
+
+
+def test_numbers_chosen_for_their_print_name_the_cell_when_they_share_the_sets_shape():
+    """Unlabelled numbers that share one shape (S1.02, S1.03) at one place make the
+    template; unlabelled texts of different shapes there do not."""
+    readings = {1: SheetReading(), 2: _largest("S1.02"), 3: _largest("S1.03")}
+    assert cells_to_reread(readings)[1].pages == 2
+    mixed = {1: SheetReading(), 2: _largest("S1.02"), 3: _largest("PLAN")}
+    assert cells_to_reread(mixed) == {}
+
+
 def test_no_template_without_two_confident_pages_that_agree():
     """One confident page, or two printing at different places, name no cell."""
     elsewhere = Box(100.0, 100.0, 160.0, 120.0)
