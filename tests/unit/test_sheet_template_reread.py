@@ -15,6 +15,7 @@ from services.extract.reading.reread import (
     binarised,
     reread_missed,
     reread_number,
+    with_first_title,
 )
 from services.extract.rung1 import extract_rung1
 from shared.contracts.interfaces import Raster
@@ -279,3 +280,40 @@ async def test_a_scanned_set_reads_the_number_one_sheet_missed_in_its_cell(reade
     layer, reading = again[3]
     assert reading.number is not None
     assert all(layer.words[i].origin == "ocr" for i in reading.number.word_ids)
+
+
+def test_a_title_the_cells_words_would_change_stays_as_first_read():
+    """The number read in the cell comes with the page's first title: a title the closer
+    words would read otherwise is kept as first read, or, its words set aside, the page
+    keeps its first reading."""
+    layer = ocr_layer(PAGE_WORDS, _empty_like())
+    first = SheetReading(title=FieldReading(text="GENERAL NOTES", word_ids=[0, 1]))
+    found = _confident("A-103").model_copy(
+        update={
+            "number": FieldReading(text="A-103", word_ids=[2]),
+            "title": FieldReading(text="NOTES A-103", word_ids=[1, 2]),
+        }
+    )
+    kept = with_first_title(first, found, layer)
+    assert kept is not None and kept.sheet_number == "A-103"
+    assert kept.sheet_title == "GENERAL NOTES"
+    assert [c.title for c in kept.candidates if c.chosen] == [first.title]
+    hidden = layer.model_copy(
+        update={"words": [w.model_copy(update={"hidden": "covered"}) for w in layer.words]}
+    )
+    assert with_first_title(first, found, hidden) is None
+    assert with_first_title(SheetReading(), found, layer) == found
+
+
+def test_a_first_title_that_was_the_numbers_cell_misread_gives_way():
+    """A page first titled by its number's cell read glued ("SHEETNO.A-103") takes the title
+    read with the number: that first title stood where the number now does."""
+    layer = ocr_layer(PAGE_WORDS + CELL_WORDS, _empty_like())
+    first = SheetReading(title=FieldReading(text="SHEETNO.A-103", word_ids=[2]))
+    found = _confident("A-103").model_copy(
+        update={
+            "number": FieldReading(text="A-103", word_ids=[5]),
+            "title": FieldReading(text="GENERAL NOTES", word_ids=[0, 1]),
+        }
+    )
+    assert with_first_title(first, found, layer) == found

@@ -101,8 +101,32 @@ async def reread_number(
         again = with_cell_words(layer, cell, words)
         found = await asyncio.to_thread(read_sheet, again, *hints)
         if found.number and at_cell(found, cell):
-            return CellReread(words, again, found)
+            kept = with_first_title(reading, found, again)
+            return CellReread(words, again, kept) if kept is not None else None
     return None
+
+
+def with_first_title(
+    first: SheetReading, found: SheetReading, layer: TextLayer
+) -> SheetReading | None:
+    """The reading with the cell read again, titled as the page was first read: the cell is
+    read for the number, and its words read anew may join what the page read apart (a
+    title cut short, glued to its neighbour). None when that title's words were set aside
+    (the page then keeps its first reading). A page first read without a title, or whose
+    first title stood where the number now does (the number's cell misread: "SHEET
+    NO.A-103"), takes the title read with its number."""
+    if first.title is None or (found.title is not None and found.title.text == first.title.text):
+        return found
+    number = [layer.words[i].bbox for i in found.number.word_ids] if found.number else []
+    titled = [layer.words[i].bbox for i in first.title.word_ids]
+    if any(a.overlaps(b) for a in number for b in titled):
+        return found
+    if any(layer.words[i].hidden for i in first.title.word_ids):
+        return None
+    candidates = [
+        c.model_copy(update={"title": first.title}) if c.chosen else c for c in found.candidates
+    ]
+    return found.model_copy(update={"title": first.title, "candidates": candidates})
 
 
 def apart_from_label(words: list[Word], label: str | None) -> list[Word]:
