@@ -27,7 +27,8 @@ from functools import cache
 from bench.common import ratio, result_line
 from bench.variants import _READERS, _start_readers
 from shared.infra.settings import Settings
-from tests.support.identity import FieldTally, Tally, read_page, set_identity
+from tests.support import identity
+from tests.support.identity import FieldTally, Tally, set_identity
 from tests.support.renderings import render
 from tests.support.titleblocks.sheets import PLAN, GeneratedSet, generated_sets
 
@@ -45,12 +46,8 @@ def read_set(name: str, rendering: str, seed: int, sheets: int) -> tuple[Tally, 
     pdf = generated.pdf if rendering == "original" else render(rendering, generated.pdf)
     settings = Settings(_env_file=None)
 
-    async def read_all() -> dict:
-        return {
-            t.page: await read_page(pdf, t.page, settings, _READERS[0]) for t in generated.truths
-        }
-
-    decided = set_identity(asyncio.run(read_all()))
+    pages = [t.page for t in generated.truths]
+    decided = set_identity(asyncio.run(identity.read_set(pdf, pages, settings, _READERS[0])))
     tally, fields = Tally(), FieldTally()
     for truth in generated.truths:
         got = decided[truth.page]

@@ -35,7 +35,7 @@ from bench.common import ratio, result_line
 from services.extract.bootstrap import page_readers
 from services.extract.reading.page import Readers
 from shared.infra.settings import Settings
-from tests.support.identity import FieldTally, Tally, read_page, set_identity
+from tests.support.identity import FieldTally, Tally, read_set, set_identity
 from tests.support.renderings import VARIANTS, render
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -68,10 +68,8 @@ def read_file(file: str, variant: str, sheets: list[dict]) -> tuple[Tally, Field
         pdf = render(variant, pdf)
     settings = Settings(_env_file=None)
 
-    async def read_all() -> dict:
-        return {s["page"]: await read_page(pdf, s["page"], settings, _READERS[0]) for s in sheets}
-
-    decided = set_identity(asyncio.run(read_all()))
+    pages = [s["page"] for s in sheets]
+    decided = set_identity(asyncio.run(read_set(pdf, pages, settings, _READERS[0])))
     tally, fields = Tally(), FieldTally()
     for s in sheets:
         got = decided[s["page"]]

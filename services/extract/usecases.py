@@ -1,5 +1,6 @@
 """Extract's use cases: rung 1 for a page (its words, image, thumbnail and objects stored,
-then announced), and the coverage service's rung 2/3 requests answered."""
+then announced), the coverage service's rung 2/3 requests answered, and the report's set
+step's request to read a page again in one cell."""
 
 import asyncio
 from dataclasses import dataclass
@@ -7,24 +8,28 @@ from dataclasses import dataclass
 from services.extract.model.structuring import structure_text
 from services.extract.offline.fallback import fallback_result
 from services.extract.reading.page import PageUnreadable, Readers
+from services.extract.reading.reread import reread_number, with_cell_words
 from services.extract.rung1 import extract_rung1
 from shared.contracts import subjects
-from shared.contracts.interfaces import Bucket, ModelClient, Publisher
+from shared.contracts.interfaces import Bucket, ModelClient, ObjectMissing, Publisher
 from shared.contracts.messages import (
+    CellRead,
     ExtractPage,
     FallbackPage,
     PageExtracted,
     PageFailed,
     PageStructured,
+    ReadCell,
     StructurePage,
 )
-from shared.contracts.models import ExtractionResult
-from shared.infra.broker import PageFailure, msg_id
+from shared.contracts.models import CellReading, ExtractionResult
+from shared.infra.broker import PageFailure, is_outage, msg_id
 from shared.infra.jobs import JobStore, record_progress
 from shared.infra.settings import Settings
 from shared.infra.storage import Keys
 from shared.pagetext import TextLayer
 from shared.pdf.sources import SourceCache
+from shared.sheet.reading import SheetReading
 
 CANCELED_REASON = "the job was canceled before this page was extracted"
 
@@ -166,3 +171,59 @@ async def _answer(
     await io.publisher.publish(
         subjects.PAGE_STRUCTURED, event, dedup_id=msg_id(task.job_id, task.page_number, result.rung)
     )
+
+
+async def read_cell(io: Collaborators, task: ReadCell, *, delivery: int = 1) -> None:
+    """The page read again in the cell the report's set step names (``reread_number``),
+    its answer stored (``pages/{n}/cell-read.json``), the cell's words added to the page's
+    text.json when the page's own reader chose a number there, then announced. Asked again,
+    the stored answer is announced again (text.json completed if it was not yet written).
+    A cell that cannot be read is answered with nothing found: the report is waiting, and
+    the page keeps its own reading; so is one whose ``delivery`` is past the bound (earlier
+    attempts crashed the worker): it is not read again."""
+    key = Keys.cell_read(task.job_id, task.page_number)
+    text_key = Keys.text(task.job_id, task.page_number)
+    layer = await io.bucket.get_model(text_key, TextLayer)
+    try:
+        answer = await io.bucket.get_model(key, CellReading)
+    except ObjectMissing:
+        if delivery > io.settings.max_deliver:
+            answer = CellReading(
+                cell=task.cell,
+                first_word=len(layer.words),
+                why=f"not read: {delivery - 1} attempts to read the cell ended with the worker",
+            )
+        else:
+            answer = await _read_cell(io, task, layer)
+        await io.bucket.put_json(key, answer)
+    if answer.reading is not None and len(layer.words) == answer.first_word:
+        await io.bucket.put_json(text_key, with_cell_words(layer, answer.cell, answer.words))
+    event = CellRead(
+        job_id=task.job_id,
+        page_number=task.page_number,
+        result_key=key,
+        number=answer.reading.sheet_number if answer.reading else None,
+    )
+    await io.publisher.publish(
+        subjects.PAGE_CELL_READ, event, dedup_id=msg_id(task.job_id, task.page_number, "cell")
+    )
+
+
+async def _read_cell(io: Collaborators, task: ReadCell, layer: TextLayer) -> CellReading:
+    first = len(layer.words)
+    try:
+        pdf = await io.sources.get(task.source_key)
+        result = await io.bucket.get_model(
+            Keys.extracted(task.job_id, task.page_number), ExtractionResult
+        )
+        reading = result.reading or SheetReading()
+        found = await reread_number(
+            pdf, layer, reading, task.cell, task.label, io.settings, io.readers
+        )
+    except Exception as exc:
+        if is_outage(exc):
+            raise
+        return CellReading(cell=task.cell, first_word=first, why=f"not read: {exc}")
+    if found is None:
+        return CellReading(cell=task.cell, first_word=first, why="no number read in the cell")
+    return CellReading(cell=task.cell, first_word=first, words=found.words, reading=found.reading)

@@ -6,7 +6,7 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from services.report.linking import LinkingPublisher
-from services.report.store import TerminalPages
+from services.report.store import CellWaits, TerminalPages
 from services.report.usecases import Collaborators, supervise
 from shared.contracts.interfaces import Bucket, Publisher, StateStore
 from shared.infra.jobs import JobStore
@@ -21,6 +21,7 @@ def bootstrap(
         bucket=bucket,
         jobs=JobStore(state),
         terminal=TerminalPages(state),
+        cell_waits=CellWaits(state),
         publisher=LinkingPublisher(publisher, settings.public_url),
         settings=settings,
         finishing={},
@@ -29,7 +30,8 @@ def bootstrap(
 
 @contextlib.asynccontextmanager
 async def started(connections: Connections) -> AsyncIterator[Collaborators]:
-    """The collaborators, with the supervision of abandoned intakes running beside them."""
+    """The collaborators, with the supervision of abandoned intakes and of reports waiting
+    past their time for cells read again running beside them."""
     io = bootstrap(
         bucket=connections.bucket,
         state=connections.state,

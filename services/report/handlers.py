@@ -7,9 +7,10 @@ from faststream import Context
 from faststream.nats.annotations import NatsMessage
 
 from services.report.register_review import apply_decision, follow_correction
-from services.report.usecases import Collaborators, on_failed, on_verified, revise
+from services.report.usecases import Collaborators, on_cell_read, on_failed, on_verified, revise
 from shared.contracts import subjects
 from shared.contracts.messages import (
+    CellRead,
     PageFailed,
     PageVerified,
     ProblemReviewed,
@@ -35,6 +36,10 @@ def register(subscriptions: Subscriptions) -> None:
     @subscriptions.page_subscriber(subjects.PAGE_FAILED, durable="report-failed", concurrency=4)
     async def on_page_failed(event: PageFailed, msg: NatsMessage, io: IoDep) -> None:
         await run_stage(msg, "report", event, io, lambda: on_failed(io, event))
+
+    @subscriptions.page_subscriber(subjects.PAGE_CELL_READ, durable="report-cell-read")
+    async def on_page_cell_read(event: CellRead, msg: NatsMessage, io: IoDep) -> None:
+        await retried(msg, io, lambda: on_cell_read(io, event), f"the report of {event.job_id}")
 
     @subscriptions.page_subscriber(
         subjects.SHEET_CORRECTED, durable="report-corrected", concurrency=RARE_EVENT_LOOPS

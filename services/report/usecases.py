@@ -8,15 +8,17 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from services.report.assemble import FailedPage, JobInfo, PageOutcome, build_report
+from services.report.cells import ask_for_cells, with_cells_read
 from services.report.facts import page_facts
 from services.report.html import render_report_html
 from services.report.projects import update_register
 from services.report.review import apply_review, corrected_pages
 from services.report.revisions.register import revised_events
-from services.report.store import TerminalPages
+from services.report.store import CellWaits, TerminalPages
 from shared.contracts import subjects
 from shared.contracts.interfaces import Bucket, ObjectMissing, Publisher
 from shared.contracts.messages import (
+    CellRead,
     PageFailed,
     PageVerified,
     RegisterUpdated,
@@ -58,6 +60,7 @@ class Collaborators:
     bucket: Bucket
     jobs: JobStore
     terminal: TerminalPages
+    cell_waits: CellWaits
     publisher: Publisher
     settings: Settings
     finishing: dict[str, asyncio.Lock]
@@ -66,6 +69,11 @@ class Collaborators:
 async def on_verified(io: Collaborators, event: PageVerified) -> None:
     terminal = await io.terminal.add(event.job_id, event.page_number, "verified")
     await maybe_finish(io, event.job_id, terminal)
+
+
+async def on_cell_read(io: Collaborators, event: CellRead) -> None:
+    """A page read again in its template cell: the job's report may now be written."""
+    await maybe_finish(io, event.job_id, await io.terminal.all(event.job_id))
 
 
 async def on_failed(io: Collaborators, event: PageFailed) -> None:
@@ -96,7 +104,16 @@ async def maybe_finish(io: Collaborators, job_id: str, terminal: dict[int, str])
     async with io.finishing.setdefault(job_id, asyncio.Lock()):
         job = await io.jobs.get_job(job_id)
         if job and not job.finished_at:
-            job = await write_report(io, job, await io.terminal.all(job_id))
+            terminal = await io.terminal.all(job_id)
+            outcomes = await _outcomes(io, job, terminal)
+            # The set's template first re-reads what a page missed; the answers' events
+            # call here again.
+            wait_s = io.settings.report_cell_wait_s
+            if await ask_for_cells(io.bucket, io.publisher, io.cell_waits, job, outcomes, wait_s):
+                io.finishing.pop(job_id, None)
+                return
+            job = await write_report(io, job, terminal, outcomes)
+            await io.cell_waits.done(job_id)
         if job and not job.announced:
             # Announced only once the report can be fetched; a crash before this line
             # leaves announced false, so the redelivered event announces it.
@@ -185,11 +202,25 @@ def reconcile_set(pages: list[VerifiedPage]) -> SheetSet:
     return reconcile([page_facts(p) for p in pages])
 
 
-async def write_report(
+async def _outcomes(
     io: Collaborators, job: JobRecord, terminal: dict[int, str]
-) -> JobRecord | None:
+) -> list[PageOutcome | None]:
     pages = range(1, job.page_count + 1)
-    outcomes = await asyncio.gather(*(_outcome(io, job.job_id, n, terminal[n]) for n in pages))
+    return list(await asyncio.gather(*(_outcome(io, job.job_id, n, terminal[n]) for n in pages)))
+
+
+async def write_report(
+    io: Collaborators,
+    job: JobRecord,
+    terminal: dict[int, str],
+    outcomes: list[PageOutcome | None] | None = None,
+) -> JobRecord | None:
+    """Write the job's report from its terminal pages (``outcomes``, loaded when not given),
+    each page read again in its template cell carrying what was read there."""
+    pages = range(1, job.page_count + 1)
+    if outcomes is None:
+        outcomes = await _outcomes(io, job, terminal)
+    outcomes = await with_cells_read(io.bucket, job.job_id, outcomes)
     thumbnails = await asyncio.gather(*(_thumbnail(io, job.job_id, n) for n in pages))
     info = JobInfo(
         job_id=job.job_id,
@@ -324,12 +355,28 @@ async def _fail_every_page(io: Collaborators, job: JobRecord) -> None:
         )
 
 
+async def supervise_cells(io: Collaborators) -> None:
+    """Finish every job whose report has waited for cells read again
+    (``services.report.cells``) past ``SHEETFLOW_REPORT_CELL_WAIT_S``: an answer extract
+    never gave (extract down, the request or the answer lost) does not hold a report back."""
+    for job_id in await io.cell_waits.waiting():
+        job = await io.jobs.get_job(job_id)
+        if job is None or job.finished_at:
+            await io.cell_waits.done(job_id)
+            continue
+        since = await io.cell_waits.since(job_id)
+        if now() - since >= timedelta(seconds=io.settings.report_cell_wait_s):
+            await maybe_finish(io, job_id, await io.terminal.all(job_id))
+
+
 async def supervise(io: Collaborators, every_s: float = SUPERVISE_EVERY_S) -> None:
-    """:func:`supervise_intakes` every ``every_s`` seconds, for as long as the service runs;
-    a round NATS or S3 cannot serve is tried again at the next."""
+    """:func:`supervise_intakes` and :func:`supervise_cells` every ``every_s`` seconds, for
+    as long as the service runs; a round NATS or S3 cannot serve is tried again at the
+    next."""
     while True:
         try:
             await supervise_intakes(io)
+            await supervise_cells(io)
         except Exception as exc:
             log.warning("intake supervision could not finish a round: %s", exc)
         await asyncio.sleep(every_s)

@@ -19,6 +19,7 @@ from shared.contracts.models import (
     Usage,
 )
 from shared.contracts.report import ReadySummary, ReportStatus
+from shared.pagetext import Box
 from shared.sheet.header import SheetHeader
 
 JOB_ID_EXAMPLE = "j_4f9c2b7e1a6d4c0e9b8a7f6e5d4c3b2a"
@@ -153,6 +154,33 @@ class PageFailed(_PageMessage):
     stage: str = Field(examples=["extract"])
     reason: str = Field(examples=["the page could not be rendered: cannot open broken document"])
     deliveries: int = Field(0, description="deliveries of the message that gave up")
+
+
+class ReadCell(_PageMessage):
+    """The report's set step asks extract to read a page again in one cell: where the set's
+    confident pages print their sheet number, on a page that read none. The cell only says
+    where to look; whatever is read there is the page's own text."""
+
+    source_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/source.pdf"])
+    cell: Box = Field(
+        description="the cell, displayed page coordinates (PDF points)",
+        examples=[[1040.0, 700.0, 1220.0, 790.0]],
+    )
+    label: str | None = Field(
+        None, description="the label the set prints its numbers under", examples=["SHEET NO."]
+    )
+    pages: int = Field(ge=1, description="the confident pages printing their number there")
+
+
+class CellRead(_PageMessage):
+    """Extract read a page again in the cell the report's set step asked for."""
+
+    result_key: str = Field(examples=[f"jobs/{JOB_ID_EXAMPLE}/pages/3/cell-read.json"])
+    number: str | None = Field(
+        None,
+        description="the sheet number the page's own reader chose in the cell; null: none",
+        examples=["A-103"],
+    )
 
 
 class JobProgress(BaseModel):

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared.pagetext import Box
+from shared.pagetext import Box, Word
 from shared.sheet.header import SheetHeader
 from shared.sheet.reading import SheetReading
 
@@ -403,6 +403,27 @@ class VerifiedPage(CoveredPage):
     hidden_text: HiddenText | None = Field(
         None, description="text the page's text layer holds and the page does not show"
     )
+
+
+class CellReading(BaseModel):
+    """``pages/{n}/cell-read.json``: a page read again in the cell where the set's confident
+    pages print their sheet number (the report's set step asked, the page having read
+    none), and what its own reader found there."""
+
+    cell: Box = Field(description="the cell read, displayed page coordinates (PDF points)")
+    first_word: int = Field(
+        description="text.json's words before the cell's were added: the cell's words have "
+        "ids from here on"
+    )
+    words: list[Word] = Field(
+        [], description="the words read in the cell (OCR), when its number was taken"
+    )
+    reading: SheetReading | None = Field(
+        None,
+        description="the page's reading with the cell read again (its number chosen there); "
+        "null: the cell named no number, the page keeps its reading",
+    )
+    why: str = Field("", description="why nothing was taken, when nothing was")
 
 
 class IntakeReport(BaseModel):

@@ -15,6 +15,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel
 
 from shared.contracts.messages import (
+    CellRead,
     DeliverWebhook,
     ExtractPage,
     FallbackPage,
@@ -27,6 +28,7 @@ from shared.contracts.messages import (
     PageVerified,
     ProblemReviewed,
     ProposalDecided,
+    ReadCell,
     RegisterUpdated,
     ReportReady,
     SheetCorrected,
@@ -61,6 +63,8 @@ PAGE_STRUCTURED = Subject("page.structured", PageStructured)
 PAGE_COVERED = Subject("page.covered", PageCovered)
 PAGE_VERIFIED = Subject("page.verified", PageVerified)
 PAGE_FAILED = Subject("page.failed", PageFailed)
+PAGE_READ_CELL = Subject("page.read_cell", ReadCell)
+PAGE_CELL_READ = Subject("page.cell_read", CellRead)
 REPORT_READY = Subject("report.ready", ReportReady)
 SHEET_CORRECTED = Subject("sheet.corrected", SheetCorrected)
 PROBLEM_REVIEWED = Subject("problem.reviewed", ProblemReviewed)

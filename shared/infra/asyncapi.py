@@ -22,6 +22,9 @@ EVENTS: dict[Subject, str] = {
     subjects.PAGE_COVERED: "a page left the coverage ladder",
     subjects.PAGE_VERIFIED: "a page was checked against its text layer",
     subjects.PAGE_FAILED: "a page exhausted its deliveries; named in the report",
+    subjects.PAGE_READ_CELL: "command: read a page again in the cell where the set's other "
+    "sheets print their number (the report's set step, for a page that read none)",
+    subjects.PAGE_CELL_READ: "a page was read again in the cell the report's set step named",
     subjects.REPORT_READY: "a job's report is written (again, with a higher revision, after a "
     "person's review)",
     subjects.SHEET_CORRECTED: "a person corrected a page's sheet identity",

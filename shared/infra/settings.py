@@ -194,6 +194,12 @@ class Settings(BaseSettings):
     stall_after_s: float = Field(
         120.0, description="a running job with no page progress this long is reported stalled"
     )
+    report_cell_wait_s: float = Field(
+        60.0,
+        gt=0,
+        description="seconds the report waits for extract to read pages again in their set's "
+        "template cell before it writes the job's report without the answers still out",
+    )
 
     # Extract
     extract_concurrency: int = Field(4, ge=1)

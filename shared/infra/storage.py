@@ -120,6 +120,11 @@ class Keys:
         return Keys.page(job_id, page_number, "failed.json")
 
     @staticmethod
+    def cell_read(job_id: str, page_number: int) -> str:
+        """The page read again in the cell the set's template names (``CellReading``)."""
+        return Keys.page(job_id, page_number, "cell-read.json")
+
+    @staticmethod
     def crop(page_number: int, object_id: str) -> str:
         """An evidence crop's key relative to the job's folder (``Keys.job(job_id) + ...``),
         as a verified page records it; the object id made safe for a key."""

@@ -3,8 +3,9 @@ scored against what a sheet prints (the manifest of ``../shared/corpus/``, or a 
 sheet's own truth).
 
 Reading: each page through extract's rung 1 offline (``extract_rung1``: its text layer, or
-OCR words on a page without one, read closer where the pipeline reads closer), then the
-set's identity as the report decides it from the pages' readings (``reconcile_set`` and
+OCR words on a page without one, read closer where the pipeline reads closer), a page that
+read no number read again in the cell the set's template names (``reread_missed``), then
+the set's identity as the report decides it from the pages' readings (``reconcile_set`` and
 ``apply_corrections``, on verified pages carrying what coverage gives them). No servers.
 
 Scoring: a number is right when it is the printed one with Unicode dashes and spaces
@@ -13,12 +14,13 @@ folded; a title when it is the printed one with case, dashes and whitespace fold
 none, any title); an **invented number** is a number reported on a page that prints none.
 """
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import pymupdf
 
 from services.extract.reading.page import Readers
+from services.extract.reading.reread import reread_missed
 from services.extract.reading.textlayer import read_text_layer
 from services.extract.rung1 import extract_rung1
 from services.report.assemble import apply_corrections
@@ -31,14 +33,20 @@ from shared.sheet.identity import decide_identity
 from shared.sheet.reading import SheetReading, read_sheet
 
 
-async def read_page(
-    pdf: bytes, page_number: int, settings: Settings, readers: Readers
-) -> SheetReading:
-    """The page's ``SheetReading`` as extract stores it (offline: no model)."""
-    out = await extract_rung1(
-        pdf, page_number, settings, None, readers=readers, worker_id="identity", job_id="identity"
-    )
-    return out.result.reading or SheetReading()
+async def read_set(
+    pdf: bytes, page_numbers: Iterable[int], settings: Settings, readers: Readers
+) -> dict[int, SheetReading]:
+    """Each page's ``SheetReading`` as extract stores it (offline: no model), then, as the
+    report's set step has extract do, each page that read no sheet number read again in the
+    cell the set's template names (``reread_missed``)."""
+    pages = {}
+    for n in page_numbers:
+        out = await extract_rung1(
+            pdf, n, settings, None, readers=readers, worker_id="identity", job_id="identity"
+        )
+        pages[n] = (out.text_layer, out.result.reading or SheetReading())
+    again = await reread_missed(pdf, pages, settings, readers)
+    return {n: reading for n, (_, reading) in again.items()}
 
 
 def _verified(page_number: int, reading: SheetReading) -> VerifiedPage:

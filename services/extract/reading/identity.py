@@ -1,18 +1,27 @@
 """The page's ``SheetReading``, read once from its words; on a scan, read closer where a sheet
-names itself until its number shows (``services.extract.reading.title_ocr``)."""
+names itself until its number shows, and on a page with a text layer whose title block is
+drawn as outlines, that title block OCR'd (``services.extract.reading.title_ocr``)."""
 
 import asyncio
 from collections.abc import Callable
 
-from services.extract.reading.page import Readers, RenderedPage, closer_raster, ocr_layer
+from services.extract.reading.page import (
+    Readers,
+    RenderedPage,
+    closer_raster,
+    ocr_layer,
+    with_ocr_words,
+)
 from services.extract.reading.title_ocr import (
     apart_from,
     closer_regions,
     detection_zoom,
     long_rules,
     read_already,
+    text_turn,
     title_regions,
     with_closer_title,
+    wordless_title_block,
 )
 from shared.infra.bounded import OverLimit
 from shared.infra.settings import Settings
@@ -37,6 +46,10 @@ async def read_identity(
 
     reading = await asyncio.to_thread(read, text_layer)
     if text_layer.source != "ocr":
+        if text_layer.has_text_layer and settings.ocr_enabled and reading.number is None:
+            return await _outlined_title_block(
+                pdf, page, (text_layer, reading), read, settings, readers
+            )
         return text_layer, reading
     if not reading.number:
         text_layer, reading = await _closer_title_block(
@@ -118,3 +131,39 @@ async def _closer_title(
     if again.title is None or again.sheet_number != reading.sheet_number:
         return text_layer, reading
     return layer, again
+
+
+async def _outlined_title_block(
+    pdf: bytes,
+    page: RenderedPage,
+    read_so_far: tuple[TextLayer, SheetReading],
+    read: Callable[[TextLayer], SheetReading],
+    settings: Settings,
+    readers: Readers,
+) -> tuple[TextLayer, SheetReading]:
+    """A page with a text layer whose reading finds no sheet number, when its title block
+    is drawn as outlines (``wordless_title_block``: an inked edge strip its text layer has
+    no words in): that one region OCR'd and its words added to the page's. Kept when the
+    page then reads a number (and its title with it); otherwise the page stays as its text
+    layer has it: a title alone from OCR'd linework is not worth a wrong title."""
+    text_layer, reading = read_so_far
+    turn = text_turn(text_layer.words)
+    region = await asyncio.to_thread(wordless_title_block, text_layer, page.png, page.zoom, turn)
+    if region is None:
+        return text_layer, reading
+    try:
+        raster = await closer_raster(pdf, text_layer.page_number, region, settings, readers.pages)
+    except OverLimit:
+        return text_layer, reading
+    words = await asyncio.to_thread(
+        readers.ocr.ocr_raster,
+        raster,
+        turn,
+        detection_zoom=detection_zoom(region),
+        skip=read_already(text_layer.words),
+    )
+    if not words:
+        return text_layer, reading
+    layer = with_ocr_words(text_layer, words)
+    again = await asyncio.to_thread(read, layer)
+    return (layer, again) if again.number else (text_layer, reading)

@@ -33,7 +33,7 @@ from shared.ocr.engine import (
     render_area,
     text_area,
 )
-from shared.pagetext import Box, TextLayer, Word
+from shared.pagetext import Box, TextLayer, Word, laid_out
 from shared.pdf.damage import DAMAGED, page_damage
 from shared.pdf.sources import PDF_LOCK, open_pdf
 
@@ -241,3 +241,12 @@ def ocr_layer(words: list[Word], like: TextLayer) -> TextLayer:
         has_drawings=like.has_drawings,
         rules=like.rules,
     )
+
+
+def with_ocr_words(layer: TextLayer, words: list[Word]) -> TextLayer:
+    """A page's text layer with OCR words of a part the layer has no words for (a title
+    block drawn as outlines) added after its own, marked ``origin="ocr"``: the page's
+    words still, a reading of its image where its text layer is silent."""
+    fields = layer.model_dump(exclude={"words", "lines", "blocks"})
+    read = [w.model_copy(update={"origin": "ocr"}) for w in words]
+    return laid_out(words=[*layer.words, *read], **fields)

@@ -1,5 +1,6 @@
 """A closer OCR reading of where a scanned sheet names itself, when its page-resolution
-reading shows no sheet number.
+reading shows no sheet number; and of a title block drawn as outlines on a page whose text
+layer holds the rest of its words (``wordless_title_block``).
 
 The page image is rendered for the whole sheet (2048 px on its long side: under 60 dpi on an
 E-size sheet), where small print is a few pixels high and the detector misses it. The places
@@ -58,6 +59,16 @@ TITLE_CORE = 0.5
 TITLE_CLEAR_PX = 32.0
 
 
+# A title block drawn as outlines on a page with a text layer: an edge strip holding at most
+# this many of the page's shown words (a logo's name, a stamp) ...
+WORDLESS_WORDS = 2
+# ... and inked on at least this share of its pixels in the page image by marks no longer
+# than ``MARK_LENGTH`` points (outlined lettering, not a frame's or a cell's walls: a blank
+# margin or a ruled gutter is not worth reading).
+INKED_SHARE = 0.001
+MARK_LENGTH = 24.0
+
+
 # The way text runs on the displayed page (a word's ``dir``) for each turn of its content.
 _RUNS = {0: (1.0, 0.0), 90: (0.0, 1.0), 180: (-1.0, 0.0), 270: (0.0, -1.0)}
 
@@ -90,10 +101,7 @@ def _upright_point(x: float, y: float, turn: int, width: float, height: float):
 def long_rules(png: bytes, zoom: float) -> list[Box]:
     """The long straight lines of a page image (``zoom`` pixels per point), across or down
     the page: a sheet's frame and the edges of its title strip, as thin boxes in points."""
-    gray = imagecodecs.png_decode(png)
-    if gray.ndim == 3:
-        gray = cv2.cvtColor(gray[:, :, :3], cv2.COLOR_RGB2GRAY)
-    ink = (gray < _INK).astype(numpy.uint8)
+    ink = _ink(png).astype(numpy.uint8)
     height, width = ink.shape
     rules: list[Box] = []
     for axis, reach in ((0, height), (1, width)):
@@ -281,3 +289,69 @@ def with_closer_title(words: list[Word], closer: list[Word], core: Box) -> list[
     an "OF", misreads a letter)."""
     kept = [w for w in words if not _centre_in(core, w.bbox)]
     return kept + [w for w in closer if _centre_in(core, w.bbox)]
+
+
+def text_turn(words: list[Word]) -> int:
+    """How a text layer's content is turned (degrees clockwise): the turn its shown words
+    run along most (a sheet fed sideways keeps its text layer, turned with it)."""
+    votes = dict.fromkeys(_RUNS, 0)
+    for word in words:
+        if word.hidden is None:
+            for turn, runs in _RUNS.items():
+                votes[turn] += _along(word.dir, runs)
+    return max(votes, key=lambda turn: votes[turn])  # of equals the first: upright
+
+
+def wordless_title_block(layer: TextLayer, png: bytes, zoom: float, turn: int) -> Box | None:
+    """Where a page that has a text layer draws its title block as outlines (displayed
+    page coordinates), or None: an edge strip of the sheet (one a long ruled line bounds
+    first, of the page image's ``long_rules``, then the plain edge strips), right, bottom,
+    left and top in the frame its text runs in (``turn``), that holds no more than
+    ``WORDLESS_WORDS`` of the page's shown words and whose pixels in the page image
+    (``zoom`` pixels per point) are inked by lettering at least ``INKED_SHARE``. A title
+    block the text layer has words in is never one: it was read."""
+    w, h = layer.width, layer.height
+    uw, uh = (h, w) if turn in (90, 270) else (w, h)
+    rules = [to_upright(r, turn, w, h) for r in long_rules(png, zoom)]
+    dx, dy = EDGE_SHARE * uw, EDGE_SHARE * uh
+    edges = [
+        Box(uw - dx, 0.0, uw, uh),
+        Box(0.0, uh - dy, uw, uh),
+        Box(0.0, 0.0, dx, uh),
+        Box(0.0, 0.0, uw, dy),
+    ]
+    ink = _lettering(png, zoom)
+    shown = [w.bbox for w in layer.words if w.hidden is None]
+    for strip in _ruled_strips(rules, uw, uh) + edges:
+        region = to_page(strip, turn, w, h)
+        words = sum(1 for box in shown if _centre_in(region, box))
+        if words <= WORDLESS_WORDS and _inked(ink, region, zoom) >= INKED_SHARE:
+            return region
+    return None
+
+
+def _ink(png: bytes) -> numpy.ndarray:
+    """The page image's inked pixels (darker than mid-grey), as booleans."""
+    gray = imagecodecs.png_decode(png)
+    if gray.ndim == 3:
+        gray = cv2.cvtColor(gray[:, :, :3], cv2.COLOR_RGB2GRAY)
+    return numpy.asarray(gray < _INK)
+
+
+def _lettering(png: bytes, zoom: float) -> numpy.ndarray:
+    """The page image's inked pixels that are no part of a straight line ``MARK_LENGTH``
+    long across or down (a frame, a cell wall): lettering and small marks."""
+    ink = _ink(png).astype(numpy.uint8)
+    length = max(2, round(MARK_LENGTH * zoom))
+    across = cv2.morphologyEx(ink, cv2.MORPH_OPEN, numpy.ones((1, length), numpy.uint8))
+    down = cv2.morphologyEx(ink, cv2.MORPH_OPEN, numpy.ones((length, 1), numpy.uint8))
+    return numpy.asarray((ink > 0) & (across == 0) & (down == 0))
+
+
+def _inked(ink: numpy.ndarray, region: Box, zoom: float) -> float:
+    """The share of ``region``'s pixels (page points, ``zoom`` pixels per point) inked."""
+    height, width = ink.shape
+    x0, x1 = (min(width, max(0, round(v * zoom))) for v in (region.x0, region.x1))
+    y0, y1 = (min(height, max(0, round(v * zoom))) for v in (region.y0, region.y1))
+    part = ink[y0:y1, x0:x1]
+    return float(part.mean()) if part.size else 0.0

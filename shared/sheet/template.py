@@ -1,0 +1,137 @@
+"""Where the set's title block prints the sheet number, for reading a page again there (pure).
+
+The sheets of a set print their number in one cell of one title block. Once the confident
+pages (a label vouches for their number, or it has the shape the set's numbers share; and
+it differs from sheet to sheet) agree on where that cell is, a page whose own reading came
+back without a number is read again in that cell, closer
+(``services.extract.reading.reread``). The template only says where to look: whatever is
+found there is still the page's own printed text, read by the page's own reader, with its
+word ids.
+"""
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from shared.pagetext import Box
+from shared.sheet.decide import PLACE_SHARE, PLACE_TOLERANCE, TEMPLATE_PAGES, shape
+from shared.sheet.decide import _confident as confident_number
+from shared.sheet.decide import _constant as printed_alike
+from shared.sheet.reader import Evidence
+from shared.sheet.reading import Candidate, SheetReading
+from shared.sheet.tokens import sheet_key
+
+# The cell read again: the confident pages' number boxes at the place, grown across by this
+# many of their heights (the label stacked over or under the value, the cell's walls) and
+# along by this many of their widths (a label before the value on its line).
+GROW_ACROSS = 2.0
+GROW_ALONG = 2.0
+# A cell is at most this long on either side (PDF points, 6 in): one cell is read closer,
+# never a stretch of the sheet.
+MAX_CELL_SIDE = 432.0
+
+
+@dataclass(frozen=True)
+class NumberCell:
+    """Where the set's confident pages print their sheet number: the cell to read again, in
+    the displayed page's frame (PDF points), the label they print it under, and how many
+    pages agree."""
+
+    box: Box
+    label: str | None
+    pages: int
+
+
+def number_cells(readings: Mapping[int, SheetReading]) -> list[NumberCell]:
+    """The cells where at least ``TEMPLATE_PAGES`` confident pages of the set print their
+    number (one per title block the set uses), most pages first. A page is confident where
+    a label vouches for its number (as the set's decision has it), or where its number,
+    chosen for its print alone, has the shape the set's numbers share (``S1.02``,
+    ``S1.03``: a scheme the page agrees with); a number every sheet prints alike is none."""
+    constant = printed_alike(readings)
+    scheme = _scheme(readings, constant)
+    boxes = [
+        (chosen.box, chosen.label)
+        for reading in readings.values()
+        if (chosen := _confident(reading, constant, scheme)) is not None and chosen.box
+    ]
+    width = max((box.x1 for box, _ in boxes), default=0.0)
+    tolerance = max(PLACE_TOLERANCE, PLACE_SHARE * width)
+    places: list[tuple[str | None, list[Box]]] = []
+    for box, label in boxes:
+        place = next((p for p in places if p[0] == label and _near(p[1][0], box, tolerance)), None)
+        if place:
+            place[1].append(box)
+        else:
+            places.append((label, [box]))
+    cells = [
+        NumberCell(_grown(Box.union(found)), label, len(found))
+        for label, found in places
+        if len(found) >= TEMPLATE_PAGES
+    ]
+    return sorted(cells, key=lambda c: -c.pages)
+
+
+def cells_to_reread(readings: Mapping[int, SheetReading]) -> dict[int, NumberCell]:
+    """Page number → the cell to read again, for each page whose reading has no sheet number
+    where the set's template names one (of the cells no longer than ``MAX_CELL_SIDE`` on
+    either side): the one in the page's own title block where its reading found one (a set
+    mixing title blocks, as consultants' sheets do, has a cell in each), else the one most
+    pages agree on."""
+    cells = [c for c in number_cells(readings) if max(c.box.width, c.box.height) <= MAX_CELL_SIDE]
+    if not cells:
+        return {}
+    return {
+        n: _in_region(cells, reading.region) or cells[0]
+        for n, reading in readings.items()
+        if reading.number is None
+    }
+
+
+def _in_region(cells: list[NumberCell], region: Box | None) -> NumberCell | None:
+    if region is None:
+        return None
+    return next((c for c in cells if region.contains(c.box.centre)), None)
+
+
+def at_cell(reading: SheetReading, cell: Box) -> bool:
+    """Whether a page's chosen number stands in ``cell`` (a number read elsewhere on the
+    page is no reading of the cell)."""
+    number = next((c for c in reading.candidates if c.chosen), None)
+    return number is not None and number.box is not None and cell.contains(number.box.centre)
+
+
+def _chosen(reading: SheetReading) -> Candidate | None:
+    return next((c for c in reading.candidates if c.chosen), None)
+
+
+def _scheme(readings: Mapping[int, SheetReading], constant: set[str]) -> str | None:
+    """The shape most of the set's chosen numbers share, when at least two pages do."""
+    shapes = Counter(
+        shape(c.text)
+        for r in readings.values()
+        if (c := _chosen(r)) is not None and sheet_key(c.text) not in constant
+    )
+    found = shapes.most_common(1)
+    return found[0][0] if found and found[0][1] >= TEMPLATE_PAGES else None
+
+
+def _confident(reading: SheetReading, constant: set[str], scheme: str | None) -> Candidate | None:
+    if (vouched := confident_number(reading, constant)) is not None:
+        return vouched
+    chosen = _chosen(reading)
+    if chosen is None or sheet_key(chosen.text) in constant or chosen.evidence < Evidence.LARGEST:
+        return None
+    return chosen if scheme is not None and shape(chosen.text) == scheme else None
+
+
+def _near(a: Box, b: Box, tolerance: float) -> bool:
+    (ax, ay), (bx, by) = a.centre, b.centre
+    return abs(ax - bx) <= tolerance and abs(ay - by) <= tolerance
+
+
+def _grown(box: Box) -> Box:
+    """The value's box grown to its cell, along the way it runs (across or down the page)."""
+    w, h = box.width, box.height
+    dx, dy = (GROW_ALONG * w, GROW_ACROSS * h) if w >= h else (GROW_ACROSS * w, GROW_ALONG * h)
+    return Box(box.x0 - dx, box.y0 - dy, box.x1 + dx, box.y1 + dy)

@@ -1,0 +1,42 @@
+"""A scanned set whose sheets print their number in one cell of one title block, one sheet
+printing it close after its label: at the page image's resolution OCR reads that label and
+value as one word ("NO.A-103") and the sheet's own reading finds no number, where the set's
+other sheets show exactly where it sits (issue 36: the set's template re-reads the cell)."""
+
+import pymupdf
+
+W, H = 17 * 72, 11 * 72
+STRIP = W - 200  # the title strip's inner wall
+SCAN_DPI = 100
+# Where each sheet's number starts after its label (points from the strip's wall): the
+# last sheet's sits close after the label's end.
+APART, CLOSE = 68.0, 46.0
+NUMBERS = ("A-101", "A-102", "A-103")
+
+
+def _sheet(page: pymupdf.Page, number: str, at: float) -> None:
+    page.draw_rect(pymupdf.Rect(20, 20, W - 20, H - 20), width=1.5)
+    page.insert_text((60, 80), "GENERAL NOTES", fontsize=16)
+    note = "1. VERIFY ALL DIMENSIONS IN THE FIELD BEFORE WORK BEGINS."
+    page.insert_text((60, 120), note, fontsize=10)
+    page.draw_line((STRIP, 20), (STRIP, H - 20), width=1.5)
+    for y in (H - 200, H - 110):
+        page.draw_line((STRIP, y), (W - 20, y), width=1)
+    page.insert_text((STRIP + 8, H - 185), "DRAWING TITLE", fontsize=6)
+    page.insert_text((STRIP + 8, H - 160), "FLOOR PLAN", fontsize=11)
+    page.insert_text((STRIP + 8, H - 95), "SHEET NO.", fontsize=7)
+    page.insert_text((STRIP + at, H - 95), number, fontsize=14)
+
+
+def glued_number_scan() -> bytes:
+    """The set (``NUMBERS``, the last printed close after its label) scanned at
+    ``SCAN_DPI`` in grey, each page an image only."""
+    drawn = pymupdf.open()
+    for number in NUMBERS:
+        _sheet(drawn.new_page(width=W, height=H), number, CLOSE if number == NUMBERS[-1] else APART)
+    scan = pymupdf.open()
+    for page in drawn.pages():
+        pixels = page.get_pixmap(dpi=SCAN_DPI, colorspace=pymupdf.csGRAY)
+        target = scan.new_page(width=W, height=H)
+        target.insert_image(target.rect, stream=pixels.tobytes("jpeg", jpg_quality=60))
+    return scan.tobytes()
