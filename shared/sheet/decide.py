@@ -61,7 +61,7 @@ class Decision:
 def decide_set(readings: Mapping[int, SheetReading]) -> dict[int, Decision]:
     """Page number → the page's decided sheet number and title, with the source."""
     decided = {n: _own(r) for n, r in readings.items()}
-    constant = _constant(readings)
+    constant = printed_alike(readings)
     width = max((c.box.x1 for r in readings.values() for c in r.candidates if c.box), default=0)
     tolerance = max(PLACE_TOLERANCE, PLACE_SHARE * width)
     places = _template(readings, constant, tolerance)
@@ -115,7 +115,7 @@ def _take(candidate: Candidate, source: Source, why: str, reading: SheetReading)
 # --- text the whole set prints alike --------------------------------------------------------
 
 
-def _constant(readings: Mapping[int, SheetReading]) -> set[str]:
+def printed_alike(readings: Mapping[int, SheetReading]) -> set[str]:
     """The keys of candidate texts printed on every page of the set (of three or more)."""
     if len(readings) < CONSTANT_PAGES:
         return set()
@@ -143,7 +143,7 @@ def _near(a: tuple[float, float], b: tuple[float, float], tolerance: float) -> b
     return abs(a[0] - b[0]) <= tolerance and abs(a[1] - b[1]) <= tolerance
 
 
-def _confident(reading: SheetReading, constant: set[str]) -> Candidate | None:
+def confident_number(reading: SheetReading, constant: set[str]) -> Candidate | None:
     """The page's chosen number when a label vouches for it and the set does not print it
     on every sheet."""
     chosen = next((c for c in reading.candidates if c.chosen), None)
@@ -158,7 +158,7 @@ def _template(
     """The places where confident pages print their numbers, most pages first."""
     places: list[_Place] = []
     for reading in readings.values():
-        chosen = _confident(reading, constant)
+        chosen = confident_number(reading, constant)
         centre = _centre(chosen.box) if chosen else None
         if chosen is None or centre is None:
             continue
@@ -174,7 +174,7 @@ def _template(
 
 
 def _ambiguous(reading: SheetReading, constant: set[str]) -> bool:
-    return _confident(reading, constant) is None
+    return confident_number(reading, constant) is None
 
 
 def _by_template(

@@ -14,9 +14,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from shared.pagetext import Box
-from shared.sheet.decide import PLACE_SHARE, PLACE_TOLERANCE, TEMPLATE_PAGES, shape
-from shared.sheet.decide import _confident as confident_number
-from shared.sheet.decide import _constant as printed_alike
+from shared.sheet.decide import (
+    PLACE_SHARE,
+    PLACE_TOLERANCE,
+    TEMPLATE_PAGES,
+    confident_number,
+    printed_alike,
+    shape,
+)
 from shared.sheet.reader import Evidence
 from shared.sheet.reading import Candidate, SheetReading
 from shared.sheet.tokens import sheet_key
