@@ -5,6 +5,8 @@ drawn as outlines, that title block OCR'd (``services.extract.reading.title_ocr`
 import asyncio
 from collections.abc import Callable
 
+import numpy
+
 from services.extract.reading.page import (
     Readers,
     RenderedPage,
@@ -25,7 +27,7 @@ from services.extract.reading.title_ocr import (
 )
 from shared.infra.bounded import OverLimit
 from shared.infra.settings import Settings
-from shared.pagetext import TextLayer
+from shared.pagetext import Box, TextLayer, Word
 from shared.sheet.reading import SheetReading, read_sheet
 
 
@@ -76,18 +78,9 @@ async def _closer_title_block(
     # A scan's ruled lines are in its image; a page of drawn outlines has them listed.
     rules = text_layer.rules or await asyncio.to_thread(long_rules, page.png, page.zoom)
     for region in closer_regions(text_layer, turn, rules):
-        try:
-            raster = await closer_raster(
-                pdf, text_layer.page_number, region, settings, readers.pages
-            )
-        except OverLimit:
-            continue  # the page image was read already: nothing closer to see there
-        words = await asyncio.to_thread(
-            readers.ocr.ocr_raster,
-            raster,
-            turn,
-            detection_zoom=detection_zoom(region),
-            skip=read_already(text_layer.words),
+        skip = read_already(text_layer.words)
+        words = await _ocr_region(
+            pdf, text_layer.page_number, region, turn, skip, settings, readers
         )
         if words:
             text_layer = ocr_layer(text_layer.words + words, text_layer)
@@ -115,17 +108,10 @@ async def _closer_title(
     if not ids or (regions := title_regions(text_layer, ids, zoom)) is None:
         return text_layer, reading
     region, core = regions
-    try:
-        raster = await closer_raster(pdf, text_layer.page_number, region, settings, readers.pages)
-    except OverLimit:
+    skip = apart_from(core)
+    closer = await _ocr_region(pdf, text_layer.page_number, region, turn, skip, settings, readers)
+    if closer is None:
         return text_layer, reading
-    closer = await asyncio.to_thread(
-        readers.ocr.ocr_raster,
-        raster,
-        turn,
-        detection_zoom=detection_zoom(region),
-        skip=apart_from(core),
-    )
     layer = ocr_layer(with_closer_title(text_layer.words, closer, core), text_layer)
     again = await asyncio.to_thread(read, layer)
     if again.title is None or again.sheet_number != reading.sheet_number:
@@ -151,19 +137,31 @@ async def _outlined_title_block(
     region = await asyncio.to_thread(wordless_title_block, text_layer, page.png, page.zoom, turn)
     if region is None:
         return text_layer, reading
-    try:
-        raster = await closer_raster(pdf, text_layer.page_number, region, settings, readers.pages)
-    except OverLimit:
-        return text_layer, reading
-    words = await asyncio.to_thread(
-        readers.ocr.ocr_raster,
-        raster,
-        turn,
-        detection_zoom=detection_zoom(region),
-        skip=read_already(text_layer.words),
-    )
+    skip = read_already(text_layer.words)
+    words = await _ocr_region(pdf, text_layer.page_number, region, turn, skip, settings, readers)
     if not words:
         return text_layer, reading
     layer = with_ocr_words(text_layer, words)
     again = await asyncio.to_thread(read, layer)
     return (layer, again) if again.number else (text_layer, reading)
+
+
+async def _ocr_region(
+    pdf: bytes,
+    page_number: int,
+    region: Box,
+    turn: int,
+    skip: Callable[[numpy.ndarray], bool],
+    settings: Settings,
+    readers: Readers,
+) -> list[Word] | None:
+    """The words OCR reads in ``region`` of the page rendered closer (in a bounded child,
+    like the page itself), apart from those ``skip`` rejects; None when the region is over
+    the page's limits (the page image was read already: nothing closer to see there)."""
+    try:
+        raster = await closer_raster(pdf, page_number, region, settings, readers.pages)
+    except OverLimit:
+        return None
+    return await asyncio.to_thread(
+        readers.ocr.ocr_raster, raster, turn, detection_zoom=detection_zoom(region), skip=skip
+    )
