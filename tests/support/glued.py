@@ -5,6 +5,8 @@ other sheets show exactly where it sits (issue 36: the set's template re-reads t
 
 import pymupdf
 
+from shared.pagetext import Box, Word
+
 W, H = 17 * 72, 11 * 72
 STRIP = W - 200  # the title strip's inner wall
 SCAN_DPI = 100
@@ -40,3 +42,23 @@ def glued_number_scan() -> bytes:
         target = scan.new_page(width=W, height=H)
         target.insert_image(target.rect, stream=pixels.tobytes("jpeg", jpg_quality=60))
     return scan.tobytes()
+
+
+def ocr_word(text: str, box: tuple[float, float, float, float], size: float) -> Word:
+    return Word(text=text, bbox=Box(*box), size=size, origin="ocr", confidence=0.9)
+
+
+# The same sheet as OCR words, for tests with a scripted OCR: the page's own words (notes,
+# and in the number's cell the label and value read as one glued word, so its reading finds
+# no number there) ...
+PAGE_WORDS = [
+    ocr_word("GENERAL", (60.0, 60.0, 160.0, 76.0), 16),
+    ocr_word("NOTES", (170.0, 60.0, 240.0, 76.0), 16),
+    ocr_word("SHEETNO.A-103", (1060.0, 742.0, 1160.0, 758.0), 16),
+]
+# ... and the cell read closer: the label and the value apart.
+CELL_WORDS = [
+    ocr_word("SHEET", (1070.0, 722.0, 1100.0, 730.0), 8),
+    ocr_word("NO.", (1103.0, 722.0, 1118.0, 730.0), 8),
+    ocr_word("A-103", (1100.0, 740.0, 1160.0, 760.0), 20),
+]

@@ -25,26 +25,11 @@ from tests.support.fakes import (
     RecordingPublisher,
     ScriptedOcr,
 )
+from tests.support.glued import CELL_WORDS, PAGE_WORDS
 
 JOB = "j_aabbccddeeff00112233445566778899"
 W, H = 1224.0, 792.0
 CELL = Box(1040.0, 700.0, 1220.0, 790.0)
-
-
-def _word(text: str, box: tuple[float, float, float, float], size: float) -> Word:
-    return Word(text=text, bbox=Box(*box), size=size, origin="ocr", confidence=0.9)
-
-
-PAGE_WORDS = [
-    _word("GENERAL", (60.0, 60.0, 160.0, 76.0), 16),
-    _word("NOTES", (170.0, 60.0, 240.0, 76.0), 16),
-    _word("SHEETNO.A-103", (1060.0, 742.0, 1160.0, 758.0), 16),
-]
-CELL_WORDS = [
-    _word("SHEET", (1070.0, 722.0, 1100.0, 730.0), 8),
-    _word("NO.", (1103.0, 722.0, 1118.0, 730.0), 8),
-    _word("A-103", (1100.0, 740.0, 1160.0, 760.0), 20),
-]
 
 
 @dataclass

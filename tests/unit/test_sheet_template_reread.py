@@ -29,7 +29,7 @@ from shared.sheet.template import (
     number_cells,
 )
 from tests.support.fakes import InlinePageReader, ScriptedOcr
-from tests.support.glued import NUMBERS, glued_number_scan
+from tests.support.glued import CELL_WORDS, NUMBERS, PAGE_WORDS, glued_number_scan, ocr_word
 
 W, H = 1224.0, 792.0
 SETTINGS = Settings(_env_file=None)
@@ -114,25 +114,6 @@ def test_a_cell_larger_than_a_cell_is_never_read():
     large = Box(900.0, 600.0, 1160.0, 700.0)
     readings = {1: _confident("A-101", large), 2: _confident("A-102", large), 3: SheetReading()}
     assert number_cells(readings) and cells_to_reread(readings) == {}
-
-
-def _word(text: str, box: tuple[float, float, float, float], size: float) -> Word:
-    return Word(text=text, bbox=Box(*box), size=size, origin="ocr", confidence=0.9)
-
-
-# A raster page's own OCR words: notes, and in the number's cell a label and value read
-# as one glued line (the page's reading finds no number there).
-PAGE_WORDS = [
-    _word("GENERAL", (60.0, 60.0, 160.0, 76.0), 16),
-    _word("NOTES", (170.0, 60.0, 240.0, 76.0), 16),
-    _word("SHEETNO.A-103", (1060.0, 742.0, 1160.0, 758.0), 16),
-]
-# The cell read closer: the label and the value apart.
-CELL_WORDS = [
-    _word("SHEET", (1070.0, 722.0, 1100.0, 730.0), 8),
-    _word("NO.", (1103.0, 722.0, 1118.0, 730.0), 8),
-    _word("A-103", (1100.0, 740.0, 1160.0, 760.0), 20),
-]
 
 
 @dataclass
@@ -251,13 +232,13 @@ def test_a_value_read_glued_to_the_end_of_its_label_is_parted_from_it():
     """ "NO.A-103" (the end of the label SHEET NO. and the value, read as one word) becomes
     "NO." and "A-103", the box shared along the line; a word that only looks like a label
     and has no digit after it, or a value alone, is left whole."""
-    glued = _word("NO.A-103", (1000.0, 700.0, 1080.0, 720.0), 14)
+    glued = ocr_word("NO.A-103", (1000.0, 700.0, 1080.0, 720.0), 14)
     label, value = apart_from_label([glued], "SHEETNO")
     assert (label.text, value.text) == ("NO.", "A-103")
     assert label.bbox.x1 == value.bbox.x0 == 1030.0 and value.bbox.x1 == 1080.0
-    whole = _word("SHEETNO.A-7", (0.0, 0.0, 110.0, 10.0), 10)
+    whole = ocr_word("SHEETNO.A-7", (0.0, 0.0, 110.0, 10.0), 10)
     assert [w.text for w in apart_from_label([whole], "SHEETNO")] == ["SHEETNO.", "A-7"]
-    alone = [_word("NOTES", (0.0, 0.0, 50.0, 10.0), 10), _word("A-103", (0, 20, 50, 30), 10)]
+    alone = [ocr_word("NOTES", (0.0, 0.0, 50.0, 10.0), 10), ocr_word("A-103", (0, 20, 50, 30), 10)]
     assert apart_from_label(alone, "SHEETNO") == alone
     assert apart_from_label([glued], None) == [glued]
 
