@@ -41,6 +41,9 @@ TEST_TIMINGS: dict[str, Any] = {
 SUBMIT_TRIES = 3
 SUBMIT_RETRY_MAX_S = 10.0
 
+# Ports a stack's ingest tries before its start is called failed.
+PORT_TRIES = 3
+
 
 class Stack:
     """Service processes of one test; stopped (process groups killed) at the end."""
@@ -71,10 +74,32 @@ class Stack:
         return process_logs(self.procs.values())
 
     def wait_ready(self, timeout: float = 60) -> None:
-        try:
-            wait_api_ready(self.api, self.procs.values(), timeout)
-        except RuntimeError as exc:
-            raise AssertionError(f"{exc}\n{self.logs()}") from None
+        for _ in range(PORT_TRIES):
+            try:
+                wait_api_ready(self.api, self.procs.values(), timeout)
+                return
+            except RuntimeError as exc:
+                if not self._port_taken():
+                    raise AssertionError(f"{exc}\n{self.logs()}") from None
+                self._move_ingest()
+        raise AssertionError(f"ingest found no free port in {PORT_TRIES} tries\n{self.logs()}")
+
+    def _port_taken(self) -> bool:
+        ingest = self.procs.get("ingest")
+        return bool(
+            ingest
+            and not ingest.alive()
+            and ingest.log_path
+            and "address already in use" in ingest.log_path.read_text(errors="replace")
+        )
+
+    def _move_ingest(self) -> None:
+        """Start ingest again on another port: tests on other xdist workers choose ports too,
+        and one may bind the port this stack chose before ingest does."""
+        self.procs["ingest"].stop()
+        self.settings = self.settings.model_copy(update={"api_port": free_port()})
+        self.api = f"http://127.0.0.1:{self.settings.api_port}"
+        self.start("ingest")
 
     def upload(
         self,
