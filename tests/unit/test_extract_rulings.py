@@ -37,6 +37,18 @@ def test_long_strokes_boxes_and_bars_are_rules_short_strokes_and_curves_are_not(
     assert len(rules) == 7
 
 
+def test_pieces_smaller_than_a_wall_drawn_apart_make_no_rule():
+    """Hatching or lettering outlines drawn as many tiny paths along one line are not a
+    wall, however far they run; a wall drawn as separate paths, each a wall long, is one."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    for x in range(100, 700, 6):
+        page.draw_line((x, 300), (x + 5, 300))  # each its own path, 5 pt long
+    page.draw_line((100, 600), (400, 600))
+    page.draw_line((400, 600), (700, 600))
+    assert set(_rules(page)) == {(100, 600, 700, 600)}
+
+
 def test_rules_are_in_the_displayed_frame():
     """On paper stored with /Rotate, rules are turned as the words are."""
     doc = pymupdf.open()

@@ -58,8 +58,14 @@ def _turn(point: Point, m: pymupdf.Matrix) -> Point:
 
 
 def _segments(paths: list[dict]) -> Iterator[tuple[Point, Point]]:
-    """Straight pieces of stroked paths, rectangle edges, and the long axis of thin bars."""
+    """Straight pieces of stroked paths, rectangle edges, and the long axis of thin bars.
+    A path smaller than a wall every way is passed over: a CAD sheet's paths are mostly
+    such (hatching, lettering drawn as outlines), reading their pieces was half the cost,
+    and joined they only made walls nobody drew."""
     for path in paths:
+        x0, y0, x1, y1 = path["rect"]
+        if x1 - x0 < MIN_WALL and y1 - y0 < MIN_WALL:
+            continue
         stroked = "s" in path.get("type", "")
         for item in path["items"]:
             kind = item[0]
