@@ -2,7 +2,6 @@
 
 import pymupdf
 
-from services.extract.reading.rulings import ruled_lines
 from services.extract.reading.textlayer import read_text_layer
 from shared.pagetext import Box
 from shared.sheet import read_title_block
@@ -11,7 +10,7 @@ W, H = 36 * 72, 24 * 72
 
 
 def _rules(page: pymupdf.Page) -> list[Box]:
-    return ruled_lines(page.get_cdrawings(), page.rotation_matrix, Box(*page.rect))
+    return read_text_layer(page, 1, 0).rules
 
 
 def test_long_strokes_boxes_and_bars_are_rules_short_strokes_and_curves_are_not():

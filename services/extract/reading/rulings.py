@@ -2,13 +2,13 @@
 
 Only long, straight, horizontal or vertical strokes count (and filled bars thin enough to
 be a drawn line); curves, fills and the short strokes of lettering do not. Collinear pieces
-that touch are joined, so a wall drawn in segments is one rule.
+that touch are joined, so a wall drawn in segments is one rule; walls a hair apart across
+(a cell's edge and its neighbour's, each drawn on its own) are one wall.
 """
 
-from collections.abc import Iterable, Iterator
+from bisect import bisect_left, bisect_right
 
-import pymupdf
-
+from services.extract.reading.vectors import VectorBox
 from shared.pagetext import Box
 
 # A rule is at least this long (PDF points; a third of an inch) ...
@@ -16,31 +16,41 @@ MIN_RULE = 24.0
 # ... or, as a wall between two rules it meets at both ends (the walls of a title block's
 # low rows: GOST's 5 mm), at least this long.
 MIN_WALL = 8.0
-# ... and a filled bar at most this thick.
+# ... and a drawn line or a filled bar at most this thick. Walls closer than this across
+# are one: no text fits between them, and a stroke's box may stand off its line by up to
+# half the line's width.
 MAX_BAR = 3.0
-# Pieces this close along one line are one rule; lines this close across are one line.
+# Pieces this close along one line are one rule.
 JOIN_GAP = 1.5
-SAME_LINE = 0.75
 # Enough walls for any title block; past this only the longest are kept.
 MAX_RULES = 4000
 
-Point = tuple[float, float]
+Piece = tuple[float, float, float]  # where it stands across, where it starts and ends along
 
 
-def ruled_lines(paths: list[dict], matrix: pymupdf.Matrix, page: Box) -> list[Box]:
-    """The long horizontal and vertical lines of ``paths`` (``page.get_cdrawings()``), in
-    displayed coordinates (``matrix``: the page's rotation matrix), cut to the displayed
-    ``page`` (CAD plots draw past the paper's edge), joined and rounded."""
+def ruled_lines(vectors: list[VectorBox], page: Box) -> list[Box]:
+    """The long horizontal and vertical lines of a page's vector pieces
+    (``services.extract.reading.vectors``, in displayed coordinates), cut to the displayed
+    ``page`` (CAD plots draw past the paper's edge), joined and rounded. A thin stroked
+    piece is a line, a thin filled rectangle a bar, a stroked rectangle its four edges."""
+    horizontal: list[Piece] = []
+    vertical: list[Piece] = []
+    for vector in vectors:
+        x0, y0, x1, y1 = vector.box
+        wide, tall = x1 - x0, y1 - y0
+        if not (vector.stroked or vector.rectangle) or max(wide, tall) < MIN_WALL:
+            continue
+        if min(wide, tall) <= MAX_BAR:
+            if wide > tall:
+                horizontal.append(((y0 + y1) / 2, x0, x1))
+            else:
+                vertical.append(((x0 + x1) / 2, y0, y1))
+        elif vector.stroked and vector.rectangle:
+            horizontal += [(y0, x0, x1), (y1, x0, x1)]
+            vertical += [(x0, y0, y1), (x1, y0, y1)]
     px0, py0, px1, py1 = page
-    horizontal: list[tuple[float, float, float]] = []  # (y, x0, x1)
-    vertical: list[tuple[float, float, float]] = []  # (x, y0, y1)
-    for a, b in _segments(paths):
-        (x0, y0), (x1, y1) = _turn(a, matrix), _turn(b, matrix)
-        if abs(y1 - y0) <= SAME_LINE and py0 <= y0 <= py1:
-            horizontal.append(((y0 + y1) / 2, max(min(x0, x1), px0), min(max(x0, x1), px1)))
-        elif abs(x1 - x0) <= SAME_LINE and px0 <= x0 <= px1:
-            vertical.append(((x0 + x1) / 2, max(min(y0, y1), py0), min(max(y0, y1), py1)))
-    across, down = _joined(horizontal), _joined(vertical)
+    across = _joined([(y, max(a, px0), min(b, px1)) for y, a, b in horizontal if py0 <= y <= py1])
+    down = _joined([(x, max(a, py0), min(b, py1)) for x, a, b in vertical if px0 <= x <= px1])
     long_across = [r for r in across if r[2] - r[1] >= MIN_RULE]
     long_down = [r for r in down if r[2] - r[1] >= MIN_RULE]
     rules = [Box(x0, y, x1, y) for y, x0, x1 in _walls(across, long_down)]
@@ -52,70 +62,33 @@ def ruled_lines(paths: list[dict], matrix: pymupdf.Matrix, page: Box) -> list[Bo
     ]
 
 
-def _turn(point: Point, m: pymupdf.Matrix) -> Point:
-    x, y = point
-    return x * m.a + y * m.c + m.e, x * m.b + y * m.d + m.f
-
-
-def _segments(paths: list[dict]) -> Iterator[tuple[Point, Point]]:
-    """Straight pieces of stroked paths, rectangle edges, and the long axis of thin bars.
-    A path smaller than a wall every way is passed over: a CAD sheet's paths are mostly
-    such (hatching, lettering drawn as outlines), reading their pieces was half the cost,
-    and joined they only made walls nobody drew."""
-    for path in paths:
-        x0, y0, x1, y1 = path["rect"]
-        if x1 - x0 < MIN_WALL and y1 - y0 < MIN_WALL:
-            continue
-        stroked = "s" in path.get("type", "")
-        for item in path["items"]:
-            kind = item[0]
-            if kind == "l" and stroked:
-                yield item[1], item[2]
-            elif kind == "re":
-                yield from _rect_edges(item[1], stroked)
-            elif kind == "qu":
-                xs, ys = [p[0] for p in item[1]], [p[1] for p in item[1]]
-                yield from _rect_edges(Box(min(xs), min(ys), max(xs), max(ys)), stroked)
-
-
-def _rect_edges(rect: Box, stroked: bool) -> Iterable[tuple[Point, Point]]:
-    x0, y0, x1, y1 = rect
-    if stroked:
-        return [
-            ((x0, y0), (x1, y0)),
-            ((x0, y1), (x1, y1)),
-            ((x0, y0), (x0, y1)),
-            ((x1, y0), (x1, y1)),
-        ]
-    if y1 - y0 <= MAX_BAR < x1 - x0:
-        return [((x0, (y0 + y1) / 2), (x1, (y0 + y1) / 2))]
-    if x1 - x0 <= MAX_BAR < y1 - y0:
-        return [(((x0 + x1) / 2, y0), ((x0 + x1) / 2, y1))]
-    return []
-
-
-def _joined(pieces: list[tuple[float, float, float]]) -> list[tuple[float, float, float]]:
-    """Collinear pieces (same position across, within SAME_LINE) that touch or overlap,
-    joined; only those at least MIN_RULE long."""
-    joined: list[list[float]] = []
-    for at, start, end in sorted(pieces, key=lambda p: (round(p[0] / SAME_LINE), p[1])):
-        last = joined[-1] if joined else None
-        if last and abs(last[0] - at) <= SAME_LINE and start <= last[2] + JOIN_GAP:
-            last[2] = max(last[2], end)
+def _joined(pieces: list[Piece]) -> list[Piece]:
+    """Pieces within MAX_BAR of each other across that touch or overlap along, joined (at
+    the first one's place); only those at least MIN_WALL long."""
+    lines: list[list[float]] = []
+    near = 0  # lines before this one stand too far back across for any piece still to come
+    for at, start, end in sorted(pieces):
+        while near < len(lines) and at - lines[near][0] > MAX_BAR:
+            near += 1
+        for line in lines[near:]:
+            if line[1] - JOIN_GAP <= end and start <= line[2] + JOIN_GAP:
+                line[1], line[2] = min(line[1], start), max(line[2], end)
+                break
         else:
-            joined.append([at, start, end])
-    return [(at, start, end) for at, start, end in joined if end - start >= MIN_WALL]
+            lines.append([at, start, end])
+    return [(at, start, end) for at, start, end in lines if end - start >= MIN_WALL]
 
 
-def _walls(
-    rules: list[tuple[float, float, float]], crossing: list[tuple[float, float, float]]
-) -> list[tuple[float, float, float]]:
+def _walls(rules: list[Piece], crossing: list[Piece]) -> list[Piece]:
     """The long rules, and the short ones that meet a long crossing rule at both ends."""
+    crossing = sorted(crossing)
+    places = [c[0] for c in crossing]
 
     def met(at: float, end: float) -> bool:
+        first, last = bisect_left(places, end - JOIN_GAP), bisect_right(places, end + JOIN_GAP)
         return any(
-            abs(c_at - end) <= JOIN_GAP and c_start - JOIN_GAP <= at <= c_end + JOIN_GAP
-            for c_at, c_start, c_end in crossing
+            c_start - JOIN_GAP <= at <= c_end + JOIN_GAP
+            for _, c_start, c_end in crossing[first:last]
         )
 
     return [

@@ -9,7 +9,8 @@ import pymupdf
 
 from services.extract.reading.fonts import FontKey, PageFonts
 from services.extract.reading.render import render_page, render_zoom
-from services.extract.reading.rulings import ruled_lines
+from services.extract.reading.rulings import MIN_WALL, ruled_lines
+from services.extract.reading.vectors import vector_boxes
 from services.extract.reading.visibility import PageRender, over_image, property_hidden
 from shared.pagetext import Box, TextLayer, Word, alnum_count, laid_out, normalize
 
@@ -53,8 +54,8 @@ def read_text_layer(
     has_text_layer = sum(alnum_count(w["text"]) for w in own) >= min_chars
     scanned = not has_text_layer and any(w.get("origin") == "ocr" for w in words)
     # The ruled lines are the walls of the title block's cells, on any page (issue 36: a
-    # value never crosses a cell's wall); listing them is the one cost of a drawing.
-    paths = page.get_cdrawings()
+    # value never crosses a cell's wall), read from the display list the words came from.
+    drawn, vectors = vector_boxes(display, render, shortest=MIN_WALL)
     return laid_out(
         page_number=page_number,
         width=page.rect.width,
@@ -63,8 +64,8 @@ def read_text_layer(
         words=words,
         has_text_layer=has_text_layer,
         source="ocr" if scanned else "pdf",
-        has_drawings=bool(paths) and not has_text_layer,
-        rules=ruled_lines(paths, matrix, Box(*page.rect)),
+        has_drawings=bool(drawn) and not has_text_layer,
+        rules=ruled_lines(vectors, Box(*page.rect)),
         fonts=[name for name, _ in fonts],
         font_xrefs=[xref if xref > 0 else None for _, xref in fonts],
     )

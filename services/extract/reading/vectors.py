@@ -1,0 +1,260 @@
+"""The boxes of a page's vector paths, from the structured-text pass that reads its words.
+
+MuPDF's text device, asked to collect vectors, keeps a box per straight piece of every
+path (a path is split at each move: CAD's "one path, many lines" gives a box per line), in
+the displayed page's frame. Collecting them costs about 5 ms a page and reading them back
+about 35 ms, where listing the same paths as dicts (``page.get_cdrawings()``) and walking
+their items cost about 140. PyMuPDF does not expose a vector block's flags (stroked,
+rectangle, continues), so the block list is walked with ``ctypes`` over ``fz_stext_block``
+as MuPDF's header lays it out; the layout is checked against what PyMuPDF does expose
+before it is trusted, and MuPDF's XML print of the blocks is read instead when it does
+not match (another MuPDF build).
+
+A stroked box is widened by half the path's line width in the path's own units, not the
+page's (MuPDF's ``add_vectors_from_path``): on a CAD sheet drawn at a small scale a 0.5 pt
+line's box can be 12 pt thick. The widening is taken back here: measured on the path's own
+lines where it has two or more (a straight two-point piece's box is exactly twice the
+widening thick), and otherwise told from the page's render (a widened line inks its box's
+middle, a rectangle its edges)."""
+
+import ctypes
+import re
+import statistics
+from functools import cache
+from typing import NamedTuple
+
+import numpy
+import pymupdf
+
+from services.extract.reading.visibility import PageRender
+from shared.pagetext import Box
+
+_VECTOR_BLOCK = pymupdf.mupdf.FZ_STEXT_BLOCK_VECTOR
+_STROKED = pymupdf.mupdf.FZ_STEXT_VECTOR_IS_STROKED
+_RECTANGLE = pymupdf.mupdf.FZ_STEXT_VECTOR_IS_RECTANGLE
+_CONTINUES = pymupdf.mupdf.FZ_STEXT_VECTOR_CONTINUES  # the path's next piece comes next
+# A stroked piece's box at most this thick (points) is a drawn line's.
+_LINE_BOX = 3.0
+# Two boxes of one path as thin as each other to this much are two of its lines.
+_SAME_WIDENING = 1e-3
+# A box of a path that shows no widening, this thick (points), may be a widened line or a
+# rectangle: the render decides. Thinner, the two readings make walls a hair apart (one);
+# thicker, no line is widened that much.
+_UNSURE_BOX = (6.0, 30.0)
+# Points along such a box the render is read at, and the darkness (0-255) that is ink.
+_SAMPLES = 9
+_INK = 24
+
+
+class VectorBox(NamedTuple):
+    """One straight piece (or the rest, curves and bends, in one box) of a drawn path."""
+
+    box: Box
+    stroked: bool
+    rectangle: bool  # a line or an axis-aligned rectangle, not the rest of a path
+
+
+class _Rect(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_float) for n in ("x0", "y0", "x1", "y1")]
+
+
+class _Vector(ctypes.Structure):
+    _fields_ = [("flags", ctypes.c_uint32), ("argb", ctypes.c_uint32)]
+
+
+class _Image(ctypes.Structure):  # the union's largest member: it sets the union's size
+    _fields_ = [("transform", ctypes.c_float * 6), ("image", ctypes.c_void_p)]
+
+
+class _Union(ctypes.Union):
+    _fields_ = [("v", _Vector), ("i", _Image)]
+
+
+class _Block(ctypes.Structure):
+    pass
+
+
+_Block._fields_ = [
+    ("type", ctypes.c_int),
+    ("id", ctypes.c_int),
+    ("bbox", _Rect),
+    ("u", _Union),
+    ("prev", ctypes.POINTER(_Block)),
+    ("next", ctypes.POINTER(_Block)),
+]
+
+_XML_VECTOR = re.compile(rb'<vector bbox="([^"]+)" stroke="(\d)" rectangle="(\d)" continues="(\d)"')
+
+
+def vector_boxes(
+    display: pymupdf.DisplayList, render: PageRender, shortest: float = 0.0
+) -> tuple[int, list[VectorBox]]:
+    """How many vector pieces the page ``display`` lists, and those at least ``shortest``
+    long one way, each stroke's widening taken back (``render``: the page rendered from it)."""
+    textpage = display.get_textpage(flags=pymupdf.TEXT_COLLECT_VECTORS)
+    raw = _walked(textpage) if _layout_matches() else _printed(textpage)
+    return len(raw), _unwidened(raw, render, shortest)
+
+
+def _walked(textpage: pymupdf.mupdf.FzStextPage) -> list[tuple[Box, int]]:
+    first = textpage.m_internal.first_block
+    block = ctypes.cast(int(first.this), ctypes.POINTER(_Block)) if first is not None else None
+    out = []
+    while block:
+        b = block.contents
+        if b.type == _VECTOR_BLOCK:
+            r = b.bbox
+            out.append((Box(r.x0, r.y0, r.x1, r.y1), b.u.v.flags))
+        block = b.next
+    return out
+
+
+def _printed(textpage: pymupdf.mupdf.FzStextPage) -> list[tuple[Box, int]]:
+    """The same from MuPDF's XML print."""
+    mupdf = pymupdf.mupdf
+    buffer = mupdf.fz_new_buffer(1 << 16)
+    out = mupdf.FzOutput(buffer)
+    mupdf.fz_print_stext_page_as_xml(out, textpage, 0)
+    out.fz_close_output()
+    found = []
+    for match in _XML_VECTOR.finditer(buffer.fz_buffer_extract()):
+        x0, y0, x1, y1 = map(float, match.group(1).split())
+        stroked, rectangle, continues = (match.group(n) == b"1" for n in (2, 3, 4))
+        flags = _STROKED * stroked | _RECTANGLE * rectangle | _CONTINUES * continues
+        found.append((Box(x0, y0, x1, y1), flags))
+    return found
+
+
+@cache
+def _layout_matches() -> bool:
+    """Whether ``_Block`` reads a known page's blocks as PyMuPDF's own accessors do."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=200, height=200)
+    page.insert_text((20, 40), "x")
+    page.draw_line((10, 100), (150, 100), width=2)
+    page.draw_rect(pymupdf.Rect(30, 120, 90, 180), width=0)
+    textpage = page.get_displaylist().get_textpage(flags=pymupdf.TEXT_COLLECT_VECTORS)
+    swig = textpage.m_internal.first_block
+    if swig is None:
+        return False
+    ours = ctypes.cast(int(swig.this), ctypes.POINTER(_Block))
+    seen = 0
+    while swig is not None:
+        b = ours.contents
+        box = (b.bbox.x0, b.bbox.y0, b.bbox.x1, b.bbox.y1)
+        if b.type != swig.type or box != (swig.bbox.x0, swig.bbox.y0, swig.bbox.x1, swig.bbox.y1):
+            return False
+        seen += b.type == _VECTOR_BLOCK and bool(b.u.v.flags & _RECTANGLE)
+        swig, ours = swig.next, b.next
+        if (swig is None) != (not ours):
+            return False
+    return seen >= 2
+
+
+def _unwidened(raw: list[tuple[Box, int]], render: PageRender, shortest: float) -> list[VectorBox]:
+    """The boxes at least ``shortest`` long one way, each stroke's widening taken back. A
+    path of two or more straight pieces shows its widening: its lines' boxes are all twice
+    it thick. A piece no thicker than a drawn line is a line. A piece of a path that shows
+    nothing is a line or a rectangle as thick as its box: the page's ``render`` says which
+    where that matters (ink along its middle, or at its edges); a rectangle loses the
+    page's usual widening."""
+    out: list[VectorBox] = []
+    seen: list[float] = []  # widenings measured: the page's usual one
+    rest: list[int] = []  # places in ``out`` of stroked boxes no measure fitted
+    unsure: list[int] = []  # ... and of those, the ones the render decides
+    path: list[tuple[Box, int]] = []
+    for piece in raw:
+        path.append(piece)
+        if piece[1] & _CONTINUES:
+            continue
+        own = _own_widening(path) if len(path) > 1 else None
+        if own is not None:
+            seen.append(own)
+        for box, flags in path:
+            x0, y0, x1, y1 = box
+            thickness = min(x1 - x0, y1 - y0)
+            if max(x1 - x0, y1 - y0) < shortest:
+                continue
+            if not flags & _STROKED:
+                out.append(VectorBox(box, False, bool(flags & _RECTANGLE)))
+                continue
+            if own is not None:
+                box = _shrunk(box, own)
+            elif thickness <= _LINE_BOX:
+                seen.append(thickness / 2)
+                box = _shrunk(box, thickness / 2)
+            else:
+                rest.append(len(out))
+                if flags & _RECTANGLE and _UNSURE_BOX[0] <= thickness <= _UNSURE_BOX[1]:
+                    unsure.append(len(out))
+            out.append(VectorBox(box, True, bool(flags & _RECTANGLE)))
+        path = []
+    lines = {
+        place
+        for place, line in zip(
+            unsure, _drawn_as_lines(render, [out[i].box for i in unsure]), strict=True
+        )
+        if line
+    }
+    seen += [_half_thickness(out[place].box) for place in lines]
+    usual = statistics.median(seen) if seen else 0.0
+    for place in rest:
+        box, rectangle = out[place].box, out[place].rectangle
+        by = _half_thickness(box) if place in lines else min(usual, _half_thickness(box))
+        out[place] = VectorBox(_shrunk(box, by), True, rectangle)
+    return out
+
+
+def _own_widening(path: list[tuple[Box, int]]) -> float | None:
+    """The widening a path's lines show: its thinnest straight pieces, two or more as thin."""
+    thin = sorted(_half_thickness(b) for b, f in path if f & _STROKED and f & _RECTANGLE)
+    return thin[0] if len(thin) >= 2 and thin[1] - thin[0] <= _SAME_WIDENING else None
+
+
+def _drawn_as_lines(render: PageRender, boxes: list[Box]) -> list[bool]:
+    """For each box, whether the render shows ink along its middle and none at its edges
+    (a line MuPDF widened) rather than at its edges (a rectangle), sampled at points along
+    it, all boxes at once."""
+    if not boxes:
+        return []
+    z, (ox, oy) = render.zoom, render.origin
+    pixels = render.pixels
+    height, width = pixels.shape[:2]
+    b = numpy.array([tuple(box) for box in boxes], dtype=numpy.float64) * z
+    b -= (ox, oy, ox, oy)
+    lying = (b[:, 2] - b[:, 0]) >= (b[:, 3] - b[:, 1])
+    # Along: start, end; across: low edge, high edge (pixels), whichever way the box lies.
+    along = numpy.where(lying[:, None], b[:, [0, 2]], b[:, [1, 3]])
+    across = numpy.where(lying[:, None], b[:, [1, 3]], b[:, [0, 2]])
+    inset = across[:, 1:2] - across[:, 0:1]  # past the stroke's caps at either end
+    steps = (numpy.arange(_SAMPLES) + 0.5) / _SAMPLES
+    at = along[:, 0:1] + inset + steps * numpy.maximum(along[:, 1:2] - along[:, 0:1] - 2 * inset, 0)
+    rows = {
+        "middle": (across[:, 0] + across[:, 1]) / 2,
+        "low": across[:, 0] + 0.5,
+        "high": across[:, 1] - 0.5,
+    }
+    ink = {}
+    for name, line in rows.items():
+        darkest = numpy.zeros(at.shape)
+        for shift in (-0.5, 0.0, 0.5):  # a thin line's ink falls on one row or its neighbour
+            cross = numpy.broadcast_to((line + shift)[:, None], at.shape)
+            ys = numpy.where(lying[:, None], cross, at).astype(int).clip(0, height - 1)
+            xs = numpy.where(lying[:, None], at, cross).astype(int).clip(0, width - 1)
+            darkest = numpy.maximum(darkest, 255 - pixels[ys, xs].min(axis=2))
+        ink[name] = numpy.median(darkest, axis=1)
+    edges = numpy.maximum(ink["low"], ink["high"])
+    return list((ink["middle"] >= _INK) & (edges < ink["middle"] / 2))
+
+
+def _half_thickness(box: Box) -> float:
+    return min(box.x1 - box.x0, box.y1 - box.y0) / 2
+
+
+def _shrunk(box: Box, by: float) -> Box:
+    x0, y0, x1, y1 = box.x0 + by, box.y0 + by, box.x1 - by, box.y1 - by
+    if x1 < x0:
+        x0 = x1 = (box.x0 + box.x1) / 2
+    if y1 < y0:
+        y0 = y1 = (box.y0 + box.y1) / 2
+    return Box(x0, y0, x1, y1)

@@ -1,0 +1,86 @@
+"""The boxes of a page's vector paths, read from MuPDF's structured text, and the widening
+MuPDF gives a stroke's box taken back."""
+
+import pymupdf
+
+from services.extract.reading import vectors
+from services.extract.reading.textlayer import read_text_layer
+from services.extract.reading.vectors import VectorBox, vector_boxes
+from services.extract.reading.visibility import PageRender
+
+W, H = 800, 600
+# Drawn in a coordinate system 20 times smaller than the page's, as CAD plots draw: a line
+# 12 units wide is 0.6 pt on paper, but MuPDF widens its box by 6 pt either way.
+CAD_SCALE = 0.05
+CAD_CONTENT = (
+    b"q 0.05 0 0 0.05 0 0 cm 12 w "
+    b"2000 2000 m 10000 2000 l S "  # a line at y = 100 pt, x 100..500
+    b"2000 6000 8000 200 re S "  # a rectangle x 100..500, y 300..310 pt
+    b"Q"
+)
+
+
+def _boxes(page: pymupdf.Page) -> list[VectorBox]:
+    display = page.get_displaylist()
+    pixmap = display.get_pixmap(matrix=pymupdf.Matrix(2, 2), alpha=False)
+    return vector_boxes(display, PageRender(pixmap, 2.0))[1]
+
+
+def _cad_page() -> pymupdf.Page:
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    page.draw_line((0, 0), (1, 1))  # gives the page a content stream to replace
+    doc.update_stream(page.get_contents()[0], CAD_CONTENT)
+    return doc[0]
+
+
+def test_the_struct_layout_is_checked_and_the_xml_print_reads_the_same():
+    """The ``ctypes`` walk is trusted on this build, and MuPDF's XML print (read where it is
+    not) gives the same boxes and flags."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    page.draw_line((50, 50), (400, 50), width=2)
+    page.draw_rect(pymupdf.Rect(100, 100, 300, 200))
+    page.draw_rect(pymupdf.Rect(100, 300, 500, 302), color=None, fill=(0, 0, 0))
+    page.draw_circle((600, 400), 50)
+    textpage = page.get_displaylist().get_textpage(flags=pymupdf.TEXT_COLLECT_VECTORS)
+    assert vectors._layout_matches()
+    walked, printed = vectors._walked(textpage), vectors._printed(textpage)
+    assert len(walked) >= 4
+    assert [f for _, f in walked] == [f for _, f in printed]
+    for (a, _), (b, _) in zip(walked, printed, strict=True):
+        assert max(abs(p - q) for p, q in zip(a, b, strict=True)) < 0.01
+
+
+def test_a_line_drawn_at_a_small_scale_stands_where_it_is_drawn():
+    """MuPDF widens the line's box by 6 pt either way; the render shows ink along its middle,
+    so it is a line again, at y = 500 on the displayed page (100 pt up from the bottom)."""
+    lines = [v for v in _boxes(_cad_page()) if v.box.x1 - v.box.x0 > 300 and v.box.y0 > 400]
+    [line] = lines
+    assert abs(line.box.y0 - 500) < 0.5 and abs(line.box.y1 - 500) < 0.5
+    assert abs(line.box.x0 - 100) < 1 and abs(line.box.x1 - 500) < 1
+
+
+def test_a_rectangle_as_thick_as_a_widened_line_keeps_its_two_edges():
+    """The 10 pt rectangle's box is as thick as a widened line's could be; the render shows
+    ink at its edges, so its walls are its edges, the page's widening taken back."""
+    page = _cad_page()
+    rules = read_text_layer(page, 1, 0).rules
+    across = sorted(r.y0 for r in rules if r.y0 == r.y1 and r.x1 - r.x0 > 300)
+    assert len(across) == 3
+    low, high, line = across
+    assert abs(low - 290) < 1 and abs(high - 300) < 1 and abs(line - 500) < 0.5
+
+
+def test_a_path_of_several_lines_shows_its_own_widening():
+    """Two lines in one path, widened alike: both come back as lines where they are drawn."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    shape = page.new_shape()
+    shape.draw_line((100, 100), (400, 100))
+    shape.draw_line((100, 200), (400, 200))
+    shape.finish(width=2.5)
+    shape.commit()
+    found = sorted(v.box for v in _boxes(page) if v.stroked)
+    assert [(round(b.y0, 1), round(b.y1, 1)) for b in found] == [(100, 100), (200, 200)]
+    assert all(abs(b.x0 - 100) < 0.1 and abs(b.x1 - 400) < 0.1 for b in found)
