@@ -337,6 +337,10 @@ class Report(BaseModel):
     )
 
 
+# The most a ``report.ready`` event's sheet index may take, as JSON, before its links.
+READY_INDEX_BYTES = 256 * 1024
+
+
 class ReadySheet(BaseModel):
     """One verified page's sheet in ``report.ready``: its identity and title-block fields."""
 
@@ -378,11 +382,29 @@ class ReadySummary(BaseModel):
     sheet_index: list[ReadySheet] = Field(
         [], description="every verified page's sheet: number, title and title-block fields"
     )
+    sheet_index_complete: bool = Field(
+        True,
+        description="false when the set's index is too large for the event (a set of "
+        "thousands of sheets): the list is then empty and the report holds the index",
+    )
 
     @classmethod
     def of(cls, report: Report) -> "ReadySummary":
         summary = report.summary
         failed = [f.page_number for f in summary.failed_pages]
+        index = [
+            ReadySheet(
+                page_number=p.page_number,
+                **p.sheet.model_dump(include=set(ReadySheet.model_fields) - {"page_number"}),
+                review_priority=p.review_priority.level if p.review_priority else None,
+                checked=p.verification.checked if p.verification else None,
+            )
+            for p in report.pages
+            if p.status == "verified"
+        ]
+        # NATS refuses a message over its max payload (1 MiB by default); each sheet gains
+        # its links after this, so the index keeps well under it or is left to the report.
+        carried = sum(len(sheet.model_dump_json()) for sheet in index) <= READY_INDEX_BYTES
         return cls(
             page_count=report.page_count,
             pages_failed=len(failed),
@@ -395,16 +417,8 @@ class ReadySummary(BaseModel):
             set=summary.set,
             review=summary.review,
             pages_by_priority=summary.pages_by_priority,
-            sheet_index=[
-                ReadySheet(
-                    page_number=p.page_number,
-                    **p.sheet.model_dump(include=set(ReadySheet.model_fields) - {"page_number"}),
-                    review_priority=p.review_priority.level if p.review_priority else None,
-                    checked=p.verification.checked if p.verification else None,
-                )
-                for p in report.pages
-                if p.status == "verified"
-            ],
+            sheet_index=index if carried else [],
+            sheet_index_complete=carried,
         )
 
 

@@ -21,10 +21,12 @@ from services.report.usecases import (
     revise,
     supervise_intakes,
 )
+from shared.contracts import report as report_contract
 from shared.contracts import subjects
+from shared.contracts.links import SheetLinks
 from shared.contracts.messages import PageFailed, PageVerified, ReportReady
 from shared.contracts.models import Coverage, PageVerdict, VerifiedPage
-from shared.contracts.report import Report
+from shared.contracts.report import ReadySheet, Report
 from shared.contracts.review import SheetCorrection
 from shared.contracts.subjects import Subject
 from shared.infra.jobs import IntakeMarker, JobRecord, JobStore, now
@@ -152,6 +154,45 @@ async def test_the_report_waits_for_every_page_then_is_written_and_announced_onc
     assert sheet.links.pdf == f"/v1/jobs/{JOB}/sheets/page-1.pdf"
     states = await JobStore(rig.state).page_states(JOB)
     assert states[2].stage == "failed"
+
+
+async def test_an_index_too_large_for_the_event_is_left_to_the_report(monkeypatch):
+    """A set of thousands of sheets: its index would pass NATS's largest message, so
+    report.ready says the index is in the report and carries none; a small set's is carried."""
+    monkeypatch.setattr(report_contract, "READY_INDEX_BYTES", 1000)
+    rig = Rig()
+    await rig.job(pages=12)
+    for n in range(1, 13):
+        await on_verified(rig.io(), await rig.verified(n))
+    (ready,) = rig.announcements()
+    assert ready.summary.sheet_index == [] and not ready.summary.sheet_index_complete
+    report = await rig.bucket.get_model(REPORT_KEY, Report)
+    assert len(report.pages) == 12
+
+    monkeypatch.undo()
+    rig = Rig()
+    await rig.job(pages=12)
+    for n in range(1, 13):
+        await on_verified(rig.io(), await rig.verified(n))
+    (ready,) = rig.announcements()
+    assert len(ready.summary.sheet_index) == 12 and ready.summary.sheet_index_complete
+
+
+def test_the_index_budget_leaves_room_for_links_under_the_largest_message():
+    """At the budget, with a long public URL's links on every sheet, report.ready stays under
+    NATS's default largest message (1 MiB)."""
+    sheet = ReadySheet(page_number=9999, sheet_number="A-101", sheet_title="FLOOR PLAN")
+    count = report_contract.READY_INDEX_BYTES // len(sheet.model_dump_json())
+    base = "https://sheetflow.example-engineering-firm.com/a/long/prefix/for/the/deployment"
+    linked = sheet.model_copy(
+        update={
+            "links": SheetLinks(
+                screen=f"{base}/app/jobs/{JOB}/pages/9999",
+                pdf=f"{base}/v1/jobs/{JOB}/sheets/page-9999.pdf",
+            )
+        }
+    )
+    assert count * len(linked.model_dump_json()) < 1024 * 1024
 
 
 async def test_redelivered_pages_after_the_announcement_change_nothing():
