@@ -199,8 +199,8 @@ def is_outage(exc: BaseException) -> bool:
     """NATS or S3 unreachable or failing server-side (as opposed to a problem with the page)."""
     if isinstance(exc, nats.js.errors.ServiceUnavailableError):
         return True
-    if isinstance(exc, nats.js.errors.APIError):
-        return False
+    if isinstance(exc, (nats.js.errors.APIError, nats.errors.MaxPayloadError)):
+        return False  # the server answered; a message too large stays too large
     return isinstance(exc, (nats.errors.Error, asyncio.TimeoutError)) or is_storage_outage(exc)
 
 

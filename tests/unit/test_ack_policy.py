@@ -148,6 +148,15 @@ async def test_outage_is_waited_out_within_the_delivery(settings):
     assert publisher.attempts == []
 
 
+async def test_a_message_too_large_is_no_outage(settings):
+    """NATS refusing a message as too large fails the delivery at once (it is retried with
+    backoff, then named), instead of being waited out as if the server were gone."""
+    calls: list[int] = []
+    msg = FakeMsg(num_delivered=1)
+    await run(msg, settings, raising(nats.errors.MaxPayloadError(), calls))
+    assert calls == [1] and msg.settled == [("nack", settings.retry_backoff_s)]
+
+
 async def test_outage_past_patience_counts_as_a_failed_delivery(settings):
     """An outage outlasting outage_patience_s falls back to the normal nack-with-backoff."""
     settings = settings.model_copy(update={"outage_patience_s": 0.05})
