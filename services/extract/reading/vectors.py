@@ -54,34 +54,27 @@ class VectorBox(NamedTuple):
     rectangle: bool  # a line or an axis-aligned rectangle, not the rest of a path
 
 
-class _Rect(ctypes.Structure):
-    _fields_ = [(n, ctypes.c_float) for n in ("x0", "y0", "x1", "y1")]
-
-
-class _Vector(ctypes.Structure):
-    _fields_ = [("flags", ctypes.c_uint32), ("argb", ctypes.c_uint32)]
-
-
-class _Image(ctypes.Structure):  # the union's largest member: it sets the union's size
-    _fields_ = [("transform", ctypes.c_float * 6), ("image", ctypes.c_void_p)]
-
-
-class _Union(ctypes.Union):
-    _fields_ = [("v", _Vector), ("i", _Image)]
-
-
 class _Block(ctypes.Structure):
-    pass
+    """``fz_stext_block`` with its union read as a vector's (flags first) and padded to its
+    largest member (an image's matrix and pointer)."""
 
 
 _Block._fields_ = [
     ("type", ctypes.c_int),
     ("id", ctypes.c_int),
-    ("bbox", _Rect),
-    ("u", _Union),
-    ("prev", ctypes.POINTER(_Block)),
-    ("next", ctypes.POINTER(_Block)),
+    ("x0", ctypes.c_float),
+    ("y0", ctypes.c_float),
+    ("x1", ctypes.c_float),
+    ("y1", ctypes.c_float),
+    ("flags", ctypes.c_uint32),
+    ("argb", ctypes.c_uint32),
+    ("_rest_of_union", ctypes.c_byte * (6 * 4 + ctypes.sizeof(ctypes.c_void_p) - 8)),
+    ("prev", ctypes.c_void_p),
+    ("next", ctypes.c_void_p),
 ]
+
+# A vector piece as read: its box (x0, y0, x1, y1) and flags.
+Raw = tuple[float, float, float, float, int]
 
 _XML_VECTOR = re.compile(rb'<vector bbox="([^"]+)" stroke="(\d)" rectangle="(\d)" continues="(\d)"')
 
@@ -96,20 +89,19 @@ def vector_boxes(
     return len(raw), _unwidened(raw, render, shortest)
 
 
-def _walked(textpage: pymupdf.mupdf.FzStextPage) -> list[tuple[Box, int]]:
+def _walked(textpage: pymupdf.mupdf.FzStextPage) -> list[Raw]:
     first = textpage.m_internal.first_block
-    block = ctypes.cast(int(first.this), ctypes.POINTER(_Block)) if first is not None else None
+    address = int(first.this) if first is not None else None
     out = []
-    while block:
-        b = block.contents
+    while address:
+        b = _Block.from_address(address)
         if b.type == _VECTOR_BLOCK:
-            r = b.bbox
-            out.append((Box(r.x0, r.y0, r.x1, r.y1), b.u.v.flags))
-        block = b.next
+            out.append((b.x0, b.y0, b.x1, b.y1, b.flags))
+        address = b.next
     return out
 
 
-def _printed(textpage: pymupdf.mupdf.FzStextPage) -> list[tuple[Box, int]]:
+def _printed(textpage: pymupdf.mupdf.FzStextPage) -> list[Raw]:
     """The same from MuPDF's XML print."""
     mupdf = pymupdf.mupdf
     buffer = mupdf.fz_new_buffer(1 << 16)
@@ -121,7 +113,7 @@ def _printed(textpage: pymupdf.mupdf.FzStextPage) -> list[tuple[Box, int]]:
         x0, y0, x1, y1 = map(float, match.group(1).split())
         stroked, rectangle, continues = (match.group(n) == b"1" for n in (2, 3, 4))
         flags = _STROKED * stroked | _RECTANGLE * rectangle | _CONTINUES * continues
-        found.append((Box(x0, y0, x1, y1), flags))
+        found.append((x0, y0, x1, y1, flags))
     return found
 
 
@@ -137,21 +129,21 @@ def _layout_matches() -> bool:
     swig = textpage.m_internal.first_block
     if swig is None:
         return False
-    ours = ctypes.cast(int(swig.this), ctypes.POINTER(_Block))
+    address: int | None = int(swig.this)
     seen = 0
-    while swig is not None:
-        b = ours.contents
-        box = (b.bbox.x0, b.bbox.y0, b.bbox.x1, b.bbox.y1)
+    while swig is not None and address:
+        b = _Block.from_address(address)
+        box = (b.x0, b.y0, b.x1, b.y1)
         if b.type != swig.type or box != (swig.bbox.x0, swig.bbox.y0, swig.bbox.x1, swig.bbox.y1):
             return False
-        seen += b.type == _VECTOR_BLOCK and bool(b.u.v.flags & _RECTANGLE)
-        swig, ours = swig.next, b.next
-        if (swig is None) != (not ours):
-            return False
+        seen += b.type == _VECTOR_BLOCK and bool(b.flags & _RECTANGLE)
+        swig, address = swig.next, b.next
+    if swig is not None or address:
+        return False
     return seen >= 2
 
 
-def _unwidened(raw: list[tuple[Box, int]], render: PageRender, shortest: float) -> list[VectorBox]:
+def _unwidened(raw: list[Raw], render: PageRender, shortest: float) -> list[VectorBox]:
     """The boxes at least ``shortest`` long one way, each stroke's widening taken back. A
     path of two or more straight pieces shows its widening: its lines' boxes are all twice
     it thick. A piece no thicker than a drawn line is a line. A piece of a path that shows
@@ -162,32 +154,36 @@ def _unwidened(raw: list[tuple[Box, int]], render: PageRender, shortest: float) 
     seen: list[float] = []  # widenings measured: the page's usual one
     rest: list[int] = []  # places in ``out`` of stroked boxes no measure fitted
     unsure: list[int] = []  # ... and of those, the ones the render decides
-    path: list[tuple[Box, int]] = []
+    path: list[Raw] = []
     for piece in raw:
-        path.append(piece)
-        if piece[1] & _CONTINUES:
+        if piece[4] & _CONTINUES:
+            path.append(piece)
             continue
-        own = _own_widening(path) if len(path) > 1 else None
-        if own is not None:
-            seen.append(own)
-        for box, flags in path:
-            x0, y0, x1, y1 = box
-            thickness = min(x1 - x0, y1 - y0)
-            if max(x1 - x0, y1 - y0) < shortest:
+        own = None
+        if path:  # most paths are one piece: this is the rare case
+            path.append(piece)
+            own = _own_widening(path)
+            if own is not None:
+                seen.append(own)
+        for x0, y0, x1, y1, flags in path or (piece,):
+            wide, tall = x1 - x0, y1 - y0
+            if wide < shortest and tall < shortest:
                 continue
             if not flags & _STROKED:
-                out.append(VectorBox(box, False, bool(flags & _RECTANGLE)))
+                out.append(VectorBox(Box(x0, y0, x1, y1), False, bool(flags & _RECTANGLE)))
                 continue
+            thickness = min(wide, tall)
+            by = 0.0
             if own is not None:
-                box = _shrunk(box, own)
+                by = own
             elif thickness <= _LINE_BOX:
-                seen.append(thickness / 2)
-                box = _shrunk(box, thickness / 2)
+                by = thickness / 2
+                seen.append(by)
             else:
                 rest.append(len(out))
                 if flags & _RECTANGLE and _UNSURE_BOX[0] <= thickness <= _UNSURE_BOX[1]:
                     unsure.append(len(out))
-            out.append(VectorBox(box, True, bool(flags & _RECTANGLE)))
+            out.append(VectorBox(_shrunk(x0, y0, x1, y1, by), True, bool(flags & _RECTANGLE)))
         path = []
     lines = {
         place
@@ -201,13 +197,15 @@ def _unwidened(raw: list[tuple[Box, int]], render: PageRender, shortest: float) 
     for place in rest:
         box, rectangle = out[place].box, out[place].rectangle
         by = _half_thickness(box) if place in lines else min(usual, _half_thickness(box))
-        out[place] = VectorBox(_shrunk(box, by), True, rectangle)
+        out[place] = VectorBox(_shrunk(*box, by), True, rectangle)
     return out
 
 
-def _own_widening(path: list[tuple[Box, int]]) -> float | None:
+def _own_widening(path: list[Raw]) -> float | None:
     """The widening a path's lines show: its thinnest straight pieces, two or more as thin."""
-    thin = sorted(_half_thickness(b) for b, f in path if f & _STROKED and f & _RECTANGLE)
+    thin = sorted(
+        min(x1 - x0, y1 - y0) / 2 for x0, y0, x1, y1, f in path if f & _STROKED and f & _RECTANGLE
+    )
     return thin[0] if len(thin) >= 2 and thin[1] - thin[0] <= _SAME_WIDENING else None
 
 
@@ -251,10 +249,12 @@ def _half_thickness(box: Box) -> float:
     return min(box.x1 - box.x0, box.y1 - box.y0) / 2
 
 
-def _shrunk(box: Box, by: float) -> Box:
-    x0, y0, x1, y1 = box.x0 + by, box.y0 + by, box.x1 - by, box.y1 - by
-    if x1 < x0:
-        x0 = x1 = (box.x0 + box.x1) / 2
-    if y1 < y0:
-        y0 = y1 = (box.y0 + box.y1) / 2
-    return Box(x0, y0, x1, y1)
+def _shrunk(x0: float, y0: float, x1: float, y1: float, by: float) -> Box:
+    if by == 0.0:
+        return Box(x0, y0, x1, y1)
+    a, b, c, d = x0 + by, y0 + by, x1 - by, y1 - by
+    if c < a:
+        a = c = (x0 + x1) / 2
+    if d < b:
+        b = d = (y0 + y1) / 2
+    return Box(a, b, c, d)
