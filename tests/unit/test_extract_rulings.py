@@ -2,7 +2,9 @@
 
 import pymupdf
 
+from services.extract.reading.rulings import image_rules
 from services.extract.reading.textlayer import read_text_layer
+from shared.ocr.engine import render_area
 from shared.pagetext import Box
 from shared.sheet import read_title_block
 
@@ -73,4 +75,53 @@ def test_a_ruled_cell_holds_the_title_beside_the_number():
     unruled = ruled.model_copy(update={"rules": []})
     assert read_title_block(unruled).title is None
     reading = read_title_block(ruled)
+    assert (reading.number, reading.title) == ("P-3", "GROUND FLOOR PLAN")
+
+
+def _near(found: list[Box], want: tuple[float, float, float, float], slack: float) -> bool:
+    return any(all(abs(a - b) <= slack for a, b in zip(rule, want, strict=True)) for rule in found)
+
+
+def test_a_page_image_has_the_rules_its_drawing_has():
+    """A page read from its pixels (a scan, a raster) gets the walls its drawing shows, in
+    page points: thin lines, a box's edges, a short wall between two long ones; a letter's
+    strokes, a filled block and a diagonal give none."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    page.draw_line((100, 100), (700, 100), width=0.5)
+    page.draw_rect(pymupdf.Rect(1000, 1000, 1200, 1100), width=1)
+    page.draw_line((1100, 1000), (1100, 1100), width=0.5)  # a wall within the box
+    page.draw_line((1000, 1050), (1100, 1050), width=0.5)
+    page.draw_line((1050, 1050), (1050, 1062), width=0.5)  # 12 pt, meets no rule at its end
+    page.draw_rect(pymupdf.Rect(300, 400, 500, 480), color=None, fill=(0, 0, 0))
+    page.draw_line((100, 800), (400, 900), width=1)
+    page.insert_text((1300, 300), "TITLE 4711 HILL", fontsize=30)
+    raster = render_area(doc.tobytes(), 1, Box(0, 0, W, H), 150)
+    rules = image_rules(raster)
+    slack = 2.0
+    assert _near(rules, (100, 100, 700, 100), slack)
+    for edge in ((1000, 1000, 1200, 1000), (1000, 1100, 1200, 1100)):
+        assert _near(rules, edge, slack)
+    for edge in ((1000, 1000, 1000, 1100), (1200, 1000, 1200, 1100), (1100, 1000, 1100, 1100)):
+        assert _near(rules, edge, slack)
+    assert _near(rules, (1000, 1050, 1100, 1050), slack)
+    assert len(rules) == 7
+
+
+def test_a_raster_of_the_title_block_reads_its_cells():
+    """The same sheet as an image: its words from OCR stand where the text layer had them,
+    and the walls from its pixels put the title in the number's box, as the drawing's do."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    page.draw_rect(pymupdf.Rect(36, 36, W - 36, H - 36), width=2)
+    box = pymupdf.Rect(W - 400, H - 200, W - 36, H - 36)
+    page.draw_rect(box, width=1)
+    page.insert_text((box.x0 + 10, box.y0 + 40), "GROUND FLOOR PLAN", fontsize=20)
+    page.insert_text((box.x1 - 90, box.y1 - 15), "P-3", fontsize=40)
+    page.insert_text((200, 200), "GENERAL NOTES", fontsize=12)
+    words = read_text_layer(page, 1, min_chars=1)
+    pictured = words.model_copy(
+        update={"rules": image_rules(render_area(doc.tobytes(), 1, Box(0, 0, W, H), 100))}
+    )
+    reading = read_title_block(pictured)
     assert (reading.number, reading.title) == ("P-3", "GROUND FLOOR PLAN")

@@ -22,6 +22,7 @@ from services.extract.reading.render import (
     render_thumbnail_jpeg,
     render_zoom,
 )
+from services.extract.reading.rulings import image_rules
 from services.extract.reading.textlayer import ocr_text_layer, read_text_layer
 from services.extract.reading.visibility import PageRender
 from shared.contracts.interfaces import Ocr, PageReader, Raster
@@ -45,6 +46,11 @@ class PageUnreadable(Exception):
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
+
+
+# How far past the outermost text a page image is read (points): the frame around a title
+# block's last cells stands clear of their text, and a cell without its wall is no cell.
+WALL_MARGIN = 36.0
 
 
 @dataclass(frozen=True)
@@ -183,24 +189,28 @@ async def page_words(
     wants_ocr = settings.ocr_enabled and not scanned and not text_layer.has_text_layer
     inked = page.has_images or text_layer.has_drawings or not settings.text_layer_enabled
     if wants_ocr and inked:
-        words, turn = await _ocr_words(pdf, page, settings, readers)
+        words, turn, rules = await _ocr_words(pdf, page, settings, readers)
         if words:
-            return ocr_layer(words, text_layer), turn
+            # A page that is an image has its title block's walls in its pixels only.
+            return ocr_layer(words, text_layer, text_layer.rules or rules), turn
     return text_layer, 0
 
 
 async def _ocr_words(
     pdf: bytes, page: RenderedPage, settings: Settings, readers: Readers
-) -> tuple[list[Word], int]:
-    """OCR words of the page and how its text is turned: lines found on its image, read
-    from a sharper render of the area holding them (made in a bounded child like the page's
-    own render) in the frame its text runs in."""
+) -> tuple[list[Word], int, list[Box]]:
+    """OCR words of the page, how its text is turned, and the ruled lines of its image:
+    lines found on its image, read from a sharper render of the area holding them (made in
+    a bounded child like the page's own render) in the frame its text runs in."""
     lines = await asyncio.to_thread(readers.ocr.find_lines, page.png, page.zoom)
     if not lines:
-        return [], 0
-    raster = await _area_raster(pdf, page, text_area(lines), settings, readers.pages)
+        return [], 0, []
+    x0, y0, x1, y1 = text_area(lines)
+    area = Box(x0 - WALL_MARGIN, y0 - WALL_MARGIN, x1 + WALL_MARGIN, y1 + WALL_MARGIN)
+    raster = await _area_raster(pdf, page, area, settings, readers.pages)
     turn = await asyncio.to_thread(readers.ocr.page_turn, raster, lines)
-    return await asyncio.to_thread(readers.ocr.read_lines, raster, lines, turn), turn
+    words = await asyncio.to_thread(readers.ocr.read_lines, raster, lines, turn)
+    return words, turn, await asyncio.to_thread(image_rules, raster)
 
 
 async def _area_raster(
@@ -231,7 +241,9 @@ async def closer_raster(
     )
 
 
-def ocr_layer(words: list[Word], like: TextLayer) -> TextLayer:
+def ocr_layer(words: list[Word], like: TextLayer, rules: list[Box] | None = None) -> TextLayer:
+    """OCR words as the page's words, in ``like``'s page, with its ruled lines (or
+    ``rules``)."""
     return ocr_text_layer(
         words,
         like.page_number,
@@ -239,7 +251,7 @@ def ocr_layer(words: list[Word], like: TextLayer) -> TextLayer:
         like.height,
         rotation=like.rotation,
         has_drawings=like.has_drawings,
-        rules=like.rules,
+        rules=like.rules if rules is None else rules,
     )
 
 

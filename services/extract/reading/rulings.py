@@ -1,4 +1,5 @@
-"""The ruled lines of a page's drawing: the walls of its title-block cells.
+"""The ruled lines of a page's drawing: the walls of its title-block cells, from its vector
+drawing (``ruled_lines``) or, on a page that is an image, from its pixels (``image_rules``).
 
 Only long, straight, horizontal or vertical strokes count (and filled bars thin enough to
 be a drawn line); curves, fills and the short strokes of lettering do not. Collinear pieces
@@ -8,7 +9,11 @@ that touch are joined, so a wall drawn in segments is one rule; walls a hair apa
 
 from bisect import bisect_left, bisect_right
 
+import cv2
+import numpy
+
 from services.extract.reading.vectors import VectorBox
+from shared.contracts.interfaces import Raster
 from shared.pagetext import Box
 
 # A rule is at least this long (PDF points; a third of an inch) ...
@@ -24,6 +29,10 @@ MAX_BAR = 3.0
 JOIN_GAP = 1.5
 # Enough walls for any title block; past this only the longest are kept.
 MAX_RULES = 4000
+
+# Pixels darker than this are ink in a page image (a scan's paper may be grey; a JPEG's
+# thin lines come out mid-grey).
+INK_LEVEL = 160
 
 Piece = tuple[float, float, float]  # where it stands across, where it starts and ends along
 
@@ -49,8 +58,46 @@ def ruled_lines(vectors: list[VectorBox], page: Box) -> list[Box]:
             horizontal += [(y0, x0, x1), (y1, x0, x1)]
             vertical += [(x0, y0, y1), (x1, y0, y1)]
     px0, py0, px1, py1 = page
-    across = _joined([(y, max(a, px0), min(b, px1)) for y, a, b in horizontal if py0 <= y <= py1])
-    down = _joined([(x, max(a, py0), min(b, py1)) for x, a, b in vertical if px0 <= x <= px1])
+    across = [(y, max(a, px0), min(b, px1)) for y, a, b in horizontal if py0 <= y <= py1]
+    down = [(x, max(a, py0), min(b, py1)) for x, a, b in vertical if px0 <= x <= px1]
+    return _rules(across, down)
+
+
+def image_rules(raster: Raster) -> list[Box]:
+    """The ruled lines of a page image (a scan, a raster): runs of ink at least MIN_WALL
+    long across or down, each no thicker than MAX_BAR on average (a scan's slightly
+    skewed line is one run; a filled area or a block of lettering is none), joined and
+    kept as ``ruled_lines`` keeps a drawing's, in the raster's page points."""
+    if raster.pixels.size == 0:
+        return []
+    ink = (raster.pixels < INK_LEVEL).astype(numpy.uint8)
+    zoom, length = raster.zoom, max(3, round(MIN_WALL * raster.zoom))
+    found: list[list[Piece]] = []
+    for kernel in (numpy.ones((1, length), numpy.uint8), numpy.ones((length, 1), numpy.uint8)):
+        across = kernel.shape[0] == 1
+        runs = cv2.morphologyEx(ink, cv2.MORPH_OPEN, kernel)
+        _, _, stats, _ = cv2.connectedComponentsWithStats(runs, connectivity=8)
+        # Across: pieces stand at a height and run along x; down, the other way round.
+        origin_at, origin_along = (raster.y0, raster.x0) if across else (raster.x0, raster.y0)
+        pieces = []
+        for x, y, w, h, area in stats[1:].tolist():
+            at, start, thick, along = (y, x, h, w) if across else (x, y, w, h)
+            if area / along <= MAX_BAR * zoom:
+                pieces.append(
+                    (
+                        origin_at + (at + thick / 2) / zoom,
+                        origin_along + start / zoom,
+                        origin_along + (start + along) / zoom,
+                    )
+                )
+        found.append(pieces)
+    return _rules(*found)
+
+
+def _rules(horizontal: list[Piece], vertical: list[Piece]) -> list[Box]:
+    """Rule boxes of a page's horizontal and vertical pieces: joined, the long ones and the
+    short walls between them, the longest MAX_RULES, rounded."""
+    across, down = _joined(horizontal), _joined(vertical)
     long_across = [r for r in across if r[2] - r[1] >= MIN_RULE]
     long_down = [r for r in down if r[2] - r[1] >= MIN_RULE]
     rules = [Box(x0, y, x1, y) for y, x0, x1 in _walls(across, long_down)]
