@@ -15,7 +15,7 @@ from functools import lru_cache
 from shared.pagetext import Box
 from shared.sheet.labels import Field, label_fields, match_label
 from shared.sheet.tokens import is_labelled_value, is_sheet_id
-from shared.sheet.view import Run, View
+from shared.sheet.view import OCR_SIZE_RATIO, Run, View, read_by_ocr
 
 # A label is printed smaller than its value: at most this share of the value's size.
 LABEL_SHARE = 0.85
@@ -149,7 +149,8 @@ def _own_field(view: View, rest: list[Run]) -> list[Run]:
         if found is None:
             continue
         above = max((r.size for r in rest[:k]), default=0.0)
-        smaller = found[0] is Field.OTHER and run.size <= LABEL_SHARE * above
+        size = run.size * (OCR_SIZE_RATIO if read_by_ocr(run) else 1.0)
+        smaller = found[0] is Field.OTHER and size <= LABEL_SHARE * above
         colon = any(w.endswith(":") for w in words[: found[1] + 3])
         if found[1] == len(words) or colon or smaller:
             return rest[:k]

@@ -43,7 +43,7 @@ from shared.sheet.tokens import (
     printed_token,
     sheet_key,
 )
-from shared.sheet.view import Run, View, views
+from shared.sheet.view import OCR_SIZE_RATIO, Run, View, read_by_ocr, views
 
 # The largest-text rule wants a number this many times the sheet's ordinary text size.
 BIG_RATIO = 1.5
@@ -60,10 +60,6 @@ STACK_GAP = 1.0
 HEADING_CENTRED = 0.1
 # Title lines are at least this share of the size of the field's largest line.
 TITLE_SHARE = 0.8
-# OCR measures print only by its word boxes, whose heights vary by up to this ratio for one
-# print (two lines of one title in capitals came back 20 and 15 pt): the ratio that
-# stacked lines of OCR words may differ by, and 1 / it the share a title line may have.
-OCR_SIZE_RATIO = 1.4
 # A line opening with another field's word ("PROJECT TYPICAL DETAILS") printed this many
 # times larger than the sheet's ordinary text is a heading, not a label.
 HEADING_RATIO = 2.5
@@ -1129,7 +1125,7 @@ def _stack(seeds: list[Run], pool: list[Run]) -> tuple[int, ...]:
         return ()
     top = max(seeds, key=lambda r: r.size)
     stack = [top]
-    share = 1 / OCR_SIZE_RATIO if _by_ocr(top) else TITLE_SHARE
+    share = 1 / OCR_SIZE_RATIO if read_by_ocr(top) else TITLE_SHARE
     rest = [r for r in pool if r is not top and r.size >= share * top.size]
     grown = True
     while grown:
@@ -1145,15 +1141,10 @@ def _stack(seeds: list[Run], pool: list[Run]) -> tuple[int, ...]:
 
 def _stacked(a: Run, b: Run) -> bool:
     low, high = sorted((max(a.size, 1e-6), max(b.size, 1e-6)))
-    if high / low > (OCR_SIZE_RATIO if _by_ocr(a) or _by_ocr(b) else STACK_SIZE_RATIO):
+    if high / low > (OCR_SIZE_RATIO if read_by_ocr(a) or read_by_ocr(b) else STACK_SIZE_RATIO):
         return False
     gap = max(a.box.y0 - b.box.y1, b.box.y0 - a.box.y1)
     return gap <= STACK_GAP * max(a.box.height, b.box.height) and a.box.overlap_x(b.box) > 0
-
-
-def _by_ocr(run: Run) -> bool:
-    """Whether a line's words were read from the page image."""
-    return run.words[run.ids[0]].origin == "ocr"
 
 
 def _clean_title(

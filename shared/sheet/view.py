@@ -35,6 +35,17 @@ from shared.pagetext import (
 # ``line_id`` -1): what the title block is read from.
 Run = FramedLine
 
+# OCR measures print only by its word boxes, whose heights vary by up to this ratio for one
+# print (two lines of one title in capitals came back 20 and 15 pt high): sizes of OCR'd
+# lines compared with each other are allowed this much more.
+OCR_SIZE_RATIO = 1.4
+
+
+def read_by_ocr(run: Run) -> bool:
+    """Whether a line's words were read from the page image."""
+    return run.words[run.ids[0]].origin == "ocr"
+
+
 # Where a title block sits, as shares of the sheet's extent: its right strip or bottom band.
 ZONE_RIGHT = 0.65
 ZONE_BOTTOM = 0.8

@@ -5,7 +5,8 @@ title came from, or why there is none."""
 
 import pymupdf
 
-from services.extract.reading.textlayer import read_text_layer
+from services.extract.reading.textlayer import ocr_text_layer, read_text_layer
+from shared.pagetext import Box, Word
 from shared.sheet.cells import Cell, read_cells
 from shared.sheet.labels import Field
 from shared.sheet.reading import read_sheet
@@ -116,3 +117,29 @@ def test_the_reading_keeps_the_cells_and_a_title_only_from_a_title_field():
     numbered = next(c for c in reading.cells if c.label == "SHEET NUMBER")
     assert (numbered.field, numbered.value) == ("number", "A-101")
     assert numbered.label_ids and numbered.value_ids
+
+
+def test_ocr_word_boxes_of_one_print_make_one_title_however_their_heights_vary():
+    """A scan's title in two lines of one print, OCR's boxes 20 and 15 pt high (its only
+    measure of size), the second line opening with a status label's word ("PHASE"): both
+    lines are the title, as they are from the text layer."""
+    page = _sheet()
+    cell = pymupdf.Rect(W - 400, 900, W - 20, 980)
+    page.draw_rect(cell, width=0.5)
+    _text(page, cell.x0 + 4, cell.y0 + 10, "SHEET TITLE", 6)
+    _text(page, cell.x0 + 8, cell.y0 + 34, "WALL SECTIONS AND DETAILS", 14)
+    _text(page, cell.x0 + 8, cell.y0 + 54, "PHASE 1 PART 2", 14)
+    layer = read_text_layer(page, 1, min_chars=1)
+
+    def as_ocr(word: Word) -> Word:
+        x0, y0, x1, y1 = word.bbox
+        height = 20.0 if y1 < cell.y0 + 40 else 15.0
+        box = Box(x0, y1 - height, x1, y1) if word.size >= 14 else word.bbox
+        return word.model_copy(update={"origin": "ocr", "size": 0.0, "bbox": box})
+
+    scanned = ocr_text_layer(
+        [as_ocr(w) for w in layer.words], 1, W, H, has_drawings=True, rules=layer.rules
+    )
+    assert read_sheet(layer).sheet_title == "WALL SECTIONS AND DETAILS PHASE 1 PART 2"
+    assert read_sheet(scanned).sheet_title == "WALL SECTIONS AND DETAILS PHASE 1 PART 2"
+
