@@ -32,7 +32,6 @@ from shared.ocr.engine import (
     RECOGNITION_DPI,
     page_raster,
     render_area,
-    text_area,
 )
 from shared.pagetext import Box, TextLayer, Word, laid_out
 from shared.pdf.damage import DAMAGED, page_damage
@@ -46,11 +45,6 @@ class PageUnreadable(Exception):
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
-
-
-# How far past the outermost text a page image is read (points): the frame around a title
-# block's last cells stands clear of their text, and a cell without its wall is no cell.
-WALL_MARGIN = 36.0
 
 
 @dataclass(frozen=True)
@@ -200,13 +194,15 @@ async def _ocr_words(
     pdf: bytes, page: RenderedPage, settings: Settings, readers: Readers
 ) -> tuple[list[Word], int, list[Box]]:
     """OCR words of the page, how its text is turned, and the ruled lines of its image:
-    lines found on its image, read from a sharper render of the area holding them (made in
-    a bounded child like the page's own render) in the frame its text runs in."""
+    lines found on its image, read from a sharper render of the page (made in a bounded
+    child like the page's own render) in the frame its text runs in."""
     lines = await asyncio.to_thread(readers.ocr.find_lines, page.png, page.zoom)
     if not lines:
         return [], 0, []
-    x0, y0, x1, y1 = text_area(lines)
-    area = Box(x0 - WALL_MARGIN, y0 - WALL_MARGIN, x1 + WALL_MARGIN, y1 + WALL_MARGIN)
+    # The whole page, not only where its text is: the outer walls of a title block's last
+    # cells (the drawing's frame) may stand well clear of any text, and a cell without its
+    # walls is no cell.
+    area = Box(0.0, 0.0, page.text_layer.width, page.text_layer.height)
     raster = await _area_raster(pdf, page, area, settings, readers.pages)
     turn = await asyncio.to_thread(readers.ocr.page_turn, raster, lines)
     words = await asyncio.to_thread(readers.ocr.read_lines, raster, lines, turn)
