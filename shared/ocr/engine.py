@@ -64,6 +64,9 @@ ENGINE_PARAMS = {
     # what it ran was padding. Same reading, 40% less recognition CPU.
     "Rec.rec_img_shape": [3, 48, 48],
 }
+# What a ruled line touching a word reads as.
+WALL_GLYPHS = frozenset("|")
+
 # Lines are read from a render at this resolution: 3/32 in text is about 28 px tall.
 RECOGNITION_DPI = 300
 # The high-resolution render's size cap (gray, one byte a pixel): a 36x24 in sheet at
@@ -467,11 +470,42 @@ def _words(line: _Line, text: str, layout) -> list[Word]:
         ]
     half_char = columns / max(1, len(text)) / 2  # in columns, spaces counted
     words = []
-    for chars, cols in zip(layout.words, layout.word_cols, strict=True):
+    for chars, cols in (_off_walls(c, k) for c, k in _unspaced(text, layout)):
+        if not chars:
+            continue
         start = max(0.0, (cols[0] + 0.5 - half_char) / columns)
         end = min(1.0, (cols[-1] + 0.5 + half_char) / columns)
         words.append(_word("".join(chars), line, start, end, direction, size))
     return words
+
+
+def _unspaced(text: str, layout) -> list[tuple[list[str], list[int]]]:
+    """The recogniser's words (characters and their columns), those printed with no space
+    between them joined: it splits a line where the script changes ("建施" "-00"), a page's
+    words are what its spaces separate, as in a text layer."""
+    joined: list[tuple[list[str], list[int]]] = []
+    at = 0
+    for chars, cols in zip(layout.words, layout.word_cols, strict=True):
+        word = "".join(chars)
+        found = text.find(word, at)
+        if joined and found == at:
+            joined[-1] = (joined[-1][0] + list(chars), joined[-1][1] + list(cols))
+        else:
+            joined.append((list(chars), list(cols)))
+        if found >= 0:
+            at = found + len(word)
+    return joined
+
+
+def _off_walls(chars: list[str], cols: list[int]) -> tuple[list[str], list[int]]:
+    """A word's characters without the bars at its ends: a cell's wall the recogniser read
+    as "|" beside the text it touches ("|A.200")."""
+    start, end = 0, len(chars)
+    while start < end and chars[start] in WALL_GLYPHS:
+        start += 1
+    while end > start and chars[end - 1] in WALL_GLYPHS:
+        end -= 1
+    return chars[start:end], cols[start:end]
 
 
 def _direction(line: _Line) -> tuple[float, float]:

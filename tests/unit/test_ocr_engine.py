@@ -2,6 +2,7 @@
 page readers loads once; each test reads a letter page or a part of one)."""
 
 import itertools
+from types import SimpleNamespace
 
 import numpy
 import pymupdf
@@ -198,6 +199,21 @@ def test_a_line_without_word_layout_is_split_at_its_spaces():
         ("AB", (10.0, 20.0, 50.0, 30.0)),
         ("CDE", (70.0, 20.0, 130.0, 30.0)),
     ]
+
+
+def test_words_are_what_spaces_separate_without_the_walls_read_as_bars():
+    """The recogniser splits a line where its script changes and reads a cell's wall
+    touching a word as "|": a page's words are what its spaces separate ("建施-00", as a
+    text layer has it), without the bars at their ends ("|A.200")."""
+    line = _Line(numpy.array([0.0, 0.0]), numpy.array([160.0, 0.0]), numpy.array([0.0, 10.0]))
+    layout = SimpleNamespace(
+        line_txt_len=16,
+        words=[["建", "施"], ["-", "0", "0"], ["|", "A", ".", "2", "0", "0"]],
+        word_cols=[[0, 1], [2, 3, 4], [6, 7, 8, 9, 10, 11]],
+    )
+    words = _words(line, "建施-00 |A.200", layout)
+    assert [w.text for w in words] == ["建施-00", "A.200"]
+    assert words[1].bbox.x0 > 65.0  # its box starts at the "A" (column 7), not the wall (6)
 
 
 def test_a_short_word_leaning_a_little_runs_along_the_page_a_long_line_as_drawn():
