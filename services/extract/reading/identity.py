@@ -30,6 +30,10 @@ from shared.infra.settings import Settings
 from shared.pagetext import Box, TextLayer, Word
 from shared.sheet.reading import SheetReading, read_sheet
 
+# A title block found by its number and few labels is read closer this share of the page's
+# shorter side around them: its unread labels lie in the cells about the number.
+TITLE_BLOCK_MARGIN = 0.1
+
 
 async def read_identity(
     pdf: bytes,
@@ -56,6 +60,10 @@ async def read_identity(
     if not reading.number:
         text_layer, reading = await _closer_title_block(
             pdf, page, (text_layer, reading), turn, read, settings, readers
+        )
+    if reading.number and not reading.title and reading.region:
+        text_layer, reading = await _closer_title_cells(
+            pdf, (text_layer, reading), turn, read, settings, readers
         )
     return await _closer_title(pdf, page.zoom, (text_layer, reading), turn, read, settings, readers)
 
@@ -88,6 +96,32 @@ async def _closer_title_block(
             if reading.number:
                 break
     return text_layer, reading
+
+
+async def _closer_title_cells(
+    pdf: bytes,
+    read_so_far: tuple[TextLayer, SheetReading],
+    turn: int,
+    read: Callable[[TextLayer], SheetReading],
+    settings: Settings,
+    readers: Readers,
+) -> tuple[TextLayer, SheetReading]:
+    """An OCR page that read a number but no title: its title block read closer, since the
+    fields' labels (small print, often turned 90°) can be too small for the page image's
+    detector to see, and without them no cell is labelled. Only lines not read already are
+    added; kept when the page then reads a number and a title."""
+    text_layer, reading = read_so_far
+    assert reading.region is not None
+    x0, y0, x1, y1 = reading.region
+    margin = TITLE_BLOCK_MARGIN * min(text_layer.width, text_layer.height)
+    region = Box(x0 - margin, y0 - margin, x1 + margin, y1 + margin)
+    skip = read_already(text_layer.words)
+    words = await _ocr_region(pdf, text_layer.page_number, region, turn, skip, settings, readers)
+    if not words:
+        return text_layer, reading
+    layer = ocr_layer(text_layer.words + words, text_layer)
+    again = await asyncio.to_thread(read, layer)
+    return (layer, again) if again.number and again.title else (text_layer, reading)
 
 
 async def _closer_title(
