@@ -182,6 +182,14 @@ class _Label:
     line: Run  # the line it was printed on (``run`` is its own part where a line holds two)
 
 
+def is_scale(text: str) -> bool:
+    """Whether a line is nothing but a scale as a scale field prints it ("1:100", "AS
+    INDICATED", "Som angivet"): another field's value, never a sheet's title."""
+    text = text.strip()
+    match = _SCALE.match(text)
+    return match is not None and match.end() == len(text)
+
+
 def read_fields(layer: TextLayer) -> dict[str, Value]:
     """The fields the title block prints, by name (``revision``, ``issue_date``,
     ``project_number``, ``project_name``, ``scale``); a field it leaves empty is absent."""

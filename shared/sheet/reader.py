@@ -21,6 +21,7 @@ from functools import lru_cache
 
 from shared.pagetext import Box, TextLayer
 from shared.sheet.cells import WALL_SLACK, Cell, cell_label, read_cells
+from shared.sheet.fields import is_scale
 from shared.sheet.labels import (
     BARE_NUMBER_LABELS,
     NUMBER_LABELS,
@@ -1089,13 +1090,19 @@ def _left_block(view: View, number: _Number, usable: Callable[[Run], bool]) -> t
 
 def _has_words(run: Run) -> bool:
     """A run with at least three letters that is not a date, a lone number, an issue
-    status ("CONSTRUCTION DOCUMENTS", "NOT FOR CONSTRUCTION") or a copyright line."""
+    status ("CONSTRUCTION DOCUMENTS", "NOT FOR CONSTRUCTION"), a copyright line or a scale
+    ("AS INDICATED")."""
     return _words_like(run.text)
 
 
 @lru_cache(maxsize=4096)
 def _words_like(text: str) -> bool:
-    return sum(ch.isalpha() for ch in text) >= 3 and not is_sheet_id(text) and not _is_status(text)
+    return (
+        sum(ch.isalpha() for ch in text) >= 3
+        and not is_sheet_id(text)
+        and not _is_status(text)
+        and not is_scale(text)
+    )
 
 
 # The words of an issue status printed in a title block, and those that make one.

@@ -4,10 +4,12 @@ cell and nothing past its walls; and the reading that keeps the cells and says w
 title came from, or why there is none."""
 
 import pymupdf
+import pytest
 
 from services.extract.reading.textlayer import ocr_text_layer, read_text_layer
 from shared.pagetext import Box, Word
 from shared.sheet.cells import Cell, read_cells
+from shared.sheet.fields import is_scale
 from shared.sheet.labels import Field
 from shared.sheet.reading import read_sheet
 from shared.sheet.view import views
@@ -132,7 +134,7 @@ def test_ocr_word_boxes_of_one_print_make_one_title_however_their_heights_vary()
     layer = read_text_layer(page, 1, min_chars=1)
 
     def as_ocr(word: Word) -> Word:
-        x0, y0, x1, y1 = word.bbox
+        x0, _, x1, y1 = word.bbox
         height = 20.0 if y1 < cell.y0 + 40 else 15.0
         box = Box(x0, y1 - height, x1, y1) if word.size >= 14 else word.bbox
         return word.model_copy(update={"origin": "ocr", "size": 0.0, "bbox": box})
@@ -143,3 +145,25 @@ def test_ocr_word_boxes_of_one_print_make_one_title_however_their_heights_vary()
     assert read_sheet(layer).sheet_title == "WALL SECTIONS AND DETAILS PHASE 1 PART 2"
     assert read_sheet(scanned).sheet_title == "WALL SECTIONS AND DETAILS PHASE 1 PART 2"
 
+
+@pytest.mark.parametrize(
+    "scale", ["AS INDICATED", "Som angivet", "Dle výkresu", "Siehe Zeichnung", "1 : 100", "见图"]
+)
+def test_a_scale_is_never_a_title(scale):
+    """A title block whose labels went unread (a scan's small print): the scale's value in
+    the cell beside the number, larger than the drawing's notes, is not the sheet's title,
+    in any language."""
+    page = _sheet()
+    number, beside = (
+        pymupdf.Rect(W - 300, H - 80, W - 20, H - 20),
+        pymupdf.Rect(W - 300, H - 140, W - 20, H - 80),
+    )
+    for r in (number, beside):
+        page.draw_rect(r, width=0.5)
+    _text(page, number.x0 + 20, number.y0 + 45, "A-101", 24)
+    _text(page, beside.x0 + 10, beside.y0 + 35, scale, 14)
+    reading = read_sheet(read_text_layer(page, 1, min_chars=1))
+    assert reading.sheet_number == "A-101"
+    assert reading.sheet_title is None
+    assert is_scale(scale)
+    assert not is_scale("FLOOR PLAN SCALE 1:100")
