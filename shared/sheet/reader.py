@@ -228,6 +228,7 @@ def _read(view: View) -> tuple[Reading, list[Considered]]:
     # A labelled cell's value is never a label ("Drawing" as a document type's value).
     values = {i for cell in cells if cell.label for i in cell.value_ids}
     labels = [label for label in _labels(view) if label.run.ids[0] not in values]
+    labels = _with_cell_values(labels, cells)
     labels += _cell_labels(view, cells, labels)
     excluded = {
         i for label in labels if label.field is Field.OTHER for i in _field_ids(view, label, labels)
@@ -477,6 +478,23 @@ def _unruled_cells(view: View, labels: list[_Label]) -> list[Cell]:
             )
         )
     return found
+
+
+def _with_cell_values(labels: list[_Label], cells: list[Cell]) -> list[_Label]:
+    """Number and title labels a line opens with that are a ruled cell's label: their field
+    is that cell's value (in the cell beside, where the label is boxed on its own), not
+    whatever line a scan's loose box reaches past its wall."""
+    values = {
+        cell.label_ids: cell.value_ids
+        for cell in cells
+        if cell.field in (Field.NUMBER, Field.TITLE) and cell.value_ids
+    }
+    return [
+        replace(label, cell_value=values[label.run.ids])
+        if not label.rest and not label.cell_value and label.run.ids in values
+        else label
+        for label in labels
+    ]
 
 
 def _cell_labels(view: View, cells: list[Cell], labels: list[_Label]) -> list[_Label]:

@@ -167,3 +167,38 @@ def test_a_scale_is_never_a_title(scale):
     assert reading.sheet_title is None
     assert is_scale(scale)
     assert not is_scale("FLOOR PLAN SCALE 1:100")
+
+
+def test_a_label_boxed_on_its_own_reads_the_value_in_the_cell_beside_it():
+    """Japanese practice on a scan: 図面番号 in a cell of its own, the number in the cell to
+    its right, the firm's name in the row below, OCR's box of that name reaching a little
+    above its cell's top wall: the number is the value of the cell beside the label, not the
+    line reaching into the label's cell."""
+    page = _sheet()
+    for k in range(8):  # the drawing's notes, in print as large as the number's
+        _text(page, 100, 300 + 20 * k, f"{k + 1}. 寸法は現場にて確認すること", 16)
+    x0, y0 = W - 450, H - 120
+    label, value = (
+        pymupdf.Rect(x0, y0, x0 + 60, y0 + 28),
+        pymupdf.Rect(x0 + 60, y0, W - 20, y0 + 28),
+    )
+    firm = pymupdf.Rect(x0, y0 + 28, W - 20, H - 20)
+    for r in (label, value, firm):
+        page.draw_rect(r, width=0.5)
+    _text(page, label.x0 + 4, label.y0 + 17, "図面番号", 7)
+    _text(page, value.x0 + 8, value.y0 + 20, "S-01", 16)
+    _text(page, firm.x0 + 4, firm.y0 + 18, "株式会社山田建築設計事務所", 16)
+    layer = read_text_layer(page, 1, min_chars=1)
+
+    def as_ocr(word: Word) -> Word:
+        x0, top, x1, bottom = word.bbox
+        if word.bbox.y0 > firm.y0 - 8:  # the firm's line: its box reaches over the wall
+            top = firm.y0 - 1.0
+        return word.model_copy(
+            update={"origin": "ocr", "size": 0.0, "bbox": Box(x0, top, x1, bottom)}
+        )
+
+    scanned = ocr_text_layer(
+        [as_ocr(w) for w in layer.words], 1, W, H, has_drawings=True, rules=layer.rules
+    )
+    assert read_sheet(scanned).sheet_number == "S-01"
