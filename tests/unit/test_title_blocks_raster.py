@@ -1,0 +1,60 @@
+"""The generated multilingual set as raster images (``tests.support.renderings``: 150 dpi,
+grey, JPEG, no text layer), read through extract's rung 1 with the real OCR engine and
+decided as the report decides it (``tests.support.identity``). One set of each capability
+a scan's title block needs:
+
+- the cells' walls found in the image itself (a page that is an image has no drawing);
+- the walls of the last cells, the drawing's frame, standing well clear of any text;
+- labels in small print turned 90°, too small for the page image's detector, read closer
+  where the number was found (the Swedish set's first sheet; its second still reads no
+  title);
+- a wall touching a value, read by the recogniser as "|";
+- a number whose script changes inside it ("建施-00"), split by the recogniser;
+- labels in cells of their own (Japanese 表題欄);
+- a scale's value ("Som angivet") beside the number, never the title.
+
+``python -m bench.titleblocks --renderings raster`` reads every set."""
+
+from functools import cache
+
+import pytest
+
+from shared.infra.settings import Settings
+from tests.support.identity import Tally, read_set, set_identity
+from tests.support.renderings import render
+from tests.support.titleblocks.sheets import generated_sets
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("generated_title_blocks")]
+
+# Two sheets of most: the set's decision has a second page to agree with.
+SETS = (
+    ("en-two_consultant", (1, 2)),
+    ("en-iso7200", (1, 2)),
+    ("sv-right_strip", (1,)),
+    ("it-bottom_right", (1, 2)),
+    ("zh-right_strip", (1, 2)),
+    ("ja-japanese", (1, 2)),
+    ("da-bottom_right", (1, 2)),
+)
+
+
+@cache
+def _sets():
+    return {s.name: s for s in generated_sets()}
+
+
+@pytest.mark.parametrize(("name", "pages"), SETS)
+async def test_a_raster_title_block_reads_its_number_and_title(name, pages, readers):
+    generated = _sets()[name]
+    pdf = render("raster", generated.pdf)
+    readings = await read_set(pdf, pages, Settings(_env_file=None), readers)
+    decided = set_identity(readings)
+    tally = Tally()
+    for truth in generated.truths[: len(pages)]:
+        got = decided[truth.page]
+        tally.count(
+            f"p{truth.page}", (got.sheet_number, got.sheet_title), (truth.number, truth.title)
+        )
+    assert tally.numbers_right == tally.numbers_labelled, tally.misses
+    assert tally.titles_right == tally.titles_labelled, tally.misses
+    assert tally.titles_wrong == 0, tally.misses
