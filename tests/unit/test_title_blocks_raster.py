@@ -6,8 +6,7 @@ a scan's title block needs:
 - the cells' walls found in the image itself (a page that is an image has no drawing);
 - the walls of the last cells, the drawing's frame, standing well clear of any text;
 - labels in small print turned 90°, too small for the page image's detector, read closer
-  where the number was found (the Swedish set's first sheet; its second still reads no
-  title);
+  in the strip where the number was found;
 - a wall touching a value, read by the recogniser as "|";
 - a number whose script changes inside it ("建施-00"), split by the recogniser;
 - labels in cells of their own (Japanese 表題欄);
@@ -26,11 +25,12 @@ from tests.support.titleblocks.sheets import generated_sets
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("generated_title_blocks")]
 
-# Two sheets of most: the set's decision has a second page to agree with.
+# Two sheets of each: the set's decision has a second page to agree with.
 SETS = (
     ("en-two_consultant", (1, 2)),
     ("en-iso7200", (1, 2)),
-    ("sv-right_strip", (1,)),
+    ("sv-right_strip", (1, 2)),
+    ("da-right_strip", (1, 2)),
     ("it-bottom_right", (1, 2)),
     ("zh-right_strip", (1, 2)),
     ("ja-japanese", (1, 2)),

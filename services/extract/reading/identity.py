@@ -30,8 +30,9 @@ from shared.infra.settings import Settings
 from shared.pagetext import Box, TextLayer, Word
 from shared.sheet.reading import SheetReading, read_sheet
 
-# A title block found by its number and few labels is read closer this share of the page's
-# shorter side around them: its unread labels lie in the cells about the number.
+# A title block found by its number and few labels (not a ruled strip or band of the sheet)
+# is read closer this share of the page's shorter side around them: its unread labels lie
+# in the cells about the number. A strip is read as it is, at the closer resolution.
 TITLE_BLOCK_MARGIN = 0.1
 
 
@@ -112,16 +113,24 @@ async def _closer_title_cells(
     added; kept when the page then reads a number and a title."""
     text_layer, reading = read_so_far
     assert reading.region is not None
-    x0, y0, x1, y1 = reading.region
+    # A turned view's region comes back corner to corner.
+    ax, ay, bx, by = reading.region
+    x0, x1, y0, y1 = min(ax, bx), max(ax, bx), min(ay, by), max(ay, by)
     margin = TITLE_BLOCK_MARGIN * min(text_layer.width, text_layer.height)
-    region = Box(x0 - margin, y0 - margin, x1 + margin, y1 + margin)
+    around = Box(x0 - margin, y0 - margin, x1 + margin, y1 + margin)
+    strip = x1 - x0 >= text_layer.width / 2 or y1 - y0 >= text_layer.height / 2
     skip = read_already(text_layer.words)
-    words = await _ocr_region(pdf, text_layer.page_number, region, turn, skip, settings, readers)
-    if not words:
-        return text_layer, reading
-    layer = ocr_layer(text_layer.words + words, text_layer)
-    again = await asyncio.to_thread(read, layer)
-    return (layer, again) if again.number and again.title else (text_layer, reading)
+    for region in (Box(x0, y0, x1, y1), around) if strip else (around,):
+        words = await _ocr_region(
+            pdf, text_layer.page_number, region, turn, skip, settings, readers
+        )
+        if not words:
+            continue
+        layer = ocr_layer(text_layer.words + words, text_layer)
+        again = await asyncio.to_thread(read, layer)
+        if again.number and again.title:
+            return layer, again
+    return text_layer, reading
 
 
 async def _closer_title(
