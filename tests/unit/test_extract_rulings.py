@@ -62,7 +62,8 @@ def test_rules_are_in_the_displayed_frame():
 
 def test_a_ruled_cell_holds_the_title_beside_the_number():
     """With the drawing's rules, the title printed far up-left of the number in the number's
-    own box is found; without them, nothing near the number reads as its title."""
+    own box is found; without them, nothing near the number reads as its title. The walls
+    found in the sheet's image (``image_rules``, as a scan has them) do the same."""
     doc = pymupdf.open()
     page = doc.new_page(width=W, height=H)
     page.draw_rect(pymupdf.Rect(36, 36, W - 36, H - 36), width=2)
@@ -76,6 +77,9 @@ def test_a_ruled_cell_holds_the_title_beside_the_number():
     assert read_title_block(unruled).title is None
     reading = read_title_block(ruled)
     assert (reading.number, reading.title) == ("P-3", "GROUND FLOOR PLAN")
+    image = render_area(doc.tobytes(), 1, Box(0, 0, W, H), 100)
+    pictured = read_title_block(unruled.model_copy(update={"rules": image_rules(image)}))
+    assert (pictured.number, pictured.title) == ("P-3", "GROUND FLOOR PLAN")
 
 
 def _near(found: list[Box], want: tuple[float, float, float, float], slack: float) -> bool:
@@ -106,22 +110,3 @@ def test_a_page_image_has_the_rules_its_drawing_has():
         assert _near(rules, edge, slack)
     assert _near(rules, (1000, 1050, 1100, 1050), slack)
     assert len(rules) == 7
-
-
-def test_a_raster_of_the_title_block_reads_its_cells():
-    """The same sheet as an image: its words from OCR stand where the text layer had them,
-    and the walls from its pixels put the title in the number's box, as the drawing's do."""
-    doc = pymupdf.open()
-    page = doc.new_page(width=W, height=H)
-    page.draw_rect(pymupdf.Rect(36, 36, W - 36, H - 36), width=2)
-    box = pymupdf.Rect(W - 400, H - 200, W - 36, H - 36)
-    page.draw_rect(box, width=1)
-    page.insert_text((box.x0 + 10, box.y0 + 40), "GROUND FLOOR PLAN", fontsize=20)
-    page.insert_text((box.x1 - 90, box.y1 - 15), "P-3", fontsize=40)
-    page.insert_text((200, 200), "GENERAL NOTES", fontsize=12)
-    words = read_text_layer(page, 1, min_chars=1)
-    pictured = words.model_copy(
-        update={"rules": image_rules(render_area(doc.tobytes(), 1, Box(0, 0, W, H), 100))}
-    )
-    reading = read_title_block(pictured)
-    assert (reading.number, reading.title) == ("P-3", "GROUND FLOOR PLAN")

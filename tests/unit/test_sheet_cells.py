@@ -3,11 +3,13 @@
 cell and nothing past its walls; and the reading that keeps the cells and says where its
 title came from, or why there is none."""
 
+from collections.abc import Callable
+
 import pymupdf
 import pytest
 
 from services.extract.reading.textlayer import ocr_text_layer, read_text_layer
-from shared.pagetext import Box, Word
+from shared.pagetext import Box, TextLayer, Word
 from shared.sheet.cells import Cell, read_cells
 from shared.sheet.fields import is_scale
 from shared.sheet.labels import Field
@@ -36,6 +38,15 @@ def _text(page: pymupdf.Page, x: float, y: float, value: str, size: float, turn:
 def _cells(page: pymupdf.Page) -> list[Cell]:
     layer = read_text_layer(page, 1, min_chars=1)
     return read_cells(next(iter(views(layer))))
+
+
+def _as_scanned(layer: TextLayer, box: Callable[[Word], Box]) -> TextLayer:
+    """The page's words as OCR would give them: no font size, each in the box ``box`` gives
+    it (OCR's boxes are looser than a text layer's), the drawing's walls kept."""
+    words = [
+        w.model_copy(update={"origin": "ocr", "size": 0.0, "bbox": box(w)}) for w in layer.words
+    ]
+    return ocr_text_layer(words, 1, W, H, has_drawings=True, rules=layer.rules)
 
 
 def _by_label(cells: list[Cell], label: str) -> Cell:
@@ -133,15 +144,12 @@ def test_ocr_word_boxes_of_one_print_make_one_title_however_their_heights_vary()
     _text(page, cell.x0 + 8, cell.y0 + 54, "PHASE 1 PART 2", 14)
     layer = read_text_layer(page, 1, min_chars=1)
 
-    def as_ocr(word: Word) -> Word:
+    def box(word: Word) -> Box:
         x0, _, x1, y1 = word.bbox
         height = 20.0 if y1 < cell.y0 + 40 else 15.0
-        box = Box(x0, y1 - height, x1, y1) if word.size >= 14 else word.bbox
-        return word.model_copy(update={"origin": "ocr", "size": 0.0, "bbox": box})
+        return Box(x0, y1 - height, x1, y1) if word.size >= 14 else word.bbox
 
-    scanned = ocr_text_layer(
-        [as_ocr(w) for w in layer.words], 1, W, H, has_drawings=True, rules=layer.rules
-    )
+    scanned = _as_scanned(layer, box)
     assert read_sheet(layer).sheet_title == "WALL SECTIONS AND DETAILS PHASE 1 PART 2"
     assert read_sheet(scanned).sheet_title == "WALL SECTIONS AND DETAILS PHASE 1 PART 2"
 
@@ -188,17 +196,12 @@ def test_a_label_boxed_on_its_own_reads_the_value_in_the_cell_beside_it():
     _text(page, label.x0 + 4, label.y0 + 17, "図面番号", 7)
     _text(page, value.x0 + 8, value.y0 + 20, "S-01", 16)
     _text(page, firm.x0 + 4, firm.y0 + 18, "株式会社山田建築設計事務所", 16)
-    layer = read_text_layer(page, 1, min_chars=1)
 
-    def as_ocr(word: Word) -> Word:
+    def box(word: Word) -> Box:
         x0, top, x1, bottom = word.bbox
-        if word.bbox.y0 > firm.y0 - 8:  # the firm's line: its box reaches over the wall
+        if top > firm.y0 - 8:  # the firm's line: its box reaches over the wall
             top = firm.y0 - 1.0
-        return word.model_copy(
-            update={"origin": "ocr", "size": 0.0, "bbox": Box(x0, top, x1, bottom)}
-        )
+        return Box(x0, top, x1, bottom)
 
-    scanned = ocr_text_layer(
-        [as_ocr(w) for w in layer.words], 1, W, H, has_drawings=True, rules=layer.rules
-    )
+    scanned = _as_scanned(read_text_layer(page, 1, min_chars=1), box)
     assert read_sheet(scanned).sheet_number == "S-01"

@@ -87,13 +87,8 @@ async def _closer_title_block(
     # A scan's ruled lines are in its image; a page of drawn outlines has them listed.
     rules = text_layer.rules or await asyncio.to_thread(long_rules, page.png, page.zoom)
     for region in closer_regions(text_layer, turn, rules):
-        skip = read_already(text_layer.words)
-        words = await _ocr_region(
-            pdf, text_layer.page_number, region, turn, skip, settings, readers
-        )
-        if words:
-            text_layer = ocr_layer(text_layer.words + words, text_layer)
-            reading = await asyncio.to_thread(read, text_layer)
+        if closer := await _read_closer(pdf, text_layer, region, turn, read, settings, readers):
+            text_layer, reading = closer
             if reading.number:
                 break
     return text_layer, reading
@@ -109,8 +104,9 @@ async def _closer_title_cells(
 ) -> tuple[TextLayer, SheetReading]:
     """An OCR page that read a number but no title: its title block read closer, since the
     fields' labels (small print, often turned 90°) can be too small for the page image's
-    detector to see, and without them no cell is labelled. Only lines not read already are
-    added; kept when the page then reads a number and a title."""
+    detector to see, and without them no cell is labelled. A strip is read first as it is
+    (a margin would lower the closer resolution), then with the margin a box gets. Only
+    lines not read already are added; kept when the page then reads a number and a title."""
     text_layer, reading = read_so_far
     assert reading.region is not None
     # A turned view's region comes back corner to corner.
@@ -119,18 +115,30 @@ async def _closer_title_cells(
     margin = TITLE_BLOCK_MARGIN * min(text_layer.width, text_layer.height)
     around = Box(x0 - margin, y0 - margin, x1 + margin, y1 + margin)
     strip = x1 - x0 >= text_layer.width / 2 or y1 - y0 >= text_layer.height / 2
-    skip = read_already(text_layer.words)
     for region in (Box(x0, y0, x1, y1), around) if strip else (around,):
-        words = await _ocr_region(
-            pdf, text_layer.page_number, region, turn, skip, settings, readers
-        )
-        if not words:
-            continue
-        layer = ocr_layer(text_layer.words + words, text_layer)
-        again = await asyncio.to_thread(read, layer)
-        if again.number and again.title:
-            return layer, again
+        closer = await _read_closer(pdf, text_layer, region, turn, read, settings, readers)
+        if closer and closer[1].number and closer[1].title:
+            return closer
     return text_layer, reading
+
+
+async def _read_closer(
+    pdf: bytes,
+    text_layer: TextLayer,
+    region: Box,
+    turn: int,
+    read: Callable[[TextLayer], SheetReading],
+    settings: Settings,
+    readers: Readers,
+) -> tuple[TextLayer, SheetReading] | None:
+    """The page's words with the lines OCR reads closer in ``region`` that it had not read
+    added, and the reading of them; None when there were none."""
+    skip = read_already(text_layer.words)
+    words = await _ocr_region(pdf, text_layer.page_number, region, turn, skip, settings, readers)
+    if not words:
+        return None
+    layer = ocr_layer(text_layer.words + words, text_layer)
+    return layer, await asyncio.to_thread(read, layer)
 
 
 async def _closer_title(
