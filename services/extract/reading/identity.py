@@ -106,7 +106,8 @@ async def _closer_title_cells(
     fields' labels (small print, often turned 90°) can be too small for the page image's
     detector to see, and without them no cell is labelled. A strip is read first as it is
     (a margin would lower the closer resolution), then with the margin a box gets. Only
-    lines not read already are added; kept when the page then reads a number and a title."""
+    lines not read already are added; kept when the page then reads a number and a title
+    from its labelled title cell."""
     text_layer, reading = read_so_far
     assert reading.region is not None
     # A turned view's region comes back corner to corner.
@@ -117,9 +118,19 @@ async def _closer_title_cells(
     strip = x1 - x0 >= text_layer.width / 2 or y1 - y0 >= text_layer.height / 2
     for region in (Box(x0, y0, x1, y1), around) if strip else (around,):
         closer = await _read_closer(pdf, text_layer, region, turn, read, settings, readers)
-        if closer and closer[1].number and closer[1].title:
+        if closer and closer[1].number and _titled_by_its_field(closer[1]):
             return closer
     return text_layer, reading
+
+
+def _titled_by_its_field(reading: SheetReading) -> bool:
+    """Whether a reading's title is the value of a labelled title cell: what reading closer
+    is for; a title guessed where no label shows is worth no second look."""
+    ids = set(reading.title.word_ids) if reading.title else set()
+    return bool(ids) and any(
+        cell.field == "title" and cell.label and ids <= set(cell.value_ids)
+        for cell in reading.cells
+    )
 
 
 async def _read_closer(
