@@ -185,17 +185,17 @@ async def page_words(
     if wants_ocr and inked:
         words, turn, rules = await _ocr_words(pdf, page, settings, readers)
         if words:
-            # A page that is an image has its title block's walls in its pixels only.
-            return ocr_layer(words, text_layer, text_layer.rules or rules), turn
+            return ocr_layer(words, text_layer, rules), turn
     return text_layer, 0
 
 
 async def _ocr_words(
     pdf: bytes, page: RenderedPage, settings: Settings, readers: Readers
 ) -> tuple[list[Word], int, list[Box]]:
-    """OCR words of the page, how its text is turned, and the ruled lines of its image:
-    lines found on its image, read from a sharper render of the page (made in a bounded
-    child like the page's own render) in the frame its text runs in."""
+    """OCR words of the page, how its text is turned, and its ruled lines (a page that is an
+    image has them in its pixels only): lines found on its image, read from a sharper render
+    of the page (made in a bounded child like the page's own render) in the frame its text
+    runs in."""
     lines = await asyncio.to_thread(readers.ocr.find_lines, page.png, page.zoom)
     if not lines:
         return [], 0, []
@@ -206,7 +206,9 @@ async def _ocr_words(
     raster = await _area_raster(pdf, page, area, settings, readers.pages)
     turn = await asyncio.to_thread(readers.ocr.page_turn, raster, lines)
     words = await asyncio.to_thread(readers.ocr.read_lines, raster, lines, turn)
-    return words, turn, await asyncio.to_thread(image_rules, raster)
+    # A page of drawn outlines has its walls listed already; only an image is searched.
+    drawn = page.text_layer.rules
+    return words, turn, drawn or await asyncio.to_thread(image_rules, raster)
 
 
 async def _area_raster(
