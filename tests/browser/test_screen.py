@@ -96,6 +96,10 @@ def test_a_reviewer_opens_a_set_zooms_a_sheet_and_corrects_it(screen: ScreenStac
         rows = page.locator("#sheets tbody tr")
         assert rows.count() == report["page_count"]
         looked_at(page, "set", viewport)
+        first = rows.first.get_by_role("link").inner_text()
+        page.get_by_label("Order").select_option("desc")  # a select filters as it changes
+        page.wait_for_url(re.compile("order=desc"))
+        assert rows.first.get_by_role("link").inner_text() != first
         page.get_by_role("searchbox", name="Find").fill("floor")
         page.wait_for_function("document.querySelectorAll('#sheets tbody tr').length === 1")
         assert "q=floor" in page.url  # the filter is in the URL a person can share
