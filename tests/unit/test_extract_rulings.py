@@ -1,9 +1,11 @@
 """The ruled lines of a page's drawing, and the title-block cells they make."""
 
+import numpy
 import pymupdf
 
 from services.extract.reading.rulings import image_rules
 from services.extract.reading.textlayer import read_text_layer
+from shared.contracts.interfaces import Raster
 from shared.ocr.engine import render_area
 from shared.pagetext import Box
 from shared.sheet import read_title_block
@@ -110,3 +112,17 @@ def test_a_page_image_has_the_rules_its_drawing_has():
         assert _near(rules, edge, slack)
     assert _near(rules, (1000, 1050, 1100, 1050), slack)
     assert len(rules) == 7
+
+
+def test_a_faint_line_is_a_wall_on_white_and_on_grey_paper():
+    """A thin line a JPEG left light grey is a wall on white paper, and the same contrast on
+    a scan's grey paper too; the paper itself, however grey, is none."""
+    pixels = numpy.full((400, 400), 255, numpy.uint8)
+    pixels[100, 20:380] = 185  # light grey, as a 150 dpi JPEG keeps a hairline
+    pixels[20:380, 300] = 185
+    grey = (pixels.astype(int) - 60).astype(numpy.uint8)  # the same sheet on grey paper
+    for sheet in (pixels, grey):
+        rules = image_rules(Raster(sheet, zoom=4.0, x0=0.0, y0=0.0))
+        assert _near(rules, (5, 25, 95, 25), 1.0)
+        assert _near(rules, (75, 5, 75, 95), 1.0)
+        assert len(rules) == 2

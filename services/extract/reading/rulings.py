@@ -30,9 +30,9 @@ JOIN_GAP = 1.5
 # Enough walls for any title block; past this only the longest are kept.
 MAX_RULES = 4000
 
-# Pixels darker than this are ink in a page image (a scan's paper may be grey; a JPEG's
-# thin lines come out mid-grey).
-INK_LEVEL = 160
+# Pixels this much darker than the paper are ink in a page image: a JPEG's thin line comes
+# out mid-grey (130-200 on white), and a scan's paper may itself be grey.
+INK_CONTRAST = 55
 
 Piece = tuple[float, float, float]  # where it stands across, where it starts and ends along
 
@@ -70,7 +70,7 @@ def image_rules(raster: Raster) -> list[Box]:
     kept as ``ruled_lines`` keeps a drawing's, in the raster's page points."""
     if raster.pixels.size == 0:
         return []
-    ink = (raster.pixels < INK_LEVEL).astype(numpy.uint8)
+    ink = (raster.pixels < _paper(raster.pixels) - INK_CONTRAST).astype(numpy.uint8)
     zoom, length = raster.zoom, max(3, round(MIN_WALL * raster.zoom))
     found: list[list[Piece]] = []
     for kernel in (numpy.ones((1, length), numpy.uint8), numpy.ones((length, 1), numpy.uint8)):
@@ -92,6 +92,11 @@ def image_rules(raster: Raster) -> list[Box]:
                 )
         found.append(pieces)
     return _rules(*found)
+
+
+def _paper(pixels: "numpy.ndarray") -> int:
+    """The paper's grey: what most of a drawing's page is (a sample is enough)."""
+    return int(numpy.median(pixels[::8, ::8]))
 
 
 def _rules(horizontal: list[Piece], vertical: list[Piece]) -> list[Box]:
