@@ -84,3 +84,18 @@ def test_a_path_of_several_lines_shows_its_own_widening():
     found = sorted(v.box for v in _boxes(page) if v.stroked)
     assert [(round(b.y0, 1), round(b.y1, 1)) for b in found] == [(100, 100), (200, 200)]
     assert all(abs(b.x0 - 100) < 0.1 and abs(b.x1 - 400) < 0.1 for b in found)
+
+
+def test_a_widened_line_not_flagged_a_rectangle_is_a_line_again():
+    """A drawing read back from SVG can come with its straight lines unflagged and widened in
+    its own units (a 1.3 pt line in a 31 pt box): the render shows ink along the box's middle,
+    so it is the line where it is drawn."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    page.draw_line((100, 100), (100, 500), width=1.3)
+    display = page.get_displaylist()
+    render = PageRender(display.get_pixmap(matrix=pymupdf.Matrix(2, 2), alpha=False), 2.0)
+    widened = (84.4, 84.4, 115.6, 515.6, vectors._STROKED)  # stroked, no rectangle flag
+    [line] = vectors._unwidened([widened], render, 0.0)
+    assert abs(line.box.x0 - 100) < 0.5 and abs(line.box.x1 - 100) < 0.5
+    assert abs(line.box.y0 - 100) < 0.5 and abs(line.box.y1 - 500) < 0.5

@@ -39,8 +39,9 @@ _LINE_BOX = 3.0
 _SAME_WIDENING = 1e-3
 # A box of a path that shows no widening, this thick (points), may be a widened line or a
 # rectangle: the render decides. Thinner, the two readings make walls a hair apart (one);
-# thicker, no line is widened that much.
-_UNSURE_BOX = (6.0, 30.0)
+# thicker, no line is widened that much (a drawing read back from SVG widens its 1.3 pt
+# lines to 31 pt boxes: the widening is in the path's own units).
+_UNSURE_BOX = (6.0, 40.0)
 # Points along such a box the render is read at, and the darkness (0-255) that is ink.
 _SAMPLES = 9
 _INK = 24
@@ -181,7 +182,9 @@ def _unwidened(raw: list[Raw], render: PageRender, shortest: float) -> list[Vect
                 seen.append(by)
             else:
                 rest.append(len(out))
-                if flags & _RECTANGLE and _UNSURE_BOX[0] <= thickness <= _UNSURE_BOX[1]:
+                # Not only a piece flagged a rectangle: paths MuPDF reads from other
+                # sources (an SVG drawing) flag no straight piece as one.
+                if _UNSURE_BOX[0] <= thickness <= _UNSURE_BOX[1]:
                     unsure.append(len(out))
             out.append(VectorBox(_shrunk(x0, y0, x1, y1, by), True, bool(flags & _RECTANGLE)))
         path = []
