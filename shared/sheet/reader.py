@@ -863,7 +863,7 @@ def _stamp_cell_title(
             if cell.label is None and cell.value_ids and beside and level:
                 runs = {id(r): r for i in cell.value_ids if (r := view.run_of_word.get(i))}
                 inside = list(runs.values())
-                found = _clean_title(view, _stack(view, inside, inside), number)
+                found = _clean_title(view, _stack(inside, inside), number)
                 if found[0] and _words_like(found[0]):
                     return found
     return None, ()
@@ -889,7 +889,7 @@ def _cell_title(
         runs = {id(run): run for i in cell.value_ids if (run := view.run_of_word.get(i))}
         inside = list(runs.values())
         ids = set(cell.value_ids)
-        stacked = tuple(i for i in _stack(view, inside, inside) if i in ids)
+        stacked = tuple(i for i in _stack(inside, inside) if i in ids)
         found = _clean_title(view, stacked, number)
         if found[0] and _words_like(found[0]):
             return found
@@ -999,7 +999,7 @@ def _labelled_title(
     cell = view.cell(label.box.centre)
     # Unruled, a title's last lines may run past the reach of its label.
     pool = runs if cell else [r for r in view.aligned if r.box.y0 >= label.box.y0 and usable(r)]
-    return _clean_title(view, _stack(view, runs, pool), number)
+    return _clean_title(view, _stack(runs, pool), number)
 
 
 def _stamp_title(
@@ -1055,7 +1055,7 @@ def _title_near(
         for box in (cell, view.cell_above(cell)):
             inside = [r for r in view.runs if box and box.contains(r.box.centre) and usable(r)]
             if inside:
-                return _clean_title(view, _stack(view, inside, inside), number)
+                return _clean_title(view, _stack(inside, inside), number)
     h, w = y1 - y0, x1 - x0
     rows = [
         r
@@ -1076,7 +1076,7 @@ def _title_near(
             and usable(r)
         ]
     if near:
-        return _clean_title(view, _stack(view, near, [r for r in view.runs if usable(r)]), number)
+        return _clean_title(view, _stack(near, [r for r in view.runs if usable(r)]), number)
     return _clean_title(view, _left_block(view, number, usable), number)
 
 
@@ -1097,7 +1097,7 @@ def _left_block(view: View, number: _Number, usable: Callable[[Run], bool]) -> t
     ]
     stacks: list[list[Run]] = []
     for run in sorted(pool, key=lambda r: r.box.y0):
-        home = next((st for st in stacks if any(_stacked(view, run, m) for m in st)), None)
+        home = next((st for st in stacks if any(_stacked(run, m) for m in st)), None)
         if home is None:
             stacks.append([run])
         else:
@@ -1145,9 +1145,9 @@ def _is_status(text: str) -> bool:
     return bool(words) and set(words) <= _STATUS_WORDS and bool(_STATUS_CORE & set(words))
 
 
-def _stack(view: View, seeds: list[Run], pool: list[Run]) -> tuple[int, ...]:
+def _stack(seeds: list[Run], pool: list[Run]) -> tuple[int, ...]:
     """The word ids of the largest seed and the lines of ``pool`` stacked with it: similar
-    size, close above or below, overlapping it across, in one ruled cell; top to bottom."""
+    size, close above or below, overlapping it across; top to bottom."""
     if not seeds:
         return ()
     top = max(seeds, key=lambda r: r.size)
@@ -1158,7 +1158,7 @@ def _stack(view: View, seeds: list[Run], pool: list[Run]) -> tuple[int, ...]:
     while grown:
         grown = False
         for run in list(rest):
-            if any(_stacked(view, run, member) for member in stack):
+            if any(_stacked(run, member) for member in stack):
                 stack.append(run)
                 rest.remove(run)
                 grown = True
@@ -1166,21 +1166,12 @@ def _stack(view: View, seeds: list[Run], pool: list[Run]) -> tuple[int, ...]:
     return tuple(i for run in stack for i in run.ids)
 
 
-def _stacked(view: View, a: Run, b: Run) -> bool:
-    if _walled_apart(view, a, b):
-        return False
+def _stacked(a: Run, b: Run) -> bool:
     low, high = sorted((max(a.size, 1e-6), max(b.size, 1e-6)))
     if high / low > (OCR_SIZE_RATIO if read_by_ocr(a) or read_by_ocr(b) else STACK_SIZE_RATIO):
         return False
     gap = max(a.box.y0 - b.box.y1, b.box.y0 - a.box.y1)
     return gap <= STACK_GAP * max(a.box.height, b.box.height) and a.box.overlap_x(b.box) > 0
-
-
-def _walled_apart(view: View, a: Run, b: Run) -> bool:
-    """Whether a ruled wall stands between two lines (each in a ruled cell, not the same):
-    a value never crosses a cell's wall, however close OCR's tall boxes bring the lines."""
-    cell_a, cell_b = view.cell(a.box.centre), view.cell(b.box.centre)
-    return cell_a is not None and cell_b is not None and cell_a != cell_b
 
 
 def _clean_title(

@@ -94,39 +94,6 @@ def test_a_headings_short_line_no_larger_than_the_count_stays_in_the_title():
     assert (reading.number, reading.title) == ("3", "FINAL MAP OF SAMPLE SUBDIVISION")
 
 
-def test_a_wall_between_lines_ocr_boxes_bring_together_parts_them():
-    """A title column beside a boxed number, the project's title in the cell above a wall and
-    the sheet's title in the cell below it, no label read: OCR's boxes, twice as tall as the
-    print, close the gap between the two, but the wall keeps the project's lines out of the
-    sheet's title."""
-    x0, x1, top, wall, bottom = 980.0, 1160.0, 690.0, 745.0, 768.0
-    rules = [
-        Box(x0, top, 1200, top),
-        Box(x0, wall, x1, wall),
-        Box(x0, bottom, 1200, bottom),
-        Box(x0, top, x0, bottom),
-        Box(x1, top, x1, bottom),
-        Box(1200, top, 1200, bottom),
-        Box(x1, 700, 1200, 700),
-        Box(x1, 726, 1200, 726),
-    ]
-    words = [
-        *_notes(),
-        _word("SR", 1040, 695, 1055, 716),
-        _word("167", 1058, 695, 1080, 716),
-        _word("NEW", 1030, 710, 1052, 731),
-        _word("EXPRESSWAY", 1055, 710, 1125, 731),
-        _word("LOOP", 1040, 724, 1070, 745),
-        _word("ROAD", 1073, 724, 1100, 745),
-        _word("COMMUNICATION", 995, 746, 1080, 767),
-        _word("DIAGRAM", 1083, 746, 1130, 767),
-        _word("TSDE02", 1163, 703, 1198, 724),
-    ]
-    layer = ocr_text_layer(words, 1, W, H, rules=rules)
-    reading = read_title_block(layer)
-    assert (reading.number, reading.title) == ("TSDE02", "COMMUNICATION DIAGRAM")
-
-
 def test_a_number_on_two_lines_of_its_box_is_one_number_in_ocr_sizes():
     """ "SC20" over "-02T" in a small box at the sheet's corner: OCR's box of the dashed line
     is a quarter shorter than the first's (13 pt against 18), as a shorter line's is; it is
