@@ -182,8 +182,8 @@ def _unwidened(raw: list[Raw], render: PageRender, shortest: float) -> list[Vect
                 seen.append(by)
             else:
                 rest.append(len(out))
-                # Not only a piece flagged a rectangle: paths MuPDF reads from other
-                # sources (an SVG drawing) flag no straight piece as one.
+                # Not only a piece flagged a rectangle: MuPDF leaves some straight pieces
+                # unflagged (seen on a CAD sheet read back from SVG).
                 if _UNSURE_BOX[0] <= thickness <= _UNSURE_BOX[1]:
                     unsure.append(len(out))
             out.append(VectorBox(_shrunk(x0, y0, x1, y1, by), True, bool(flags & _RECTANGLE)))
