@@ -42,6 +42,8 @@ _SAME_WIDENING = 1e-3
 # thicker, no line is widened that much (a drawing read back from SVG widens its 1.3 pt
 # lines to 31 pt boxes: the widening is in the path's own units).
 _UNSURE_BOX = (6.0, 40.0)
+# An unflagged piece's box at least this many times as long as it is thick may be a line.
+_WALL_LIKE = 8
 # Points along such a box the render is read at, and the darkness (0-255) that is ink.
 _SAMPLES = 9
 _INK = 24
@@ -182,9 +184,10 @@ def _unwidened(raw: list[Raw], render: PageRender, shortest: float) -> list[Vect
                 seen.append(by)
             else:
                 rest.append(len(out))
-                # Not only a piece flagged a rectangle: MuPDF leaves some straight pieces
-                # unflagged (seen on a CAD sheet read back from SVG).
-                if _UNSURE_BOX[0] <= thickness <= _UNSURE_BOX[1]:
+                # MuPDF leaves some straight pieces unflagged (seen on a CAD sheet read back
+                # from SVG): those long enough to be a wall are asked too, not a curve's box.
+                long = max(wide, tall) >= _WALL_LIKE * thickness
+                if (flags & _RECTANGLE or long) and _UNSURE_BOX[0] <= thickness <= _UNSURE_BOX[1]:
                     unsure.append(len(out))
             out.append(VectorBox(_shrunk(x0, y0, x1, y1, by), True, bool(flags & _RECTANGLE)))
         path = []
