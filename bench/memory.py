@@ -3,6 +3,11 @@ extractor); the resident memory (RSS, children included) of every service and se
 process after each job; growth from the end of the warm-up (job 5) to the end.
 
     python -m bench.memory [--jobs 30] [--pages 5] [--warmup 5] [--scanned-every 0]
+    python -m bench.memory --corpus-rounds 3
+
+With ``--corpus-rounds`` the jobs are the corpus's sets of at most 12 pages (the soak's), all
+of them once a round: memory that a new set's content fills (caches, the largest page seen so
+far) stops growing after the first round, memory that grows with jobs goes on growing.
 
 Bounded means: no service grew by more than ``max(LIMIT_MB, LIMIT_SHARE x its warm RSS)``
 after warm-up. Last line: ``RESULT memory_growth_max_pct <largest service growth, %>``.
@@ -20,6 +25,7 @@ from bench.common import (
     run_job,
     services,
 )
+from bench.soak import corpus_sets
 from bench.synthetic import set_bytes
 from sheetflow.services import SERVICES
 
@@ -56,31 +62,50 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--pages", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=5, help="jobs before the reference sample")
     parser.add_argument("--scanned-every", type=int, default=0, help="k: every k-th sheet a scan")
+    parser.add_argument(
+        "--corpus-rounds", type=int, default=0, help="n: the corpus's small sets, n times over"
+    )
     return parser.parse_args(argv)
+
+
+def jobs_to_run(args: argparse.Namespace) -> list[tuple[str, bytes, int]]:
+    """(name, PDF, pages) of every job in order; with corpus rounds, ``--jobs`` and
+    ``--warmup`` become the rounds' (warm is the end of the first round)."""
+    if not args.corpus_rounds:
+        pdf = set_bytes(args.pages, scanned_every=args.scanned_every or None)
+        return [(f"synthetic {args.pages} pages", pdf, args.pages)] * args.jobs
+    sets = corpus_sets()
+    args.jobs, args.warmup = args.corpus_rounds * len(sets), len(sets)
+    return sets * args.corpus_rounds
 
 
 def main() -> None:
     args = parse_args()
+    if args.corpus_rounds == 1:
+        raise SystemExit("--corpus-rounds needs at least 2: the first round is the warm-up")
+    jobs = jobs_to_run(args)
     if not 1 <= args.warmup < args.jobs:
         raise SystemExit("--warmup must be at least 1 and below --jobs")
-    pdf = set_bytes(args.pages, scanned_every=args.scanned_every or None)
     samples: list[dict[str, float]] = []
     with embedded_servers("memory") as servers:
         settings = isolated(servers.settings)
         with services(settings, extract_workers=1) as running:
             watched = [*running.procs, *servers.processes]
-            for job in range(1, args.jobs + 1):
+            for job, (name, pdf, pages) in enumerate(jobs, start=1):
                 report, seconds = asyncio.run(run_job(settings, pdf))
-                if report.status != "complete" or not report_pages_ok(report, args.pages):
+                if report.status != "complete" or not report_pages_ok(report, pages):
                     failed = report.summary.failed_pages
-                    raise RuntimeError(f"job {job} is missing pages: {failed}")
+                    raise RuntimeError(f"job {job} ({name}) is missing pages: {failed}")
                 samples.append({kind(p.name): rss_mb(p) for p in watched})
                 row = "  ".join(f"{name} {mb:.0f}" for name, mb in samples[-1].items())
                 print(f"  job {job:>2} ({seconds:4.1f} s) RSS MB: {row}", flush=True)
 
     warm, end = samples[args.warmup - 1], samples[-1]
+    what = f"{args.pages} sheets"
+    if args.corpus_rounds:
+        what = f"the corpus's small sets, {args.corpus_rounds} rounds"
     print(
-        f"{args.jobs} jobs of {args.pages} sheets in a row; "
+        f"{args.jobs} jobs of {what} in a row; "
         f"RSS after job {args.warmup} (warm) vs job {args.jobs} (end)"
     )
     print(

@@ -3,7 +3,9 @@
 import asyncio
 import functools
 import threading
+import time
 from collections import OrderedDict
+from collections.abc import Callable
 
 import pymupdf
 
@@ -11,28 +13,46 @@ from shared.contracts.interfaces import Bucket
 
 
 class SourceCache:
-    """Keeps the most recent source PDFs in memory, bounded by total size."""
+    """Keeps the most recent source PDFs in memory, bounded by total size; a source no page
+    asked for in ``idle_s`` is let go, since its job is done or stalled (kept until the
+    size bound, a worker's memory grew with every job it had seen)."""
 
-    def __init__(self, store: Bucket, max_bytes: int = 512 * 1024 * 1024) -> None:
+    def __init__(
+        self,
+        store: Bucket,
+        max_bytes: int = 512 * 1024 * 1024,
+        idle_s: float = 120.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._store = store
         self._max_bytes = max_bytes
-        self._items: OrderedDict[str, bytes] = OrderedDict()
+        self._idle_s = idle_s
+        self._clock = clock
+        self._items: OrderedDict[str, tuple[bytes, float]] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
 
     async def get(self, key: str) -> bytes:
         if key in self._items:
             self._items.move_to_end(key)
-            return self._items[key]
+            self._items[key] = (self._items[key][0], self._clock())
+            self._evict()
+            return self._items[key][0]
         lock = self._locks.setdefault(key, asyncio.Lock())
         async with lock:  # concurrent pages of one job download it once
             if key not in self._items:
-                self._items[key] = await self._store.get_bytes(key)
-                self._evict()
+                self._items[key] = (await self._store.get_bytes(key), self._clock())
+            self._evict()
         self._locks.pop(key, None)
-        return self._items[key]
+        return self._items[key][0]
 
     def _evict(self) -> None:
-        while len(self._items) > 1 and sum(map(len, self._items.values())) > self._max_bytes:
+        """The least recently used first while over the size, and every idle one; the
+        newest is always kept."""
+        stale = self._clock() - self._idle_s
+        while len(self._items) > 1:
+            _, used = next(iter(self._items.values()))
+            if used >= stale and sum(len(d) for d, _ in self._items.values()) <= self._max_bytes:
+                break
             self._items.popitem(last=False)
 
 
