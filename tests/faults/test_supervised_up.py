@@ -176,6 +176,9 @@ def test_kill_9_of_up_ends_everything_it_started_and_up_starts_again(tmp_path: P
     try:
         wait_api_ready(first, api)
         wait_for(lambda: page_readers_started(first), 60, "the page readers")
+        # `up` writes it once the API is ready and the registers are restored (slow on a
+        # loaded machine), as it says ready.
+        wait_for((data_dir / "endpoints.json").exists, 60, "up's endpoints.json")
         started = {
             p.pid: p.create_time() for p in psutil.Process(first.pid).children(recursive=True)
         }

@@ -4,7 +4,10 @@ has seen."""
 
 import asyncio
 
-from shared.pdf.sources import SourceCache
+import pymupdf
+import pytest
+
+from shared.pdf.sources import OPEN_DOCUMENTS, SourceCache, open_pdf
 from tests.support.fakes import MemoryBucket
 
 
@@ -82,3 +85,28 @@ def test_the_newest_source_is_kept_whatever_its_size():
 
     asyncio.run(run())
     assert bucket.reads == ["big"]
+
+
+def _pdf(text: str) -> bytes:
+    with pymupdf.open() as doc:
+        doc.new_page().insert_text((72, 72), text)
+        return doc.tobytes()
+
+
+def test_documents_stay_open_for_the_jobs_in_flight_and_the_store_is_emptied_of_one_let_go(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """Pages of a job get the one open document; opening one past ``OPEN_DOCUMENTS`` lets
+    the least recently used go and empties MuPDF's store of what it had decoded."""
+    shrunk: list[int] = []
+    monkeypatch.setattr(pymupdf.TOOLS, "store_shrink", shrunk.append)
+    sources = [_pdf(f"job {n}") for n in range(OPEN_DOCUMENTS + 1)]
+    first = [open_pdf(pdf) for pdf in sources[:OPEN_DOCUMENTS]]
+    shrunk.clear()  # documents other tests left open were let go on the way
+    assert open_pdf(sources[1]) is first[1]
+    assert not shrunk
+    open_pdf(sources[-1])  # the least recently used, job 0, goes
+    assert shrunk == [100]
+    assert open_pdf(sources[1]) is first[1]
+    assert open_pdf(sources[0]) is not first[0]
+    assert open_pdf(sources[0]).load_page(0).get_text().strip() == "job 0"
