@@ -30,10 +30,11 @@ pytestmark = [
     pytest.mark.xdist_group("corpus_identity"),
     pytest.mark.timeout(1200),
 ]
-# Shares of the manifest's labelled pages read right today (82/82 numbers, 81/82 titles),
-# less a page.
+# Shares of the manifest's labelled pages read right today (82/82 numbers, 79/82 titles),
+# less a page. Two scans and an outlined page have no title field: the title their largest
+# OCR'd text beside the number would give is not taken (a coin toss on OCR words).
 NUMBERS_RIGHT = 0.98
-TITLES_RIGHT = 0.97
+TITLES_RIGHT = 0.95
 # Wrong titles, a share of the manifest's pages: today's (the goal is none).
 WRONG_TITLES = 0.02
 # On the pages with a usable text layer (the scans wait for OCR to improve).

@@ -3,10 +3,14 @@ stacked closer than the boxes are tall, handwriting across a printed line, a hea
 line printed no larger than the sheet count under it."""
 
 import pymupdf
+import pytest
 
 from services.extract.reading.textlayer import ocr_text_layer, read_text_layer
 from shared.pagetext import Box, Word
+from shared.pagetext.layout import laid_out
+from shared.pagetext.model import WordOrigin
 from shared.sheet import read_title_block
+from shared.sheet.reader import GUESS_ON_OCR, LARGEST_BESIDE
 
 W, H = 1224.0, 792.0
 
@@ -107,3 +111,24 @@ def test_a_number_on_two_lines_of_its_box_is_one_number_in_ocr_sizes():
     ]
     reading = read_title_block(ocr_text_layer(words, 1, W, H, rules=rules))
     assert reading.number == "SC20-02T"
+
+
+@pytest.mark.parametrize("origin", ["pdf", "ocr"])
+def test_a_title_guessed_by_size_is_taken_from_a_text_layer_never_from_ocr(origin: WordOrigin):
+    """No title field, only the largest line beside the number: the page's own text layer
+    names it the title; read by OCR, whose sizes are box heights, the page abstains and
+    says why."""
+    words = [
+        *(w.model_copy(update={"origin": origin}) for w in _notes()),
+        Word(text="GROUND FLOOR PLAN", bbox=Box(1000, 700, 1150, 716), size=16, origin=origin),
+        Word(text="A-201", bbox=Box(1100, 730, 1180, 760), size=30, origin=origin),
+    ]
+    layer = laid_out(
+        words=words, page_number=1, width=W, height=H, source=origin, has_text_layer=origin == "pdf"
+    )
+    reading = read_title_block(layer)
+    assert reading.number == "A-201"
+    if origin == "pdf":
+        assert (reading.title, reading.title_how) == ("GROUND FLOOR PLAN", LARGEST_BESIDE)
+    else:
+        assert (reading.title, reading.title_words, reading.title_how) == (None, (), GUESS_ON_OCR)
