@@ -73,8 +73,8 @@ def open_pdf(pdf: bytes) -> pymupdf.Document:
     keeps). Callers use it under ``PDF_LOCK`` and must not close it.
 
     When a document is let go, MuPDF's store of what it decoded (fonts, images: up to
-    256 MB, shrunk only when full) is emptied: it would otherwise hold on to the resources
-    of every document a worker has seen (+100 MB over 60 corpus jobs in verify)."""
+    256 MB, shrunk only when full) is emptied: it held on to the resources of every document
+    a process had seen (rendering the corpus three times: 332, 419, 432 MB; emptied: 316)."""
     doc = _open.get(pdf)
     if doc is not None:
         _open.move_to_end(pdf)
