@@ -21,8 +21,8 @@ from tests.support.stack import stack
 
 pytestmark = pytest.mark.slow
 
-# Enough pages that the intake is still announcing them when the freeze lands, however slow
-# the test's own wait for the job record is on a loaded machine (400 was caught at load 14).
+# Enough pages that the intake is still announcing them when the freeze lands (400 were all
+# announced before it once, at load 14, when the wait for the job record began late).
 PAGES = 1200
 INTAKE_TIMEOUT_S = 3.0
 
@@ -59,8 +59,13 @@ async def test_readyz_fails_while_nats_is_frozen_and_a_refused_upload_keeps_noth
     settings = settings.model_copy(update=update)
     with stack(settings, "ingest") as s:
         assert readyz(s.api).status_code == 200
-        upload = asyncio.create_task(asyncio.to_thread(s.upload, light_set()))
-        await asyncio.wait_for(first_kv_key("job")(settings), timeout=60)
+        # The watch is on before the upload starts: the freeze lands within moments of the
+        # job record, long before 1,200 pages are announced, however loaded the machine.
+        watching, pdf = asyncio.Event(), light_set()
+        recorded = asyncio.create_task(first_kv_key("job", watching=watching)(settings))
+        await asyncio.wait_for(watching.wait(), timeout=60)
+        upload = asyncio.create_task(asyncio.to_thread(s.upload, pdf))
+        await asyncio.wait_for(recorded, timeout=60)
         assert servers.nats is not None
         with frozen(servers.nats):
             refused = await upload
