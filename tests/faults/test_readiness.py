@@ -62,7 +62,7 @@ async def test_readyz_fails_while_nats_is_frozen_and_a_refused_upload_keeps_noth
         # The watch is on before the upload starts: the freeze lands within moments of the
         # job record, long before 1,200 pages are announced, however loaded the machine.
         watching, pdf = asyncio.Event(), light_set()
-        recorded = asyncio.create_task(first_kv_key("job", watching=watching)(settings))
+        recorded = asyncio.ensure_future(first_kv_key("job", watching=watching)(settings))
         await asyncio.wait_for(watching.wait(), timeout=60)
         upload = asyncio.create_task(asyncio.to_thread(s.upload, pdf))
         await asyncio.wait_for(recorded, timeout=60)
