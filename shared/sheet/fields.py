@@ -206,7 +206,29 @@ def read_fields(layer: TextLayer) -> dict[str, Value]:
                 found[label.field] = (rank, value)
         if found.get("revision", (None, None))[1] is None and (mark := _revision_table(view)):
             found["revision"] = ((9, 0, 0.0), mark)
-    return {name: value for name, (_, value) in found.items() if value is not None}
+    fields = {name: value for name, (_, value) in found.items() if value is not None}
+    if "scale" not in found and (scale := _drawings_scale(layer)):
+        fields["scale"] = scale
+    return fields
+
+
+def _drawings_scale(layer: TextLayer) -> Value | None:
+    """The scale a sheet's drawings print, for a title block with no scale field: a scale
+    printed as a line of its own (under a view's title: "1/8\" = 1'-0\"") or after a label
+    anywhere ("SCALE: 1:50"), where every such scale on the sheet is one. Views at several
+    scales give none: the sheet has no one scale to name."""
+    printed: dict[str, Value] = {}
+    for view in views(layer):
+        scales = [Value(run.text, run.ids) for run in view.aligned if is_scale(run.text)]
+        scales += [
+            value
+            for label in _labels(view)
+            if label.field == "scale" and (value := _shaped("scale", view, label.rest))
+        ]
+        for value in scales:
+            if any(ch.isdigit() for ch in value.text):  # a ratio, not "AS SHOWN"
+                printed.setdefault("".join(value.text.split()).upper(), value)
+    return next(iter(printed.values())) if len(printed) == 1 else None
 
 
 def title_block_fields(layer: TextLayer) -> list[TitleField]:

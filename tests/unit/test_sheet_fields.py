@@ -173,6 +173,23 @@ def test_the_page_reading_has_every_labelled_field_with_its_words():
     assert values([(X, 1480, "ISSUE DATE: 05/14/2024", 9)]) == {"issue_date": "05/14/2024"}
 
 
+def test_a_title_block_without_a_scale_field_takes_the_one_scale_its_views_print():
+    """A block with no scale field: the scale printed under every view's title, when the
+    views print one; views at two scales, or only "AS SHOWN", give none; a block's empty
+    SCALE field stays empty whatever the views print."""
+    views = [(400, 900, "FIRST FLOOR PLAN", 18), (400, 920, '1/8" = 1\'-0"', 10)]
+    views += [(1300, 900, "SECOND FLOOR PLAN", 18), (1300, 920, '1/8" = 1\'-0"', 10)]
+    block = [(X, 1600, "SHEET", 8), (X, 1680, "A-101", 40)]
+    assert values(views + block) == {"scale": '1/8" = 1\'-0"'}
+    labelled = [(400, 900, "DETAIL 3", 18), (400, 920, "SCALE: 1:20", 10)]
+    assert values(labelled + block) == {"scale": "1:20"}
+    two = [*views[:3], (1300, 920, '1/4" = 1\'-0"', 10)]
+    assert values(two + block) == {}
+    assert values([(400, 920, "AS SHOWN", 10), *block]) == {}
+    empty_field = [(X, 1500, "SCALE:", 8), (X, 1520, "-", 12)]
+    assert values(views + empty_field + block) == {}
+
+
 def test_a_scale_printed_feet_first_is_a_scale():
     """ "1'=1/8"" (a foot to an eighth of an inch, the usual scale written the other way
     round) is the title block's scale."""
