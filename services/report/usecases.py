@@ -2,8 +2,10 @@
 write its report and announce it, once."""
 
 import asyncio
+import contextlib
 import json
 import logging
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -101,7 +103,7 @@ async def maybe_finish(io: Collaborators, job_id: str, terminal: dict[int, str])
         return
     if job.announced or not all(n in terminal for n in range(1, job.page_count + 1)):
         return
-    async with io.finishing.setdefault(job_id, asyncio.Lock()):
+    async with _finishing(io, job_id):
         job = await io.jobs.get_job(job_id)
         if job and not job.finished_at:
             terminal = await io.terminal.all(job_id)
@@ -110,7 +112,6 @@ async def maybe_finish(io: Collaborators, job_id: str, terminal: dict[int, str])
             # call here again.
             wait_s = io.settings.report_cell_wait_s
             if await ask_for_cells(io.bucket, io.publisher, io.cell_waits, job, outcomes, wait_s):
-                io.finishing.pop(job_id, None)
                 return
             job = await write_report(io, job, terminal, outcomes)
             await io.cell_waits.done(job_id)
@@ -118,7 +119,17 @@ async def maybe_finish(io: Collaborators, job_id: str, terminal: dict[int, str])
             # Announced only once the report can be fetched; a crash before this line
             # leaves announced false, so the redelivered event announces it.
             await announce(io, job)
-    io.finishing.pop(job_id, None)
+
+
+@contextlib.asynccontextmanager
+async def _finishing(io: Collaborators, job_id: str) -> AsyncIterator[None]:
+    """One finisher of a job at a time in this process; its lock let go however the
+    finishing ends (an outage's exception included)."""
+    try:
+        async with io.finishing.setdefault(job_id, asyncio.Lock()):
+            yield
+    finally:
+        io.finishing.pop(job_id, None)
 
 
 async def _outcome(
@@ -386,7 +397,7 @@ async def revise(io: Collaborators, job_id: str) -> None:
     """A person corrected or reviewed something: rebuild the finished job's report with
     every review record so far (its revision is one more than their count) and announce it.
     A job not finished yet gets them in its first report."""
-    async with io.finishing.setdefault(job_id, asyncio.Lock()):
+    async with _finishing(io, job_id):
         job = await io.jobs.get_job(job_id)
         if job is None or not job.finished_at:
             return
@@ -395,4 +406,3 @@ async def revise(io: Collaborators, job_id: str) -> None:
             job = await write_report(io, job, await io.terminal.all(job_id))
         if job and job.announced_revision < job.report_revision:
             await announce(io, job)
-    io.finishing.pop(job_id, None)

@@ -225,6 +225,7 @@ async def test_an_outage_between_writing_and_announcing_is_finished_by_the_redel
     written = rig.bucket.objects[REPORT_KEY]
     job = await rig.record()
     assert job.finished_at and not job.announced and rig.announcements() == []
+    assert rig.io().finishing == {}  # the job's lock let go despite the outage
 
     await on_verified(rig.io(), event)
     assert rig.bucket.objects[REPORT_KEY] == written
