@@ -396,7 +396,7 @@ def _labelled_values(view: View, anywhere: bool = False) -> Iterator[tuple[_Labe
         # A person's field holds the nearest text or nothing: any text far enough to pass
         # an empty field has a name's shape too.
         for run in runs[:1] if label.field in _PERSON_FIELDS else runs:
-            if value := _shaped(label.field, view, run.ids):
+            if value := _shaped(label.field, view, _value_words(view, run)):
                 found = value
                 if label.field in ("project_name", "sheet_title"):
                     found = _stacked_name(view, run, value, label_runs)
@@ -455,6 +455,18 @@ def _field_runs(view: View, label: _Label, labels: list[_Label], label_runs: set
     nearest += [r for _, r in sorted(under, key=lambda dr: dr[0])]
     nearest += [r for _, r in sorted(past, key=lambda dr: dr[0])]
     return [r for r in nearest if not _is_other_label(view, r)]
+
+
+def _value_words(view: View, run: Run) -> tuple[int, ...]:
+    """A run's words; for a word printed across the view (beside a label turned 90°), the
+    words of its own printed line that share its ruled cell."""
+    line = view.crossing.get(run.ids[0]) if run.line_id < 0 else None
+    if line is None:
+        return run.ids
+    cell = view.cell(run.box.centre)
+    if cell is None:
+        return line
+    return tuple(i for i in line if cell.contains(view.box_of((i,)).centre))
 
 
 def _holds_only(view: View, cell: Box, line: Run) -> bool:

@@ -85,6 +85,10 @@ class View:
     vertical: list[Rule]  # at x, from y0 to y1
     typical_size: float
     run_of_word: dict[int, Run] = field(default_factory=dict)
+    # A word printed across the view's direction (read on its own here) → the words of its
+    # own printed line: a value beside a label turned 90° ("SCALE:" up the cell, "1 : 100"
+    # across it) is that line, not its first word.
+    crossing: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
     @cached_property
     def aligned(self) -> list[Run]:
@@ -237,8 +241,13 @@ def _view(layer: TextLayer, key: int) -> View:
     in_lines: set[int] = set()
     horizontal, vertical = _rules(layer, frame)
     walls = _Walls(vertical)
+    crossing: dict[int, tuple[int, ...]] = {}
     for line_id, line in enumerate(layer.lines):
-        if not line or direction_key(words[line[0]].dir) != key:
+        if not line:
+            continue
+        if direction_key(words[line[0]].dir) != key:
+            if len(line) > 1:
+                crossing.update(dict.fromkeys(line, tuple(line)))
             continue
         in_lines.update(line)
         framed = {i: words[i].bbox.in_frame(frame) for i in line}
@@ -260,6 +269,7 @@ def _view(layer: TextLayer, key: int) -> View:
         horizontal=horizontal,
         vertical=vertical,
         typical_size=statistics.median(sizes),
+        crossing=crossing,
     )
     view.run_of_word = {i: run for run in runs for i in run.ids}
     return view
