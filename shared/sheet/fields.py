@@ -265,8 +265,11 @@ _KEY_PREFIXES = frozenset(
     for key in keys
     for n in range(1, len(key) + 1)
 )
-# Japanese practice labels the scale "S=" ("S=1/100", "Ｓ＝1:50"): a label folding drops.
-_SCALE_SIGN = "S="
+# Signs that label a scale and that folding would drop or take for a word: Japanese
+# practice's "S=" ("S=1/100", "Ｓ＝1:50"), DIN's "M." ("M. 1:100"); a bare "M" only before
+# its scale ("M 1:50"): alone it is a grid line's or a detail's mark.
+_SCALE_SIGNS = frozenset({"S=", "M."})
+_SCALE_LETTER = "M"
 # The vocabulary's fields that are header fields of the same name.
 _VOCABULARY_FIELDS = ("revision", "issue_date", "project_number", "scale")
 
@@ -276,7 +279,8 @@ def _match(words: list[str]) -> tuple[str, int, int] | None:
     misspelled by one letter ("Masstab", "Revison") counts, after every exact one."""
     if not words:
         return None
-    if unicodedata.normalize("NFKC", words[0]).upper() == _SCALE_SIGN:
+    sign = unicodedata.normalize("NFKC", words[0]).upper()
+    if sign in _SCALE_SIGNS or (sign == _SCALE_LETTER and is_scale(" ".join(words[1:]))):
         return "scale", 0, 1
     if fold(words[0]) in _KEY_PREFIXES:
         for n in range(min(_MAX_LABEL_WORDS, len(words)), 0, -1):

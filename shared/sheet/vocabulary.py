@@ -74,7 +74,7 @@ NUMBER: Forms = {
         "číslo přílohy; č. přílohy; příloha č.; evidenční číslo; archivní číslo; "
         "číslo dokumentu; Identifikační číslo"
     ),
-    "ru": "обозначение; номер чертежа; № чертежа; чертеж №; чертёж №; шифр; Номер листа; № листа",
+    "ru": "обозначение; номер чертежа; № чертежа; чертеж №; чертёж №; Номер листа; № листа",
     "ja": "図面番号; 図番; 図面No; 図番号; シート番号; 文書番号",
     "zh": "图号; 图纸编号; 图纸号; 图纸编码; 圖號; 圖紙編號; 图别图号",
 }
@@ -372,7 +372,8 @@ PROJECT_NUMBER: Forms = {
     "no": "prosjektnummer; prosjektnr; oppdragsnummer; oppdragsnr",
     "pl": "numer projektu; nr projektu; nr umowy; nr zlecenia; Nr archiwalny",
     "cs": "číslo zakázky; č. zakázky; zakázka č.; číslo projektu; č. projektu; Č. zak.",
-    "ru": "номер проекта; шифр проекта; № проекта; номер договора",
+    # "Шифр" alone is the project's code (шифр проекта), one for the whole set.
+    "ru": "номер проекта; шифр проекта; шифр; № проекта; номер договора",
     "ja": "工事番号; プロジェクト番号; 物件番号; 案件番号; 工番",
     "zh": "项目编号; 工程编号; 工程号; 项目号; 合同号; 工程編號; 设计号",
 }

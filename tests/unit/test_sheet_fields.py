@@ -190,6 +190,18 @@ def test_a_title_block_without_a_scale_field_takes_the_one_scale_its_views_print
     assert values(views + empty_field + block) == {}
 
 
+def test_dins_scale_sign_labels_a_scale_and_a_lone_m_is_a_mark():
+    """DIN's "M." over its scale and "M" before it on its line label the scale; a lone "M"
+    in the block (a grid line's or a detail's mark) is no empty scale field, so the one
+    scale the views print is still the sheet's."""
+    assert values([(X, 1500, "M.", 8), (X, 1520, "wie angegeben", 12)]) == {
+        "scale": "wie angegeben"
+    }
+    assert values([(X, 1500, "M 1:50", 9)]) == {"scale": "1:50"}
+    view = [(400, 900, "GRUNDRISS EG", 18), (400, 920, "1:100", 10)]
+    assert values([*view, (X, 1500, "M", 8)]) == {"scale": "1:100"}
+
+
 def test_a_scale_printed_feet_first_is_a_scale():
     """ "1'=1/8"" (a foot to an eighth of an inch, the usual scale written the other way
     round) is the title block's scale."""

@@ -250,3 +250,10 @@ def test_the_reader_reports_no_label_and_no_banner_as_number_or_title(label, ban
     assert found.number == "A-101"
     assert found.title is None
     assert not any(is_label(c.text) for c in found.candidates)
+
+
+def test_a_russian_cipher_labels_the_projects_code_not_the_sheet():
+    """ "Шифр" alone is the project's code (шифр проекта), one for the whole set: reading it
+    as the sheet's number would give every sheet the same number."""
+    assert label_fields("Шифр") == {"project_number"}
+    assert label_fields("ШИФР:") == {"project_number"}
