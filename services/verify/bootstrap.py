@@ -43,7 +43,8 @@ def bootstrap(
 
 @contextlib.asynccontextmanager
 async def started(connections: Connections) -> AsyncIterator[Collaborators]:
-    ocr = OcrEngine() if connections.settings.verify_ocr_check else None
+    # Verify reads lines, not pages: an arena would only keep its largest batch's memory.
+    ocr = OcrEngine(arena=False) if connections.settings.verify_ocr_check else None
     # The OCR check reads lines of every text page: its model loads while the consumers
     # start, not when the first page waits for it.
     loading = asyncio.create_task(asyncio.to_thread(ocr.load_recogniser)) if ocr else None

@@ -52,7 +52,7 @@ ENGINE_PARAMS = {
     "EngineConfig.onnxruntime.intra_op_num_threads": 1,
     "EngineConfig.onnxruntime.inter_op_num_threads": 1,
     # RapidOCR turns the arena off; without it every run re-allocates the detector's
-    # full-page feature maps.
+    # full-page feature maps (``OcrEngine(arena=False)`` where nothing reads pages).
     "EngineConfig.onnxruntime.enable_cpu_mem_arena": True,
     # Detect at the size given, never enlarged: the default enlarges an image whose short
     # side is under 736 px, so a narrow clip (a title-block strip) would cost as much as a
@@ -146,7 +146,13 @@ class OcrEngine:
     thread-safe; the lock is taken by each call below). Blocking and CPU-bound: call it from
     a worker thread."""
 
-    def __init__(self) -> None:
+    def __init__(self, arena: bool = True) -> None:
+        # onnxruntime's memory arena keeps what its largest run needed and never hands it
+        # back: reading whole pages, it saves the detector re-allocating its full-page
+        # feature maps (a third of detection's CPU) and holds about 900 MB; reading lines
+        # only (verify's OCR check), it saves nothing measurable and grew by 50 MB over a
+        # second pass of the corpus (bench/RESULTS.md §35).
+        self._arena = arena
         self._engine: Any = None
         self._lock = threading.Lock()
         # Readings of the lines the last ``page_turn`` sampled, by (line, turn).
@@ -156,7 +162,8 @@ class OcrEngine:
         if self._engine is None:
             from rapidocr import RapidOCR  # imported lazily: it pulls in cv2 and onnxruntime
 
-            self._engine = RapidOCR(params=ENGINE_PARAMS)
+            arena = {"EngineConfig.onnxruntime.enable_cpu_mem_arena": self._arena}
+            self._engine = RapidOCR(params=ENGINE_PARAMS | arena)
             logging.getLogger("RapidOCR").setLevel(logging.ERROR)
         return self._engine
 

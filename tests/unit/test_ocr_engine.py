@@ -259,3 +259,23 @@ def test_the_way_a_pages_text_runs_is_found_and_read(ocr, rotate):
     assert turn == (360 - rotate) % 360  # turns are clockwise
     words = ocr.read_lines(raster, found, turn)
     assert {"GENERAL", "DIMENSIONS"} <= set(_texts(words))
+
+
+def test_a_line_reader_keeps_no_arena_and_reads_the_same(ocr):
+    """An engine built for reading lines only (verify's OCR check) runs onnxruntime without
+    its memory arena, which would keep its largest batch's memory for good; it reads a line
+    as the page readers' engine does."""
+    lines = OcrEngine(arena=False)
+    lines.load_recogniser()
+    sessions = {
+        engine: engine._rapid()._load_rec_model().session.session.get_session_options()
+        for engine in (lines, ocr)
+    }
+    assert not sessions[lines].enable_cpu_mem_arena and sessions[ocr].enable_cpu_mem_arena
+    spot = pymupdf.open().new_page(width=200, height=40)
+    spot.insert_text((10, 28), "PANEL LP-2", fontsize=20)
+    pix = spot.get_pixmap(dpi=120, colorspace=pymupdf.csGRAY, alpha=False)
+    crop = numpy.frombuffer(pix.samples, numpy.uint8).reshape(pix.height, pix.stride)
+    crop = crop[:, : pix.width].copy()
+    assert lines.read_crops([crop]) == ocr.read_crops([crop])
+    assert "PANEL" in lines.read_crops([crop])[0][0]
