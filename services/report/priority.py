@@ -56,7 +56,8 @@ def of_page(page: VerifiedPage, correction: Correction | None) -> ReviewPriority
     if correction is not None:
         was = f'"{correction.was}"' if correction.was else "no number"
         says = f'the set decided "{correction.now}" ({correction.basis}); the page read {was}'
-        reasons.append(PriorityReason(kind="set_override", says=says))
+        if correction.was != correction.now:  # not a title alone
+            reasons.append(PriorityReason(kind="set_override", says=says))
         if title_from_template(correction, reading.sheet_title if reading else None):
             says = "its title was read only where the set's title block template puts it"
             reasons.append(PriorityReason(kind="title_from_template", says=says))

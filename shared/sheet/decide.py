@@ -22,7 +22,7 @@ Each decision names its source, and the page keeps its candidates, so a reviewer
 import re
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from shared.pagetext import Box
@@ -44,6 +44,9 @@ SCHEME_SHARE = 0.6
 # Text printed alike on at least this many pages, and on every page that prints it, is the
 # set's, not a sheet's.
 CONSTANT_PAGES = 3
+# OCR's titles by size alone stand for a set's title slot where at least this many sheets
+# print theirs at one place, and not all alike (one text everywhere is a banner's).
+GUESS_PAGES = 3
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,7 @@ class Decision:
     why: str
     number_words: tuple[int, ...] = ()
     title_words: tuple[int, ...] = ()
+    titled_by_place: bool = False  # the title OCR gave by size, vouched for by the set
 
 
 def decide_set(readings: Mapping[int, SheetReading]) -> dict[int, Decision]:
@@ -76,6 +80,7 @@ def decide_set(readings: Mapping[int, SheetReading]) -> dict[int, Decision]:
         if (d := _by_hints(reading, decided[n])) is not None:
             decided[n] = d
     _by_index(readings, decided)
+    _guessed_titles(readings, decided, tolerance)
     return decided
 
 
@@ -110,6 +115,42 @@ def _take(candidate: Candidate, source: Source, why: str, reading: SheetReading)
         tuple(candidate.word_ids),
         tuple(title.word_ids) if title else (),
     )
+
+
+# --- titles OCR gave by size alone -------------------------------------------------------
+
+
+def _guessed_titles(
+    readings: Mapping[int, SheetReading], decided: dict[int, Decision], tolerance: float
+) -> None:
+    """A sheet without a title takes the one OCR gave it by size alone where the set shows
+    that place is its title's: at least ``GUESS_PAGES`` sheets print their guesses there
+    (their corners within ``tolerance``), in more than one wording. A guess that is part of
+    a wording more sheets print there was cut short (OCR lost a line) and is not taken."""
+    guesses = {
+        n: g for n, r in readings.items() if (g := r.title_guess) and decided[n].title is None
+    }
+    for n, guess in guesses.items():
+        corner = (guess.box.x0, guess.box.y0)
+        there = [
+            _words(g.text)
+            for g in guesses.values()
+            if _near((g.box.x0, g.box.y0), corner, tolerance)
+        ]
+        own = _words(guess.text)
+        cut = any(own in other and there.count(other) > there.count(own) for other in there)
+        if len(there) >= GUESS_PAGES and len(set(there)) > 1 and not cut:
+            decided[n] = replace(
+                decided[n],
+                title=guess.text,
+                title_words=tuple(guess.word_ids),
+                why=f"the title where {len(there)} sheets of the set print theirs",
+                titled_by_place=True,
+            )
+
+
+def _words(text: str) -> str:
+    return " ".join(text.upper().split())
 
 
 # --- text the whole set prints alike --------------------------------------------------------

@@ -105,12 +105,10 @@ def _with_set(header: SheetHeader, choice: Correction) -> SheetHeader:
         title = header.sheet_title or choice.sheet_title
     else:
         title = choice.sheet_title or header.sheet_title
+    # A title the set vouched for leaves the page's own number, and its source, as read.
+    source = header.sheet_number_source if choice.was == choice.now else choice.basis
     return header.model_copy(
-        update={
-            "sheet_number": choice.now,
-            "sheet_title": title,
-            "sheet_number_source": choice.basis,
-        }
+        update={"sheet_number": choice.now, "sheet_title": title, "sheet_number_source": source}
     )
 
 

@@ -133,6 +133,10 @@ class Reading:
     region: Box | None = None
     title_how: str = ""  # where the title was read, or why the page has none
     cells: tuple[Cell, ...] = ()
+    # A title OCR's words gave by size alone, not taken (``GUESS_ON_OCR``): the set's
+    # other sheets may vouch for its place.
+    title_guess: str | None = None
+    title_guess_words: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -266,8 +270,9 @@ def _read(view: View) -> tuple[Reading, list[Considered]]:
         how = MAIN_HEADING if title else how
     if title is None:
         how = NO_TITLE
-    elif how in SIZE_GUESSES and any(view.words[i].origin == "ocr" for i in title_ids):
-        title, title_ids, how = None, (), GUESS_ON_OCR
+    guess: tuple[str | None, tuple[int, ...]] = (None, ())
+    if how in SIZE_GUESSES and any(view.words[i].origin == "ocr" for i in title_ids):
+        guess, (title, title_ids, how) = (title, title_ids), (None, (), GUESS_ON_OCR)
     candidates = _considered(view, cells, labels, not_title, ranked, number, rivalled)
     candidates += _large_tokens(view, cells, labels, {c.word_ids for c in candidates})
     region = _region(view, labels, number)
@@ -284,6 +289,8 @@ def _read(view: View) -> tuple[Reading, list[Considered]]:
             region=region,
             title_how=how,
             cells=framed,
+            title_guess=guess[0],
+            title_guess_words=guess[1],
         ), candidates
     return Reading(
         number=number.token,
@@ -295,6 +302,8 @@ def _read(view: View) -> tuple[Reading, list[Considered]]:
         region=region,
         title_how=how,
         cells=framed,
+        title_guess=guess[0],
+        title_guess_words=guess[1],
     ), candidates
 
 

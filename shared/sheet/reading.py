@@ -47,6 +47,14 @@ class FieldReading(BaseModel):
         return cls(text=text, word_ids=ids, confidence=min(read) if read else None)
 
 
+class PlacedGuess(FieldReading):
+    """A title OCR's words gave by size alone, which the page does not take (as often wrong
+    as right), and where it is printed: sheets of a set that print theirs at one place
+    vouch for it (``shared.sheet.decide``)."""
+
+    box: Box
+
+
 class Candidate(BaseModel):
     """A text the reader considered for the sheet number, and why it won or lost."""
 
@@ -94,6 +102,11 @@ class SheetReading(BaseModel):
     region: Box | None = Field(None, description="the title block, where one was found")
     title_reason: str = Field(
         "", description="where the title was read, or why the page reports none"
+    )
+    title_guess: PlacedGuess | None = Field(
+        None,
+        description="a title OCR's words gave by size alone, not taken unless the set's other "
+        "sheets print theirs at its place",
     )
     cells: list[CellReading] = Field(
         default=[], description="the title block's ruled cells that hold text"
@@ -158,6 +171,7 @@ def read_sheet(
         ],
         region=found.region,
         title_reason=found.title_how,
+        title_guess=_placed(found.title_guess, found.title_guess_words, layer),
         cells=[
             CellReading(
                 box=c.box,
@@ -174,3 +188,11 @@ def read_sheet(
         page_label=page_label,
         bookmarks=bookmarks or [],
     )
+
+
+def _placed(text: str | None, word_ids: tuple[int, ...], layer: TextLayer) -> PlacedGuess | None:
+    if text is None or not word_ids:
+        return None
+    read = FieldReading.of(text, word_ids, layer)
+    box = Box.union(layer.words[i].bbox for i in word_ids)
+    return PlacedGuess(**read.model_dump(), box=box)

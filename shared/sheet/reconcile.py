@@ -110,6 +110,19 @@ def _corrections(
     corrections: list[Correction] = []
     for page in pages:
         d = decided.get(page.page_number)
+        if d is not None and d.titled_by_place and _same(page.sheet_number, d.number):
+            # The page's own number stands; the set vouches for the title OCR gave it.
+            corrections.append(
+                Correction(
+                    page_number=page.page_number,
+                    was=page.sheet_number,
+                    now=d.number,
+                    sheet_title=d.title,
+                    basis="set_template",
+                    source=d.why,
+                )
+            )
+            continue
         if d is None or not d.number or d.source in (None, "title_block"):
             continue
         key = sheet_key(d.number)
@@ -179,3 +192,7 @@ def _references(
                     page_number=page.page_number, target=target, text=text
                 )
     return list(unresolved.values()), list(external.values())
+
+
+def _same(number: str | None, decided: str | None) -> bool:
+    return bool(number and decided) and sheet_key(number or "") == sheet_key(decided or "")

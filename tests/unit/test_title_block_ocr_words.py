@@ -11,6 +11,7 @@ from shared.pagetext.layout import laid_out
 from shared.pagetext.model import WordOrigin
 from shared.sheet import read_title_block
 from shared.sheet.reader import GUESS_ON_OCR, LARGEST_BESIDE
+from shared.sheet.reading import read_sheet
 
 W, H = 1224.0, 792.0
 
@@ -130,5 +131,10 @@ def test_a_title_guessed_by_size_is_taken_from_a_text_layer_never_from_ocr(origi
     assert reading.number == "A-201"
     if origin == "pdf":
         assert (reading.title, reading.title_how) == ("GROUND FLOOR PLAN", LARGEST_BESIDE)
+        assert read_sheet(layer).title_guess is None
     else:
         assert (reading.title, reading.title_words, reading.title_how) == (None, (), GUESS_ON_OCR)
+        # Kept aside with where it is printed, for the set to vouch for (or not).
+        guess = read_sheet(layer).title_guess
+        assert guess is not None and guess.text == "GROUND FLOOR PLAN"
+        assert guess.box == Box(1000, 700, 1150, 716)

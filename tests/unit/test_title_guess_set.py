@@ -1,0 +1,67 @@
+"""Titles OCR gave by size alone (``SheetReading.title_guess``): a page does not take its own,
+and the set takes them where its sheets show the place is their title's (``shared.sheet.
+decide``): at least three sheets print theirs there, not all in one wording, and none cut
+short. The page keeps its own number and its source."""
+
+from shared.pagetext import Box
+from shared.sheet.decide import decide_set
+from shared.sheet.reading import FieldReading, PlacedGuess, SheetReading
+from tests.support.identity import set_identity
+
+SLOT = Box(2300, 1540, 2500, 1560)  # where the sheets' titles are printed
+
+
+def _page(number: str, guess: str | None, at: Box = SLOT, title: str | None = None):
+    return SheetReading(
+        number=FieldReading(text=number, word_ids=[1]),
+        title=FieldReading(text=title, word_ids=[2]) if title else None,
+        ocr=True,
+        title_guess=PlacedGuess(text=guess, word_ids=[3, 4], box=at) if guess else None,
+    )
+
+
+def _titles(pages: list[SheetReading]) -> dict[int, str | None]:
+    return {n: d.title for n, d in decide_set(dict(enumerate(pages, start=1))).items()}
+
+
+def test_guesses_printed_where_the_sets_sheets_print_theirs_are_taken():
+    pages = [
+        _page("F1", "CLUBHOUSE 1ST FLR FA PLAN"),
+        _page("F2", "CLUBHOUSE 2ND FLR FA PLAN"),
+        _page("F3", "CALCULATIONS"),
+        _page("F4", "CALCULATIONS & RISER DETAIL"),
+        _page("F5", "COTTAGES ON THE LAKE", at=Box(2300, 300, 2500, 320)),  # elsewhere
+        _page("F6", "KEY PLAN", title="FIRE ALARM RISER"),  # the page read its own title
+    ]
+    assert _titles(pages) == {
+        1: "CLUBHOUSE 1ST FLR FA PLAN",
+        2: "CLUBHOUSE 2ND FLR FA PLAN",
+        3: "CALCULATIONS",
+        4: "CALCULATIONS & RISER DETAIL",
+        5: None,
+        6: "FIRE ALARM RISER",
+    }
+    headers = set_identity(dict(enumerate(pages, start=1)))
+    assert headers[1].sheet_title == "CLUBHOUSE 1ST FLR FA PLAN"
+    assert headers[1].sheet_number == "F1" and headers[1].sheet_number_source == "ocr"
+    assert headers[5].sheet_title is None
+
+
+def test_one_wording_everywhere_is_a_banner_and_two_sheets_are_no_slot():
+    banner = [_page(f"T{n}", "I-5 TO SR 161 NEW EXPRESSWAY") for n in range(1, 5)]
+    assert set(_titles(banner).values()) == {None}
+    two = [_page("T1", "ROOF PLAN"), _page("T2", "SITE PLAN"), _page("T3", None)]
+    assert set(_titles(two).values()) == {None}
+
+
+def test_a_guess_cut_short_of_the_wording_more_sheets_print_is_not_taken():
+    pages = [
+        _page("SC1", "SR167 STAGE 1 TEMPORARY ITS PLANS"),
+        _page("SC2", "SR167 STAGE 1 TEMPORARY ITS PLANS"),
+        _page("SC3", "TEMPORARY ITS PLANS", at=Box(2300, 1552, 2500, 1560)),
+    ]
+    assert _titles(pages) == {
+        1: "SR167 STAGE 1 TEMPORARY ITS PLANS",
+        2: "SR167 STAGE 1 TEMPORARY ITS PLANS",
+        3: None,
+    }
