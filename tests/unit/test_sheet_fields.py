@@ -177,16 +177,16 @@ def test_a_title_block_without_a_scale_field_takes_the_one_scale_its_views_print
     """A block with no scale field: the scale printed under every view's title, when the
     views print one; views at two scales, or only "AS SHOWN", give none; a block's empty
     SCALE field stays empty whatever the views print."""
-    views = [(400, 900, "FIRST FLOOR PLAN", 18), (400, 920, '1/8" = 1\'-0"', 10)]
+    views: list[Text] = [(400, 900, "FIRST FLOOR PLAN", 18), (400, 920, '1/8" = 1\'-0"', 10)]
     views += [(1300, 900, "SECOND FLOOR PLAN", 18), (1300, 920, '1/8" = 1\'-0"', 10)]
-    block = [(X, 1600, "SHEET", 8), (X, 1680, "A-101", 40)]
+    block: list[Text] = [(X, 1600, "SHEET", 8), (X, 1680, "A-101", 40)]
     assert values(views + block) == {"scale": '1/8" = 1\'-0"'}
-    labelled = [(400, 900, "DETAIL 3", 18), (400, 920, "SCALE: 1:20", 10)]
+    labelled: list[Text] = [(400, 900, "DETAIL 3", 18), (400, 920, "SCALE: 1:20", 10)]
     assert values(labelled + block) == {"scale": "1:20"}
     two = [*views[:3], (1300, 920, '1/4" = 1\'-0"', 10)]
     assert values(two + block) == {}
     assert values([(400, 920, "AS SHOWN", 10), *block]) == {}
-    empty_field = [(X, 1500, "SCALE:", 8), (X, 1520, "-", 12)]
+    empty_field: list[Text] = [(X, 1500, "SCALE:", 8), (X, 1520, "-", 12)]
     assert values(views + empty_field + block) == {}
 
 
@@ -198,7 +198,7 @@ def test_dins_scale_sign_labels_a_scale_and_a_lone_m_is_a_mark():
         "scale": "wie angegeben"
     }
     assert values([(X, 1500, "M 1:50", 9)]) == {"scale": "1:50"}
-    view = [(400, 900, "GRUNDRISS EG", 18), (400, 920, "1:100", 10)]
+    view: list[Text] = [(400, 900, "GRUNDRISS EG", 18), (400, 920, "1:100", 10)]
     assert values([*view, (X, 1500, "M", 8)]) == {"scale": "1:100"}
 
 
