@@ -13,7 +13,8 @@ are given ``--drain`` seconds more.
 
 Prints the p50/p99 latency of uploads and status reads, the 5xx answers inside and outside
 the fault windows, the consumers on the stream and the job store over time, each process's
-RSS after the warm-up and at the end, pages lost or duplicated, and jobs not finished. Last
+RSS after the warm-up (every set uploaded once, before the run's clock starts) and at the
+end, pages lost or duplicated, and jobs not finished. Last
 line: ``RESULT soak_pages_lost_or_duplicated N``.
 """
 
@@ -40,9 +41,9 @@ from sheetflow.runtime import ManagedProcess, stop_processes
 FAULT_GRACE_S = 15.0
 # The fault schedule: when (share of the run) and what.
 FAULTS = ((0.3, "nats restart"), (0.5, "s3 restart"), (0.7, "extract kill"))
-# The warm-up after which RSS is first taken (share of the run, before the first fault).
-WARM_UP = 0.2
 CONSUMERS_EVERY_S = 30.0
+# The warm-up waits at most this long for each set's job.
+WARM_UP_JOB_S = 300.0
 # Sets of at most this many pages are uploaded: the run is about staying power, not size.
 MAX_SET_PAGES = 12
 
@@ -109,6 +110,17 @@ async def uploader(
             job_id = r.json()["job_id"]
             soak.jobs[job_id] = pages
             await wait_finished(soak, client, job_id, until + drain)
+
+
+async def warm_up(soak: Soak, sets: list[tuple[str, bytes, int]]) -> None:
+    """Every set once, one after another: what a new set fills (caches, the largest page
+    so far) is filled before RSS is first taken, so the run measures growth with use."""
+    async with httpx.AsyncClient(base_url=soak.api, timeout=60) as client:
+        for name, pdf, pages in sets:
+            r = await client.post("/v1/jobs", files={"file": (name, pdf, "application/pdf")})
+            r.raise_for_status()
+            soak.jobs[r.json()["job_id"]] = pages
+            await wait_finished(soak, client, r.json()["job_id"], soak.now() + WARM_UP_JOB_S)
 
 
 async def wait_finished(soak: Soak, client: httpx.AsyncClient, job_id: str, until: float) -> None:
@@ -240,18 +252,14 @@ async def run(soak: Soak, servers: list[ManagedProcess], stack: list[ManagedProc
         "s3 restart": restarter(servers, 1),
         "extract kill": restarter(stack, extract, kill=True),
     }
-    rss: dict[str, dict[str, float]] = {}
-
-    async def sample_rss() -> None:
-        await asyncio.sleep(total * WARM_UP)
-        rss["start"] = rss_by_process(servers + stack)
-
+    await warm_up(soak, sets)
+    rss = {"start": rss_by_process(servers + stack)}
+    soak.started = time.monotonic()  # the run's clock starts after the warm-up
     stop = asyncio.Event()
     counting = asyncio.create_task(count_consumers(soak, stop))
     await asyncio.gather(
         *(uploader(soak, sets, total, args.drain) for _ in range(args.uploaders)),
         *(poller(soak, total, args.poll_interval) for _ in range(args.pollers)),
-        sample_rss(),
         *(fault(soak, name, share * total, acts[name]) for share, name in FAULTS),
     )
     stop.set()
