@@ -16,6 +16,7 @@ from shared.sheet.decide import Decision, decide_set
 from shared.sheet.index import expand_index
 from shared.sheet.reading import SheetReading
 from shared.sheet.sheet_set import (
+    Basis,
     Correction,
     DuplicateNumber,
     ExtraSheet,
@@ -104,47 +105,41 @@ def reconcile(pages: list[PageFacts]) -> SheetSet:
 def _corrections(
     pages: list[PageFacts], decided: dict[int, Decision], by_key: dict[str, IndexEntry]
 ) -> list[Correction]:
-    """The pages the set decided otherwise than the page alone, each to a number it prints
-    and no other page carries."""
+    """The pages the set decided otherwise than the page alone: each to a number it prints
+    and no other page carries, or, its number kept, to the title OCR gave it by size where
+    the set vouches for that place."""
     claimed = {sheet_key(p.sheet_number) for p in pages if p.sheet_number}
     corrections: list[Correction] = []
     for page in pages:
         d = decided.get(page.page_number)
-        if d is not None and d.titled_by_place and _same(page.sheet_number, d.number):
+        if d is None or not d.number:
+            continue
+        if d.titled_by_place and _same(page.sheet_number, d.number):
             # The page's own number stands; the set vouches for the title OCR gave it.
-            corrections.append(
-                Correction(
-                    page_number=page.page_number,
-                    was=page.sheet_number,
-                    now=d.number,
-                    sheet_title=d.title,
-                    basis="set_template",
-                    source=d.why,
+            basis: Basis = "set_template"
+            source = d.why
+        else:
+            decided_by = d.source
+            if decided_by is None or decided_by == "title_block":
+                continue
+            key = sheet_key(d.number)
+            if (page.sheet_number and sheet_key(page.sheet_number) == key) or key in claimed:
+                continue
+            claimed.add(key)
+            claimed.discard(sheet_key(page.sheet_number or ""))
+            basis, source = decided_by, d.why
+            if basis == "drawing_index" and (entry := by_key.get(key)):
+                source = (
+                    f"drawing index on page {entry.index_page} lists {entry.sheet_number}, "
+                    f"which page {page.page_number} prints in its title block"
                 )
-            )
-            continue
-        if d is None or not d.number or d.source in (None, "title_block"):
-            continue
-        key = sheet_key(d.number)
-        if page.sheet_number and sheet_key(page.sheet_number) == key:
-            continue
-        if key in claimed:
-            continue
-        claimed.add(key)
-        claimed.discard(sheet_key(page.sheet_number or ""))
-        source = d.why
-        if d.source == "drawing_index" and (entry := by_key.get(key)):
-            source = (
-                f"drawing index on page {entry.index_page} lists {entry.sheet_number}, "
-                f"which page {page.page_number} prints in its title block"
-            )
         corrections.append(
             Correction(
                 page_number=page.page_number,
                 was=page.sheet_number,
                 now=d.number,
                 sheet_title=d.title,
-                basis=d.source,
+                basis=basis,
                 source=source,
             )
         )

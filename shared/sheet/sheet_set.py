@@ -18,6 +18,9 @@ class IndexEntry(BaseModel):
     index_page: int = Field(description="the page the index is printed on")
 
 
+Basis = Literal["set_template", "scheme", "bookmark", "drawing_index"]
+
+
 class Correction(BaseModel):
     """A page identity the set decided otherwise than the page alone (its title block as
     the set's template, the numbering scheme, a bookmark, the drawing index), always a
@@ -27,7 +30,7 @@ class Correction(BaseModel):
     was: str | None = Field(description="the number read from the page alone, if any")
     now: str
     sheet_title: str | None = None
-    basis: Literal["set_template", "scheme", "bookmark", "drawing_index"] = Field(
+    basis: Basis = Field(
         "drawing_index", description="what decided it: the page's sheet_number_source"
     )
     source: str = Field(
