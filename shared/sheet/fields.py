@@ -219,14 +219,16 @@ def _drawings_scale(layer: TextLayer) -> Value | None:
     scales give none: the sheet has no one scale to name."""
     printed: dict[str, Value] = {}
     for view in views(layer):
-        scales = [Value(run.text, run.ids) for run in view.aligned if is_scale(run.text)]
-        scales += [
-            value
-            for label in _labels(view)
-            if label.field == "scale" and (value := _shaped("scale", view, label.rest))
-        ]
-        for value in scales:
-            if any(ch.isdigit() for ch in value.text):  # a ratio, not "AS SHOWN"
+        for run in view.aligned:
+            text = run.text
+            # A ratio, not "AS SHOWN"; the pattern first: most lines hold none.
+            if not any(ch.isdigit() for ch in text) or not _SCALE.search(text):
+                continue
+            value: Value | None = Value(text, run.ids) if is_scale(text) else None
+            if value is None and (found := _match([view.words[i].text for i in run.ids])):
+                field, _, n = found
+                value = _shaped("scale", view, run.ids[n:]) if field == "scale" else None
+            if value is not None:
                 printed.setdefault("".join(value.text.split()).upper(), value)
     return next(iter(printed.values())) if len(printed) == 1 else None
 
