@@ -119,8 +119,9 @@ async def warm_up(soak: Soak, sets: list[tuple[str, bytes, int]]) -> None:
         for name, pdf, pages in sets:
             r = await client.post("/v1/jobs", files={"file": (name, pdf, "application/pdf")})
             r.raise_for_status()
-            soak.jobs[r.json()["job_id"]] = pages
-            await wait_finished(soak, client, r.json()["job_id"], soak.now() + WARM_UP_JOB_S)
+            job_id = r.json()["job_id"]
+            soak.jobs[job_id] = pages
+            await wait_finished(soak, client, job_id, soak.now() + WARM_UP_JOB_S)
 
 
 async def wait_finished(soak: Soak, client: httpx.AsyncClient, job_id: str, until: float) -> None:

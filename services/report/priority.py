@@ -54,9 +54,9 @@ def of_page(page: VerifiedPage, correction: Correction | None) -> ReviewPriority
             says = f"OCR read the sheet {name} with confidence {field.confidence:.2f}"
             reasons.append(PriorityReason(kind="low_ocr_confidence", says=says))
     if correction is not None:
-        was = f'"{correction.was}"' if correction.was else "no number"
-        says = f'the set decided "{correction.now}" ({correction.basis}); the page read {was}'
         if correction.was != correction.now:  # not a title alone
+            was = f'"{correction.was}"' if correction.was else "no number"
+            says = f'the set decided "{correction.now}" ({correction.basis}); the page read {was}'
             reasons.append(PriorityReason(kind="set_override", says=says))
         if title_from_template(correction, reading.sheet_title if reading else None):
             says = "its title was read only where the set's title block template puts it"

@@ -36,6 +36,7 @@ from shared.contracts.interfaces import Raster
 from shared.pagetext import Box, Word
 from shared.pdf.sources import PDF_LOCK, open_pdf
 
+_ARENA = "EngineConfig.onnxruntime.enable_cpu_mem_arena"
 # Measured on a scanned 36x24 in sheet at 2048 px, 2 busy cores: together these take a
 # third off OCR's CPU time and about half off its wall time, reading the same words.
 ENGINE_PARAMS = {
@@ -53,7 +54,7 @@ ENGINE_PARAMS = {
     "EngineConfig.onnxruntime.inter_op_num_threads": 1,
     # RapidOCR turns the arena off; without it every run re-allocates the detector's
     # full-page feature maps (``OcrEngine(arena=False)`` where nothing reads pages).
-    "EngineConfig.onnxruntime.enable_cpu_mem_arena": True,
+    _ARENA: True,
     # Detect at the size given, never enlarged: the default enlarges an image whose short
     # side is under 736 px, so a narrow clip (a title-block strip) would cost as much as a
     # page.
@@ -162,8 +163,7 @@ class OcrEngine:
         if self._engine is None:
             from rapidocr import RapidOCR  # imported lazily: it pulls in cv2 and onnxruntime
 
-            arena = {"EngineConfig.onnxruntime.enable_cpu_mem_arena": self._arena}
-            self._engine = RapidOCR(params=ENGINE_PARAMS | arena)
+            self._engine = RapidOCR(params=ENGINE_PARAMS | {_ARENA: self._arena})
             logging.getLogger("RapidOCR").setLevel(logging.ERROR)
         return self._engine
 

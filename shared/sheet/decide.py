@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from shared.pagetext import Box
+from shared.pagetext import Box, normalize
 from shared.sheet.index import expand_index
 from shared.sheet.reader import Evidence
 from shared.sheet.reading import Candidate, SheetReading
@@ -133,11 +133,11 @@ def _guessed_titles(
     for n, guess in guesses.items():
         corner = (guess.box.x0, guess.box.y0)
         there = [
-            _words(g.text)
+            normalize(g.text)
             for g in guesses.values()
             if _near((g.box.x0, g.box.y0), corner, tolerance)
         ]
-        own = _words(guess.text)
+        own = normalize(guess.text)
         cut = any(own in other and there.count(other) > there.count(own) for other in there)
         if len(there) >= GUESS_PAGES and len(set(there)) > 1 and not cut:
             decided[n] = replace(
@@ -147,10 +147,6 @@ def _guessed_titles(
                 why=f"the title where {len(there)} sheets of the set print theirs",
                 titled_by_place=True,
             )
-
-
-def _words(text: str) -> str:
-    return " ".join(text.upper().split())
 
 
 # --- text the whole set prints alike --------------------------------------------------------

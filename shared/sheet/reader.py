@@ -270,9 +270,11 @@ def _read(view: View) -> tuple[Reading, list[Considered]]:
         how = MAIN_HEADING if title else how
     if title is None:
         how = NO_TITLE
-    guess: tuple[str | None, tuple[int, ...]] = (None, ())
+    guess: str | None = None
+    guess_ids: tuple[int, ...] = ()
     if how in SIZE_GUESSES and any(view.words[i].origin == "ocr" for i in title_ids):
-        guess, (title, title_ids, how) = (title, title_ids), (None, (), GUESS_ON_OCR)
+        guess, guess_ids = title, title_ids
+        title, title_ids, how = None, (), GUESS_ON_OCR
     candidates = _considered(view, cells, labels, not_title, ranked, number, rivalled)
     candidates += _large_tokens(view, cells, labels, {c.word_ids for c in candidates})
     region = _region(view, labels, number)
@@ -289,8 +291,8 @@ def _read(view: View) -> tuple[Reading, list[Considered]]:
             region=region,
             title_how=how,
             cells=framed,
-            title_guess=guess[0],
-            title_guess_words=guess[1],
+            title_guess=guess,
+            title_guess_words=guess_ids,
         ), candidates
     return Reading(
         number=number.token,
@@ -302,8 +304,8 @@ def _read(view: View) -> tuple[Reading, list[Considered]]:
         region=region,
         title_how=how,
         cells=framed,
-        title_guess=guess[0],
-        title_guess_words=guess[1],
+        title_guess=guess,
+        title_guess_words=guess_ids,
     ), candidates
 
 

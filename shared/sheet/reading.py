@@ -9,6 +9,7 @@ the bookmarks that point at it).
 """
 
 from collections.abc import Iterable
+from typing import Any, Self
 
 from pydantic import BaseModel, Field
 
@@ -36,15 +37,16 @@ class FieldReading(BaseModel):
     )
 
     @classmethod
-    def of(cls, text: str, word_ids: Iterable[int], layer: TextLayer) -> "FieldReading":
-        """The value and its words, with OCR's confidence where OCR read them."""
+    def of(cls, text: str, word_ids: Iterable[int], layer: TextLayer, **more: Any) -> Self:
+        """The value and its words, with OCR's confidence where OCR read them (``more``:
+        a subclass's own fields)."""
         ids = list(word_ids)
         read = [
             c
             for i in ids
             if 0 <= i < len(layer.words) and (c := layer.words[i].confidence) is not None
         ]
-        return cls(text=text, word_ids=ids, confidence=min(read) if read else None)
+        return cls(text=text, word_ids=ids, confidence=min(read) if read else None, **more)
 
 
 class PlacedGuess(FieldReading):
@@ -193,6 +195,5 @@ def read_sheet(
 def _placed(text: str | None, word_ids: tuple[int, ...], layer: TextLayer) -> PlacedGuess | None:
     if text is None or not word_ids:
         return None
-    read = FieldReading.of(text, word_ids, layer)
     box = Box.union(layer.words[i].bbox for i in word_ids)
-    return PlacedGuess(**read.model_dump(), box=box)
+    return PlacedGuess.of(text, word_ids, layer, box=box)

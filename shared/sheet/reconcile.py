@@ -190,4 +190,4 @@ def _references(
 
 
 def _same(number: str | None, decided: str | None) -> bool:
-    return bool(number and decided) and sheet_key(number or "") == sheet_key(decided or "")
+    return number is not None and decided is not None and sheet_key(number) == sheet_key(decided)
