@@ -5,8 +5,9 @@ import pymupdf
 
 from services.extract.reading import vectors
 from services.extract.reading.textlayer import read_text_layer
-from services.extract.reading.vectors import VectorBox, vector_boxes
+from services.extract.reading.vectors import vector_boxes
 from services.extract.reading.visibility import PageRender
+from shared.pagetext import Box
 
 W, H = 800, 600
 # Drawn in a coordinate system 20 times smaller than the page's, as CAD plots draw: a line
@@ -20,10 +21,13 @@ CAD_CONTENT = (
 )
 
 
-def _boxes(page: pymupdf.Page) -> list[VectorBox]:
+def _boxes(page: pymupdf.Page, stroked: bool = False) -> list[Box]:
+    """The page's vector boxes (only its stroked ones when ``stroked``)."""
     display = page.get_displaylist()
     pixmap = display.get_pixmap(matrix=pymupdf.Matrix(2, 2), alpha=False)
-    return vector_boxes(display, PageRender(pixmap, 2.0))[1]
+    found = vector_boxes(display, PageRender(pixmap, 2.0))[1]
+    boxes = found.boxes[found.stroked] if stroked else found.boxes
+    return [Box(*box) for box in boxes.tolist()]
 
 
 def _cad_page() -> pymupdf.Page:
@@ -55,10 +59,10 @@ def test_the_struct_layout_is_checked_and_the_xml_print_reads_the_same():
 def test_a_line_drawn_at_a_small_scale_stands_where_it_is_drawn():
     """MuPDF widens the line's box by 6 pt either way; the render shows ink along its middle,
     so it is a line again, at y = 500 on the displayed page (100 pt up from the bottom)."""
-    lines = [v for v in _boxes(_cad_page()) if v.box.x1 - v.box.x0 > 300 and v.box.y0 > 400]
+    lines = [b for b in _boxes(_cad_page()) if b.x1 - b.x0 > 300 and b.y0 > 400]
     [line] = lines
-    assert abs(line.box.y0 - 500) < 0.5 and abs(line.box.y1 - 500) < 0.5
-    assert abs(line.box.x0 - 100) < 1 and abs(line.box.x1 - 500) < 1
+    assert abs(line.y0 - 500) < 0.5 and abs(line.y1 - 500) < 0.5
+    assert abs(line.x0 - 100) < 1 and abs(line.x1 - 500) < 1
 
 
 def test_a_rectangle_as_thick_as_a_widened_line_keeps_its_two_edges():
@@ -81,7 +85,7 @@ def test_a_path_of_several_lines_shows_its_own_widening():
     shape.draw_line((100, 200), (400, 200))
     shape.finish(width=2.5)
     shape.commit()
-    found = sorted(v.box for v in _boxes(page) if v.stroked)
+    found = sorted(_boxes(page, stroked=True))
     assert [(round(b.y0, 1), round(b.y1, 1)) for b in found] == [(100, 100), (200, 200)]
     assert all(abs(b.x0 - 100) < 0.1 and abs(b.x1 - 400) < 0.1 for b in found)
 
@@ -96,6 +100,31 @@ def test_a_widened_line_not_flagged_a_rectangle_is_a_line_again():
     display = page.get_displaylist()
     render = PageRender(display.get_pixmap(matrix=pymupdf.Matrix(2, 2), alpha=False), 2.0)
     widened = (84.4, 84.4, 115.6, 515.6, vectors._STROKED)  # stroked, no rectangle flag
-    [line] = vectors._unwidened([widened], render, 0.0)
-    assert abs(line.box.x0 - 100) < 0.5 and abs(line.box.x1 - 100) < 0.5
-    assert abs(line.box.y0 - 100) < 0.5 and abs(line.box.y1 - 500) < 0.5
+    [line] = vectors._unwidened([widened], render, 0.0).boxes.tolist()
+    x0, y0, x1, y1 = line
+    assert abs(x0 - 100) < 0.5 and abs(x1 - 100) < 0.5
+    assert abs(y0 - 100) < 0.5 and abs(y1 - 500) < 0.5
+
+
+def test_pieces_are_unwidened_by_their_own_path_and_fills_keep_their_box():
+    """One path of two lines 2 pt thick and a fill (each line shrunk by its path's 1 pt, the
+    fill kept whole), a lone thin line (its own half-thickness), and a path MuPDF never ended
+    (left out)."""
+    blank = pymupdf.open().new_page(width=W, height=H).get_displaylist()
+    render = PageRender(blank.get_pixmap(alpha=False), 1.0)
+    s, r, c = vectors._STROKED, vectors._RECTANGLE, vectors._CONTINUES
+    raw = [
+        (100.0, 99.0, 400.0, 101.0, s | r | c),
+        (100.0, 50.0, 300.0, 80.0, c),  # a fill in the same path
+        (100.0, 199.0, 400.0, 201.0, s | r),
+        (10.0, 10.0, 10.5, 300.0, s | r),
+        (500.0, 500.0, 600.0, 501.0, s | r | c),  # the path goes on past the last piece
+    ]
+    found = vectors._unwidened(raw, render, 0.0)
+    assert found.boxes.tolist() == [
+        [101.0, 100.0, 399.0, 100.0],
+        [100.0, 50.0, 300.0, 80.0],
+        [101.0, 200.0, 399.0, 200.0],
+        [10.25, 10.25, 10.25, 299.75],
+    ]
+    assert found.stroked.tolist() == [True, False, True, True]

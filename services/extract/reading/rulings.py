@@ -12,7 +12,7 @@ from bisect import bisect_left, bisect_right
 import cv2
 import numpy
 
-from services.extract.reading.vectors import VectorBox
+from services.extract.reading.vectors import Vectors
 from shared.contracts.interfaces import Raster
 from shared.pagetext import Box
 
@@ -37,30 +37,44 @@ INK_CONTRAST = 55
 Piece = tuple[float, float, float]  # where it stands across, where it starts and ends along
 
 
-def ruled_lines(vectors: list[VectorBox], page: Box) -> list[Box]:
+def ruled_lines(vectors: Vectors, page: Box) -> list[Box]:
     """The long horizontal and vertical lines of a page's vector pieces
     (``services.extract.reading.vectors``, in displayed coordinates), cut to the displayed
     ``page`` (CAD plots draw past the paper's edge), joined and rounded. A thin stroked
     piece is a line, a thin filled rectangle a bar, a stroked rectangle its four edges."""
-    horizontal: list[Piece] = []
-    vertical: list[Piece] = []
-    for vector in vectors:
-        x0, y0, x1, y1 = vector.box
-        wide, tall = x1 - x0, y1 - y0
-        if not (vector.stroked or vector.rectangle) or max(wide, tall) < MIN_WALL:
-            continue
-        if min(wide, tall) <= MAX_BAR:
-            if wide > tall:
-                horizontal.append(((y0 + y1) / 2, x0, x1))
-            else:
-                vertical.append(((x0 + x1) / 2, y0, y1))
-        elif vector.stroked and vector.rectangle:
-            horizontal += [(y0, x0, x1), (y1, x0, x1)]
-            vertical += [(x0, y0, y1), (x1, y0, y1)]
+    x0, y0, x1, y1 = vectors.boxes.T
+    wide, tall = x1 - x0, y1 - y0
+    drawn = (vectors.stroked | vectors.rectangle) & (numpy.maximum(wide, tall) >= MIN_WALL)
+    thin = drawn & (numpy.minimum(wide, tall) <= MAX_BAR)
+    lying = wide > tall
+    framed = drawn & ~thin & vectors.stroked & vectors.rectangle
+    middle_y, middle_x = (y0 + y1) / 2, (x0 + x1) / 2
+    # Each piece as (where it stands across, start, end along), rows stacked by kind.
+    horizontal = numpy.concatenate(
+        [
+            numpy.stack((middle_y, x0, x1), axis=1)[thin & lying],
+            numpy.stack((y0, x0, x1), axis=1)[framed],
+            numpy.stack((y1, x0, x1), axis=1)[framed],
+        ]
+    )
+    vertical = numpy.concatenate(
+        [
+            numpy.stack((middle_x, y0, y1), axis=1)[thin & ~lying],
+            numpy.stack((x0, y0, y1), axis=1)[framed],
+            numpy.stack((x1, y0, y1), axis=1)[framed],
+        ]
+    )
     px0, py0, px1, py1 = page
-    across = [(y, max(a, px0), min(b, px1)) for y, a, b in horizontal if py0 <= y <= py1]
-    down = [(x, max(a, py0), min(b, py1)) for x, a, b in vertical if px0 <= x <= px1]
-    return _rules(across, down)
+    return _rules(_cut(horizontal, py0, py1, px0, px1), _cut(vertical, px0, px1, py0, py1))
+
+
+def _cut(pieces: numpy.ndarray, low: float, high: float, start: float, end: float) -> list[Piece]:
+    """The pieces standing between ``low`` and ``high`` across, cut to ``start``–``end``
+    along."""
+    inside = pieces[(pieces[:, 0] >= low) & (pieces[:, 0] <= high)]
+    inside[:, 1] = numpy.maximum(inside[:, 1], start)
+    inside[:, 2] = numpy.minimum(inside[:, 2], end)
+    return [(at, a, b) for at, a, b in inside.tolist()]
 
 
 def image_rules(raster: Raster) -> list[Box]:

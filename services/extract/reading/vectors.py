@@ -2,9 +2,10 @@
 
 MuPDF's text device, asked to collect vectors, keeps a box per straight piece of every
 path (a path is split at each move: CAD's "one path, many lines" gives a box per line), in
-the displayed page's frame. Collecting them costs about 5 ms a page and reading them back
-about 35 ms, where listing the same paths as dicts (``page.get_cdrawings()``) and walking
-their items cost about 140. PyMuPDF does not expose a vector block's flags (stroked,
+the displayed page's frame. Collecting them costs about 5 ms a page, reading them back
+about 8 and taking their widening back, as arrays (thousands of pieces a page), about 10,
+where listing the same paths as dicts (``page.get_cdrawings()``) and walking their items
+cost about 140. PyMuPDF does not expose a vector block's flags (stroked,
 rectangle, continues), so the block list is walked with ``ctypes`` over ``fz_stext_block``
 as MuPDF's header lays it out; the layout is checked against what PyMuPDF does expose
 before it is trusted, and MuPDF's XML print of the blocks is read instead when it does
@@ -19,7 +20,6 @@ middle, a rectangle its edges)."""
 
 import ctypes
 import re
-import statistics
 from functools import cache
 from typing import NamedTuple
 
@@ -27,7 +27,6 @@ import numpy
 import pymupdf
 
 from services.extract.reading.visibility import PageRender
-from shared.pagetext import Box
 
 _VECTOR_BLOCK = pymupdf.mupdf.FZ_STEXT_BLOCK_VECTOR
 _STROKED = pymupdf.mupdf.FZ_STEXT_VECTOR_IS_STROKED
@@ -49,12 +48,13 @@ _SAMPLES = 9
 _INK = 24
 
 
-class VectorBox(NamedTuple):
-    """One straight piece (or the rest, curves and bends, in one box) of a drawn path."""
+class Vectors(NamedTuple):
+    """A page's vector pieces (straight pieces, or the rest of a path, curves and bends, in
+    one box) as arrays, one row each: thousands a page, so no object is made per piece."""
 
-    box: Box
-    stroked: bool
-    rectangle: bool  # a line or an axis-aligned rectangle, not the rest of a path
+    boxes: numpy.ndarray  # (n, 4) x0, y0, x1, y1 in the displayed page's points
+    stroked: numpy.ndarray  # (n,) bool
+    rectangle: numpy.ndarray  # (n,) bool: a line or an axis-aligned rectangle
 
 
 class _Block(ctypes.Structure):
@@ -84,7 +84,7 @@ _XML_VECTOR = re.compile(rb'<vector bbox="([^"]+)" stroke="(\d)" rectangle="(\d)
 
 def vector_boxes(
     display: pymupdf.DisplayList, render: PageRender, shortest: float = 0.0
-) -> tuple[int, list[VectorBox]]:
+) -> tuple[int, Vectors]:
     """How many vector pieces the page ``display`` lists, and those at least ``shortest``
     long one way, each stroke's widening taken back (``render``: the page rendered from it)."""
     textpage = display.get_textpage(flags=pymupdf.TEXT_COLLECT_VECTORS)
@@ -146,85 +146,68 @@ def _layout_matches() -> bool:
     return seen >= 2
 
 
-def _unwidened(raw: list[Raw], render: PageRender, shortest: float) -> list[VectorBox]:
+def _unwidened(raw: list[Raw], render: PageRender, shortest: float) -> Vectors:
     """The boxes at least ``shortest`` long one way, each stroke's widening taken back. A
     path of two or more straight pieces shows its widening: its lines' boxes are all twice
     it thick. A piece no thicker than a drawn line is a line. A piece of a path that shows
     nothing is a line or a rectangle as thick as its box: the page's ``render`` says which
     where that matters (ink along its middle, or at its edges); a rectangle loses the
-    page's usual widening."""
-    out: list[VectorBox] = []
-    seen: list[float] = []  # widenings measured: the page's usual one
-    rest: list[int] = []  # places in ``out`` of stroked boxes no measure fitted
-    unsure: list[int] = []  # ... and of those, the ones the render decides
-    path: list[Raw] = []
-    for piece in raw:
-        if piece[4] & _CONTINUES:
-            path.append(piece)
-            continue
-        own = None
-        if path:  # most paths are one piece: this is the rare case
-            path.append(piece)
-            own = _own_widening(path)
-            if own is not None:
-                seen.append(own)
-        for x0, y0, x1, y1, flags in path or (piece,):
-            wide, tall = x1 - x0, y1 - y0
-            if wide < shortest and tall < shortest:
-                continue
-            if not flags & _STROKED:
-                out.append(VectorBox(Box(x0, y0, x1, y1), False, bool(flags & _RECTANGLE)))
-                continue
-            thickness = min(wide, tall)
-            by = 0.0
-            if own is not None:
-                by = own
-            elif thickness <= _LINE_BOX:
-                by = thickness / 2
-                seen.append(by)
-            else:
-                rest.append(len(out))
-                # MuPDF leaves some straight pieces unflagged (seen on a CAD sheet read back
-                # from SVG): those long enough to be a wall are asked too, not a curve's box.
-                long = max(wide, tall) >= _WALL_LIKE * thickness
-                if (flags & _RECTANGLE or long) and _UNSURE_BOX[0] <= thickness <= _UNSURE_BOX[1]:
-                    unsure.append(len(out))
-            out.append(VectorBox(_shrunk(x0, y0, x1, y1, by), True, bool(flags & _RECTANGLE)))
-        path = []
-    lines = {
-        place
-        for place, line in zip(
-            unsure, _drawn_as_lines(render, [out[i].box for i in unsure]), strict=True
-        )
-        if line
-    }
-    seen += [_half_thickness(out[place].box) for place in lines]
-    usual = statistics.median(seen) if seen else 0.0
-    for place in rest:
-        box, rectangle = out[place].box, out[place].rectangle
-        by = _half_thickness(box) if place in lines else min(usual, _half_thickness(box))
-        out[place] = VectorBox(_shrunk(*box, by), True, rectangle)
-    return out
+    page's usual widening. A path MuPDF never ended (its last piece says it continues) is
+    left out."""
+    pieces = numpy.array(raw, dtype=numpy.float64).reshape(-1, 5)
+    box, flags = pieces[:, :4], pieces[:, 4].astype(numpy.int64)
+    ends = flags & _CONTINUES == 0
+    path = numpy.cumsum(ends) - ends  # each piece's path: the ends before it
+    stroked, rectangle = flags & _STROKED != 0, flags & _RECTANGLE != 0
+    wide, tall = box[:, 2] - box[:, 0], box[:, 3] - box[:, 1]
+    thickness = numpy.minimum(wide, tall)
+    finished = path < ends.sum()
+    own, seen = _own_widenings(path, finished & stroked & rectangle, thickness / 2)
+    kept = finished & ((wide >= shortest) | (tall >= shortest))
+    by = numpy.where(stroked & ~numpy.isnan(own), own, 0.0)
+    line = stroked & kept & numpy.isnan(own) & (thickness <= _LINE_BOX)
+    by[line] = thickness[line] / 2
+    rest = stroked & kept & numpy.isnan(own) & ~line
+    # MuPDF leaves some straight pieces unflagged (seen on a CAD sheet read back from SVG):
+    # those long enough to be a wall are asked too, not a curve's box.
+    long = numpy.maximum(wide, tall) >= _WALL_LIKE * thickness
+    unsure = rest & (rectangle | long) & (thickness >= _UNSURE_BOX[0])
+    unsure &= thickness <= _UNSURE_BOX[1]
+    drawn = numpy.zeros(len(pieces), bool)
+    drawn[unsure] = _drawn_as_lines(render, box[unsure])
+    measured = numpy.concatenate((seen, by[line], thickness[drawn] / 2))
+    usual = float(numpy.median(measured)) if measured.size else 0.0
+    by[rest] = numpy.minimum(usual, thickness[rest] / 2)
+    by[drawn] = thickness[drawn] / 2
+    return Vectors(_shrunk(box[kept], by[kept]), stroked[kept], rectangle[kept])
 
 
-def _own_widening(path: list[Raw]) -> float | None:
-    """The widening a path's lines show: its thinnest straight pieces, two or more as thin."""
-    thin = sorted(
-        min(x1 - x0, y1 - y0) / 2 for x0, y0, x1, y1, f in path if f & _STROKED and f & _RECTANGLE
-    )
-    return thin[0] if len(thin) >= 2 and thin[1] - thin[0] <= _SAME_WIDENING else None
+def _own_widenings(
+    path: numpy.ndarray, candidate: numpy.ndarray, half: numpy.ndarray
+) -> tuple[numpy.ndarray, numpy.ndarray]:
+    """The widening each piece's path shows (NaN where none), and each path's once: the
+    half-thickness of its thinnest stroked straight pieces, two or more as thin."""
+    at = numpy.flatnonzero(candidate)
+    at = at[numpy.lexsort((half[at], path[at]))]  # by path, thinnest first
+    first = numpy.flatnonzero(numpy.r_[True, path[at][1:] != path[at][:-1]])
+    first = first[first + 1 < len(at)]
+    pair = first[path[at][first + 1] == path[at][first]]
+    pair = pair[half[at][pair + 1] - half[at][pair] <= _SAME_WIDENING]
+    widenings = numpy.full(int(path.max(initial=0)) + 1, numpy.nan)
+    widenings[path[at][pair]] = half[at][pair]
+    return widenings[path], half[at][pair]
 
 
-def _drawn_as_lines(render: PageRender, boxes: list[Box]) -> list[bool]:
-    """For each box, whether the render shows ink along its middle and none at its edges
-    (a line MuPDF widened) rather than at its edges (a rectangle), sampled at points along
-    it, all boxes at once."""
-    if not boxes:
-        return []
+def _drawn_as_lines(render: PageRender, boxes: numpy.ndarray) -> numpy.ndarray:
+    """For each box (rows of x0, y0, x1, y1), whether the render shows ink along its middle
+    and none at its edges (a line MuPDF widened) rather than at its edges (a rectangle),
+    sampled at points along it, all boxes at once."""
+    if not len(boxes):
+        return numpy.zeros(0, bool)
     z, (ox, oy) = render.zoom, render.origin
     pixels = render.pixels
     height, width = pixels.shape[:2]
-    b = numpy.array([tuple(box) for box in boxes], dtype=numpy.float64) * z
+    b = boxes * z
     b -= (ox, oy, ox, oy)
     lying = (b[:, 2] - b[:, 0]) >= (b[:, 3] - b[:, 1])
     # Along: start, end; across: low edge, high edge (pixels), whichever way the box lies.
@@ -248,19 +231,15 @@ def _drawn_as_lines(render: PageRender, boxes: list[Box]) -> list[bool]:
             darkest = numpy.maximum(darkest, 255 - pixels[ys, xs].min(axis=2))
         ink[name] = numpy.median(darkest, axis=1)
     edges = numpy.maximum(ink["low"], ink["high"])
-    return list((ink["middle"] >= _INK) & (edges < ink["middle"] / 2))
+    return (ink["middle"] >= _INK) & (edges < ink["middle"] / 2)
 
 
-def _half_thickness(box: Box) -> float:
-    return min(box.x1 - box.x0, box.y1 - box.y0) / 2
-
-
-def _shrunk(x0: float, y0: float, x1: float, y1: float, by: float) -> Box:
-    if by == 0.0:
-        return Box(x0, y0, x1, y1)
+def _shrunk(boxes: numpy.ndarray, by: numpy.ndarray) -> numpy.ndarray:
+    """Each box shrunk by its ``by`` on every side, collapsed to its middle where it is
+    thinner than that."""
+    x0, y0, x1, y1 = boxes.T
     a, b, c, d = x0 + by, y0 + by, x1 - by, y1 - by
-    if c < a:
-        a = c = (x0 + x1) / 2
-    if d < b:
-        b = d = (y0 + y1) / 2
-    return Box(a, b, c, d)
+    narrow, low = (c < a) & (by > 0), (d < b) & (by > 0)
+    a[narrow] = c[narrow] = ((x0 + x1) / 2)[narrow]
+    b[low] = d[low] = ((y0 + y1) / 2)[low]
+    return numpy.stack((a, b, c, d), axis=1)
