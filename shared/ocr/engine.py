@@ -249,9 +249,9 @@ class OcrEngine:
         skip: Callable[[numpy.ndarray], bool] | None = None,
     ) -> list[Word]:
         """OCR a rendered region: lines found on it, reduced to ``detection_zoom`` pixels
-        per point (and at most ``DETECTION_MAX_PX``) when larger, then read from it at full
-        resolution in the frame of content turned ``turn``; lines for which ``skip`` (given
-        the line in page points) says so are not read (read already)."""
+        per point (and at most ``DETECTION_MAX_PX``) when larger and turned upright (content
+        turned ``turn``), then read from it at full resolution in that frame; lines for which
+        ``skip`` (given the line in page points) says so are not read (read already)."""
         height, width = raster.pixels.shape
         if not height or not width:
             return []
@@ -263,12 +263,22 @@ class OcrEngine:
             size = (max(1, round(width * scale)), max(1, round(height * scale)))
             reduced = cv2.resize(reduced, size, interpolation=cv2.INTER_AREA)
         with self._lock:
-            quads = self._detect(cv2.cvtColor(reduced, cv2.COLOR_GRAY2BGR))
+            quads = self._detect_upright(reduced, turn)
             origin = numpy.array([raster.x0, raster.y0])
             lines = [origin + q / (scale * raster.zoom) for q in quads]
             if skip:
                 lines = [q for q in lines if not skip(q)]
             return self._recognise(raster, lines, turn)
+
+    def _detect_upright(self, gray: numpy.ndarray, turn: int) -> list[numpy.ndarray]:
+        """Text lines on a gray image of content turned ``turn``, found with the image turned
+        upright (the detector merges close lines that run down the page: a title's stacked
+        lines in a turned title block come out as one), in the image's own pixels."""
+        quarters = turn // 90 % 4
+        upright = numpy.ascontiguousarray(numpy.rot90(gray, quarters))
+        found = self._detect(cv2.cvtColor(upright, cv2.COLOR_GRAY2BGR))
+        height, width = gray.shape[:2]
+        return [_turned_back(quad, quarters, width, height) for quad in found]
 
     def _detect(self, image: numpy.ndarray) -> list[numpy.ndarray]:
         """Text lines on ``image``: each a quadrilateral (four corners in turn) in its
@@ -343,6 +353,19 @@ class OcrEngine:
                     word.confidence = round(score, 3)
                     words.append(word)
         return words
+
+
+def _turned_back(quad: numpy.ndarray, quarters: int, width: int, height: int) -> numpy.ndarray:
+    """Points of an image turned a quarter counter-clockwise ``quarters`` times
+    (``numpy.rot90``) in the pixels of the ``width`` x ``height`` image it was turned from."""
+    x, y = quad[:, 0], quad[:, 1]
+    if quarters == 1:
+        x, y = width - y, x
+    elif quarters == 2:
+        x, y = width - x, height - y
+    elif quarters == 3:
+        x, y = y, height - x
+    return numpy.stack((x, y), axis=1)
 
 
 def _join_cut_lines(pieces: list[tuple[numpy.ndarray, bool]]) -> list[numpy.ndarray]:

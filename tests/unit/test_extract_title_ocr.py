@@ -23,7 +23,8 @@ from shared.infra.settings import Settings
 from shared.ocr.engine import TURNS, page_raster
 from shared.pagetext import Box, Word
 from shared.sheet import read_title_block
-from tests.support.corpus import needs_corpus, pdf_bytes
+from tests.support.corpus import manifest, needs_corpus, pdf_bytes
+from tests.support.renderings import turned
 
 W, H = 36 * 72, 24 * 72
 SETTINGS = Settings(_env_file=None)
@@ -91,11 +92,13 @@ def test_a_line_read_already_is_not_read_again():
     assert not covered(numpy.array([[100, 100], [230, 100], [230, 140], [100, 140]], float))
 
 
-def test_a_title_read_closer_replaces_the_words_of_its_box_only():
+def test_a_title_read_closer_replaces_the_words_of_its_box_and_adds_lines_the_page_missed():
     """A title in small print in the page image is read again closer (rendered with a
-    margin of two print sizes): its reading replaces the page's words whose centres lie in
-    the title's box, and adds only its words there; what lies around the title stays the
-    page reading's."""
+    margin of two print sizes, and along its line its own length): its reading replaces the
+    page's words whose centres lie in
+    the title's box; around it, only the lines the page's reading did not read are read
+    and added (a title's other lines the page image merged or lost); what the page read
+    around the title stays the page reading's."""
     words = [
         _word("SHEET", (100, 80, 140, 90), 10),
         _word("CENERAL", (100, 100, 150, 112), 12),
@@ -103,20 +106,26 @@ def test_a_title_read_closer_replaces_the_words_of_its_box_only():
         _word("A1", (100, 140, 130, 170), 30),
     ]
     layer = ocr_text_layer(words, 1, W, H)
-    assert title_regions(layer, [1, 2], zoom=3.0) is None  # 36 px tall: read well already
+    assert title_regions(layer, [1, 2], zoom=4.0) is None  # 48 px tall: read well already
     region, core = title_regions(layer, [1, 2], zoom=1.0) or (None, None)
-    assert region == Box(76.0, 76.0, 219.0, 136.0) and core == Box(94.0, 94.0, 201.0, 118.0)
-    # Of the lines found in the region, only those reaching into the core are read.
-    apart = apart_from(core)
+    assert region == Box(5.0, 76.0, 290.0, 136.0) and core == Box(94.0, 94.0, 201.0, 118.0)
+    # Of the lines found in the region, those reaching into the core are read, and those
+    # the page's words do not cover.
+    apart = apart_from(core, layer.words)
     assert apart(numpy.array([[100, 80], [140, 80], [140, 90], [100, 90]], float))
     assert not apart(numpy.array([[100, 100], [196, 100], [196, 112], [100, 112]], float))
+    assert not apart(numpy.array([[100, 120], [196, 120], [196, 132], [100, 132]], float))
     closer = [
-        _word("SHEFT", (101, 80, 141, 90), 10),
         _word("GENERAL", (101, 100, 151, 112), 12),
         _word("NOTES", (156, 100, 196, 112), 12),
+        _word("AND", (101, 120, 130, 132), 12),
+        _word("PLANS", (135, 120, 170, 132), 12),
     ]
     merged = with_closer_title(layer.words, closer, core)
-    assert [w.text for w in merged] == ["SHEET", "A1", "GENERAL", "NOTES"]
+    assert [w.text for w in merged] == ["SHEET", "A1", "GENERAL", "NOTES", "AND", "PLANS"]
+    # A closer word the page's reading covers outside the title's box is not added twice.
+    again = with_closer_title(layer.words, [_word("SHEFT", (101, 80, 141, 90), 10)], core)
+    assert [w.text for w in again] == ["SHEET", "A1"]
 
 
 @pytest.mark.slow
@@ -153,6 +162,24 @@ async def test_a_title_in_small_close_lines_is_read_again_closer(readers):
     )
     sheet = out.result.sheet
     assert (sheet.sheet_number, sheet.sheet_title) == (number, "SITE PLAN AND GENERAL NOTES")
+
+
+@needs_corpus
+@pytest.mark.slow
+async def test_a_turned_title_block_reads_its_stacked_title_lines_upright(readers):
+    """The same set fed sideways (its content turned 90°, the title block's text running down
+    the page): the four lines of sheet 2's title, stacked tighter than the page image's
+    boxes are tall, are found with the title's region turned upright (found as they run, the
+    detector merges them) and read whole."""
+    file, _, _ = OUTLINED
+    [printed] = [s for e in manifest() if e["file"] == file for s in e["sheets"] if s["page"] == 2]
+    pdf = turned(pdf_bytes(file), 90)
+    out = await extract_rung1(pdf, 2, SETTINGS, None, readers=readers, worker_id="t", job_id="t")
+    sheet = out.result.sheet
+    assert (sheet.sheet_number, sheet.sheet_title) == (
+        printed["sheet_number"],
+        printed["sheet_title"],
+    )
 
 
 def _turned_inside_a_portrait_page(pdf: bytes, page_number: int) -> bytes:

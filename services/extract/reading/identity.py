@@ -66,7 +66,7 @@ async def read_identity(
         text_layer, reading = await _closer_title_cells(
             pdf, (text_layer, reading), turn, read, settings, readers
         )
-    return await _closer_title(pdf, page.zoom, (text_layer, reading), turn, read, settings, readers)
+    return await _closer_title(pdf, page.zoom, (text_layer, reading), read, settings, readers)
 
 
 async def _closer_title_block(
@@ -156,7 +156,6 @@ async def _closer_title(
     pdf: bytes,
     zoom: float,
     read_so_far: tuple[TextLayer, SheetReading],
-    turn: int,
     read: Callable[[TextLayer], SheetReading],
     settings: Settings,
     readers: Readers,
@@ -170,8 +169,11 @@ async def _closer_title(
     if not ids or (regions := title_regions(text_layer, ids, zoom)) is None:
         return text_layer, reading
     region, core = regions
-    skip = apart_from(core)
-    closer = await _ocr_region(pdf, text_layer.page_number, region, turn, skip, settings, readers)
+    near = [w for w in text_layer.words if _overlaps(w.bbox, region)]
+    skip = apart_from(core, near)
+    # Read in the title's own frame: a title block may be turned on the sheet.
+    own = text_turn([text_layer.words[i] for i in ids])
+    closer = await _ocr_region(pdf, text_layer.page_number, region, own, skip, settings, readers)
     if closer is None:
         return text_layer, reading
     layer = ocr_layer(with_closer_title(text_layer.words, closer, core), text_layer)
@@ -179,6 +181,10 @@ async def _closer_title(
     if again.title is None or again.sheet_number != reading.sheet_number:
         return text_layer, reading
     return layer, again
+
+
+def _overlaps(a: Box, b: Box) -> bool:
+    return a.overlap_x(b) > 0 and a.overlap_y(b) > 0
 
 
 async def _outlined_title_block(

@@ -51,12 +51,15 @@ SAME_SIZE = 2.0
 
 # A title read from the page is read again closer from a render of its box grown by this
 # many of its print sizes each way (its lines whole, with what is printed around them), and
+# along its lines by its own length or TITLE_ALONG print sizes, whichever is more (its other
+# lines may start or end further out, and what was read of it may be a piece of a line);
 # the words whose centres lie in its box grown by this share of a print size are replaced.
 TITLE_MARGIN = 2.0
+TITLE_ALONG = 6.0
 TITLE_CORE = 0.5
 # A title whose print is this many pixels tall in the page image was found and read there
 # as well as a closer look would (a map's heading); smaller print is read again closer.
-TITLE_CLEAR_PX = 32.0
+TITLE_CLEAR_PX = 48.0
 
 
 # A title block drawn as outlines on a page with a text layer: an edge strip holding at most
@@ -218,12 +221,16 @@ def read_already(words: list[Word]):
     def covered(quad) -> bool:
         x0, y0 = quad.min(axis=0)
         x1, y1 = quad.max(axis=0)
-        line = Box(float(x0), float(y0), float(x1), float(y1))
-        thick = min(line.width, line.height)
-        inside = sum(_overlap(line, w.bbox) for w in words if _alike(w.size, thick))
-        return inside >= READ_ALREADY * max(_area(line), 1e-6)
+        return _covered(Box(float(x0), float(y0), float(x1), float(y1)), words)
 
     return covered
+
+
+def _covered(line: Box, words: list[Word]) -> bool:
+    """Whether ``words`` of about the print size of ``line`` cover it."""
+    thick = min(line.width, line.height)
+    inside = sum(_overlap(line, w.bbox) for w in words if _alike(w.size, thick))
+    return inside >= READ_ALREADY * max(_area(line), 1e-6)
 
 
 def _along(direction: tuple[float, float], runs: tuple[float, float]) -> bool:
@@ -264,31 +271,39 @@ def title_regions(layer: TextLayer, word_ids: list[int], zoom: float) -> tuple[B
         return None
     x0, y0, x1, y1 = Box.union(w.bbox for w in words)
     grow, core = TITLE_MARGIN * size, TITLE_CORE * size
+    across_x = abs(words[0].dir[0]) < abs(words[0].dir[1])  # its lines run down the page
+    grow_x = grow if across_x else max(TITLE_ALONG * size, x1 - x0)
+    grow_y = max(TITLE_ALONG * size, y1 - y0) if across_x else grow
     return (
-        Box(x0 - grow, y0 - grow, x1 + grow, y1 + grow),
+        Box(x0 - grow_x, y0 - grow_y, x1 + grow_x, y1 + grow_y),
         Box(x0 - core, y0 - core, x1 + core, y1 + core),
     )
 
 
-def apart_from(core: Box):
+def apart_from(core: Box, words: list[Word]):
     """A test of a detected line (page points): whether it lies apart from ``core`` (none
-    of its words could replace one there, so it is not read)."""
+    of its words could replace one there) and the page's ``words`` read it already, so it
+    is not read."""
+    already = read_already(words)
 
     def apart(quad) -> bool:
         x0, y0 = quad.min(axis=0)
         x1, y1 = quad.max(axis=0)
-        return _overlap(core, Box(float(x0), float(y0), float(x1), float(y1))) <= 0
+        line = Box(float(x0), float(y0), float(x1), float(y1))
+        return _overlap(core, line) <= 0 and already(quad)
 
     return apart
 
 
 def with_closer_title(words: list[Word], closer: list[Word], core: Box) -> list[Word]:
     """The page's words with those in the title's ``core`` replaced by the closer reading's
-    words there: the title's lines found and read again at a resolution where stacked lines
-    part and short words show (page detection merges a title's close lines, drops or leans
+    words there, and the closer reading's words the page did not read added: the title's
+    lines found and read again at a resolution where stacked lines part and short words show
+    (page detection merges a title's close lines or finds one of them alone, drops or leans
     an "OF", misreads a letter)."""
     kept = [w for w in words if not _centre_in(core, w.bbox)]
-    return kept + [w for w in closer if _centre_in(core, w.bbox)]
+    found = [w for w in closer if _centre_in(core, w.bbox) or not _covered(w.bbox, kept)]
+    return kept + found
 
 
 def text_turn(words: list[Word]) -> int:
