@@ -225,6 +225,10 @@ _PARTS = re.compile(r"\s*[/|]\s*|,\s*|\n")
 _PAPER_SIZE = re.compile(
     r"(.+?)\s*(?:@|\b(?:at|bei|à|en|in|su|på|w|na)\b)?\s*\b[AB][0-4]\s*:?$", re.I
 )
+# A number sign closing a label ("PROJECT REFERENCE NO.", "Projektreferenz Nr.", "Réf. N°"):
+# the label before it names the same field, where that field's value is a code.
+_NUMBER_SIGN = re.compile(r"(.+?)\s*(?:\b(?:no|nr|nro|núm|num|č)\.?|n\.?\s*[°º]|#|№)\s*:?$", re.I)
+_CODE_FIELDS = frozenset({"number", "project_number"})
 # Words that join two stage phrases in one banner ("PRELIMINARY AND NOT FOR CONSTRUCTION").
 _JOINERS = frozenset({"and", "und", "et", "y", "e", "en", "og", "och", "i", "a", "oraz", "и"})
 # A status code leading a banner (ISO 19650's "S3", "A1", "CR"): dropped before the phrase.
@@ -323,6 +327,9 @@ def label_fields(text: str) -> frozenset[str]:
     sized = _PAPER_SIZE.match(text)
     if sized and "scale" in label_fields(sized.group(1)):
         return frozenset({"scale"})
+    signed = _NUMBER_SIGN.match(text)
+    if signed and (fields := label_fields(signed.group(1))) and fields <= _CODE_FIELDS:
+        return fields
     return frozenset()
 
 

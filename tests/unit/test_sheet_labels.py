@@ -181,6 +181,18 @@ def test_a_label_in_two_languages_or_with_its_paper_size_is_one_label():
     assert not is_label("FLOOR PLAN / ROOF PLAN")
 
 
+def test_a_code_label_closed_by_a_number_sign_labels_the_same_field():
+    """ "PROJECT REFERENCE NO." is "PROJECT REFERENCE" with its number sign, in any language's
+    sign; a sign after a label whose value is no code, or after no label, makes no label."""
+    assert label_fields("PROJECT REFERENCE NO.") == {"project_number"}
+    assert label_fields("Projektnummer Nr.:") == {"project_number"}
+    assert label_fields("Réf. projet N°") == {"project_number"}
+    assert label_fields("PROJECT #") == {"project_number"}
+    assert not is_label("SHEET TITLE NO.")
+    assert not is_label("SCALE NO")
+    assert not is_label("FLOOR NO. 3")
+
+
 @pytest.mark.parametrize("text", TITLES + NUMBERS)
 def test_titles_and_numbers_sheets_print_are_no_labels_and_no_banners(text):
     assert not is_label(text)
