@@ -16,12 +16,14 @@ from dataclasses import dataclass, field
 from shared.pagetext import (
     FramedLine,
     TextLayer,
+    Word,
     direction_key,
     fold_dashes,
     frame_of,
     framed_line,
     rows,
 )
+from shared.pagetext.geometry import ANGLE_STEP
 from shared.sheet.tokens import is_labelled_value, is_sheet_id, printed_token, sheet_key
 
 _HEADING = re.compile(
@@ -32,6 +34,8 @@ _HEADING = re.compile(
     re.IGNORECASE,
 )
 _SEPARATOR = re.compile(r"^[-:|]+$")
+# Direction keys a quarter turn apart: an index is read along the page's axes only.
+_QUARTER = round(90 / ANGLE_STEP)
 # Words that join the two ends of a range printed in a row.
 _THROUGH = frozenset({"THRU", "THROUGH", "TO", "BIS", "À", "A", "AL", "T/M", "TOT", "-", "–"})
 # Rows further apart than this many times the list's usual pitch end it.
@@ -48,20 +52,29 @@ GROUP_TITLE_WORDS = 5
 
 def read_drawing_index(layer: TextLayer) -> list[tuple[str, str | None]]:
     """The (sheet number, title) rows of every drawing index printed on the page, numbers and
-    titles as printed (ranges as printed), in the index's order."""
-    words, upright = layer.words, frame_of(0)
-    lines = [
-        framed_line(words, ids, upright, line_id)
-        for line_id, ids in enumerate(layer.lines)
-        if ids and direction_key(words[ids[0]].dir) == 0  # upright, within a slight skew
-    ]
+    titles as printed (ranges as printed), in the index's order. An index is read in the
+    frame its lines run in (a sheet fed sideways, or an index printed turned on it)."""
+    words = layer.words
+    by_frame: dict[int, list[tuple[int, list[int]]]] = {}
+    for line_id, ids in enumerate(layer.lines):
+        if ids:  # each way a page's text runs, within a slight skew
+            by_frame.setdefault(direction_key(words[ids[0]].dir), []).append((line_id, ids))
     found: list[tuple[str, str | None]] = []
-    for heading in lines:
-        if _HEADING.match(fold_dashes(heading.text).strip()):
-            found += _rows_near(heading, lines, layer, downwards=True) or _rows_near(
-                heading, lines, layer, downwards=False
-            )
+    for key, in_frame in sorted(by_frame.items()):
+        if key % _QUARTER or not any(_is_heading(words, ids) for _, ids in in_frame):
+            continue
+        frame = frame_of(key)
+        lines = [framed_line(words, ids, frame, line_id) for line_id, ids in in_frame]
+        for heading in lines:
+            if _HEADING.match(fold_dashes(heading.text).strip()):
+                found += _rows_near(heading, lines, layer, downwards=True) or _rows_near(
+                    heading, lines, layer, downwards=False
+                )
     return found
+
+
+def _is_heading(words: list[Word], ids: list[int]) -> bool:
+    return bool(_HEADING.match(fold_dashes(" ".join(words[i].text for i in ids)).strip()))
 
 
 @dataclass
@@ -211,7 +224,8 @@ def _parse(row: list[FramedLine], layer: TextLayer) -> tuple[str, str | None, fl
     if rest and _SEPARATOR.match(fold_dashes(rest[0].text)):
         rest = rest[1:]
     title_words = [w.text for w in rest] + [ln.text for ln in row[1:]]
-    starts = [w.bbox.x0 for w in rest] + [ln.box.x0 for ln in row[1:]]
+    frame = row[0].frame
+    starts = [w.bbox.in_frame(frame).x0 for w in rest] + [ln.box.x0 for ln in row[1:]]
     title = " ".join(title_words).strip() or None
     return number, title, starts[0] if starts else None
 

@@ -18,6 +18,7 @@ from shared.sheet.index import expand_index, read_drawing_index
 from shared.sheet.reading import read_sheet
 from shared.sheet.reconcile import PageFacts, reconcile
 from shared.sheet.references import references
+from tests.support.renderings import turned
 from tests.support.sets import INDEX, facts_of, indexed_set
 
 
@@ -41,6 +42,14 @@ def test_the_index_is_read_as_number_title_pairs(layers):
     """The cover's SHEET INDEX is read row by row, numbers and titles as printed."""
     assert read_drawing_index(layers[1]) == INDEX
     assert all(read_drawing_index(layers[n]) == [] for n in range(2, 8))
+
+
+@pytest.mark.parametrize("degrees", [90, 270])
+def test_an_index_on_a_sheet_fed_sideways_is_read_in_its_own_frame(degrees):
+    """The same cover turned a quarter (its text layer running down or up the page) gives
+    the same rows."""
+    with pymupdf.open(stream=turned(indexed_set().tobytes(), degrees)) as doc:
+        assert read_drawing_index(read_text_layer(doc[0], 1, min_chars=1)) == INDEX
 
 
 def test_index_confirms_sheets_and_names_the_absent_one(sheet_set):
