@@ -12,6 +12,7 @@ from services.extract.reading.textlayer import ocr_text_layer
 from services.extract.reading.title_ocr import (
     apart_from,
     closer_regions,
+    cut_short,
     read_already,
     title_regions,
     to_page,
@@ -92,10 +93,23 @@ def test_a_line_read_already_is_not_read_again():
     assert not covered(numpy.array([[100, 100], [230, 100], [230, 140], [100, 140]], float))
 
 
+def test_a_title_region_that_cut_a_line_short_is_grown_along_the_titles_lines():
+    """A word of the closer reading at an end of the region along the title's lines (across
+    a turned title block: down the page) is a line the region cut: the region grows six
+    print sizes that way; words clear of its ends leave it as it is."""
+    title = [_word("FRAMING", (107, 1155, 120, 1190), 13.0, direction=(0.0, 1.0))]
+    region = Box(81.0, 1129.0, 146.0, 1216.0)
+    cut = [_word("ATION", (123, 1129.5, 133, 1178), 10.0, direction=(0.0, 1.0))]
+    assert cut_short(region, title, cut) == Box(81.0, 1051.0, 146.0, 1294.0)
+    whole = [_word("PLAN", (100, 1140, 111, 1160), 11.0, direction=(0.0, 1.0))]
+    assert cut_short(region, title, whole) is None
+    flat = [_word("NOTES", (100, 100, 150, 112), 12.0)]
+    assert cut_short(Box(76.0, 76.0, 219.0, 136.0), flat, flat) is None
+
+
 def test_a_title_read_closer_replaces_the_words_of_its_box_and_adds_lines_the_page_missed():
     """A title in small print in the page image is read again closer (rendered with a
-    margin of two print sizes, and along its line its own length): its reading replaces the
-    page's words whose centres lie in
+    margin of two print sizes): its reading replaces the page's words whose centres lie in
     the title's box; around it, only the lines the page's reading did not read are read
     and added (a title's other lines the page image merged or lost); what the page read
     around the title stays the page reading's."""
@@ -108,7 +122,7 @@ def test_a_title_read_closer_replaces_the_words_of_its_box_and_adds_lines_the_pa
     layer = ocr_text_layer(words, 1, W, H)
     assert title_regions(layer, [1, 2], zoom=4.0) is None  # 48 px tall: read well already
     region, core = title_regions(layer, [1, 2], zoom=1.0) or (None, None)
-    assert region == Box(5.0, 76.0, 290.0, 136.0) and core == Box(94.0, 94.0, 201.0, 118.0)
+    assert region == Box(76.0, 76.0, 219.0, 136.0) and core == Box(94.0, 94.0, 201.0, 118.0)
     # Of the lines found in the region, those reaching into the core are read, and those
     # the page's words do not cover.
     apart = apart_from(core, layer.words)

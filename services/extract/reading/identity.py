@@ -17,6 +17,7 @@ from services.extract.reading.page import (
 from services.extract.reading.title_ocr import (
     apart_from,
     closer_regions,
+    cut_short,
     detection_zoom,
     long_rules,
     read_already,
@@ -169,13 +170,19 @@ async def _closer_title(
     if not ids or (regions := title_regions(text_layer, ids, zoom)) is None:
         return text_layer, reading
     region, core = regions
-    near = [w for w in text_layer.words if _overlaps(w.bbox, region)]
-    skip = apart_from(core, near)
-    # Read in the title's own frame: a title block may be turned on the sheet.
-    own = text_turn([text_layer.words[i] for i in ids])
-    closer = await _ocr_region(pdf, text_layer.page_number, region, own, skip, settings, readers)
+    title = [text_layer.words[i] for i in ids]
+    own = text_turn(title)  # read in the title's own frame: a title block may be turned
+
+    async def closer_in(area: Box) -> list[Word] | None:
+        near = [w for w in text_layer.words if _overlaps(w.bbox, area)]
+        skip = apart_from(core, near)
+        return await _ocr_region(pdf, text_layer.page_number, area, own, skip, settings, readers)
+
+    closer = await closer_in(region)
     if closer is None:
         return text_layer, reading
+    if (longer := cut_short(region, title, closer)) is not None:
+        closer = await closer_in(longer) or closer
     layer = ocr_layer(with_closer_title(text_layer.words, closer, core), text_layer)
     again = await asyncio.to_thread(read, layer)
     if again.title is None or again.sheet_number != reading.sheet_number:

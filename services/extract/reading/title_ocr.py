@@ -50,13 +50,14 @@ SAME_SIZE = 2.0
 
 
 # A title read from the page is read again closer from a render of its box grown by this
-# many of its print sizes each way (its lines whole, with what is printed around them), and
-# along its lines by its own length or TITLE_ALONG print sizes, whichever is more (its other
-# lines may start or end further out, and what was read of it may be a piece of a line);
-# the words whose centres lie in its box grown by this share of a print size are replaced.
+# many of its print sizes each way (its lines whole, with what is printed around them); the
+# words whose centres lie in its box grown by this share of a print size are replaced.
 TITLE_MARGIN = 2.0
-TITLE_ALONG = 6.0
 TITLE_CORE = 0.5
+# Where the closer reading finds a word at an end of that region along the title's lines
+# (its other lines start or end further out, or what the page read of it was a piece of a
+# line), the region is read again grown this many print sizes further that way.
+TITLE_ALONG = 6.0
 # A title whose print is this many pixels tall in the page image was found and read there
 # as well as a closer look would (a map's heading); smaller print is read again closer.
 TITLE_CLEAR_PX = 48.0
@@ -271,13 +272,24 @@ def title_regions(layer: TextLayer, word_ids: list[int], zoom: float) -> tuple[B
         return None
     x0, y0, x1, y1 = Box.union(w.bbox for w in words)
     grow, core = TITLE_MARGIN * size, TITLE_CORE * size
-    across_x = abs(words[0].dir[0]) < abs(words[0].dir[1])  # its lines run down the page
-    grow_x = grow if across_x else max(TITLE_ALONG * size, x1 - x0)
-    grow_y = max(TITLE_ALONG * size, y1 - y0) if across_x else grow
     return (
-        Box(x0 - grow_x, y0 - grow_y, x1 + grow_x, y1 + grow_y),
+        Box(x0 - grow, y0 - grow, x1 + grow, y1 + grow),
         Box(x0 - core, y0 - core, x1 + core, y1 + core),
     )
+
+
+def cut_short(region: Box, title: list[Word], closer: list[Word]) -> Box | None:
+    """The title's ``region`` grown along its lines by ``TITLE_ALONG`` print sizes, when a
+    word of the ``closer`` reading there reaches an end of it along them (a line it cut);
+    None when none does."""
+    size = max(w.size for w in title)
+    down = abs(title[0].dir[0]) < abs(title[0].dir[1])  # its lines run down the page
+    slack, grow = TITLE_CORE * size, TITLE_ALONG * size
+    if down:
+        ends = any(w.bbox.y0 <= region.y0 + slack or w.bbox.y1 >= region.y1 - slack for w in closer)
+        return Box(region.x0, region.y0 - grow, region.x1, region.y1 + grow) if ends else None
+    ends = any(w.bbox.x0 <= region.x0 + slack or w.bbox.x1 >= region.x1 - slack for w in closer)
+    return Box(region.x0 - grow, region.y0, region.x1 + grow, region.y1) if ends else None
 
 
 def apart_from(core: Box, words: list[Word]):
