@@ -125,8 +125,9 @@ def _guessed_titles(
 ) -> None:
     """A sheet without a title takes the one OCR gave it by size alone where the set shows
     that place is its title's: at least ``GUESS_PAGES`` sheets print their guesses there
-    (their corners within ``tolerance``), in more than one wording. A guess that is part of
-    a wording more sheets print there was cut short (OCR lost a line) and is not taken."""
+    (their corners within ``tolerance``), in more than one wording (a wording whose words
+    another holds is that one with words OCR lost). A guess that is part of a wording more
+    sheets print there was cut short (OCR lost a line) and is not taken."""
     guesses = {
         n: g for n, r in readings.items() if (g := r.title_guess) and decided[n].title is None
     }
@@ -139,7 +140,7 @@ def _guessed_titles(
         ]
         own = normalize(guess.text)
         cut = any(own in other and there.count(other) > there.count(own) for other in there)
-        if len(there) >= GUESS_PAGES and len(set(there)) > 1 and not cut:
+        if len(there) >= GUESS_PAGES and _wordings(there) > 1 and not cut:
             decided[n] = replace(
                 decided[n],
                 title=guess.text,
@@ -147,6 +148,13 @@ def _guessed_titles(
                 why=f"the title where {len(there)} sheets of the set print theirs",
                 titled_by_place=True,
             )
+
+
+def _wordings(texts: list[str]) -> int:
+    """How many wordings the texts are, a text whose words another's hold counting as that
+    one (the same line with words OCR lost, not another title)."""
+    words = {frozenset(text.split()) for text in texts}
+    return sum(1 for w in words if not any(w < other for other in words))
 
 
 # --- text the whole set prints alike --------------------------------------------------------

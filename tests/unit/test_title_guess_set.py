@@ -58,10 +58,21 @@ def test_a_guess_cut_short_of_the_wording_more_sheets_print_is_not_taken():
     pages = [
         _page("SC1", "SR167 STAGE 1 TEMPORARY ITS PLANS"),
         _page("SC2", "SR167 STAGE 1 TEMPORARY ITS PLANS"),
-        _page("SC3", "TEMPORARY ITS PLANS", at=Box(2300, 1552, 2500, 1560)),
+        _page("SC3", "SR167 STAGE 2 ITS PLANS"),
+        _page("SC4", "TEMPORARY ITS PLANS", at=Box(2300, 1552, 2500, 1560)),
     ]
     assert _titles(pages) == {
         1: "SR167 STAGE 1 TEMPORARY ITS PLANS",
         2: "SR167 STAGE 1 TEMPORARY ITS PLANS",
-        3: None,
+        3: "SR167 STAGE 2 ITS PLANS",
+        4: None,
     }
+
+
+def test_one_wording_with_words_ocr_lost_is_still_one_wording():
+    """Every sheet prints one line there (a project's name over its title, say); OCR lost a
+    word or two of it on some: one wording, a banner, not the sheets' titles."""
+    full = "I-5 TO SR 161 NEW EXPRESSWAY COMMUNICATION ONE-LINE DIAGRAM"
+    lost = "I-5 TO SR NEW EXPRESSWAY COMMUNICATION ONE-LINE"
+    pages = [_page(f"ITS-{n}", full if n % 2 else lost) for n in range(1, 5)]
+    assert set(_titles(pages).values()) == {None}
