@@ -137,9 +137,21 @@ def test_a_title_read_closer_replaces_the_words_of_its_box_and_adds_lines_the_pa
     ]
     merged = with_closer_title(layer.words, closer, core)
     assert [w.text for w in merged] == ["SHEET", "A1", "GENERAL", "NOTES", "AND", "PLANS"]
-    # A closer word the page's reading covers outside the title's box is not added twice.
+    # A closer word outside the title's box that the page's reading covers is not added
+    # twice, nor a piece of a title word found on a line of its own beside the box.
     again = with_closer_title(layer.words, [_word("SHEFT", (101, 80, 141, 90), 10)], core)
     assert [w.text for w in again] == ["SHEET", "A1"]
+    below = _word("PLANS", (170, 111, 200, 123), 12)  # its centre in the box, its foot past it
+    piece = _word("ANS", (172, 114, 198, 126), 12)  # read again on a line of its own
+    merged = with_closer_title([*layer.words, below], [*closer, piece], core)
+    assert [w.text for w in merged] == ["SHEET", "A1", "GENERAL", "NOTES", "AND", "PLANS"]
+    # A piece of a line the closer reading found again in a box of its own is dropped.
+    again = [*closer, _word("ES", (180, 99, 198, 113), 12)]
+    assert [w.text for w in with_closer_title(layer.words, again, core)][2:4] == [
+        "GENERAL",
+        "NOTES",
+    ]
+    assert len(with_closer_title(layer.words, again, core)) == 6
 
 
 @pytest.mark.slow

@@ -314,8 +314,19 @@ def with_closer_title(words: list[Word], closer: list[Word], core: Box) -> list[
     (page detection merges a title's close lines or finds one of them alone, drops or leans
     an "OF", misreads a letter)."""
     kept = [w for w in words if not _centre_in(core, w.bbox)]
-    found = [w for w in closer if _centre_in(core, w.bbox) or not _covered(w.bbox, kept)]
+    closer = [w for w in closer if not _within_larger(w, closer)]
+    found = [w for w in closer if _centre_in(core, w.bbox) or not _covered(w.bbox, words)]
     return kept + found
+
+
+def _within_larger(word: Word, words: list[Word]) -> bool:
+    """Whether a larger word of ``words`` covers most of ``word`` (the detector found a
+    piece of a line again in a box of its own)."""
+    area = _area(word.bbox)
+    return any(
+        _area(other.bbox) > area and _overlap(other.bbox, word.bbox) >= READ_ALREADY * area
+        for other in words
+    )
 
 
 def text_turn(words: list[Word]) -> int:
