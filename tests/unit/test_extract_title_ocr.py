@@ -120,7 +120,7 @@ def test_a_title_read_closer_replaces_the_words_of_its_box_and_adds_lines_the_pa
         _word("A1", (100, 140, 130, 170), 30),
     ]
     layer = ocr_text_layer(words, 1, W, H)
-    assert title_regions(layer, [1, 2], zoom=4.0) is None  # 48 px tall: read well already
+    assert title_regions(layer, [1, 2], zoom=3.0) is None  # 36 px tall: read well already
     region, core = title_regions(layer, [1, 2], zoom=1.0) or (None, None)
     assert region == Box(76.0, 76.0, 219.0, 136.0) and core == Box(94.0, 94.0, 201.0, 118.0)
     # Of the lines found in the region, those reaching into the core are read, and those

@@ -60,7 +60,7 @@ TITLE_CORE = 0.5
 TITLE_ALONG = 6.0
 # A title whose print is this many pixels tall in the page image was found and read there
 # as well as a closer look would (a map's heading); smaller print is read again closer.
-TITLE_CLEAR_PX = 48.0
+TITLE_CLEAR_PX = 32.0
 
 
 # A title block drawn as outlines on a page with a text layer: an edge strip holding at most
