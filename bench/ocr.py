@@ -131,9 +131,9 @@ def sheetflow_reader() -> Callable[[Page], list[str]]:
             region, core = regions
             closer = engine.ocr_raster(
                 ocr.render_area(page.pdf, page.number, region, ocr.RECOGNITION_DPI),
-                turn,
+                title_ocr.text_turn([layer.words[i] for i in ids]),
                 detection_zoom=title_ocr.detection_zoom(region),
-                skip=title_ocr.apart_from(core),
+                skip=title_ocr.apart_from(core, layer.words),
             )
             words = title_ocr.with_closer_title(layer.words, closer, core)
             again = ocr_text_layer(words, page.number, page.width, page.height)
