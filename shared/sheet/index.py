@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from shared.pagetext import (
     FramedLine,
     TextLayer,
-    Word,
     direction_key,
     fold_dashes,
     frame_of,
     framed_line,
+    join_words,
     rows,
 )
 from shared.pagetext.geometry import ANGLE_STEP
@@ -61,20 +61,23 @@ def read_drawing_index(layer: TextLayer) -> list[tuple[str, str | None]]:
             by_frame.setdefault(direction_key(words[ids[0]].dir), []).append((line_id, ids))
     found: list[tuple[str, str | None]] = []
     for key, in_frame in sorted(by_frame.items()):
-        if key % _QUARTER or not any(_is_heading(words, ids) for _, ids in in_frame):
+        if key % _QUARTER:
+            continue
+        headed = [_is_heading(join_words(words, ids)) for _, ids in in_frame]
+        if not any(headed):
             continue
         frame = frame_of(key)
         lines = [framed_line(words, ids, frame, line_id) for line_id, ids in in_frame]
-        for heading in lines:
-            if _HEADING.match(fold_dashes(heading.text).strip()):
+        for heading, is_heading in zip(lines, headed, strict=True):
+            if is_heading:
                 found += _rows_near(heading, lines, layer, downwards=True) or _rows_near(
                     heading, lines, layer, downwards=False
                 )
     return found
 
 
-def _is_heading(words: list[Word], ids: list[int]) -> bool:
-    return bool(_HEADING.match(fold_dashes(" ".join(words[i].text for i in ids)).strip()))
+def _is_heading(text: str) -> bool:
+    return bool(_HEADING.match(fold_dashes(text).strip()))
 
 
 @dataclass

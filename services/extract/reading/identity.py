@@ -174,7 +174,7 @@ async def _closer_title(
     own = text_turn(title)  # read in the title's own frame: a title block may be turned
 
     async def closer_in(area: Box) -> list[Word] | None:
-        near = [w for w in text_layer.words if _overlaps(w.bbox, area)]
+        near = [w for w in text_layer.words if w.bbox.overlaps(area)]
         skip = apart_from(core, near)
         return await _ocr_region(pdf, text_layer.page_number, area, own, skip, settings, readers)
 
@@ -188,10 +188,6 @@ async def _closer_title(
     if again.title is None or again.sheet_number != reading.sheet_number:
         return text_layer, reading
     return layer, again
-
-
-def _overlaps(a: Box, b: Box) -> bool:
-    return a.overlap_x(b) > 0 and a.overlap_y(b) > 0
 
 
 async def _outlined_title_block(
