@@ -36,7 +36,7 @@ from shared.sheet.labels import (
     match_label,
 )
 from shared.sheet.view import Run, View, views
-from shared.sheet.vocabulary import MONTHS, SCALE_WORDS, forms
+from shared.sheet.vocabulary import MONTHS, NO_SCALE_WORDS, SCALE_WORDS, forms
 
 
 def _folded(*texts: str) -> frozenset[str]:
@@ -131,25 +131,35 @@ _DATE = re.compile(
     re.IGNORECASE,
 )
 _MARK = re.compile(r"^(?:[A-Za-z]\d{0,3}|[A-Z]{2}\d{1,3}|\d{1,3}[A-Z]?)$")
-# The scale field's words in every language ("AS INDICATED", "Siehe Zeichnung", "见图"),
-# their spaces and dots as printed or not.
-_SCALE_WORDS = "|".join(
-    sorted(
-        (
-            r"\.?\s*".join(re.escape(part) for part in re.split(r"[.\s]+", phrase) if part)
-            for text in SCALE_WORDS.values()
-            for phrase in forms(text)
-        ),
-        key=len,
-        reverse=True,
+
+
+def _phrases(*vocabularies: dict[str, str]) -> str:
+    """A vocabulary's phrases as one pattern, their spaces and dots as printed or not."""
+    return "|".join(
+        sorted(
+            (
+                r"\.?\s*".join(re.escape(part) for part in re.split(r"[.\s]+", phrase) if part)
+                for vocabulary in vocabularies
+                for text in vocabulary.values()
+                for phrase in forms(text)
+            ),
+            key=len,
+            reverse=True,
+        )
     )
-)
+
+
+# "NOT TO SCALE", "N.T.S.", "o. M.", "Sans échelle", "ノンスケール".
+_NO_SCALE_WORDS = rf"{_phrases(NO_SCALE_WORDS)}|N\.?\s*T\.?\s*S\.?|O\.\s*M\."
+_NO_SCALE = re.compile(rf"(?:{_NO_SCALE_WORDS})(?!\w)", re.IGNORECASE)
+# The scale field's words in every language ("AS INDICATED", "Siehe Zeichnung", "见图").
+_SCALE_WORDS = f"{_phrases(SCALE_WORDS)}|{_NO_SCALE_WORDS}"
 _SCALE = re.compile(
-    r"(?<![\d:])\d+\s*:\s*\d+(?![\d:])(?!\s*[AP]\.?M)|\d+(?:/\d+)?\s*\"\s*=\s*\d+\s*'(?:\s*-\s*\d+(?:\s+\d+/\d+)?\s*\")?"
+    r"(?<![\d:])\d+\s*:\s*\d+(?![\d:])(?!\s*[AP]\.?M)|\d+(?:/\d+)?\s*\"\s*=\s*\d+(?:\.\d+)?\s*'(?:\s*-\s*\d+(?:\s+\d+/\d+)?\s*\")?"
     r"|\d+\s*=\s*\d+\s*'|\d+\s*'\s*=\s*\d+(?:/\d+)?\s*\""
     # "1/100", as French, Spanish and Japanese sheets print a ratio (not "1/8\" = 1'-0\"").
     r"|(?<![\d/])1\s*/\s*\d{2,4}(?![\d/\"'])"
-    rf"|^(?:{_SCALE_WORDS}|N\.?\s*T\.?\s*S\.?|O\.\s*M\.)(?!\w)",
+    rf"|^(?:{_SCALE_WORDS})(?!\w)",
     re.IGNORECASE,
 )
 _PROJECT_NUMBER = re.compile(r"^(?=.*\d)[A-Z0-9][A-Z0-9./_\-\u2010-\u2013()]{2,29}$", re.I)
@@ -214,23 +224,31 @@ def read_fields(layer: TextLayer) -> dict[str, Value]:
 
 def _drawings_scale(layer: TextLayer) -> Value | None:
     """The scale a sheet's drawings print, for a title block with no scale field: a scale
-    printed as a line of its own (under a view's title: "1/8\" = 1'-0\"") or after a label
-    anywhere ("SCALE: 1:50"), where every such scale on the sheet is one. Views at several
-    scales give none: the sheet has no one scale to name."""
+    printed as a line of its own (under a view's title: "1/8\" = 1'-0\"", "NOT TO SCALE")
+    or after a label anywhere ("SCALE: 1:50"), where every such scale on the sheet is one.
+    Views at several scales give none: the sheet has no one scale to name."""
     printed: dict[str, Value] = {}
     for view in views(layer):
         for run in view.aligned:
             text = run.text
-            # A ratio, not "AS SHOWN"; the pattern first: most lines hold none.
-            if not any(ch.isdigit() for ch in text) or not _SCALE.search(text):
+            # A ratio or "NOT TO SCALE", not "AS SHOWN" (a view's note, not its scale); the
+            # cheap test first: most lines hold neither.
+            if not any(ch.isdigit() for ch in text) and not _NO_SCALE.match(text):
+                continue
+            if not _SCALE.search(text):
                 continue
             value: Value | None = Value(text, run.ids) if is_scale(text) else None
             if value is None and (found := _match([view.words[i].text for i in run.ids])):
                 field, _, n = found
                 value = _shaped("scale", view, run.ids[n:]) if field == "scale" else None
             if value is not None:
-                printed.setdefault("".join(value.text.split()).upper(), value)
+                printed.setdefault(_scale_key(value.text), value)
     return next(iter(printed.values())) if len(printed) == 1 else None
+
+
+def _scale_key(text: str) -> str:
+    """One key for a scale however printed: "N.T.S." and "NOT TO SCALE" say the same."""
+    return "no scale" if _NO_SCALE.fullmatch(text.strip()) else "".join(text.split()).upper()
 
 
 def title_block_fields(layer: TextLayer) -> list[TitleField]:
@@ -503,6 +521,9 @@ def _shaped(field: str, view: View, ids: tuple[int, ...]) -> Value | None:
         match = _SCALE.search(text)
         if not match or text[: match.start()].strip(" :"):
             return None
+        # "(SCALE: 1:50)": the label's bracket closes after the value, and is not part of it.
+        if text.endswith(")") and text.count(")") > text.count("("):
+            text = text[:-1]
         return Value(" ".join(text.split()), tuple(ids))
     if field == "revision":
         token = words[0].text.strip(":")

@@ -697,28 +697,43 @@ MONTHS: Forms = {
     ),
 }
 
-# A scale field's words where it prints no ratio: "as indicated", "not to scale", "see drawing".
+# A scale field's words where it prints no ratio: "as indicated", "see drawing" (and
+# ``NO_SCALE_WORDS``).
 SCALE_WORDS: Forms = {
-    "en": (
-        "as indicated; as shown; as noted; not to scale; n.t.s.; varies; see drawing; see drawings"
-    ),
-    "de": "wie angegeben; siehe Zeichnung; siehe Plan; ohne Maßstab; o. M.; diverse; verschiedene",
-    "fr": (
-        "indiquée; indiquées; sans échelle; voir plan; variable; variables; selon indication; "
-        "diverses"
-    ),
-    "es": "indicada; indicadas; sin escala; ver plano; varias; según se indica",
-    "it": "indicata; indicate; senza scala; vedi disegno; varie; come indicato",
-    "pt": "indicada; indicadas; sem escala; ver desenho; várias; conforme indicado",
-    "nl": "zie tekening; geen schaal; aangegeven; zoals aangegeven; diverse",
-    "sv": "se ritning; ingen skala; enligt ritning; som angivet; olika",
-    "da": "som angivet; se tegning; ingen målestok; uden målestok; diverse",
-    "no": "som vist; som angitt; se tegning; uten målestokk; ingen målestokk; diverse",
-    "pl": "jak na rysunku; bez skali; wg rysunku; według rysunku; różne; jak pokazano",
-    "cs": "viz výkres; bez měřítka; dle výkresu; různá; jak je uvedeno",
-    "ru": "см. на чертеже; без масштаба; указан на чертеже; разные",
-    "ja": "図示; 図示による; ノンスケール; 各図による; 指示による",
-    "zh": "见图; 如图; 不按比例; 详见图纸; 示意",
+    "en": "as indicated; as shown; as noted; varies; see drawing; see drawings",
+    "de": "wie angegeben; siehe Zeichnung; siehe Plan; diverse; verschiedene",
+    "fr": "indiquée; indiquées; voir plan; variable; variables; selon indication; diverses",
+    "es": "indicada; indicadas; ver plano; varias; según se indica",
+    "it": "indicata; indicate; vedi disegno; varie; come indicato",
+    "pt": "indicada; indicadas; ver desenho; várias; conforme indicado",
+    "nl": "zie tekening; aangegeven; zoals aangegeven; diverse",
+    "sv": "se ritning; enligt ritning; som angivet; olika",
+    "da": "som angivet; se tegning; diverse",
+    "no": "som vist; som angitt; se tegning; diverse",
+    "pl": "jak na rysunku; wg rysunku; według rysunku; różne; jak pokazano",
+    "cs": "viz výkres; dle výkresu; různá; jak je uvedeno",
+    "ru": "см. на чертеже; указан на чертеже; разные",
+    "ja": "図示; 図示による; 各図による; 指示による",
+    "zh": "见图; 如图; 详见图纸; 示意",
+}
+
+# A drawing that says it has no scale, in a scale field or under a view's title.
+NO_SCALE_WORDS: Forms = {
+    "en": "not to scale; n.t.s.",
+    "de": "ohne Maßstab; o. M.; nicht maßstäblich",
+    "fr": "sans échelle",
+    "es": "sin escala",
+    "it": "senza scala; fuori scala",
+    "pt": "sem escala",
+    "nl": "geen schaal; niet op schaal",
+    "sv": "ingen skala; ej skalenlig",
+    "da": "ingen målestok; uden målestok",
+    "no": "uten målestokk; ingen målestokk",
+    "pl": "bez skali",
+    "cs": "bez měřítka",
+    "ru": "без масштаба",
+    "ja": "ノンスケール",
+    "zh": "不按比例",
 }
 
 

@@ -14,6 +14,7 @@ folded; a title when it is the printed one with case, dashes and whitespace fold
 none, any title); an **invented number** is a number reported on a page that prints none.
 """
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -94,13 +95,22 @@ def same_title(got: str | None, printed: str) -> bool:
     return got is not None and _folded(got).upper() == _folded(printed).upper()
 
 
+# The manifest writes a scale with its label, and what it scales before it ("SCALE 1\" =
+# 200'", "SITE PLAN: (SCALE: 1\" = 20.0' PREFERRED)"): the value is what follows the label.
+_SCALE_LABEL = re.compile(r"^.*?\bSCALE\s*:?\s*(?=\d)", re.IGNORECASE)
+
+
 def same_field(name: str, got: str | None, printed: str) -> bool:
     """A title-block field as printed, case, dashes and spaces aside; a scale described at
-    more length ("As indicated (views 1 : 50)") counts when it starts with what was read."""
+    more length ("As indicated (views 1 : 50)") counts when it, or what follows its label,
+    starts with what was read."""
     if got is None:
         return False
     key, want = _folded(got).upper(), _folded(printed).upper()
-    return key == want or (name == "scale" and bool(key) and want.startswith(key))
+    if key == want:
+        return True
+    value = _folded(_SCALE_LABEL.sub("", printed, count=1)).upper()
+    return name == "scale" and bool(key) and (want.startswith(key) or value.startswith(key))
 
 
 @dataclass

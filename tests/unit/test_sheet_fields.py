@@ -190,6 +190,34 @@ def test_a_title_block_without_a_scale_field_takes_the_one_scale_its_views_print
     assert values(views + empty_field + block) == {}
 
 
+def test_details_not_to_scale_name_the_sheets_scale_in_any_language_or_abbreviation():
+    """A block with no scale field whose details all say they have no scale ("NOT TO SCALE"
+    under one, "N.T.S." under another: the same thing) has that scale; one detail at 1:20
+    beside them means the sheet has no one scale. A note that says so in a sentence is no
+    scale line."""
+    block: list[Text] = [(X, 1600, "SHEET", 8), (X, 1680, "C-501", 40)]
+    details: list[Text] = [(400, 900, "DETAIL A", 18), (400, 920, "NOT TO SCALE", 10)]
+    details += [(1300, 900, "DETAIL B", 18), (1300, 920, "N.T.S.", 10)]
+    assert values(details + block) == {"scale": "NOT TO SCALE"}
+    assert values([(400, 900, "DETAIL A", 18), (400, 920, "SANS ÉCHELLE", 10), *block]) == {
+        "scale": "SANS ÉCHELLE"
+    }
+    one_at_scale = [*details, (1900, 900, "DETAIL C", 18), (1900, 920, "1:20", 10)]
+    assert values(one_at_scale + block) == {}
+    note: list[Text] = [(400, 940, "2. THE ONE-LINE DIAGRAM IS NOT TO SCALE.", 10)]
+    assert values(note + block) == {}
+
+
+def test_a_scale_in_brackets_with_its_label_and_feet_in_decimals():
+    """ "(SCALE: 1\" = 20.0' PREFERRED)" under a view's title: the value is what the
+    brackets hold after the label, a decimal number of feet included, without the bracket
+    that closes them; a bracket the value opens is its own."""
+    view: list[Text] = [(400, 900, "SITE PLAN", 18)]
+    found = values([*view, (400, 920, "(SCALE: 1\" = 20.0' PREFERRED)", 10)])
+    assert found == {"scale": "1\" = 20.0' PREFERRED"}
+    assert values([(X, 1500, "SCALE: 1:50 (A1)", 9)]) == {"scale": "1:50 (A1)"}
+
+
 def test_dins_scale_sign_labels_a_scale_and_a_lone_m_is_a_mark():
     """DIN's "M." over its scale and "M" before it on its line label the scale; a lone "M"
     in the block (a grid line's or a detail's mark) is no empty scale field, so the one
