@@ -59,6 +59,8 @@ STACK_SIZE_RATIO = 1.25
 STACK_GAP = 1.0
 # The lines of a heading are centred on its largest line within this share of its width.
 HEADING_CENTRED = 0.1
+# A main heading is larger than any other line of its part of the sheet by this much.
+HEADING_ALONE = 1.1
 # Title lines are at least this share of the size of the field's largest line.
 TITLE_SHARE = 0.8
 # A line opening with another field's word ("PROJECT TYPICAL DETAILS") printed this many
@@ -980,6 +982,14 @@ def _main_heading(
         return None, ()
     # The drawing's own heading before a banner its title block prints on every sheet.
     top = max(headings, key=lambda r: (not view.in_zone(r.box), round(r.size, 1), -r.box.y0))
+    # A heading stands alone at its size: lines as large elsewhere on the drawing are its
+    # callouts, and none of them heads the sheet.
+    if any(
+        r.size * HEADING_ALONE >= top.size and not _stacked(r, top) and r.text != top.text
+        for r in headings
+        if r is not top and view.in_zone(r.box) == view.in_zone(top.box)
+    ):
+        return None, ()
     return _clean_title(view, top.ids, None)
 
 
@@ -1100,19 +1110,41 @@ def _title_near(
         ]
     if near:
         return _clean_title(view, _stack(near, [r for r in view.runs if usable(r)]), number)
-    return _clean_title(view, _left_block(view, number, usable), number)
+
+    def other_field(run: Run) -> bool:
+        return _is_label_run(run, labels) or bool(excluded.intersection(run.ids))
+
+    return _clean_title(view, _left_block(view, number, usable, other_field), number)
 
 
-def _left_block(view: View, number: _Number, usable: Callable[[Run], bool]) -> tuple[int, ...]:
+def _left_block(
+    view: View,
+    number: _Number,
+    usable: Callable[[Run], bool],
+    other_field: Callable[[Run], bool],
+) -> tuple[int, ...]:
     """An unruled title column left of a narrow number box: of the stacks of lines there
-    (a project's title over the sheet's), the lowest is the sheet's title."""
+    (a project's title over the sheet's), the lowest is the sheet's title. Another field
+    printed level with the number, left of it (a project's number in the box beside the
+    sheet's), closes the column: what lies beyond it is the drawing's."""
     box = number.box
     h = max(box.height, number.size)
     reach = REACH_RIGHT * number.size
+    fence = max(
+        (
+            r.box.x1
+            for r in view.runs_between(box.y0 - h, box.y1)
+            if r.box.x1 <= box.x0
+            and _overlap(r.box.y0, r.box.y1, box.y0, box.y1) > 0
+            and other_field(r)
+        ),
+        default=-math.inf,
+    )
     pool = [
         r
         for r in view.runs_between(box.y0 - 3 * h, box.y1 + 5 * h)
-        if r.box.x1 <= box.x0
+        if fence <= r.box.x0
+        and r.box.x1 <= box.x0
         and box.x0 - r.box.x1 <= reach
         and r.box.y1 <= box.y1 + 5 * h
         and r.size >= TITLE_SHARE * number.size

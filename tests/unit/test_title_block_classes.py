@@ -237,6 +237,63 @@ def test_a_sheet_without_a_title_field_takes_its_main_heading():
     assert (reading.number, reading.title) == ("UC-3A", "PROJECT TYPICAL DETAILS")
 
 
+def plan_sheet() -> tuple[pymupdf.Document, pymupdf.Page]:
+    """A plan sheet of small print only: no heading."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    page.draw_rect(pymupdf.Rect(36, 36, W - 36, H - 36), width=2)
+    for i, note in enumerate(['EXIST. 8" DIP', 'PROP. 6" GATE VALVE', "SEE DETAIL 3"] * 4):
+        text(page, 200 + 150 * i, 600 + 40 * (i % 5), note, 9)
+    return doc, page
+
+
+def test_a_sheet_of_callouts_as_large_as_each_other_has_no_main_heading():
+    """A plan sheet with no title field whose largest lines are the drawing's callouts, each
+    as large as the next ("TIE-IN TO EXIST. 6\" WATER", "ABANDONED IN PLACE"), has no main
+    heading: no title rather than one callout. One line clearly larger than them all is
+    the sheet's heading."""
+    _doc, page = plan_sheet()
+    for x, y, callout in [
+        (500, 400, 'TIE-IN TO EXIST. 6" WATER'),
+        (1300, 800, "ABANDONED IN PLACE"),
+        (700, 1100, "RELOCATED FIRE HYDRANT"),
+    ]:
+        text(page, x, y, callout, 20)
+    bottom_block(page, [("DESIGNED BY", "ABN", 10), ("SHEET NO.", "UC-04", 24)])
+    reading = read(page)
+    assert (reading.number, reading.title) == ("UC-04", None)
+    text(page, 900, 150, "UTILITIES PLAN SHEET SYMBOLS", 36)
+    assert read(page).title == "UTILITIES PLAN SHEET SYMBOLS"
+
+
+def test_a_title_column_left_of_the_number_ends_at_the_next_field():
+    """A number in a small box at the top right, the project's reference in the box left of
+    it: the callout printed left of that box, out on the drawing, is not the sheet's title
+    (there is none: the drawing's callouts are all alike, so no main heading either); with
+    no other field between, the column left of the number is."""
+
+    def number_box(page: pymupdf.Page) -> None:
+        box(page, W - 140, 36, W - 36, 110)
+        text(page, W - 130, 50, "SHEET NO.", 7)
+        text(page, W - 120, 75, "UC-04", 14)
+
+    _doc, page = plan_sheet()
+    number_box(page)
+    box(page, W - 400, 36, W - 140, 110)
+    text(page, W - 390, 50, "PROJECT REFERENCE NO.", 7)
+    text(page, W - 360, 75, "Y-4807B", 14)
+    text(page, W - 720, 62, "BEGIN CONSTRUCTION", 17)
+    text(page, W - 720, 84, "-Y1- STA. 10+28.00", 17)
+    for x, y, callout in [(900, 900, "END CONSTRUCTION"), (1300, 500, "ABANDONED IN PLACE")]:
+        text(page, x, y, callout, 17)  # callouts alike: no main heading either
+    reading = read(page)
+    assert (reading.number, reading.title) == ("UC-04", None)
+    _doc, page = plan_sheet()
+    number_box(page)
+    text(page, W - 420, 70, "UTILITY PLAN", 17)
+    assert read(page).title == "UTILITY PLAN"
+
+
 def test_drawing_over_no_is_a_number_label_not_a_title_label():
     """ "DRAWING" alone on its line labels the title ("DRAWING: SITE PLAN"), except where the
     line under it carries on as a number label ("DRAWING" over "NO.")."""
