@@ -85,8 +85,10 @@ class RegionOcr(ScriptedOcr):
         return list(self.region_words)
 
 
-def _ocr_word(text: str, box: tuple[float, float, float, float], size: float) -> Word:
-    return Word(text=text, bbox=Box(*box), size=size, origin="ocr", confidence=0.95)
+def _ocr_word(
+    text: str, box: tuple[float, float, float, float], size: float, confidence: float = 0.99
+) -> Word:
+    return Word(text=text, bbox=Box(*box), size=size, origin="ocr", confidence=confidence)
 
 
 # What OCR reads in the outlined strip (its words where the sheet prints them).
@@ -174,3 +176,23 @@ async def test_an_outlined_title_block_reads_its_number_with_the_real_ocr(reader
     out = await extract_rung1(pdf, 1, SETTINGS, None, readers=readers, worker_id="t", job_id="t")
     assert out.result.sheet.sheet_number == "A-101"
     assert out.result.sheet.sheet_title == "FLOOR PLAN"
+
+
+async def test_a_title_ocr_was_unsure_of_is_a_guess_not_the_sheets_title():
+    """OCR read a letter of the title unsurely ("FIOOR", 0.80): the number stands, and the
+    title is withheld as the page's guess (the set takes it only where its other sheets
+    print theirs at its place), its reason naming the word."""
+    unsure = [
+        _ocr_word("FIOOR", (STRIP + 8, H - 170, STRIP + 45, H - 159), 11, confidence=0.80)
+        if w.text == "FLOOR"
+        else w
+        for w in STRIP_WORDS
+    ]
+    pdf = outlined_title_block_sheet("A-101", "FLOOR PLAN")
+    readers = _fake_readers(RegionOcr(region_words=unsure))
+    out = await extract_rung1(pdf, 1, SETTINGS, None, readers=readers, worker_id="t", job_id="t")
+    reading = out.result.reading
+    assert reading is not None and reading.title is None
+    assert (out.result.sheet.sheet_number, out.result.sheet.sheet_title) == ("A-101", None)
+    assert reading.title_guess is not None and reading.title_guess.text == "FIOOR PLAN"
+    assert "unsure of 'FIOOR' (0.80)" in reading.title_reason

@@ -154,6 +154,17 @@ def test_a_title_read_closer_replaces_the_words_of_its_box_and_adds_lines_the_pa
     assert len(with_closer_title(layer.words, again, core)) == 6
 
 
+def test_a_title_in_large_print_is_read_closer_where_ocr_was_unsure_of_a_word():
+    """Large print is read well in the page image, unless OCR was unsure of a word of it
+    (two lines read as one tall "POF", 0.84): then it is read again closer too."""
+    sure = [_word("ROOF", (100, 100, 160, 125), 25), _word("PLAN", (165, 100, 220, 125), 25)]
+    layer = ocr_text_layer([w.model_copy(update={"confidence": 0.99}) for w in sure], 1, W, H)
+    assert title_regions(layer, [0, 1], zoom=2.0) is None
+    unsure = [sure[0].model_copy(update={"text": "POF", "confidence": 0.84}), sure[1]]
+    layer = ocr_text_layer(unsure, 1, W, H)
+    assert title_regions(layer, [0, 1], zoom=2.0) is not None
+
+
 @pytest.mark.slow
 async def test_a_small_number_on_a_scan_is_read_closer(readers):
     """The page image alone gives no sheet number; the closer reading of the title block

@@ -23,13 +23,14 @@ from services.extract.reading.title_ocr import (
     read_already,
     text_turn,
     title_regions,
+    unsure,
     with_closer_title,
     wordless_title_block,
 )
 from shared.infra.bounded import OverLimit
 from shared.infra.settings import Settings
 from shared.pagetext import Box, TextLayer, Word
-from shared.sheet.reading import SheetReading, read_sheet
+from shared.sheet.reading import PlacedGuess, SheetReading, read_sheet
 
 # A title block found by its number and few labels (not a ruled strip or band of the sheet)
 # is read closer this share of the page's shorter side around them: its unread labels lie
@@ -55,10 +56,10 @@ async def read_identity(
     reading = await asyncio.to_thread(read, text_layer)
     if text_layer.source != "ocr":
         if text_layer.has_text_layer and settings.ocr_enabled and reading.number is None:
-            return await _outlined_title_block(
+            text_layer, reading = await _outlined_title_block(
                 pdf, page, (text_layer, reading), read, settings, readers
             )
-        return text_layer, reading
+        return text_layer, _unsure_title_withheld(text_layer, reading)
     if not reading.number:
         text_layer, reading = await _closer_title_block(
             pdf, page, (text_layer, reading), turn, read, settings, readers
@@ -67,7 +68,34 @@ async def read_identity(
         text_layer, reading = await _closer_title_cells(
             pdf, (text_layer, reading), turn, read, settings, readers
         )
-    return await _closer_title(pdf, page.zoom, (text_layer, reading), read, settings, readers)
+    text_layer, reading = await _closer_title(
+        pdf, page.zoom, (text_layer, reading), read, settings, readers
+    )
+    return text_layer, _unsure_title_withheld(text_layer, reading)
+
+
+def _unsure_title_withheld(layer: TextLayer, reading: SheetReading) -> SheetReading:
+    """A title OCR was unsure of a word of, read closer or not ("CENERAL" for "GENERAL"),
+    is not the page's title but a guess, which the set takes only where its other sheets
+    print theirs at the same place: a letter misread is a wrong title."""
+    if reading.title is None or not (
+        doubt := unsure([layer.words[i] for i in reading.title.word_ids])
+    ):
+        return reading
+    word = doubt[0]
+    return reading.model_copy(
+        update={
+            "title": None,
+            "title_guess": PlacedGuess.of(
+                reading.title.text,
+                tuple(reading.title.word_ids),
+                layer,
+                box=Box.union(layer.words[i].bbox for i in reading.title.word_ids),
+            ),
+            "title_reason": f"{reading.title_reason}; not taken: OCR was unsure of "
+            f"{word.text!r} ({word.confidence:.2f})",
+        }
+    )
 
 
 async def _closer_title_block(

@@ -61,6 +61,9 @@ TITLE_ALONG = 6.0
 # A title whose print is this many pixels tall in the page image was found and read there
 # as well as a closer look would (a map's heading); smaller print is read again closer.
 TITLE_CLEAR_PX = 32.0
+# ... unless OCR was less sure than this of one of its words (two lines read as one tall
+# word, a letter taken for another).
+TITLE_SURE = 0.95
 
 
 # A title block drawn as outlines on a page with a text layer: an edge strip holding at most
@@ -261,14 +264,19 @@ def _centre_in(region: Box, box: Box) -> bool:
     return region.x0 <= cx < region.x1 and region.y0 <= cy < region.y1
 
 
+def unsure(words: list[Word]) -> list[Word]:
+    """The OCR words among ``words`` whose line OCR read with less than ``TITLE_SURE``."""
+    return [w for w in words if w.confidence is not None and w.confidence < TITLE_SURE]
+
+
 def title_regions(layer: TextLayer, word_ids: list[int], zoom: float) -> tuple[Box, Box] | None:
     """Where a title read from a page's OCR words lies (displayed page coordinates), when
-    its print is small in the page image (``zoom`` pixels per point): the region to render
-    and read again closer, and within it the core whose words the closer reading
-    replaces."""
+    its print is small in the page image (``zoom`` pixels per point) or OCR was unsure of
+    one of its words: the region to render and read again closer, and within it the core
+    whose words the closer reading replaces."""
     words = [layer.words[i] for i in word_ids]
     size = max(w.size for w in words)
-    if size * zoom >= TITLE_CLEAR_PX:
+    if size * zoom >= TITLE_CLEAR_PX and not unsure(words):
         return None
     x0, y0, x1, y1 = Box.union(w.bbox for w in words)
     grow, core = TITLE_MARGIN * size, TITLE_CORE * size
