@@ -15,11 +15,11 @@ largest text next to the number, in its own ruled cell or the one above it.
 
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from shared.pagetext import Box, TextLayer
+from shared.pagetext import Box, TextLayer, Word
 from shared.sheet.cells import WALL_SLACK, Cell, cell_label, read_cells
 from shared.sheet.fields import is_scale
 from shared.sheet.labels import (
@@ -61,6 +61,9 @@ STACK_GAP = 1.0
 HEADING_CENTRED = 0.1
 # A main heading is larger than any other line of its part of the sheet by this much.
 HEADING_ALONE = 1.1
+# OCR's confidence in a word below which it is no evidence of its own: a number by size
+# alone, a title (extract withholds it).
+OCR_SURE = 0.95
 # Title lines are at least this share of the size of the field's largest line.
 TITLE_SHARE = 0.8
 # A line opening with another field's word ("PROJECT TYPICAL DETAILS") printed this many
@@ -794,9 +797,20 @@ def _largest(view: View, labels: list[_Label], excluded: set[int]) -> Iterator[_
         if not first or not _stands_alone(view, run, first[1]):
             continue
         token, ids = _continued(view, run, *first)
-        if is_sheet_id(token) and not is_route_name(token):
+        if (
+            is_sheet_id(token)
+            and not is_route_name(token)
+            and not unsure(view.words[i] for i in ids)
+        ):
             score = (round(run.size, 1), view.edge_score(run.box))
             yield _Number(token, ids, view.box_of(ids), run.size, run, Evidence.LARGEST, score)
+
+
+def unsure(words: Iterable[Word]) -> list[Word]:
+    """The OCR words among ``words`` read with less than ``OCR_SURE`` confidence: size alone
+    does not make such a token a sheet number (a tag read "D20." at 0.51), nor such words a
+    title."""
+    return [w for w in words if w.confidence is not None and w.confidence < OCR_SURE]
 
 
 def _rivalled(number: _Number, numbers: list[_Number]) -> bool:

@@ -138,3 +138,13 @@ def test_a_title_guessed_by_size_is_taken_from_a_text_layer_never_from_ocr(origi
         guess = read_sheet(layer).title_guess
         assert guess is not None and guess.text == "GROUND FLOOR PLAN"
         assert guess.box == Box(1000, 700, 1150, 716)
+
+
+def test_a_large_tag_ocr_was_unsure_of_is_no_sheet_number():
+    """Large number-shaped print alone in the title block, no label: a sheet number by size,
+    unless OCR read it unsurely (a tag read "D20." at 0.51): then the page has none."""
+    tag = _word("A-101", 1120, 720, 1200, 760)
+    sure = ocr_text_layer([*_notes(), tag.model_copy(update={"confidence": 0.99})], 1, W, H)
+    assert read_title_block(sure).number == "A-101"
+    doubtful = tag.model_copy(update={"text": "D20.", "confidence": 0.51})
+    assert read_title_block(ocr_text_layer([*_notes(), doubtful], 1, W, H)).number is None

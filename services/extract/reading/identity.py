@@ -23,13 +23,13 @@ from services.extract.reading.title_ocr import (
     read_already,
     text_turn,
     title_regions,
-    unsure,
     with_closer_title,
     wordless_title_block,
 )
 from shared.infra.bounded import OverLimit
 from shared.infra.settings import Settings
 from shared.pagetext import Box, TextLayer, Word
+from shared.sheet.reader import unsure
 from shared.sheet.reading import PlacedGuess, SheetReading, read_sheet
 
 # A title block found by its number and few labels (not a ruled strip or band of the sheet)

@@ -18,6 +18,7 @@ import imagecodecs
 import numpy
 
 from shared.pagetext import Box, TextLayer, Word
+from shared.sheet.reader import unsure
 
 # Text is found in a closer region at this resolution: 6 pt print is 9 px high.
 CLOSER_DETECTION_DPI = 150
@@ -61,9 +62,8 @@ TITLE_ALONG = 6.0
 # A title whose print is this many pixels tall in the page image was found and read there
 # as well as a closer look would (a map's heading); smaller print is read again closer.
 TITLE_CLEAR_PX = 32.0
-# ... unless OCR was less sure than this of one of its words (two lines read as one tall
-# word, a letter taken for another).
-TITLE_SURE = 0.95
+# ... unless OCR was unsure of one of its words (``shared.sheet.reader.unsure``: two lines
+# read as one tall word, a letter taken for another).
 
 
 # A title block drawn as outlines on a page with a text layer: an edge strip holding at most
@@ -262,11 +262,6 @@ def _overlap(a: Box, b: Box) -> float:
 def _centre_in(region: Box, box: Box) -> bool:
     cx, cy = box.centre
     return region.x0 <= cx < region.x1 and region.y0 <= cy < region.y1
-
-
-def unsure(words: list[Word]) -> list[Word]:
-    """The OCR words among ``words`` whose line OCR read with less than ``TITLE_SURE``."""
-    return [w for w in words if w.confidence is not None and w.confidence < TITLE_SURE]
 
 
 def title_regions(layer: TextLayer, word_ids: list[int], zoom: float) -> tuple[Box, Box] | None:
