@@ -662,8 +662,11 @@ def _continued(
     if len(ids) != len(run.ids):
         return token, ids
     h = run.box.height
-    # OCR's box heights are its only sizes, and a short line's box is the shorter.
-    low, high = (1 / OCR_SIZE_RATIO, OCR_SIZE_RATIO) if read_by_ocr(run) else (0.8, 1.25)
+    # OCR's box heights are its only sizes, and a short line's box is the shorter; a box
+    # around a few large letters may take in a mark beside them (twice the height of the
+    # line under it): the dash that opens that line is what joins them.
+    spread = OCR_SIZE_RATIO**2
+    low, high = (1 / spread, spread) if read_by_ocr(run) else (0.8, 1.25)
     for below in view.runs_between(run.box.y1 - 0.3 * h, run.box.y1 + 0.8 * h):
         if below is run or len(below.ids) != 1:
             continue

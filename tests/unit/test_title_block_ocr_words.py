@@ -148,3 +148,18 @@ def test_a_large_tag_ocr_was_unsure_of_is_no_sheet_number():
     assert read_title_block(sure).number == "A-101"
     doubtful = tag.model_copy(update={"text": "D20.", "confidence": 0.51})
     assert read_title_block(ocr_text_layer([*_notes(), doubtful], 1, W, H)).number is None
+
+
+def test_a_number_on_two_lines_joins_however_tall_ocr_drew_its_first_line():
+    """ "SC20" over "-04T" in the number box, OCR's box around "SC20" taking in a mark
+    beside it (23 pt high over the second line's 13): one number, SC20-04T."""
+    words = [
+        *_notes(),
+        _word("PLAN", 1100, 670, 1125, 678),
+        _word("REF", 1127, 670, 1145, 678),
+        _word("NO", 1147, 670, 1160, 678),
+        _word("SC20", 1176, 695, 1205, 718),
+        _word("-04T", 1176, 713, 1199, 727),
+    ]
+    reading = read_title_block(ocr_text_layer(words, 1, W, H))
+    assert reading.number == "SC20-04T"
