@@ -36,7 +36,7 @@ from shared.sheet.labels import (
     match_label,
 )
 from shared.sheet.view import Run, View, views
-from shared.sheet.vocabulary import MONTHS, NO_SCALE_WORDS, SCALE_WORDS, forms
+from shared.sheet.vocabulary import MONTHS, NO_SCALE_WORDS, SCALE_WORDS, Forms, forms
 
 
 def _folded(*texts: str) -> frozenset[str]:
@@ -133,7 +133,7 @@ _DATE = re.compile(
 _MARK = re.compile(r"^(?:[A-Za-z]\d{0,3}|[A-Z]{2}\d{1,3}|\d{1,3}[A-Z]?)$")
 
 
-def _phrases(*vocabularies: dict[str, str]) -> str:
+def _phrases(*vocabularies: Forms) -> str:
     """A vocabulary's phrases as one pattern, their spaces and dots as printed or not."""
     return "|".join(
         sorted(
@@ -233,7 +233,7 @@ def _drawings_scale(layer: TextLayer) -> Value | None:
             text = run.text
             # A ratio or "NOT TO SCALE", not "AS SHOWN" (a view's note, not its scale); the
             # cheap test first: most lines hold neither.
-            if not any(ch.isdigit() for ch in text) and not _NO_SCALE.match(text):
+            if not (any(ch.isdigit() for ch in text) or _NO_SCALE.match(text)):
                 continue
             if not _SCALE.search(text):
                 continue

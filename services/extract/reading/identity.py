@@ -78,9 +78,8 @@ def _unsure_title_withheld(layer: TextLayer, reading: SheetReading) -> SheetRead
     """A title OCR was unsure of a word of, read closer or not ("CENERAL" for "GENERAL"),
     is not the page's title but a guess, which the set takes only where its other sheets
     print theirs at the same place: a letter misread is a wrong title."""
-    if reading.title is None or not (
-        doubt := unsure([layer.words[i] for i in reading.title.word_ids])
-    ):
+    words = [layer.words[i] for i in reading.title.word_ids] if reading.title else []
+    if reading.title is None or not (doubt := unsure(words)):
         return reading
     word = doubt[0]
     return reading.model_copy(
@@ -88,9 +87,9 @@ def _unsure_title_withheld(layer: TextLayer, reading: SheetReading) -> SheetRead
             "title": None,
             "title_guess": PlacedGuess.of(
                 reading.title.text,
-                tuple(reading.title.word_ids),
+                reading.title.word_ids,
                 layer,
-                box=Box.union(layer.words[i].bbox for i in reading.title.word_ids),
+                box=Box.union(w.bbox for w in words),
             ),
             "title_reason": f"{reading.title_reason}; not taken: OCR was unsure of "
             f"{word.text!r} ({word.confidence:.2f})",
