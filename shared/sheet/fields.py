@@ -133,13 +133,12 @@ _DATE = re.compile(
 _MARK = re.compile(r"^(?:[A-Za-z]\d{0,3}|[A-Z]{2}\d{1,3}|\d{1,3}[A-Z]?)$")
 
 
-def _phrases(*vocabularies: Forms) -> str:
+def _phrases(vocabulary: Forms) -> str:
     """A vocabulary's phrases as one pattern, their spaces and dots as printed or not."""
     return "|".join(
         sorted(
             (
                 r"\.?\s*".join(re.escape(part) for part in re.split(r"[.\s]+", phrase) if part)
-                for vocabulary in vocabularies
                 for text in vocabulary.values()
                 for phrase in forms(text)
             ),
