@@ -4,11 +4,11 @@ A page read alone can be ambiguous; the set is not. In order:
 
 - **the title block is a template**: the sheets of a set print their number in the same
   field at the same place. A page whose own reading is ambiguous (no number, a number no
-  label vouches for, or text every sheet prints alike) takes the candidate standing where
-  the confident pages print theirs. Text printed alike on every sheet (a project number, a
-  firm) is no sheet's number; where every sheet carries one drawing number beside
-  "SHEET n OF m", a sheet is that drawing number with its position. Sets that mix title
-  blocks (consultants' sheets) form one template per place.
+  label vouches for, text every sheet prints alike, or only its position "SHEET 2") takes
+  the candidate standing where the confident pages print theirs. Text printed alike on
+  every sheet (a project number, a firm) is no sheet's number; where every sheet carries
+  one drawing number beside "SHEET n OF m", a sheet is that drawing number with its
+  position. Sets that mix title blocks (consultants' sheets) form one template per place.
 - **the numbering scheme**: a weakly vouched number that breaks the shape the rest of the
   set shares loses to a candidate of the page that fits it.
 - **the file's hints** (bookmarks, page labels) break ties between candidates the page
@@ -218,10 +218,6 @@ def _template(
     return sorted((p for p in places if p.pages >= TEMPLATE_PAGES), key=lambda p: -p.pages)
 
 
-def _ambiguous(reading: SheetReading, constant: set[str]) -> bool:
-    return confident_number(reading, constant) is None
-
-
 def _by_template(
     reading: SheetReading,
     current: Decision,
@@ -229,16 +225,23 @@ def _by_template(
     constant: set[str],
     tolerance: float,
 ) -> Decision | None:
-    if not _ambiguous(reading, constant):
+    confident = confident_number(reading, constant)
+    # A sheet's bare position ("Blad 2") is its number only where the set prints none:
+    # where other sheets print theirs in a number field, this sheet's stands there too, and
+    # its label was lost (small print OCR did not read), not absent.
+    position = confident is not None and bare_position(confident)
+    if confident is not None and not position:
         return None
     for place in places:
+        if position and place.label in _POSITION_LABELS:
+            continue
         at = [
             c
             for c in reading.candidates
             if (centre := _centre(c.box))
             and _near(centre, place.centre, tolerance)
             and sheet_key(c.text) not in constant
-            and (c.label == place.label or c.evidence >= Evidence.LARGEST)
+            and (c.label == place.label or c.evidence >= Evidence.LARGEST or position)
         ]
         if at:
             best = max(at, key=lambda c: (c.label == place.label, c.score))
@@ -247,7 +250,11 @@ def _by_template(
             why = (
                 f"the set's other sheets ({place.pages}) print their number here"
                 + (f", in the field {place.label!r}" if place.label else "")
-                + f"; this page's own reading was ambiguous ({current.why})"
+                + (
+                    f"; this page's own number {current.number} is only its position"
+                    if position
+                    else f"; this page's own reading was ambiguous ({current.why})"
+                )
             )
             return _take(best, "set_template", why, reading)
     if current.number and sheet_key(current.number) in constant:
@@ -277,6 +284,11 @@ def _not_constant(reading: SheetReading, current: Decision, constant: set[str]) 
 _POSITION_LABELS = frozenset(
     {"SHEET", "SHT", "BLATT", "BLAD", "PLANCHE", "FEUILLE", "HOJA", "LAMINA", "ЛИСТ"}
 )
+
+
+def bare_position(candidate: Candidate) -> bool:
+    """Whether a number is only the sheet's position, its digits under a position label."""
+    return candidate.label in _POSITION_LABELS and candidate.text.isdigit()
 
 
 def _position(reading: SheetReading, current: Decision) -> Decision | None:

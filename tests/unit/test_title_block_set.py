@@ -195,6 +195,33 @@ def test_a_drawings_sheets_say_the_count_it_prints_or_none():
     ]
 
 
+def _numbered_in_a_field_and_counted(lost: set[int]) -> dict[int, SheetReading]:
+    """Four sheets printing their number under DWG NO. (the label lost on the sheets in
+    ``lost``) and, lower in the strip, their position ("SHEET 2 OF 4")."""
+    doc = pymupdf.open()
+    for n in (1, 2, 3, 4):
+        page = _sheet(doc, None, "FLOOR PLAN", label=False)
+        if n not in lost:
+            page.insert_text((W - 300, H - 190), "DWG NO.", fontsize=8)
+        page.insert_text((W - 300, H - 150), f"A-10{n}", fontsize=28)
+        page.insert_text((W - 300, H - 60), f"SHEET {n} OF 4", fontsize=14)
+    return _readings(doc)
+
+
+def test_a_sheets_position_yields_to_the_number_field_the_set_prints():
+    """Where two sheets lost their number field's label (small print OCR did not read), their
+    position ("SHEET 2 OF 4") is not their number: the value standing where the other
+    sheets print their number is; a set that prints positions alone keeps them."""
+    readings = _numbered_in_a_field_and_counted(lost={2, 3})
+    assert [readings[n].sheet_number for n in (2, 3)] == ["2", "3"]  # alone, the position
+    decided = decide_set(readings)
+    assert [decided[n].number for n in (1, 2, 3, 4)] == ["A-101", "A-102", "A-103", "A-104"]
+    assert decided[2].source == "set_template"
+    assert "number 2 is only its position" in decided[2].why
+    counted = _numbered_in_a_field_and_counted(lost={1, 2, 3, 4})
+    assert [decide_set(counted)[n].number for n in (1, 2, 3, 4)] == ["1", "2", "3", "4"]
+
+
 def _side_by_side(
     title: str, sheets: list[tuple[tuple[str, str, float], tuple[str, str, float]]]
 ) -> dict[int, SheetReading]:
