@@ -27,8 +27,8 @@ from typing import Literal
 
 from shared.pagetext import Box, normalize
 from shared.sheet.index import expand_index
-from shared.sheet.reader import Evidence
-from shared.sheet.reading import Candidate, SheetReading
+from shared.sheet.reader import OCR_SURE, Evidence
+from shared.sheet.reading import Candidate, PlacedGuess, SheetReading
 from shared.sheet.tokens import sheet_key
 
 Source = Literal["title_block", "set_template", "scheme", "bookmark", "drawing_index"]
@@ -131,6 +131,7 @@ def _guessed_titles(
     guesses = {
         n: g for n, r in readings.items() if (g := r.title_guess) and decided[n].title is None
     }
+    title_cells = _title_cells(readings, decided)
     for n, guess in guesses.items():
         corner = (guess.box.x0, guess.box.y0)
         there = [
@@ -141,13 +142,57 @@ def _guessed_titles(
         own = normalize(guess.text)
         cut = any(own in other and there.count(other) > there.count(own) for other in there)
         if len(there) >= GUESS_PAGES and _wordings(there) > 1 and not cut:
-            decided[n] = replace(
-                decided[n],
-                title=guess.text,
-                title_words=tuple(guess.word_ids),
-                why=f"the title where {len(there)} sheets of the set print theirs",
-                titled_by_place=True,
+            why = f"the title where {len(there)} sheets of the set print theirs"
+        elif titled := _titled_there(readings[n], guess, title_cells, tolerance):
+            why = (
+                f"the value of the cell where {titled} other sheets of the set print their "
+                "title under its label (this sheet's label not read)"
             )
+        else:
+            continue
+        decided[n] = replace(
+            decided[n],
+            title=guess.text,
+            title_words=tuple(guess.word_ids),
+            why=why,
+            titled_by_place=True,
+        )
+
+
+def _title_cells(
+    readings: Mapping[int, SheetReading], decided: dict[int, Decision]
+) -> dict[int, Box]:
+    """Page → the labelled title cell its own title was read from."""
+    cells = {}
+    for n, reading in readings.items():
+        title = reading.title
+        if title is None or decided[n].title != title.text:
+            continue
+        ids = set(title.word_ids)
+        cell = next(
+            (c for c in reading.cells if c.field == "title" and ids <= set(c.value_ids)), None
+        )
+        if cell is not None:
+            cells[n] = cell.box
+    return cells
+
+
+def _titled_there(
+    reading: SheetReading, guess: PlacedGuess, title_cells: dict[int, Box], tolerance: float
+) -> int:
+    """How many other sheets print their title under its label in the cell holding this
+    sheet's guess (0 where fewer than ``TEMPLATE_PAGES`` do, or OCR was unsure of a word of
+    the guess: the place vouches for where a title is, not for how it was read)."""
+    if guess.confidence is not None and guess.confidence < OCR_SURE:
+        return 0
+    cell = next((c.box for c in reading.cells if c.box.contains(guess.box.centre)), None)
+    if cell is None:
+        return 0
+    here = (cell.centre.x, cell.centre.y)
+    titled = sum(
+        1 for box in title_cells.values() if _near((box.centre.x, box.centre.y), here, tolerance)
+    )
+    return titled if titled >= TEMPLATE_PAGES else 0
 
 
 def _wordings(texts: list[str]) -> int:

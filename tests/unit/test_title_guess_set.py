@@ -5,7 +5,7 @@ short. The page keeps its own number and its source."""
 
 from shared.pagetext import Box
 from shared.sheet.decide import decide_set
-from shared.sheet.reading import FieldReading, PlacedGuess, SheetReading
+from shared.sheet.reading import CellReading, FieldReading, PlacedGuess, SheetReading
 from tests.support.identity import set_identity
 
 SLOT = Box(2300, 1540, 2500, 1560)  # where the sheets' titles are printed
@@ -76,3 +76,43 @@ def test_one_wording_with_words_ocr_lost_is_still_one_wording():
     lost = "I-5 TO SR NEW EXPRESSWAY COMMUNICATION ONE-LINE"
     pages = [_page(f"ITS-{n}", full if n % 2 else lost) for n in range(1, 5)]
     assert set(_titles(pages).values()) == {None}
+
+
+CELL = Box(2280, 1520, 2520, 1580)  # the title cell around SLOT
+
+
+def _celled(number: str, *, title: str | None = None, guess: str | None = None, sure=1.0):
+    """A sheet whose title cell is read under its label (``title``), or whose label OCR did
+    not read, its value a guess (``guess``, read with the confidence ``sure``); the cell a
+    few points off where the others are, as scans are."""
+    shift = 0 if title else 6
+    cell = CellReading(
+        box=Box(CELL.x0 + shift, CELL.y0 + shift, CELL.x1 + shift, CELL.y1 + shift),
+        label="TITLE" if title else "Ttlse",
+        field="title" if title else None,
+        value=title or guess or "",
+        value_ids=[2] if title else [3, 4],
+    )
+    page = _page(number, None, title=title)
+    if guess is None:
+        return page.model_copy(update={"cells": [cell]})
+    placed = PlacedGuess(text=guess, word_ids=[3, 4], box=SLOT, confidence=sure)
+    return page.model_copy(update={"cells": [cell], "title_guess": placed})
+
+
+def test_a_guess_in_the_cell_where_other_sheets_print_their_labelled_title_is_taken():
+    """A sheet whose title label OCR misread ("Ttlse") takes the value of its cell where two
+    other sheets print their title under the label; not with one sheet to show it, nor a
+    value OCR was unsure of (the place vouches for where a title is, not how it was read)."""
+    pages = [
+        _celled("A1", title="SITE PLAN"),
+        _celled("A2", title="ROOF PLAN"),
+        _celled("A3", guess="SECTIONS"),
+        _celled("A4", guess="ELEVATI0NS", sure=0.9),
+    ]
+    decided = decide_set(dict(enumerate(pages, start=1)))
+    assert [decided[n].title for n in (1, 2, 3, 4)] == ["SITE PLAN", "ROOF PLAN", "SECTIONS", None]
+    assert "2 other sheets of the set print their title under its label" in decided[3].why
+    assert decided[3].titled_by_place
+    one = [_celled("A1", title="SITE PLAN"), _celled("A3", guess="SECTIONS")]
+    assert _titles(one) == {1: "SITE PLAN", 2: None}
