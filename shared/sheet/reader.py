@@ -96,6 +96,12 @@ GUESS_ON_OCR = (
 )
 
 
+GUESS_IN_UNNAMED_CELL = (
+    "no title field read; the largest value of a title-block cell whose label OCR did not "
+    "read is not taken for the title unless the set shows the title is printed there"
+)
+
+
 class Evidence:
     """How strongly a number is vouched for (higher wins)."""
 
@@ -280,6 +286,9 @@ def _read(view: View) -> tuple[Reading, list[Considered]]:
     if how in SIZE_GUESSES and any(view.words[i].origin == "ocr" for i in title_ids):
         guess, guess_ids = title, title_ids
         title, title_ids, how = None, (), GUESS_ON_OCR
+    elif title is None and (unnamed := _unnamed_cell_value(view, cells, number, excluded))[0]:
+        guess, guess_ids = unnamed
+        how = GUESS_IN_UNNAMED_CELL
     candidates = _considered(view, cells, labels, not_title, ranked, number, rivalled)
     candidates += _large_tokens(view, cells, labels, {c.word_ids for c in candidates})
     region = _region(view, labels, number)
@@ -936,6 +945,43 @@ def _cell_title(
         if found[0] and _words_like(found[0]):
             return found
     return None, ()
+
+
+def _unnamed_cell_value(
+    view: View, cells: list[Cell], number: _Number | None, excluded: set[int]
+) -> tuple[str | None, tuple[int, ...]]:
+    """On a page OCR read: the value in the largest print of the title block's ruled cells
+    that name no field (their labels, in small print, lost or misread: "Ttlse" for
+    "Titel"), which only the set can make the title."""
+    unnamed = [
+        c
+        for c in cells
+        if c.field is None
+        and c.value_ids
+        and view.in_zone(c.box)
+        and view.words[c.value_ids[0]].origin == "ocr"
+        and not excluded.intersection(c.value_ids)
+        and not _is_contact_panel(c.value)
+        and not _count_like(c.value)
+    ]
+    for cell in sorted(unnamed, key=lambda c: -c.value_size):
+        runs = {id(run): run for i in cell.value_ids if (run := view.run_of_word.get(i))}
+        inside = list(runs.values())
+        if any(is_label(run.text) for run in inside):
+            continue  # a label OCR read into its value's line: the cell is a field's
+        ids = set(cell.value_ids)
+        found = _clean_title(view, tuple(i for i in _stack(inside, inside) if i in ids), number)
+        if found[0] and _words_like(found[0]) and not _not_a_title(found[0]):
+            return found
+    return None, ()
+
+
+def _count_like(text: str) -> bool:
+    """Whether a text reads as a sheet count in any language ("Blad 1 av 4", "第3张 共4张",
+    "3/4"): two numbers or more, and no more words without digits than numbers."""
+    numbers = len(re.findall(r"\d+", text))
+    worded = sum(1 for word in text.split() if not any(ch.isdigit() for ch in word))
+    return numbers >= 2 and worded <= numbers
 
 
 def _with_number(view: View, number: _Number) -> tuple[str | None, tuple[int, ...]]:

@@ -6,11 +6,11 @@ import pymupdf
 import pytest
 
 from services.extract.reading.textlayer import ocr_text_layer, read_text_layer
-from shared.pagetext import Box, Word
+from shared.pagetext import Box, TextLayer, Word
 from shared.pagetext.layout import laid_out
 from shared.pagetext.model import WordOrigin
 from shared.sheet import read_title_block
-from shared.sheet.reader import GUESS_ON_OCR, LARGEST_BESIDE
+from shared.sheet.reader import GUESS_IN_UNNAMED_CELL, GUESS_ON_OCR, LARGEST_BESIDE
 from shared.sheet.reading import read_sheet
 
 W, H = 1224.0, 792.0
@@ -163,3 +163,45 @@ def test_a_number_on_two_lines_joins_however_tall_ocr_drew_its_first_line():
     ]
     reading = read_title_block(ocr_text_layer(words, 1, W, H))
     assert reading.number == "SC20-04T"
+
+
+def _ruled_block(title_label: str, title_words: list[str]) -> TextLayer:
+    """A ruled title block at the bottom right: PROJECT and an unread title label over DATE
+    and SCALE, DRAWING NO. across the bottom; the title cell's words ``title_words``."""
+    rules = [
+        *(Box(800, y, 1200, y) for y in (600, 660, 720, 780)),
+        *(Box(x, 600, x, 780) for x in (800, 1200)),
+        Box(1000, 600, 1000, 720),
+    ]
+    x, title = 1006.0, []
+    for text in title_words:
+        title.append(_word(text, x, 626, x + 12 * len(text), 646))
+        x += 12 * len(text) + 4
+    words = [
+        *_notes(),
+        _word("PROJECT", 804, 603, 840, 609),
+        _word("RIVERSIDE", 806, 630, 880, 644),
+        _word("HOUSING", 884, 630, 950, 644),
+        _word(title_label, 1004, 603, 1030, 609),
+        *title,
+        _word("DATE", 804, 663, 830, 669),
+        _word("2024-03-01", 806, 688, 880, 702),
+        _word("SCALE", 1004, 663, 1034, 669),
+        _word("1:100", 1006, 688, 1050, 702),
+        _word("DRAWING", 804, 723, 850, 729),
+        _word("NO.", 852, 723, 870, 729),
+        _word("A-101", 820, 740, 900, 772),
+    ]
+    return ocr_text_layer(words, 1, W, H, rules=rules)
+
+
+def test_a_cell_whose_label_ocr_misread_offers_its_value_for_the_set_to_vouch_for():
+    """OCR read the title cell's small label as "Ttlse": the page takes no title, and offers
+    the cell's value as its guess, which the set takes where other sheets print their title
+    (``shared.sheet.decide``); a sheet count in such a cell is no guess."""
+    reading = read_sheet(_ruled_block("Ttlse", ["GROUND", "FLOOR", "PLAN"]))
+    assert reading.sheet_number == "A-101" and reading.title is None
+    assert reading.title_guess is not None and reading.title_guess.text == "GROUND FLOOR PLAN"
+    assert reading.title_reason == GUESS_IN_UNNAMED_CELL
+    counted = read_sheet(_ruled_block("Ttlse", ["Blad", "1", "av", "4"]))
+    assert counted.title_guess is None
