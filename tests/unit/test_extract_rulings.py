@@ -3,11 +3,11 @@
 import numpy
 import pymupdf
 
-from services.extract.reading.rulings import image_rules
+from services.extract.reading.rulings import image_rules, off_lettering
 from services.extract.reading.textlayer import read_text_layer
 from shared.contracts.interfaces import Raster
 from shared.ocr.engine import render_area
-from shared.pagetext import Box
+from shared.pagetext import Box, Word
 from shared.sheet import read_title_block
 
 W, H = 36 * 72, 24 * 72
@@ -126,3 +126,14 @@ def test_a_faint_line_is_a_wall_on_white_and_on_grey_paper():
         assert _near(rules, (5, 25, 95, 25), 1.0)
         assert _near(rules, (75, 5, 75, 95), 1.0)
         assert len(rules) == 2
+
+
+def test_a_stroke_of_the_lettering_is_no_wall():
+    """The long bars of 平 and 面 found as ink pieces on a page image lie within the word OCR
+    read there, and are no walls (one would cut the title "2階平面図 / 詳細図" apart); the
+    cell's walls, and a rule that runs through a word and on past it, stay."""
+    title = Word(text="2階平面図", bbox=Box(27.7, 1238.6, 75.7, 1254.3), size=14.4, origin="ocr")
+    strokes = [Box(45.8, 1247.5, 74.6, 1247.5), Box(46.3, 1243.0, 74.6, 1243.0)]
+    walls = [Box(28.0, 1170.0, 202.0, 1170.0), Box(28.0, 1170.0, 28.0, 1328.0)]
+    through = Box(10.0, 1246.0, 300.0, 1246.0)
+    assert off_lettering([*strokes, *walls, through], [title]) == [*walls, through]

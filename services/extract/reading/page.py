@@ -22,7 +22,7 @@ from services.extract.reading.render import (
     render_thumbnail_jpeg,
     render_zoom,
 )
-from services.extract.reading.rulings import image_rules
+from services.extract.reading.rulings import image_rules, off_lettering
 from services.extract.reading.textlayer import ocr_text_layer, read_text_layer
 from services.extract.reading.visibility import PageRender
 from shared.contracts.interfaces import Ocr, PageReader, Raster
@@ -208,7 +208,7 @@ async def _ocr_words(
     words = await asyncio.to_thread(readers.ocr.read_lines, raster, lines, turn)
     # A page of drawn outlines has its walls listed already; only an image is searched.
     drawn = page.text_layer.rules
-    return words, turn, drawn or await asyncio.to_thread(image_rules, raster)
+    return words, turn, drawn or off_lettering(await asyncio.to_thread(image_rules, raster), words)
 
 
 async def _area_raster(

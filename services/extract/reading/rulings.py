@@ -14,7 +14,7 @@ import numpy
 
 from services.extract.reading.vectors import Vectors
 from shared.contracts.interfaces import Raster
-from shared.pagetext import Box
+from shared.pagetext import Box, Word
 
 # A rule is at least this long (PDF points; a third of an inch) ...
 MIN_RULE = 24.0
@@ -35,6 +35,9 @@ MAX_RULES = 4000
 INK_CONTRAST = 55
 
 Piece = tuple[float, float, float]  # where it stands across, where it starts and ends along
+
+# A rule is a stroke of the lettering when it lies this close within a word's box.
+LETTER_SLACK = 1.0
 
 
 def ruled_lines(vectors: Vectors, page: Box) -> list[Box]:
@@ -162,3 +165,20 @@ def _walls(rules: list[Piece], crossing: list[Piece]) -> list[Piece]:
         for at, start, end in rules
         if end - start >= MIN_RULE or (met(at, start) and met(at, end))
     ]
+
+
+def off_lettering(rules: list[Box], words: list[Word]) -> list[Box]:
+    """The rules of a page image that are not strokes of its lettering: ink lying wholly
+    within a word OCR read (the long bars of 平 and 面, an underline drawn with a word) is no
+    wall, and a cell whose wall it were would cut a title's lines apart."""
+    boxes = [w.bbox for w in words]
+    return [r for r in rules if not any(_within(r, box) for box in boxes)]
+
+
+def _within(rule: Box, box: Box) -> bool:
+    return (
+        rule.x0 >= box.x0 - LETTER_SLACK
+        and rule.x1 <= box.x1 + LETTER_SLACK
+        and rule.y0 >= box.y0 - LETTER_SLACK
+        and rule.y1 <= box.y1 + LETTER_SLACK
+    )
