@@ -200,11 +200,13 @@ def read_title_block(layer: TextLayer) -> Reading:
 def _label_free(reading: Reading) -> Reading:
     """A label is never a value: a number or title that is a field's label in any language
     ("図面番号", "Tegningsnummer"), or a title that is a stage or status banner, is dropped
-    as the reading leaves the reader, and so is any candidate's."""
+    as the reading leaves the reader, and so is any candidate's, and the title guess."""
     if reading.number is not None and is_label(reading.number):
         reading = replace(reading, number=None, number_words=(), evidence=0)
     if reading.title is not None and _not_a_title(reading.title):
         reading = replace(reading, title=None, title_words=(), title_how=NOT_A_TITLE)
+    if reading.title_guess is not None and _not_a_title(reading.title_guess):
+        reading = replace(reading, title_guess=None, title_guess_words=())
     kept = tuple(
         replace(c, title=None, title_words=()) if c.title and _not_a_title(c.title) else c
         for c in reading.candidates

@@ -205,3 +205,17 @@ def test_a_cell_whose_label_ocr_misread_offers_its_value_for_the_set_to_vouch_fo
     assert reading.title_reason == GUESS_IN_UNNAMED_CELL
     counted = read_sheet(_ruled_block("Ttlse", ["Blad", "1", "av", "4"]))
     assert counted.title_guess is None
+
+
+def test_a_stage_banner_is_no_title_guess():
+    """The largest line beside the number is a stage banner ("PROGETTO DEFINITIVO"): no title,
+    and no guess for the set to vouch for either."""
+    words = [
+        *_notes(),
+        _word("PROGETTO", 1000, 700, 1070, 716),
+        _word("DEFINITIVO", 1074, 700, 1150, 716),
+        _word("A-201", 1100, 730, 1180, 760),
+    ]
+    reading = read_sheet(ocr_text_layer(words, 1, W, H))
+    assert reading.sheet_number == "A-201"
+    assert (reading.title, reading.title_guess) == (None, None)
