@@ -207,8 +207,10 @@ async def _ocr_words(
     turn = await asyncio.to_thread(readers.ocr.page_turn, raster, lines)
     words = await asyncio.to_thread(readers.ocr.read_lines, raster, lines, turn)
     # A page of drawn outlines has its walls listed already; only an image is searched.
-    drawn = page.text_layer.rules
-    return words, turn, drawn or off_lettering(await asyncio.to_thread(image_rules, raster), words)
+    # Either way, what lies within a word is a stroke of its letters (text drawn as
+    # outlines is drawn with bars too).
+    rules = page.text_layer.rules or await asyncio.to_thread(image_rules, raster)
+    return words, turn, off_lettering(rules, words)
 
 
 async def _area_raster(
