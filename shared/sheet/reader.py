@@ -94,8 +94,6 @@ GUESS_ON_OCR = (
     "no title field read; the largest text near the number or the main heading, read by "
     "OCR, is not taken for the title: by size alone it is as often wrong as right"
 )
-
-
 GUESS_IN_UNNAMED_CELL = (
     "no title field read; the largest value of a title-block cell whose label OCR did not "
     "read is not taken for the title unless the set shows the title is printed there"

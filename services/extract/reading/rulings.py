@@ -168,9 +168,9 @@ def _walls(rules: list[Piece], crossing: list[Piece]) -> list[Piece]:
 
 
 def off_lettering(rules: list[Box], words: list[Word]) -> list[Box]:
-    """The rules of a page image that are not strokes of its lettering: ink lying wholly
-    within a word OCR read (the long bars of 平 and 面, an underline drawn with a word) is no
-    wall, and a cell whose wall it were would cut a title's lines apart."""
+    """The rules of a page OCR read that are not strokes of its lettering: a bar lying
+    wholly within a word (the long bars of 平 and 面, on an image or drawn as outlines) is
+    no wall, and a cell whose wall it were would cut a title's lines apart."""
     boxes = [w.bbox for w in words]
     return [r for r in rules if not any(_within(r, box) for box in boxes)]
 
