@@ -181,14 +181,15 @@ def _titled_there(
     reading: SheetReading, guess: PlacedGuess, title_cells: dict[int, Box], tolerance: float
 ) -> int:
     """How many other sheets print their title under its label in the cell holding this
-    sheet's guess (0 where fewer than ``TEMPLATE_PAGES`` do, or OCR was unsure of a word of
-    the guess: the place vouches for where a title is, not for how it was read)."""
+    sheet's guess (0 where fewer than ``TEMPLATE_PAGES`` do, where OCR was unsure of a word
+    of the guess: the place vouches for where a title is, not for how it was read; or where
+    the guess is only part of what the cell holds: a title's last line)."""
     if guess.confidence is not None and guess.confidence < OCR_SURE:
         return 0
-    cell = next((c.box for c in reading.cells if c.box.contains(guess.box.centre)), None)
-    if cell is None:
+    cell = next((c for c in reading.cells if c.box.contains(guess.box.centre)), None)
+    if cell is None or not set(cell.value_ids) <= set(guess.word_ids):
         return 0
-    here = (cell.centre.x, cell.centre.y)
+    here = (cell.box.centre.x, cell.box.centre.y)
     titled = sum(
         1 for box in title_cells.values() if _near((box.centre.x, box.centre.y), here, tolerance)
     )

@@ -967,8 +967,8 @@ def _unnamed_cell_value(
     for cell in sorted(unnamed, key=lambda c: -c.value_size):
         runs = {id(run): run for i in cell.value_ids if (run := view.run_of_word.get(i))}
         inside = list(runs.values())
-        if any(is_label(run.text) for run in inside):
-            continue  # a label OCR read into its value's line: the cell is a field's
+        if any(is_label(run.text) for run in inside) or ":" in cell.value:
+            continue  # a label OCR read into its value's line (misread, "Titel igte:")
         ids = set(cell.value_ids)
         found = _clean_title(view, tuple(i for i in _stack(inside, inside) if i in ids), number)
         if found[0] and _words_like(found[0]) and not _not_a_title(found[0]):

@@ -205,6 +205,9 @@ def test_a_cell_whose_label_ocr_misread_offers_its_value_for_the_set_to_vouch_fo
     assert reading.title_reason == GUESS_IN_UNNAMED_CELL
     counted = read_sheet(_ruled_block("Ttlse", ["Blad", "1", "av", "4"]))
     assert counted.title_guess is None
+    # The label OCR read into the value's line, misread ("Titel, tilläggstitel:"): no guess.
+    glued = read_sheet(_ruled_block("Ttlse", ["Tltel", "igte:", "GROUND", "FLOOR", "PLAN"]))
+    assert glued.title_guess is None
 
 
 def test_a_stage_banner_is_no_title_guess():

@@ -81,17 +81,17 @@ def test_one_wording_with_words_ocr_lost_is_still_one_wording():
 CELL = Box(2280, 1520, 2520, 1580)  # the title cell around SLOT
 
 
-def _celled(number: str, *, title: str | None = None, guess: str | None = None, sure=1.0):
+def _celled(number: str, *, title: str | None = None, guess: str | None = None, sure=1.0, lines=1):
     """A sheet whose title cell is read under its label (``title``), or whose label OCR did
-    not read, its value a guess (``guess``, read with the confidence ``sure``); the cell a
-    few points off where the others are, as scans are."""
+    not read, its value a guess (``guess``, read with the confidence ``sure``, the last of
+    the cell's ``lines``); the cell a few points off where the others are, as scans are."""
     shift = 0 if title else 6
     cell = CellReading(
         box=Box(CELL.x0 + shift, CELL.y0 + shift, CELL.x1 + shift, CELL.y1 + shift),
         label="TITLE" if title else "Ttlse",
         field="title" if title else None,
         value=title or guess or "",
-        value_ids=[2] if title else [3, 4],
+        value_ids=[2] if title else [*range(5, 4 + lines), 3, 4],
     )
     page = _page(number, None, title=title)
     if guess is None:
@@ -116,3 +116,5 @@ def test_a_guess_in_the_cell_where_other_sheets_print_their_labelled_title_is_ta
     assert decided[3].titled_by_place
     one = [_celled("A1", title="SITE PLAN"), _celled("A3", guess="SECTIONS")]
     assert _titles(one) == {1: "SITE PLAN", 2: None}
+    cut = [*pages[:2], _celled("A3", guess="BEFINTLIGT OCH NYTT", lines=2)]
+    assert _titles(cut)[3] is None  # the guess is the last of the cell's two lines
