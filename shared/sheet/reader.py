@@ -1304,6 +1304,9 @@ def _clean_title(
     if number is not None:
         text = re.sub(r"\s*:\s*(?=[-\u2010-\u2015\u2212]|$)", " ", text)
     text = text.strip(" :-\u2010\u2011\u2012\u2013\u2014|")
+    if any(view.words[i].origin == "ocr" for i in ids) and text.count("[") != text.count("]"):
+        # A cell's wall OCR read as a bracket glued to a word ("[Detaljer"): no partner.
+        text = " ".join(word.strip("[]") for word in text.split())
     text = " ".join(text.split())
     if sum(ch.isalpha() for ch in text) < 2 or len(text.split()) > MAX_TITLE_WORDS:
         return None, ()  # no words, or a paragraph (a note, a certificate), not a title

@@ -222,3 +222,12 @@ def test_a_stage_banner_is_no_title_guess():
     reading = read_sheet(ocr_text_layer(words, 1, W, H))
     assert reading.sheet_number == "A-201"
     assert (reading.title, reading.title_guess) == (None, None)
+
+
+def test_a_cell_wall_read_as_a_bracket_is_no_part_of_the_title():
+    """On outlines OCR read the title cell's wall as "[" glued to a word ("[Detaljer"): the
+    title is the words without it; a bracket with its partner stays."""
+    walled = read_sheet(_ruled_block("TITLE", ["Plan", "2.", "etasje", "[Detaljer"]))
+    assert walled.title is not None and walled.title.text == "Plan 2. etasje Detaljer"
+    paired = read_sheet(_ruled_block("TITLE", ["PLAN", "[PHASE", "2]"]))
+    assert paired.title is not None and paired.title.text == "PLAN [PHASE 2]"
