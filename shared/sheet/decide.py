@@ -275,7 +275,7 @@ def _by_template(
     # A sheet's bare position ("Blad 2") is its number only where the set prints none:
     # where other sheets print theirs in a number field, this sheet's stands there too, and
     # its label was lost (small print OCR did not read), not absent.
-    position = confident is not None and bare_position(confident)
+    position = confident is not None and _bare_position(confident)
     if confident is not None and not position:
         return None
     for place in places:
@@ -332,7 +332,7 @@ _POSITION_LABELS = frozenset(
 )
 
 
-def bare_position(candidate: Candidate) -> bool:
+def _bare_position(candidate: Candidate) -> bool:
     """Whether a number is only the sheet's position, its digits under a position label."""
     return candidate.label in _POSITION_LABELS and candidate.text.isdigit()
 

@@ -912,8 +912,7 @@ def _stamp_cell_title(
             beside = abs(cell.box.x1 - stage.box.x0) <= WALL_SLACK
             level = abs(cell.box.y0 - stage.box.y0) <= WALL_SLACK
             if cell.label is None and cell.value_ids and beside and level:
-                runs = {id(r): r for i in cell.value_ids if (r := view.run_of_word.get(i))}
-                inside = list(runs.values())
+                inside = _value_lines(view, cell)
                 found = _clean_title(view, _stack(inside, inside), number)
                 if found[0] and _words_like(found[0]):
                     return found
@@ -935,16 +934,23 @@ def _cell_title(
         reverse=True,
     )
     for cell in titled:
-        # The cell's largest lines and those stacked with them: an issue line in smaller
-        # print beside the title is no part of it.
-        runs = {id(run): run for i in cell.value_ids if (run := view.run_of_word.get(i))}
-        inside = list(runs.values())
-        ids = set(cell.value_ids)
-        stacked = tuple(i for i in _stack(inside, inside) if i in ids)
-        found = _clean_title(view, stacked, number)
+        found = _clean_title(view, _largest_value(cell, _value_lines(view, cell)), number)
         if found[0] and _words_like(found[0]):
             return found
     return None, ()
+
+
+def _value_lines(view: View, cell: Cell) -> list[Run]:
+    """The lines a cell's value is printed on, each once."""
+    runs = {id(run): run for i in cell.value_ids if (run := view.run_of_word.get(i))}
+    return list(runs.values())
+
+
+def _largest_value(cell: Cell, lines: list[Run]) -> tuple[int, ...]:
+    """A cell's value in its largest lines and those stacked with them: an issue line in
+    smaller print beside the title is no part of it."""
+    ids = set(cell.value_ids)
+    return tuple(i for i in _stack(lines, lines) if i in ids)
 
 
 def _unnamed_cell_value(
@@ -965,12 +971,10 @@ def _unnamed_cell_value(
         and not _count_like(c.value)
     ]
     for cell in sorted(unnamed, key=lambda c: -c.value_size):
-        runs = {id(run): run for i in cell.value_ids if (run := view.run_of_word.get(i))}
-        inside = list(runs.values())
+        inside = _value_lines(view, cell)
         if any(is_label(run.text) for run in inside) or ":" in cell.value:
             continue  # a label OCR read into its value's line (misread, "Titel igte:")
-        ids = set(cell.value_ids)
-        found = _clean_title(view, tuple(i for i in _stack(inside, inside) if i in ids), number)
+        found = _clean_title(view, _largest_value(cell, inside), number)
         if found[0] and _words_like(found[0]) and not _not_a_title(found[0]):
             return found
     return None, ()
