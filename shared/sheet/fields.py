@@ -19,7 +19,7 @@ revision table is a revision's date, not the sheet's.
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from shared.pagetext import Box, Point, TextLayer, Word
@@ -117,7 +117,8 @@ _MONTH = "(?:{})\\.?".format(
         )
     )
 )
-_DATE = re.compile(
+# A day's date, or a month by name with its year: no other number reads as one.
+_DAY_DATES = (
     r"\b(?:\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})|\d{4}[./-]\d{1,2}[./-]\d{1,2})\b"
     rf"|\b\d{{1,2}}\.?\s+{_MONTH}\s+\d{{4}}\b"
     rf"|\b{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}\b"
@@ -125,11 +126,18 @@ _DATE = re.compile(
     rf"|\b{_MONTH}\s*\d{{4}}\b"
     # "2023年4月17日", "2020年2月", "令和5年4月1日".
     r"|(?:\b\d{4}|(?:令和|平成|昭和)\s*(?:\d{1,2}|元))\s*年\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?"
+)
+_DATE = re.compile(
+    _DAY_DATES
     # A month and its year: "2020.02", "04/2023", GOST's "12.22".
-    r"|\b\d{4}[./-](?:0?[1-9]|1[0-2])\b(?![./-]\d)|\b(?:0?[1-9]|1[0-2])/\d{4}\b"
+    + r"|\b\d{4}[./-](?:0?[1-9]|1[0-2])\b(?![./-]\d)|\b(?:0?[1-9]|1[0-2])/\d{4}\b"
     r"|\b(?:0[1-9]|1[0-2])\.\d{2}\b(?![./]\d)",
     re.IGNORECASE,
 )
+_DAY_DATE = re.compile(_DAY_DATES, re.IGNORECASE)
+# A numbered detail or section ("3.2.10", "1-2-10") has the shape of a day's date with a
+# two-digit year; a date written so with slashes is a date.
+_SHORT_YEAR = re.compile(r"\d{1,2}[.-]\d{1,2}[.-]\d{2}")
 _MARK = re.compile(r"^(?:[A-Za-z]\d{0,3}|[A-Z]{2}\d{1,3}|\d{1,3}[A-Z]?)$")
 
 
@@ -219,6 +227,22 @@ def read_fields(layer: TextLayer) -> dict[str, Value]:
     if "scale" not in found and (scale := _drawings_scale(layer)):
         fields["scale"] = scale
     return fields
+
+
+def unlabelled_date(layer: TextLayer, cell_values: Iterable[Iterable[int]]) -> Value | None:
+    """The sheet's date where its title block labels none: the one date that its cells
+    (their words given by ``cell_values``: cells whose label names no field) print on a line
+    of its own, as a seal's signature or an issue stamp dates a sheet. A date after other
+    words ("Exp. 12/31/24", "REV: 2/1/2012") is something else's; two dates give none."""
+    inside = {i for ids in cell_values for i in ids}
+    dates: dict[str, Value] = {}
+    for line in layer.lines:
+        if not line or not inside.issuperset(line):
+            continue
+        text = " ".join(layer.words[i].text for i in line)
+        if _DAY_DATE.fullmatch(text) and not _SHORT_YEAR.fullmatch(text):
+            dates.setdefault("".join(text.split()).upper(), Value(text, tuple(line)))
+    return next(iter(dates.values())) if len(dates) == 1 else None
 
 
 def _drawings_scale(layer: TextLayer) -> Value | None:

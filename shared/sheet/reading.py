@@ -14,10 +14,10 @@ from typing import Any, Self
 from pydantic import BaseModel, Field
 
 from shared.pagetext import Box, TextLayer
-from shared.sheet.fields import read_fields
+from shared.sheet.fields import Value, read_fields, unlabelled_date
 from shared.sheet.index import read_drawing_index
 from shared.sheet.labels import sheet_count
-from shared.sheet.reader import read_title_block
+from shared.sheet.reader import Reading, read_title_block
 from shared.sheet.references import references
 
 # The title block's fields beyond number and title, by the names report.json uses.
@@ -152,7 +152,7 @@ def read_sheet(
         ocr=layer.source == "ocr",
         fields={
             name: FieldReading(text=value.text, word_ids=list(value.word_ids))
-            for name, value in read_fields(layer).items()
+            for name, value in _header_fields(layer, found).items()
         },
         candidates=[
             Candidate(
@@ -190,6 +190,17 @@ def read_sheet(
         page_label=page_label,
         bookmarks=bookmarks or [],
     )
+
+
+def _header_fields(layer: TextLayer, found: Reading) -> dict[str, Value]:
+    """The title block's labelled fields; where it labels no date, the one date its cells
+    print unlabelled."""
+    fields = read_fields(layer)
+    if "issue_date" not in fields:
+        unnamed = (c.value_ids for c in found.cells if c.field is None)
+        if date := unlabelled_date(layer, unnamed):
+            fields["issue_date"] = date
+    return fields
 
 
 def _placed(text: str | None, word_ids: tuple[int, ...], layer: TextLayer) -> PlacedGuess | None:

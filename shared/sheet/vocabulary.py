@@ -344,7 +344,9 @@ APPROVER: Forms = {
 PROJECT_NUMBER: Forms = {
     "en": (
         "project number; project no; proj no; project #; job number; job no; job #; "
-        "contract number; contract no; project ref; project reference; project code; project id"
+        "contract number; contract no; project ref; project reference; project code; project id; "
+        # A recorded map's project is the subdivision, tract or parcel map it files.
+        "subdivision no; subdivision number; tract no; tract number; parcel map no"
     ),
     "de": (
         "Projektnummer; Projekt-Nr.; Proj.-Nr.; Auftragsnummer; Auftrags-Nr.; Auftr.-Nr.; "

@@ -205,3 +205,49 @@ def test_a_label_boxed_on_its_own_reads_the_value_in_the_cell_beside_it():
 
     scanned = _as_scanned(read_text_layer(page, 1, min_chars=1), box)
     assert read_sheet(scanned).sheet_number == "S-01"
+
+
+def _sealed_sheet(seal_lines: list[str], *, dated: bool = False) -> pymupdf.Page:
+    """A sheet whose ruled title block labels its number and title, and prints an
+    engineer's seal in a cell of its own: ``seal_lines``, one line each; ``dated`` adds a
+    labelled DATE field."""
+    page = _sheet()
+    x0 = W - 300
+    number = pymupdf.Rect(x0, H - 80, W - 20, H - 20)
+    title = pymupdf.Rect(x0, H - 160, W - 20, H - 80)
+    seal = pymupdf.Rect(x0, H - 300, W - 20, H - 160)
+    for r in (number, title, seal):
+        page.draw_rect(r, width=0.5)
+    _text(page, number.x0 + 3, number.y0 + 9, "SHEET NO.", 6)
+    _text(page, number.x0 + 20, number.y0 + 45, "UC-3", 24)
+    _text(page, title.x0 + 3, title.y0 + 9, "SHEET TITLE", 6)
+    _text(page, title.x0 + 20, title.y0 + 40, "WATER MAIN PLAN", 14)
+    for k, line in enumerate(seal_lines):
+        _text(page, seal.x0 + 80, seal.y0 + 30 + 22 * k, line, 9)
+    if dated:
+        _text(page, x0 + 3, H - 306, "DATE: 05/02/2023", 7)
+    return page
+
+
+def test_a_title_block_that_labels_no_date_is_dated_by_the_one_date_on_a_line_of_its_own():
+    """The seal's signing date, on a line of its own in a cell whose label names no field,
+    is the sheet's date where no date field is labelled; never a date after other words (a
+    licence's expiry), never one of two dates, never a numbered detail's "3.2.10", and
+    never over a labelled DATE field."""
+
+    def date(seal_lines: list[str], dated: bool = False) -> str | None:
+        reading = read_sheet(
+            read_text_layer(_sealed_sheet(seal_lines, dated=dated), 1, min_chars=1)
+        )
+        assert reading.sheet_number == "UC-3"
+        found = reading.fields.get("issue_date")
+        return found.text if found else None
+
+    seal = ["NORTH CAROLINA", "SEAL", "025221"]
+    assert date([*seal, "1/18/2024", "DOCUMENT ORIGINAL SIGNED"]) == "1/18/2024"
+    assert date([*seal, "No. 8010", "Exp. 12/31/2024"]) is None
+    assert date([*seal, "1/18/2024", "2/9/2024"]) is None
+    assert date([*seal, "3.2.10"]) is None
+    assert date([*seal, "1/18/2024"], dated=True) == "05/02/2023"
+    # A plot stamp's date is labelled, and is not the sheet's.
+    assert date(["PLOT DATE", "1/17/2024"]) is None
