@@ -218,7 +218,7 @@ async def _read_cell(io: Collaborators, task: ReadCell, layer: TextLayer) -> Cel
         )
         reading = result.reading or SheetReading()
         found = await reread_number(
-            pdf, layer, reading, task.cell, task.label, io.settings, io.readers
+            pdf, layer, reading, task.cell, task.label, io.settings, io.readers, pages=task.pages
         )
     except Exception as exc:
         if is_outage(exc):

@@ -4,9 +4,11 @@ The sheets of a set print their number in one cell of one title block. Once the 
 pages (a label vouches for their number, or it has the shape the set's numbers share; and
 it differs from sheet to sheet) agree on where that cell is, a page whose own reading came
 back without a number is read again in that cell, closer
-(``services.extract.reading.reread``). The template only says where to look: whatever is
-found there is still the page's own printed text, read by the page's own reader, with its
-word ids.
+(``services.extract.reading.reread``). Where a single sheet read the label its number
+stands under (the others' small print lost to OCR), that sheet names the cell, and a number
+read there counts only where the page's own label vouches for it. The template only says
+where to look: whatever is found there is still the page's own printed text, read by the
+page's own reader, with its word ids.
 """
 
 from collections import Counter
@@ -49,17 +51,21 @@ class NumberCell:
 
 def number_cells(readings: Mapping[int, SheetReading]) -> list[NumberCell]:
     """The cells where at least ``TEMPLATE_PAGES`` confident pages of the set print their
-    number (one per title block the set uses), most pages first. A page is confident where
-    a label vouches for its number (as the set's decision has it), or where its number,
-    chosen for its print alone, has the shape the set's numbers share (``S1.02``,
-    ``S1.03``: a scheme the page agrees with); a number every sheet prints alike is none."""
+    number (one per title block the set uses), most pages first; where the set has one
+    confident page only, and a label in its title block vouches for its number, that
+    page's cell (``pages`` 1: a number read there must be vouched by the page's own label).
+    A page is confident where a label vouches for its number (as the set's decision has
+    it), or where its number, chosen for its print alone, has the shape the set's numbers
+    share (``S1.02``, ``S1.03``: a scheme the page agrees with); a number every sheet prints
+    alike is none."""
     constant = printed_alike(readings)
     scheme = _scheme(readings, constant)
-    boxes = [
-        (chosen.box, chosen.label)
+    confident = [
+        chosen
         for reading in readings.values()
         if (chosen := _confident(reading, constant, scheme)) is not None and chosen.box
     ]
+    boxes = [(chosen.box, chosen.label) for chosen in confident if chosen.box]
     width = max((box.x1 for box, _ in boxes), default=0.0)
     tolerance = max(PLACE_TOLERANCE, PLACE_SHARE * width)
     places: list[tuple[str | None, list[Box]]] = []
@@ -74,7 +80,20 @@ def number_cells(readings: Mapping[int, SheetReading]) -> list[NumberCell]:
         for label, found in places
         if len(found) >= TEMPLATE_PAGES
     ]
+    if not cells and len(confident) == 1 and labelled(confident[0]):
+        # One sheet whose title block labels its number, the other sheets' labels lost
+        # (small print OCR did not read): that sheet says where to look; what a page reads
+        # there counts only where its own label vouches for it (``labelled``).
+        [(box, label)] = boxes
+        cells = [NumberCell(_grown(box), label, 1)]
     return sorted(cells, key=lambda c: -c.pages)
+
+
+def labelled(found: SheetReading | Candidate) -> bool:
+    """Whether a page's chosen number (or a candidate) is the value of a label in its
+    title block."""
+    chosen = _chosen(found) if isinstance(found, SheetReading) else found
+    return chosen is not None and chosen.evidence >= Evidence.LABEL_IN_TITLE_BLOCK
 
 
 def cells_to_reread(readings: Mapping[int, SheetReading]) -> dict[int, NumberCell]:

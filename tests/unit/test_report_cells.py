@@ -138,12 +138,28 @@ async def test_a_cell_that_named_no_number_leaves_the_page_without_one():
 
 
 async def test_a_set_without_a_template_is_written_at_once():
-    """One confident page names no cell: nothing is asked, the report is written."""
+    """A page whose number no label vouches for names no cell: nothing is asked, the
+    report is written."""
+    rig = Rig()
+    await rig.job(2)
+    unlabelled = _numbered("A-101").model_copy(deep=True)
+    unlabelled.candidates[0].evidence = Evidence.LARGEST
+    unlabelled.candidates[0].label = None
+    await rig.verify(1, unlabelled)
+    await rig.verify(2, SheetReading())
+    assert rig.asked() == [] and len(rig.ready()) == 1
+
+
+async def test_the_only_labelled_page_names_the_cell_for_one_pages_word():
+    """One page whose title block labels its number names its cell for the others, and
+    says it is one page's word (``pages`` 1: extract takes only a labelled number there)."""
     rig = Rig()
     await rig.job(2)
     await rig.verify(1, _numbered("A-101"))
     await rig.verify(2, SheetReading())
-    assert rig.asked() == [] and len(rig.ready()) == 1
+    [ask] = rig.asked()
+    assert (ask.page_number, ask.pages, ask.label) == (2, 1, "SHEET NO.")
+    assert rig.ready() == []
 
 
 async def test_a_canceled_job_asks_for_nothing():

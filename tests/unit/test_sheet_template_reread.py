@@ -95,11 +95,21 @@ def test_numbers_chosen_for_their_print_name_the_cell_when_they_share_the_sets_s
 
 
 def test_no_template_without_two_confident_pages_that_agree():
-    """One confident page, or two printing at different places, name no cell."""
+    """Two confident pages printing at different places name no cell; nor does one page
+    whose number no label vouches for."""
     elsewhere = Box(100.0, 100.0, 160.0, 120.0)
-    assert cells_to_reread({1: _confident("A-101"), 2: SheetReading()}) == {}
     apart = {1: _confident("A-101"), 2: _confident("A-102", elsewhere), 3: SheetReading()}
     assert cells_to_reread(apart) == {}
+    assert cells_to_reread({1: _largest("S1.02"), 2: SheetReading()}) == {}
+
+
+def test_the_only_sheet_whose_label_was_read_names_the_cell_for_the_rest():
+    """A set whose other sheets lost their labels to OCR: the one sheet whose title block
+    labels its number names the cell the others are read in, as a template of one page."""
+    readings = {1: SheetReading(), 2: _confident("A-102"), 3: SheetReading()}
+    cells = cells_to_reread(readings)
+    assert set(cells) == {1, 3} and cells[1].pages == 1 and cells[1].label == "SHEET NO."
+    assert cells[1].box.contains(NUMBER_BOX.centre)
 
 
 def test_a_number_every_sheet_prints_alike_makes_no_template():
@@ -206,6 +216,36 @@ async def test_the_set_rereads_only_the_page_that_missed_its_number():
     assert again[3][1].sheet_number == "A-103"
     assert again[1] == pages[1] and again[2] == pages[2]
     assert len(ocr.images) == 1
+
+
+async def test_a_cell_one_sheet_named_takes_only_a_number_the_pages_own_label_vouches_for():
+    """Read in a cell a single sheet named (``pages`` 1), a page takes the number only
+    where it reads its own label there; a bare number in the cell is not taken on one
+    sheet's word, where two sheets' template takes it."""
+    layer = ocr_layer(PAGE_WORDS, _empty_like())
+
+    async def read(words: list[Word], pages: int) -> str | None:
+        found = await reread_number(
+            _blank_pdf(),
+            layer,
+            SheetReading(),
+            CELL,
+            "SHEETNO",
+            SETTINGS,
+            _readers(CellOcr(reads=[words, words])),
+            pages=pages,
+        )
+        return found.reading.sheet_number if found else None
+
+    assert await read(CELL_WORDS, pages=1) == "A-103"
+    # Large, unlabelled, read surely: the page's reader takes it for its print alone.
+    bare = [
+        ocr_word("A-103", (1080.0, 735.0, 1180.0, 775.0), 40).model_copy(
+            update={"confidence": 0.99}
+        )
+    ]
+    assert await read(bare, pages=2) == "A-103"
+    assert await read(bare, pages=1) is None
 
 
 async def test_a_text_layer_with_words_in_the_cell_is_never_ocrd():

@@ -26,8 +26,9 @@ from shared.contracts.interfaces import Raster
 from shared.infra.bounded import OverLimit
 from shared.infra.settings import Settings
 from shared.pagetext import Box, TextLayer, Word
+from shared.sheet.decide import TEMPLATE_PAGES
 from shared.sheet.reading import SheetReading, read_sheet
-from shared.sheet.template import at_cell, cells_to_reread
+from shared.sheet.template import at_cell, cells_to_reread, labelled
 
 # A word read in the cell is split after the end of the set's label when at least this
 # many of the label's letters begin it (a lone letter could be the value's own).
@@ -60,7 +61,9 @@ async def reread_missed(
     again = dict(pages)
     for n, cell in cells_to_reread(readings).items():
         layer, reading = pages[n]
-        found = await reread_number(pdf, layer, reading, cell.box, cell.label, settings, readers)
+        found = await reread_number(
+            pdf, layer, reading, cell.box, cell.label, settings, readers, pages=cell.pages
+        )
         if found is not None:
             again[n] = (found.layer, found.reading)
     return again
@@ -74,6 +77,8 @@ async def reread_number(
     label: str | None,
     settings: Settings,
     readers: Readers,
+    *,
+    pages: int = TEMPLATE_PAGES,
 ) -> CellReread | None:
     """The page (``layer``, ``reading``) with ``cell`` read again closer (a value read glued
     to the end of the set's ``label`` for the number parted from it: ``apart_from_label``),
@@ -100,7 +105,7 @@ async def reread_number(
         words = apart_from_label(read, label)
         again = with_cell_words(layer, cell, words)
         found = await asyncio.to_thread(read_sheet, again, *hints)
-        if found.number and at_cell(found, cell):
+        if found.number and at_cell(found, cell) and (pages >= TEMPLATE_PAGES or labelled(found)):
             kept = with_first_title(reading, found, again)
             return CellReread(words, again, kept) if kept is not None else None
     return None
