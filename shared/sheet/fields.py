@@ -88,6 +88,8 @@ TABLE_COLUMNS = _folded(
     *("BESCHREIBUNG", "ÄNDERUNG", "ART DER ÄNDERUNG", "GEZ.", "GEPR.", "OBJET", "NATURE"),
     *("MODIFICATION", "DESCRIPCIÓN", "MODIFICACIÓN", "DESCRIZIONE", "DESCRIÇÃO", "OMSCHRIJVING"),
     *("BESKRIVNING", "BESKRIVELSE", "OPIS", "POPIS", "ИЗМЕНЕНИЕ", "改訂内容", "内容", "修改内容"),
+    # GOST 2.104's change table: "Изм. | Кол.уч. | Лист | № док. | Подп. | Дата".
+    *("КОЛ.УЧ.", "№ ДОК.", "ПОДП."),
 )
 TABLE_ONLY_WORDS = _folded(
     "DESCRIPTION", "BESCHREIBUNG", "OMSCHRIJVING", "DESCRIPCIÓN", "APPD", "CHKD", "ÄNDERUNG"

@@ -290,3 +290,22 @@ def test_two_cells_labels_on_one_line_and_a_title_blocks_rev_and_date_cells():
         ]
     )
     assert iso_row == {"revision": "P03", "issue_date": "14.02.2021"}
+
+
+def test_a_gost_change_tables_last_row_is_the_current_change():
+    """GOST 2.104's change table grows up from its header ("Изм. | Кол.уч. | Лист | № док. |
+    Подп. | Дата"): the mark of its top filled row is the current revision; the signature
+    rows under the header ("Разраб.", a name, a month) are no change."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    page.insert_font(fontname="cjk", fontbuffer=pymupdf.Font("cjk").buffer)
+    page.insert_text((200, 300), "ОБЩИЕ УКАЗАНИЯ", fontsize=10, fontname="cjk")
+    heads = ["Изм.", "Кол.уч.", "Лист", "№ док.", "Подп.", "Дата"]
+    rows = [["2", "-", "", "17", "", "03.25"], ["1", "-", "", "12", "", "01.25"], heads]
+    rows += [["Разраб.", "", "Иванов", "", "", "05.21"]]
+    for k, row in enumerate(rows):
+        for x, text in zip(range(X - 300, X + 300, 50), row, strict=False):
+            if text:
+                page.insert_text((x, 1500 + 14 * k), text, fontsize=6, fontname="cjk")
+    page.insert_text((X, 1680), "0624-ЭОМ", fontsize=20, fontname="cjk")
+    assert read_fields(read_text_layer(page, 1, min_chars=1))["revision"].text == "2"

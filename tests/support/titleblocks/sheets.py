@@ -349,7 +349,10 @@ def block_for(t: Template, s: SheetFacts, rng: random.Random) -> tuple[Block, Tr
     if t.layout == "iso7200":
         _iso(block, t, s)
     if t.layout == "gost":
-        printed["project_number"] = None  # the designation: no field of its own
+        # The form prints no field of these: the designation holds the project's code, the
+        # change table's last row the current change, the signatures only month and year.
+        printed["project_number"] = printed["date"] = printed["scale"] = None
+        printed["revision"] = s.earlier[-1][0] if s.earlier else None
         _gost(block, t, s, rng)
     title = " ".join(s.title_lines)
     shown = [c.label for c in [*block.cells.values(), *block.extra.values()] if c.label]
