@@ -24,6 +24,7 @@ from shared.pagetext import (
     rows,
 )
 from shared.pagetext.geometry import ANGLE_STEP
+from shared.sheet.normal import without_cad_codes
 from shared.sheet.tokens import is_labelled_value, is_sheet_id, printed_token, sheet_key
 
 _HEADING = re.compile(
@@ -136,7 +137,10 @@ def _rows_near(
     ]
     if sum(is_sheet_id(number.split()[0]) for number, _, _ in entries) < MIN_SHAPED_ROWS:
         return []
-    return [(number, " ".join(" ".join(parts).split()) or None) for number, parts, _ in entries]
+    return [
+        (number, " ".join(without_cad_codes(" ".join(parts)).split()) or None)
+        for number, parts, _ in entries
+    ]
 
 
 def _segments(row: list[FramedLine]) -> list[list[FramedLine]]:

@@ -1,6 +1,7 @@
 """Normalised forms of what a sheet prints, kept beside the printed ones: a sheet number with
-ASCII hyphens (so a search for "100-00" finds a sheet printed "100‐00"), and a date in ISO
-8601, its day/month order read from the set it belongs to (pure).
+ASCII hyphens (so a search for "100-00" finds a sheet printed "100‐00"), a date in ISO
+8601, its day/month order read from the set it belongs to, and a title without the CAD
+text codes an export left in it (pure).
 
 A set's dates share one order. A numeric date whose first number is over 12 says day first,
 whose second is over 12 says month first; a set whose dates say both, or neither, is
@@ -102,6 +103,23 @@ def iso_date(printed: str | None, order: Order | None) -> str | None:
     if by_name is None or len(day) > 2:
         return None
     return _iso(_year(tokens[2]), by_name, int(day))
+
+
+# AutoCAD's text codes, which a CAD export can leave in a text layer as typed ("%%UFLOOR
+# PLAN"): underline and overline are formatting, the others stand for a symbol.
+_CAD_CODE = re.compile(r"%%([uocdp%]|\d{3})", re.IGNORECASE)
+_CAD_SYMBOLS = {"u": "", "o": "", "c": "\u2300", "d": "\u00b0", "p": "\u00b1", "%": "%"}
+
+
+def without_cad_codes(text: str) -> str:
+    """The text as the CAD program prints it: "%%UFLOOR PLAN" → "FLOOR PLAN", "%%C100" →
+    "⌀100", "45%%D" → "45°", "%%065" → "A"."""
+
+    def printed(code: re.Match[str]) -> str:
+        key = code.group(1).lower()
+        return chr(int(key)) if key.isdigit() else _CAD_SYMBOLS[key]
+
+    return _CAD_CODE.sub(printed, text) if "%%" in text else text
 
 
 def _year(text: str) -> int:

@@ -36,6 +36,7 @@ from shared.sheet.labels import (
     may_start_label,
     sheet_count,
 )
+from shared.sheet.normal import without_cad_codes
 from shared.sheet.tokens import (
     cut_glued_title,
     is_labelled_value,
@@ -1300,11 +1301,12 @@ def _clean_title(
     view: View, ids: tuple[int, ...], number: _Number | None
 ) -> tuple[str | None, tuple[int, ...]]:
     """A title's words as one line: the number and the colon before it taken out ("STORE
-    PLAN: ST04" → "STORE PLAN"), separators left dangling stripped."""
+    PLAN: ST04" → "STORE PLAN"), CAD text codes ("%%U") and separators left dangling
+    stripped."""
     if number is not None:
         ids = tuple(i for i in ids if i not in number.ids)
     texts = [view.words[i].text for i in ids]
-    text = " ".join(" ".join(texts).split())
+    text = " ".join(without_cad_codes(" ".join(texts)).split())
     if number is not None:
         text = re.sub(r"\s*:\s*(?=[-\u2010-\u2015\u2212]|$)", " ", text)
     text = text.strip(" :-\u2010\u2011\u2012\u2013\u2014|")

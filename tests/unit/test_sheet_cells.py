@@ -251,3 +251,20 @@ def test_a_title_block_that_labels_no_date_is_dated_by_the_one_date_on_a_line_of
     assert date([*seal, "1/18/2024"], dated=True) == "05/02/2023"
     # A plot stamp's date is labelled, and is not the sheet's.
     assert date(["PLOT DATE", "1/17/2024"]) is None
+
+
+def test_a_cad_underline_code_left_in_the_text_is_no_part_of_the_title():
+    """A title cell whose text layer keeps AutoCAD's underline code ("%%UFLOOR PLAN"): the
+    title is what the sheet prints, "FLOOR PLAN", with the words it came from."""
+    page = _sheet()
+    number = pymupdf.Rect(W - 300, H - 80, W - 20, H - 20)
+    title = pymupdf.Rect(W - 300, H - 160, W - 20, H - 80)
+    for r in (number, title):
+        page.draw_rect(r, width=0.5)
+    _text(page, number.x0 + 3, number.y0 + 9, "SHEET NO.", 6)
+    _text(page, number.x0 + 20, number.y0 + 45, "A-101", 24)
+    _text(page, title.x0 + 3, title.y0 + 9, "SHEET TITLE", 6)
+    _text(page, title.x0 + 20, title.y0 + 40, "%%UFLOOR PLAN", 14)
+    reading = read_sheet(read_text_layer(page, 1, min_chars=1))
+    assert (reading.sheet_number, reading.sheet_title) == ("A-101", "FLOOR PLAN")
+    assert reading.title is not None and len(reading.title.word_ids) == 2

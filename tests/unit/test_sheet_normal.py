@@ -12,7 +12,7 @@ from services.ingest.sheetlog import UTF8_BOM, sheet_log, to_csv
 from services.report.assemble import JobInfo, build_report
 from shared.contracts.models import Coverage, PageVerdict, VerifiedPage
 from shared.sheet.header import SheetHeader
-from shared.sheet.normal import ascii_number, date_order, iso_date
+from shared.sheet.normal import ascii_number, date_order, iso_date, without_cad_codes
 
 WHEN = datetime(2026, 5, 1, tzinfo=UTC)
 
@@ -100,3 +100,13 @@ def test_an_ambiguous_set_keeps_its_printed_dates_and_says_so():
         (None, "04/12/16"),
         (None, "04/12/2016"),
     ]
+
+
+def test_cad_text_codes_left_in_a_text_layer_read_as_the_cad_program_prints_them():
+    """An export that leaves AutoCAD's codes in the text ("%%UFLOOR PLAN"): underline and
+    overline are formatting, the others their symbols; other text is untouched."""
+    assert without_cad_codes("%%UFLOOR PLAN") == "FLOOR PLAN"
+    assert without_cad_codes("%%uSECTION %%uA-A") == "SECTION A-A"
+    assert without_cad_codes("%%C100 AT 45%%D") == "\u2300100 AT 45\u00b0"
+    assert without_cad_codes("%%P5 %%065 100%%%") == "\u00b15 A 100%"
+    assert without_cad_codes("PLAN 50% 1:100") == "PLAN 50% 1:100"
