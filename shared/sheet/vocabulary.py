@@ -88,7 +88,7 @@ TITLE: Forms = {
     "de": (
         "Zeichnung; Titel; Benennung; Zeichnungstitel; Zeichnungsbenennung; Planinhalt; "
         "Planbezeichnung; Plantitel; Inhalt; Darstellung; Bezeichnung; Zusätzlicher Titel; "
-        "Ergänzender Titel; Zusatztitel"
+        "Ergänzender Titel; Zusatztitel; Zeichnungsinhalt; Blattinhalt"
     ),
     "fr": (
         "titre; titre du plan; titre du dessin; désignation; intitulé; titre complémentaire; "
@@ -104,7 +104,7 @@ TITLE: Forms = {
     ),
     "pt": (
         "título; título do desenho; designação; conteúdo; assunto; título complementar; "
-        "título da prancha; desenho"
+        "título da prancha; desenho; peça desenhada"
     ),
     "nl": "titel; tekeningtitel; omschrijving; onderwerp; inhoud; benaming; tekening",
     "sv": (

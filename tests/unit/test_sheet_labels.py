@@ -244,6 +244,8 @@ def test_common_words_near_a_stage_are_no_stage():
         ("Título del plano", "Para aprobación"),
         ("Titre du plan", "POUR APPROBATION"),
         ("Tavola n.", "PER APPROVAZIONE"),
+        ("Zeichnungsinhalt", "ZUR GENEHMIGUNG"),
+        ("Peça desenhada", "PARA APROVAÇÃO"),
     ],
 )
 def test_the_reader_reports_no_label_and_no_banner_as_number_or_title(label, banner):
