@@ -207,25 +207,31 @@ def test_a_label_boxed_on_its_own_reads_the_value_in_the_cell_beside_it():
     assert read_sheet(scanned).sheet_number == "S-01"
 
 
-def _sealed_sheet(seal_lines: list[str], *, dated: bool = False) -> pymupdf.Page:
-    """A sheet whose ruled title block labels its number and title, and prints an
-    engineer's seal in a cell of its own: ``seal_lines``, one line each; ``dated`` adds a
-    labelled DATE field."""
+def _numbered_and_titled(number: str, title: str) -> pymupdf.Page:
+    """A sheet whose ruled title block prints its number and title, each in a labelled
+    cell at the bottom right."""
     page = _sheet()
-    x0 = W - 300
-    number = pymupdf.Rect(x0, H - 80, W - 20, H - 20)
-    title = pymupdf.Rect(x0, H - 160, W - 20, H - 80)
-    seal = pymupdf.Rect(x0, H - 300, W - 20, H - 160)
-    for r in (number, title, seal):
+    numbered = pymupdf.Rect(W - 300, H - 80, W - 20, H - 20)
+    titled = pymupdf.Rect(W - 300, H - 160, W - 20, H - 80)
+    for r in (numbered, titled):
         page.draw_rect(r, width=0.5)
-    _text(page, number.x0 + 3, number.y0 + 9, "SHEET NO.", 6)
-    _text(page, number.x0 + 20, number.y0 + 45, "UC-3", 24)
-    _text(page, title.x0 + 3, title.y0 + 9, "SHEET TITLE", 6)
-    _text(page, title.x0 + 20, title.y0 + 40, "WATER MAIN PLAN", 14)
+    _text(page, numbered.x0 + 3, numbered.y0 + 9, "SHEET NO.", 6)
+    _text(page, numbered.x0 + 20, numbered.y0 + 45, number, 24)
+    _text(page, titled.x0 + 3, titled.y0 + 9, "SHEET TITLE", 6)
+    _text(page, titled.x0 + 20, titled.y0 + 40, title, 14)
+    return page
+
+
+def _sealed_sheet(seal_lines: list[str], *, dated: bool = False) -> pymupdf.Page:
+    """A sheet numbered UC-3 that prints an engineer's seal in a cell of its own over its
+    title: ``seal_lines``, one line each; ``dated`` adds a labelled DATE field."""
+    page = _numbered_and_titled("UC-3", "WATER MAIN PLAN")
+    seal = pymupdf.Rect(W - 300, H - 300, W - 20, H - 160)
+    page.draw_rect(seal, width=0.5)
     for k, line in enumerate(seal_lines):
         _text(page, seal.x0 + 80, seal.y0 + 30 + 22 * k, line, 9)
     if dated:
-        _text(page, x0 + 3, H - 306, "DATE: 05/02/2023", 7)
+        _text(page, seal.x0 + 3, H - 306, "DATE: 05/02/2023", 7)
     return page
 
 
@@ -256,15 +262,7 @@ def test_a_title_block_that_labels_no_date_is_dated_by_the_one_date_on_a_line_of
 def test_a_cad_underline_code_left_in_the_text_is_no_part_of_the_title():
     """A title cell whose text layer keeps AutoCAD's underline code ("%%UFLOOR PLAN"): the
     title is what the sheet prints, "FLOOR PLAN", with the words it came from."""
-    page = _sheet()
-    number = pymupdf.Rect(W - 300, H - 80, W - 20, H - 20)
-    title = pymupdf.Rect(W - 300, H - 160, W - 20, H - 80)
-    for r in (number, title):
-        page.draw_rect(r, width=0.5)
-    _text(page, number.x0 + 3, number.y0 + 9, "SHEET NO.", 6)
-    _text(page, number.x0 + 20, number.y0 + 45, "A-101", 24)
-    _text(page, title.x0 + 3, title.y0 + 9, "SHEET TITLE", 6)
-    _text(page, title.x0 + 20, title.y0 + 40, "%%UFLOOR PLAN", 14)
+    page = _numbered_and_titled("A-101", "%%UFLOOR PLAN")
     reading = read_sheet(read_text_layer(page, 1, min_chars=1))
     assert (reading.sheet_number, reading.sheet_title) == ("A-101", "FLOOR PLAN")
     assert reading.title is not None and len(reading.title.word_ids) == 2
