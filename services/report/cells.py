@@ -1,11 +1,12 @@
 """The set's template re-reads what one page missed.
 
 Before a job's report is first written, each verified page that read no sheet number, where
-the set's confident pages agree on the cell that prints theirs (``cells_to_reread``), is
-read again there by extract (``page.read_cell``); the report waits for every answer
-(``page.cell_read``), then decides the set with the pages' readings as read again. The
-template only names the cell: a number found there is the page's own printed text, chosen
-by its own reader, with the word ids extract added to its text.json.
+the set's confident pages agree on the cell that prints theirs, or the one page that read
+its number's label names it (``cells_to_reread``), is read again there by extract
+(``page.read_cell``); the report waits for every answer (``page.cell_read``), then decides
+the set with the pages' readings as read again. The template only names the cell: a number
+found there is the page's own printed text, chosen by its own reader, with the word ids
+extract added to its text.json.
 """
 
 import asyncio
