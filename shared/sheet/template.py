@@ -101,14 +101,15 @@ def cells_to_reread(readings: Mapping[int, SheetReading]) -> dict[int, NumberCel
     where the set's template names one (of the cells no longer than ``MAX_CELL_SIDE`` on
     either side): the one in the page's own title block where its reading found one (a set
     mixing title blocks, as consultants' sheets do, has a cell in each), else the one most
-    pages agree on."""
+    pages agree on. A cell one page names is read on scanned pages only (their labels are
+    what OCR loses): a text page's labels are in its text layer."""
     cells = [c for c in number_cells(readings) if max(c.box.width, c.box.height) <= MAX_CELL_SIDE]
     if not cells:
         return {}
     return {
         n: _in_region(cells, reading.region) or cells[0]
         for n, reading in readings.items()
-        if reading.number is None
+        if reading.number is None and (reading.ocr or cells[0].pages >= TEMPLATE_PAGES)
     }
 
 

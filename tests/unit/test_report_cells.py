@@ -156,7 +156,7 @@ async def test_the_only_labelled_page_names_the_cell_for_one_pages_word():
     rig = Rig()
     await rig.job(2)
     await rig.verify(1, _numbered("A-101"))
-    await rig.verify(2, SheetReading())
+    await rig.verify(2, SheetReading(ocr=True))
     [ask] = rig.asked()
     assert (ask.page_number, ask.pages, ask.label) == (2, 1, "SHEET NO.")
     assert rig.ready() == []

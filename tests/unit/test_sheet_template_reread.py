@@ -106,10 +106,12 @@ def test_no_template_without_two_confident_pages_that_agree():
 def test_the_only_sheet_whose_label_was_read_names_the_cell_for_the_rest():
     """A set whose other sheets lost their labels to OCR: the one sheet whose title block
     labels its number names the cell the others are read in, as a template of one page."""
-    readings = {1: SheetReading(), 2: _confident("A-102"), 3: SheetReading()}
+    readings = {1: SheetReading(ocr=True), 2: _confident("A-102"), 3: SheetReading(ocr=True)}
     cells = cells_to_reread(readings)
     assert set(cells) == {1, 3} and cells[1].pages == 1 and cells[1].label == "SHEET NO."
     assert cells[1].box.contains(NUMBER_BOX.centre)
+    # A text page without a number printed none in its text layer: not read on one's word.
+    assert cells_to_reread({1: SheetReading(), 2: _confident("A-102")}) == {}
 
 
 def test_a_number_every_sheet_prints_alike_makes_no_template():
