@@ -30,12 +30,13 @@ def _sheet(page: pymupdf.Page, number: str, at: float) -> None:
     page.insert_text((STRIP + at, H - 95), number, fontsize=14)
 
 
-def glued_number_scan() -> bytes:
-    """The set (``NUMBERS``, the last printed close after its label) scanned at
+def glued_number_scan(close: int = 1) -> bytes:
+    """The set (``NUMBERS``, the last ``close`` printed close after their label) scanned at
     ``SCAN_DPI`` in grey, each page an image only."""
     drawn = pymupdf.open()
-    for number in NUMBERS:
-        _sheet(drawn.new_page(width=W, height=H), number, CLOSE if number == NUMBERS[-1] else APART)
+    for k, number in enumerate(NUMBERS):
+        at = CLOSE if k >= len(NUMBERS) - close else APART
+        _sheet(drawn.new_page(width=W, height=H), number, at)
     scan = pymupdf.open()
     for page in drawn.pages():
         pixels = page.get_pixmap(dpi=SCAN_DPI, colorspace=pymupdf.csGRAY)
