@@ -10,8 +10,7 @@ A page read alone can be ambiguous; the set is not. In order:
   one drawing number beside "SHEET n OF m", a sheet is that drawing number with its
   position. Sets that mix title blocks (consultants' sheets) form one template per place.
 - **the numbering scheme**: a weakly vouched number that breaks the shape the rest of the
-  set shares loses to a candidate of the page that fits it; an OCR'd number that breaks it
-  only by letters read for the digits they look like ("FO" for "F0") is read back.
+  set shares loses to a candidate of the page that fits it.
 - **the file's hints** (bookmarks, page labels) break ties between candidates the page
   prints; they never override what the sheet prints, nor name a number it does not print.
 - **the drawing index**: a page whose number the index does not list, or that has none,
@@ -77,7 +76,6 @@ def decide_set(readings: Mapping[int, SheetReading]) -> dict[int, Decision]:
     for n, reading in readings.items():
         if (d := _by_scheme(reading, decided[n], scheme, constant)) is not None:
             decided[n] = d
-    _ocr_lookalikes(readings, decided, scheme)
     for n, reading in readings.items():
         if (d := _by_hints(reading, decided[n])) is not None:
             decided[n] = d
@@ -401,33 +399,6 @@ def _by_scheme(
         f", which {current.number} breaks" if current.number else ""
     )
     return _take(best, "scheme", why, reading)
-
-
-# OCR's misreadings of a digit as the letter of the same shape ("FO" for "F0").
-_DIGIT_LOOKALIKES = str.maketrans({"O": "0", "o": "0", "I": "1", "l": "1"})
-
-
-def _ocr_lookalikes(
-    readings: Mapping[int, SheetReading], decided: dict[int, Decision], scheme: str | None
-) -> None:
-    """An OCR'd page's number that breaks the set's shape only by letters read for the
-    digits they look like ("FO" in a set of F1, F2 …) is the printed number read back: its
-    words are the same, the set's numbers tell the glyphs apart. Never to another sheet's
-    number."""
-    if scheme is None:
-        return
-    taken = {sheet_key(d.number) for d in decided.values() if d.number}
-    for n, d in decided.items():
-        if not readings[n].ocr or not d.number or shape(d.number) == scheme:
-            continue
-        digits = d.number.translate(_DIGIT_LOOKALIKES)
-        if shape(digits) == scheme and sheet_key(digits) not in taken:
-            why = (
-                f"the set's numbers share the shape {scheme!r}: OCR's {d.number} is {digits}, "
-                "letters read for the digits they look like"
-            )
-            decided[n] = replace(d, number=digits, source="scheme", why=why)
-            taken.add(sheet_key(digits))
 
 
 # --- bookmarks and page labels -------------------------------------------------------------

@@ -12,13 +12,10 @@ from services.extract.reading.textlayer import read_text_layer
 from services.report.assemble import JobInfo, build_report
 from services.report.facts import page_facts
 from shared.contracts.models import Coverage, PageVerdict, VerifiedPage
-from shared.pagetext import Box
 from shared.sheet.decide import decide_set, shape
 from shared.sheet.header import SheetHeader
-from shared.sheet.reader import Evidence
-from shared.sheet.reading import Candidate, FieldReading, SheetReading, read_sheet
+from shared.sheet.reading import SheetReading, read_sheet
 from shared.sheet.reconcile import reconcile
-from tests.support.identity import set_identity
 
 W, H = 36 * 72, 24 * 72
 
@@ -298,36 +295,3 @@ def test_each_decision_and_its_source_reach_report_json():
         assert stored.summary.set.corrected == 1
         reading = pages[page - 1].reading
         assert reading is not None and any(c.text == number for c in reading.candidates)
-
-
-def _read(number: str, *, ocr: bool = True) -> SheetReading:
-    """A page whose labelled number cell holds ``number`` (read by OCR unless told)."""
-    chosen = Candidate(
-        text=number,
-        word_ids=[0],
-        box=Box(W - 300, H - 150, W - 200, H - 120),
-        size=28,
-        label="SHEET NO.",
-        evidence=Evidence.LABEL_IN_TITLE_BLOCK,
-        chosen=True,
-    )
-    return SheetReading(
-        number=FieldReading(text=number, word_ids=[0]), candidates=[chosen], ocr=ocr
-    )
-
-
-def test_ocrs_lookalike_glyphs_are_read_back_by_the_sets_numbers():
-    """On a scanned page, a letter OCR read for the digit it looks like ("FO" in a set of
-    F1, F2 …) is read as the set prints its numbers, and the report corrects the sheet to
-    it; a text layer's number, and a digit that would make another sheet's number, stay as
-    read."""
-
-    def numbers(texts: list[str], ocr: bool = True) -> list[str | None]:
-        readings = {n: _read(t, ocr=ocr) for n, t in enumerate(texts, start=1)}
-        headers = set_identity(readings)
-        return [headers[n].sheet_number for n in readings]
-
-    assert numbers(["FO", "F1", "F2", "F3"]) == ["F0", "F1", "F2", "F3"]
-    assert numbers(["F1", "F2", "F3", "F1O"])[3] == "F10"
-    assert numbers(["FO", "F1", "F2", "F3"], ocr=False)[0] == "FO"
-    assert numbers(["FO", "F0", "F1", "F2"])[0] == "FO"
