@@ -10,7 +10,8 @@ A page read alone can be ambiguous; the set is not. In order:
   one drawing number beside "SHEET n OF m", a sheet is that drawing number with its
   position. Sets that mix title blocks (consultants' sheets) form one template per place.
 - **the numbering scheme**: a weakly vouched number that breaks the shape the rest of the
-  set shares loses to a candidate of the page that fits it.
+  set shares loses to a candidate of the page that fits it; an OCR'd number whose first
+  letter is the cell's wall ("IS1.04" where every other sheet's starts "S1.0") loses it.
 - **the file's hints** (bookmarks, page labels) break ties between candidates the page
   prints; they never override what the sheet prints, nor name a number it does not print.
 - **the drawing index**: a page whose number the index does not list, or that has none,
@@ -76,6 +77,7 @@ def decide_set(readings: Mapping[int, SheetReading]) -> dict[int, Decision]:
     for n, reading in readings.items():
         if (d := _by_scheme(reading, decided[n], scheme, constant)) is not None:
             decided[n] = d
+    _off_cell_walls(readings, decided)
     for n, reading in readings.items():
         if (d := _by_hints(reading, decided[n])) is not None:
             decided[n] = d
@@ -399,6 +401,43 @@ def _by_scheme(
         f", which {current.number} breaks" if current.number else ""
     )
     return _take(best, "scheme", why, reading)
+
+
+# What OCR reads a cell's wall as, where the wall touches the word after it ("|S1.04" read
+# "IS1.04").
+_WALL_LETTERS = frozenset("Il|[")
+# The start every other sheet's number shares, at least this long, says where numbers begin.
+_SHARED_START = 2
+
+
+def _off_cell_walls(readings: Mapping[int, SheetReading], decided: dict[int, Decision]) -> None:
+    """An OCR'd number whose first letter is a wall's stroke ("IS1.04" where every other
+    sheet's number starts "S1.0"): without it, it starts as all the set's numbers do, and is
+    no other sheet's number. The letter is the cell's wall the number's value touches."""
+    numbers = {n: d.number for n, d in decided.items() if d.number}
+    taken = {sheet_key(x) for x in numbers.values()}
+    for n, number in numbers.items():
+        others = [x for m, x in numbers.items() if m != n]
+        if not readings[n].ocr or number[0] not in _WALL_LETTERS or len(others) < TEMPLATE_PAGES:
+            continue
+        start = _shared_start(others)
+        rest = number[1:]
+        if len(start) >= _SHARED_START and rest.startswith(start) and sheet_key(rest) not in taken:
+            why = (
+                f"every other sheet's number starts {start!r}: OCR's {number} is {rest}, the "
+                "cell's wall read as its first letter"
+            )
+            decided[n] = replace(decided[n], number=rest, source="scheme", why=why)
+            taken.add(sheet_key(rest))
+
+
+def _shared_start(texts: list[str]) -> str:
+    """The characters every text starts with (the first and last in order share the rest's)."""
+    first, last = min(texts), max(texts)
+    n = 0
+    while n < min(len(first), len(last)) and first[n] == last[n]:
+        n += 1
+    return first[:n]
 
 
 # --- bookmarks and page labels -------------------------------------------------------------

@@ -12,10 +12,13 @@ from services.extract.reading.textlayer import read_text_layer
 from services.report.assemble import JobInfo, build_report
 from services.report.facts import page_facts
 from shared.contracts.models import Coverage, PageVerdict, VerifiedPage
+from shared.pagetext import Box
 from shared.sheet.decide import decide_set, shape
 from shared.sheet.header import SheetHeader
-from shared.sheet.reading import SheetReading, read_sheet
+from shared.sheet.reader import Evidence
+from shared.sheet.reading import Candidate, FieldReading, SheetReading, read_sheet
 from shared.sheet.reconcile import reconcile
+from tests.support.identity import set_identity
 
 W, H = 36 * 72, 24 * 72
 
@@ -295,3 +298,37 @@ def test_each_decision_and_its_source_reach_report_json():
         assert stored.summary.set.corrected == 1
         reading = pages[page - 1].reading
         assert reading is not None and any(c.text == number for c in reading.candidates)
+
+
+def _read(number: str, *, ocr: bool = True) -> SheetReading:
+    """A page whose labelled number cell holds ``number`` (read by OCR unless told)."""
+    chosen = Candidate(
+        text=number,
+        word_ids=[0],
+        box=Box(W - 300, H - 150, W - 200, H - 120),
+        size=28,
+        label="SHEET NO.",
+        evidence=Evidence.LABEL_IN_TITLE_BLOCK,
+        chosen=True,
+    )
+    return SheetReading(
+        number=FieldReading(text=number, word_ids=[0]), candidates=[chosen], ocr=ocr
+    )
+
+
+def test_a_cells_wall_ocr_read_as_a_numbers_first_letter_is_no_part_of_it():
+    """On a scanned page whose number touches its cell's wall, OCR reads the wall as a first
+    letter ("IS1.04" where every other sheet's number starts "S1.0"): the report states the
+    number without it. A text layer's number, a number whose rest starts otherwise than the
+    others', and one whose rest is another sheet's number stay as read."""
+
+    def numbers(texts: list[str], ocr: bool = True) -> list[str | None]:
+        readings = {n: _read(t, ocr=ocr) for n, t in enumerate(texts, start=1)}
+        headers = set_identity(readings)
+        return [headers[n].sheet_number for n in readings]
+
+    assert numbers(["S1.01", "S1.02", "S1.03", "IS1.04"])[3] == "S1.04"
+    assert numbers(["V-102", "V-103", "|V-101"])[2] == "V-101"
+    assert numbers(["S1.01", "S1.02", "S1.03", "IS1.04"], ocr=False)[3] == "IS1.04"
+    assert numbers(["A-101", "A-102", "I-101"])[2] == "I-101"
+    assert numbers(["S1.01", "S1.02", "IS1.02"])[2] == "IS1.02"
