@@ -2,13 +2,17 @@
 binary the embedded launcher uses) joined by cluster routes, each with its own store dir and
 free ports, so a test can kill the node that leads a stream and start it again."""
 
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
 
-from sheetflow.runtime import ManagedProcess, free_port, start_nats
+from sheetflow.runtime import ManagedProcess, RuntimeStartError, free_port, start_nats
+
+# Starts of the cluster on fresh ports where one chosen free was taken before it was bound.
+PORT_ATTEMPTS = 3
 
 
 @dataclass
@@ -44,6 +48,9 @@ class NatsCluster:
     nodes: dict[str, Node] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self._choose_ports()
+
+    def _choose_ports(self) -> None:
         for i in range(1, self.size + 1):
             name = f"n{i}"
             self.nodes[name] = Node(name, free_port(), free_port(), free_port())
@@ -98,8 +105,20 @@ class NatsCluster:
         raise RuntimeError(f"NATS nodes {sick} not healthy within {timeout:.0f}s")
 
     def start(self) -> None:
-        for name in self.nodes:
-            self.start_node(name)
+        """Start every node. A port chosen free can be taken by another process before its
+        node binds it (the other test worker starts servers too): the cluster then starts
+        again from empty stores on fresh ports."""
+        for attempt in range(1, PORT_ATTEMPTS + 1):
+            try:
+                for name in self.nodes:
+                    self.start_node(name)
+                break
+            except RuntimeStartError as exc:
+                self.stop()
+                if "address already in use" not in str(exc) or attempt == PORT_ATTEMPTS:
+                    raise
+                shutil.rmtree(self.data_dir, ignore_errors=True)
+                self._choose_ports()
         self.wait_healthy()
 
     def stop(self) -> None:
