@@ -96,7 +96,7 @@ def _own(reading: SheetReading) -> Decision:
             "the page prints no sheet number",
             title_words=tuple(title.word_ids) if title else (),
         )
-    chosen = next((c for c in reading.candidates if c.chosen), None)
+    chosen = reading.chosen_number
     return Decision(
         reading.number.text,
         reading.sheet_title,
@@ -239,7 +239,7 @@ def _near(a: tuple[float, float], b: tuple[float, float], tolerance: float) -> b
 def confident_number(reading: SheetReading, constant: set[str]) -> Candidate | None:
     """The page's chosen number when a label vouches for it and the set does not print it
     on every sheet."""
-    chosen = next((c for c in reading.candidates if c.chosen), None)
+    chosen = reading.chosen_number
     if chosen is None or chosen.evidence < Evidence.LABEL or sheet_key(chosen.text) in constant:
         return None
     return chosen
@@ -383,7 +383,7 @@ def _by_scheme(
 ) -> Decision | None:
     if scheme is None or (current.number and shape(current.number) == scheme):
         return None
-    chosen = next((c for c in reading.candidates if c.chosen), None)
+    chosen = reading.chosen_number
     weak = chosen is None or chosen.evidence < Evidence.LABEL_IN_TITLE_BLOCK
     if current.source not in ("title_block", None) or not weak:
         return None

@@ -129,6 +129,11 @@ class SheetReading(BaseModel):
         return self.number.text if self.number else None
 
     @property
+    def chosen_number(self) -> "Candidate | None":
+        """The candidate the page's reader chose for its number, if any."""
+        return next((c for c in self.candidates if c.chosen), None)
+
+    @property
     def sheet_title(self) -> str | None:
         return self.title.text if self.title else None
 

@@ -89,11 +89,9 @@ def number_cells(readings: Mapping[int, SheetReading]) -> list[NumberCell]:
     return sorted(cells, key=lambda c: -c.pages)
 
 
-def labelled(found: SheetReading | Candidate) -> bool:
-    """Whether a page's chosen number (or a candidate) is the value of a label in its
-    title block."""
-    chosen = _chosen(found) if isinstance(found, SheetReading) else found
-    return chosen is not None and chosen.evidence >= Evidence.LABEL_IN_TITLE_BLOCK
+def labelled(number: Candidate | None) -> bool:
+    """Whether a number candidate is the value of a label in its page's title block."""
+    return number is not None and number.evidence >= Evidence.LABEL_IN_TITLE_BLOCK
 
 
 def cells_to_reread(readings: Mapping[int, SheetReading]) -> dict[int, NumberCell]:
@@ -122,12 +120,8 @@ def _in_region(cells: list[NumberCell], region: Box | None) -> NumberCell | None
 def at_cell(reading: SheetReading, cell: Box) -> bool:
     """Whether a page's chosen number stands in ``cell`` (a number read elsewhere on the
     page is no reading of the cell)."""
-    number = next((c for c in reading.candidates if c.chosen), None)
+    number = reading.chosen_number
     return number is not None and number.box is not None and cell.contains(number.box.centre)
-
-
-def _chosen(reading: SheetReading) -> Candidate | None:
-    return next((c for c in reading.candidates if c.chosen), None)
 
 
 def _scheme(readings: Mapping[int, SheetReading], constant: set[str]) -> str | None:
@@ -135,7 +129,7 @@ def _scheme(readings: Mapping[int, SheetReading], constant: set[str]) -> str | N
     shapes = Counter(
         shape(c.text)
         for r in readings.values()
-        if (c := _chosen(r)) is not None and sheet_key(c.text) not in constant
+        if (c := r.chosen_number) is not None and sheet_key(c.text) not in constant
     )
     found = shapes.most_common(1)
     return found[0][0] if found and found[0][1] >= TEMPLATE_PAGES else None
@@ -144,7 +138,7 @@ def _scheme(readings: Mapping[int, SheetReading], constant: set[str]) -> str | N
 def _confident(reading: SheetReading, constant: set[str], scheme: str | None) -> Candidate | None:
     if (vouched := confident_number(reading, constant)) is not None:
         return vouched
-    chosen = _chosen(reading)
+    chosen = reading.chosen_number
     if chosen is None or sheet_key(chosen.text) in constant or chosen.evidence < Evidence.LARGEST:
         return None
     return chosen if scheme is not None and shape(chosen.text) == scheme else None

@@ -105,7 +105,11 @@ async def reread_number(
         words = apart_from_label(read, label)
         again = with_cell_words(layer, cell, words)
         found = await asyncio.to_thread(read_sheet, again, *hints)
-        if found.number and at_cell(found, cell) and (pages >= TEMPLATE_PAGES or labelled(found)):
+        if (
+            found.number
+            and at_cell(found, cell)
+            and (pages >= TEMPLATE_PAGES or labelled(found.chosen_number))
+        ):
             kept = with_first_title(reading, found, again)
             return CellReread(words, again, kept) if kept is not None else None
     return None
