@@ -247,6 +247,32 @@ def unlabelled_date(layer: TextLayer, cell_values: Iterable[Iterable[int]]) -> V
     return next(iter(dates.values())) if len(dates) == 1 else None
 
 
+def heading_fields(
+    layer: TextLayer, title_ids: Iterable[int], number_ids: Iterable[int]
+) -> dict[str, Value]:
+    """The fields of a sheet counted under its heading, with no title block (a recorded
+    map: "FINAL MAP OF …", "SUBDIVISION NO. P19-036", its date, "SHEET 3 OF 10"): what the
+    heading's block, from the title down to the count, prints after a field's label on its
+    line, and the one date it prints on a line of its own."""
+    ids = [*title_ids, *number_ids]
+    if not ids:
+        return {}
+    block = Box.union(layer.words[i].bbox for i in ids)
+    inside = {i for i, word in enumerate(layer.words) if block.contains(word.bbox.centre)}
+    fields: dict[str, Value] = {}
+    for view in views(layer):
+        for label in _labels(view):
+            if label.field not in HEADER_FIELDS or label.field in fields or not label.rest:
+                continue
+            if inside.issuperset(label.line.ids) and (
+                value := _shaped(label.field, view, label.rest)
+            ):
+                fields[label.field] = value
+    if "issue_date" not in fields and (date := unlabelled_date(layer, [inside])):
+        fields["issue_date"] = date
+    return fields
+
+
 def _drawings_scale(layer: TextLayer) -> Value | None:
     """The scale a sheet's drawings print, for a title block with no scale field: a scale
     printed as a line of its own (under a view's title: "1/8\" = 1'-0\"", "NOT TO SCALE")

@@ -86,6 +86,7 @@ NO_TITLE = (
 NOT_A_TITLE = "the text in the title's place is a field label or a stage banner, never a title"
 LARGEST_BESIDE = "the largest text beside the number"
 MAIN_HEADING = "the sheet's main heading, outside its title block"
+UNDER_HEADING = "the heading the sheet's count is printed under"
 # Titles chosen by size alone, with no field to hold them: on a text layer nearly always
 # right (23 of 24 corpus pages), on words OCR read from the image a coin toss (37 of 68 in
 # the corpus as raster and outlines, RESULTS §33), since OCR's sizes are its boxes' heights
@@ -883,7 +884,7 @@ def _title(
     if number is None:
         return None, (), "no title field and no sheet number on the page"
     if number.label is not None and number.label.key in BARE_NUMBER_LABELS:
-        return *_heading_above(view, number), "the heading the sheet's count is printed under"
+        return *_heading_above(view, number), UNDER_HEADING
     return *_title_near(view, labels, number, excluded), LARGEST_BESIDE
 
 

@@ -14,10 +14,10 @@ from typing import Any, Self
 from pydantic import BaseModel, Field
 
 from shared.pagetext import Box, TextLayer
-from shared.sheet.fields import Value, read_fields, unlabelled_date
+from shared.sheet.fields import Value, heading_fields, read_fields, unlabelled_date
 from shared.sheet.index import read_drawing_index
 from shared.sheet.labels import sheet_count
-from shared.sheet.reader import Reading, read_title_block
+from shared.sheet.reader import UNDER_HEADING, Reading, read_title_block
 from shared.sheet.references import references
 
 # The title block's fields beyond number and title, by the names report.json uses.
@@ -199,8 +199,10 @@ def read_sheet(
 
 def _header_fields(layer: TextLayer, found: Reading) -> dict[str, Value]:
     """The title block's labelled fields; where it labels no date, the one date its cells
-    print unlabelled."""
+    print unlabelled; on a sheet counted under its heading, what that heading prints."""
     fields = read_fields(layer)
+    if found.title_how == UNDER_HEADING:
+        fields = heading_fields(layer, found.title_words, found.number_words) | fields
     if "issue_date" not in fields:
         unnamed = (c.value_ids for c in found.cells if c.field is None)
         if date := unlabelled_date(layer, unnamed):

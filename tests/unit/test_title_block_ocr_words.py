@@ -231,3 +231,48 @@ def test_a_cell_wall_read_as_a_bracket_is_no_part_of_the_title():
     assert walled.title is not None and walled.title.text == "Plan 2. etasje Detaljer"
     paired = read_sheet(_ruled_block("TITLE", ["PLAN", "[PHASE", "2]"]))
     assert paired.title is not None and paired.title.text == "PLAN [PHASE 2]"
+
+
+def _counted_map(lines: list[tuple[float, float, str, float]]) -> pymupdf.Page:
+    """A recorded map's sheet with no title block: (x centre, baseline, text, size) lines,
+    and notes to the sheet's corners."""
+    page = pymupdf.open().new_page(width=1728, height=2592)
+    corners = [(100, 60, "NOTE 1", 10), (1600, 2540, "NOTE 2", 10), (100, 2540, "NOTE 3", 10)]
+    for x, y, line, size in [*lines, *corners]:
+        width = pymupdf.get_text_length(line, fontsize=size)
+        page.insert_text((x - width / 2, y), line, fontsize=size)
+    return page
+
+
+_MAP_HEADING = [
+    (864, 300, "FINAL MAP", 24),
+    (864, 326, "OF", 12),
+    (864, 370, "SAMPLE SUBDIVISION", 36),
+    (864, 400, "SUBDIVISION NO. P21-104", 14),
+    (864, 420, "BEING A DIVISION OF PARCEL 2 OF MAP 61", 10),
+    (864, 450, "MARCH 2025", 12),
+    (864, 480, "SHEET 3 OF 10 SHEETS", 12),
+    (864, 510, "EXAMPLE SURVEYORS INC.", 12),
+]
+
+
+def test_a_sheet_counted_under_its_heading_takes_its_fields_from_the_heading():
+    """A recorded map prints no title block: its subdivision number and its date are printed
+    in the heading it is counted under, and are the sheet's project number and date; a date
+    in a statement elsewhere on the sheet is not."""
+    page = _counted_map([*_MAP_HEADING, (400, 1800, "JUNE 1, 2018", 10)])
+    reading = read_sheet(read_text_layer(page, 1, min_chars=1))
+    assert (reading.sheet_number, reading.sheet_title) == ("3", "FINAL MAP OF SAMPLE SUBDIVISION")
+    assert reading.fields["project_number"].text == "P21-104"
+    assert reading.fields["issue_date"].text == "MARCH 2025"
+
+
+def test_a_heading_that_prints_two_dates_dates_no_sheet():
+    """Two dates in the heading (a struck date and its replacement both read): neither is
+    the sheet's; a date outside the heading does not stand in."""
+    heading = [*_MAP_HEADING[:5], (864, 440, "JANUARY 2025", 12), *_MAP_HEADING[5:]]
+    page = _counted_map([*heading, (400, 1800, "JUNE 1, 2018", 10)])
+    reading = read_sheet(read_text_layer(page, 1, min_chars=1))
+    assert reading.sheet_number == "3"
+    assert "issue_date" not in reading.fields
+    assert reading.fields["project_number"].text == "P21-104"
