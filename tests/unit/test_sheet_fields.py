@@ -309,3 +309,11 @@ def test_a_gost_change_tables_last_row_is_the_current_change():
                 page.insert_text((x, 1500 + 14 * k), text, fontsize=6, fontname="cjk")
     page.insert_text((X, 1680), "0624-ЭОМ", fontsize=20, fontname="cjk")
     assert read_fields(read_text_layer(page, 1, min_chars=1))["revision"].text == "2"
+
+
+def test_a_state_dot_sheets_programme_number_is_its_project_number():
+    """A US state DOT's plans label the project by its improvement-programme or aid number
+    ("T.I.P. NO.", "STATE PROJECT NO."), its value under the label."""
+    for label in ("T.I.P. NO.", "STATE PROJECT NO.", "FEDERAL AID PROJECT NO."):
+        found = values([(X, 1400, label, 8), (X, 1425, "Y-4807B", 16), (X, 1680, "U-01", 40)])
+        assert found == {"project_number": "Y-4807B"}, label
