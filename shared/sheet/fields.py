@@ -163,11 +163,24 @@ _NO_SCALE_WORDS = rf"{_phrases(NO_SCALE_WORDS)}|N\.?\s*T\.?\s*S\.?|O\.\s*M\."
 _NO_SCALE = re.compile(rf"(?:{_NO_SCALE_WORDS})(?!\w)", re.IGNORECASE)
 # The scale field's words in every language ("AS INDICATED", "Siehe Zeichnung", "见图").
 _SCALE_WORDS = f"{_phrases(SCALE_WORDS)}|{_NO_SCALE_WORDS}"
+# Inches and feet as typed, as typeset (″ ′) or as OCR reads curly quotes (” ’).
+_INCH, _FOOT = '["”″]', "['’′]"
+# A profile's two scales: along it, and across it.
+_HORIZONTAL = re.compile(r"\s(?:HORIZONTAL|HORIZ\.?|HOR\.?|H\.?)$", re.IGNORECASE)
+_VERTICAL = re.compile(r"\s(?:VERTICAL|VERT\.?|V\.?)$", re.IGNORECASE)
+_STRAIGHT_MARKS = str.maketrans("”″’′", "\"\"''")
+
+
+def straight_marks(text: str) -> str:
+    """The text with its inch and foot marks straight: one scale however it was set."""
+    return text.translate(_STRAIGHT_MARKS)
+
+
 _SCALE = re.compile(
-    r"(?<![\d:])\d+\s*:\s*\d+(?![\d:])(?!\s*[AP]\.?M)|\d+(?:/\d+)?\s*\"\s*=\s*\d+(?:\.\d+)?\s*'(?:\s*-\s*\d+(?:\s+\d+/\d+)?\s*\")?"
-    r"|\d+\s*=\s*\d+\s*'|\d+\s*'\s*=\s*\d+(?:/\d+)?\s*\""
+    rf"(?<![\d:])\d+\s*:\s*\d+(?![\d:])(?!\s*[AP]\.?M)|\d+(?:/\d+)?\s*{_INCH}\s*=\s*\d+(?:\.\d+)?\s*{_FOOT}(?:\s*-\s*\d+(?:\s+\d+/\d+)?\s*{_INCH})?"
+    rf"|\d+\s*=\s*\d+\s*{_FOOT}|\d+\s*{_FOOT}\s*=\s*\d+(?:/\d+)?\s*{_INCH}"
     # "1/100", as French, Spanish and Japanese sheets print a ratio (not "1/8\" = 1'-0\"").
-    r"|(?<![\d/])1\s*/\s*\d{2,4}(?![\d/\"'])"
+    rf"|(?<![\d/])1\s*/\s*\d{{2,4}}(?![\d/\"'”’″′])"
     rf"|^(?:{_SCALE_WORDS})(?!\w)",
     re.IGNORECASE,
 )
@@ -276,30 +289,58 @@ def heading_fields(
 def _drawings_scale(layer: TextLayer) -> Value | None:
     """The scale a sheet's drawings print, for a title block with no scale field: a scale
     printed as a line of its own (under a view's title: "1/8\" = 1'-0\"", "NOT TO SCALE")
-    or after a label anywhere ("SCALE: 1:50"), where every such scale on the sheet is one.
+    or after a label anywhere ("SCALE: 1:50"), where every such scale on the sheet is one;
+    a profile's pair ("1\" = 50' HORIZONTAL" over "1\" = 10' VERTICAL") is one scale.
     Views at several scales give none: the sheet has no one scale to name."""
     printed: dict[str, Value] = {}
     for view in views(layer):
-        for run in view.aligned:
-            text = run.text
+        lines = _whole_lines(view)
+        for ids in lines:
+            text = " ".join(view.words[i].text for i in ids)
             # A ratio or "NOT TO SCALE", not "AS SHOWN" (a view's note, not its scale); the
             # cheap test first: most lines hold neither.
             if not (any(ch.isdigit() for ch in text) or _NO_SCALE.match(text)):
                 continue
             if not _SCALE.search(text):
                 continue
-            value: Value | None = Value(text, run.ids) if is_scale(text) else None
-            if value is None and (found := _match([view.words[i].text for i in run.ids])):
+            value: Value | None = Value(text, ids) if is_scale(text) else None
+            if value is None and (found := _match([view.words[i].text for i in ids])):
                 field, _, n = found
-                value = _shaped("scale", view, run.ids[n:]) if field == "scale" else None
+                value = _shaped("scale", view, ids[n:]) if field == "scale" else None
+            if value is not None and _HORIZONTAL.search(value.text):
+                value = _with_vertical(view, lines, value)
             if value is not None:
                 printed.setdefault(_scale_key(value.text), value)
     return next(iter(printed.values())) if len(printed) == 1 else None
 
 
+def _whole_lines(view: View) -> list[tuple[int, ...]]:
+    """The view's lines whole, where rules they cross (a profile's grid) part them into
+    runs."""
+    lines: dict[int, list[int]] = {}
+    for run in view.aligned:
+        lines.setdefault(run.line_id, []).extend(run.ids)
+    return [tuple(ids) for ids in lines.values()]
+
+
+def _with_vertical(view: View, lines: list[tuple[int, ...]], horizontal: Value) -> Value:
+    """A profile's horizontal scale with the vertical one printed on the line under it."""
+    box = view.box_of(horizontal.word_ids)
+    for ids in lines:
+        under = view.box_of(ids)
+        gap = under.y0 - box.y1
+        if under.overlap_x(box) > 0 and -0.5 * box.height <= gap <= box.height:
+            text = " ".join(view.words[i].text for i in ids)
+            if _VERTICAL.search(text) and is_scale(_VERTICAL.sub("", text)):
+                return Value(f"{horizontal.text}, {text}", (*horizontal.word_ids, *ids))
+    return horizontal
+
+
 def _scale_key(text: str) -> str:
     """One key for a scale however printed: "N.T.S." and "NOT TO SCALE" say the same."""
-    return "no scale" if _NO_SCALE.fullmatch(text.strip()) else "".join(text.split()).upper()
+    if _NO_SCALE.fullmatch(text.strip()):
+        return "no scale"
+    return "".join(straight_marks(text).split()).upper()
 
 
 def title_block_fields(layer: TextLayer) -> list[TitleField]:

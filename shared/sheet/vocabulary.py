@@ -346,10 +346,7 @@ PROJECT_NUMBER: Forms = {
         "project number; project no; proj no; project #; job number; job no; job #; "
         "contract number; contract no; project ref; project reference; project code; project id; "
         # A recorded map's project is the subdivision, tract or parcel map it files.
-        "subdivision no; subdivision number; tract no; tract number; parcel map no; "
-        # A US state DOT's plans carry the project's programme and aid numbers.
-        "tip no; tip number; tip project; state project no; state project number; "
-        "federal aid project no; federal aid project number; f.a. project no"
+        "subdivision no; subdivision number; tract no; tract number; parcel map no"
     ),
     "de": (
         "Projektnummer; Projekt-Nr.; Proj.-Nr.; Auftragsnummer; Auftrags-Nr.; Auftr.-Nr.; "

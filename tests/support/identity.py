@@ -29,6 +29,7 @@ from services.report.usecases import reconcile_set
 from shared.contracts.models import Coverage, PageVerdict, VerifiedPage
 from shared.infra.settings import Settings
 from shared.pagetext import fold_dashes
+from shared.sheet.fields import straight_marks
 from shared.sheet.header import SheetHeader
 from shared.sheet.identity import decide_identity
 from shared.sheet.reading import SheetReading, read_sheet
@@ -106,6 +107,8 @@ def same_field(name: str, got: str | None, printed: str) -> bool:
     starts with what was read."""
     if got is None:
         return False
+    # A curly or typeset inch or foot mark is the straight one ("1” = 200'").
+    got, printed = straight_marks(got), straight_marks(printed)
     key, want = _folded(got).upper(), _folded(printed).upper()
     if key == want:
         return True

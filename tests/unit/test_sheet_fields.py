@@ -4,8 +4,8 @@ or under their label, the revision table's latest row, and nothing for an empty 
 
 import pymupdf
 
-from services.extract.reading.textlayer import read_text_layer
-from shared.pagetext import TextLayer
+from services.extract.reading.textlayer import ocr_text_layer, read_text_layer
+from shared.pagetext import Box, TextLayer, Word
 from shared.sheet.fields import read_fields, title_block_fields
 from shared.sheet.reading import read_sheet
 
@@ -311,9 +311,39 @@ def test_a_gost_change_tables_last_row_is_the_current_change():
     assert read_fields(read_text_layer(page, 1, min_chars=1))["revision"].text == "2"
 
 
-def test_a_state_dot_sheets_programme_number_is_its_project_number():
-    """A US state DOT's plans label the project by its improvement-programme or aid number
-    ("T.I.P. NO.", "STATE PROJECT NO."), its value under the label."""
-    for label in ("T.I.P. NO.", "STATE PROJECT NO.", "FEDERAL AID PROJECT NO."):
-        found = values([(X, 1400, label, 8), (X, 1425, "Y-4807B", 16), (X, 1680, "U-01", 40)])
-        assert found == {"project_number": "Y-4807B"}, label
+def test_a_profiles_horizontal_and_vertical_scales_are_one_scale_across_its_grid():
+    """A profile prints its two scales on two lines, and its grid's lines cross them: the
+    sheet's scale is the pair."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    for y in (300, 900):
+        page.insert_text((200, y), "SCALE: 1\" = 50' HORIZONTAL", fontsize=14)
+        page.insert_text((255, y + 17), "1\" = 10' VERTICAL", fontsize=14)
+    for x in range(150, 700, 24):  # the profile's grid, through the scale's words
+        page.draw_line((x, 100), (x, 1200), width=0.5)
+    page.insert_text((X, 1680), "C-501", fontsize=40)
+    found = read_fields(read_text_layer(page, 1, min_chars=1))
+    assert found["scale"].text == "1\" = 50' HORIZONTAL, 1\" = 10' VERTICAL"
+
+
+def test_views_at_one_scale_read_with_curly_marks_or_primes_name_the_sheets_scale():
+    """One view's scale read with curly inch and foot marks (as OCR reads them), another's
+    with typeset primes: one scale, the sheet's, as the first view prints it."""
+
+    def word(text: str, x: float, y: float) -> Word:
+        box = Box(x, y, x + 9 * len(text), y + 14)
+        return Word(text=text, bbox=box, size=14, dir=(1.0, 0.0), origin="ocr")
+
+    def line(texts: list[str], x: float, y: float) -> list[Word]:
+        out = []
+        for text in texts:
+            out.append(word(text, x, y))
+            x = out[-1].bbox.x1 + 4
+        return out
+
+    words = [word(f"NOTE {n}", 200 + 300 * (n % 6), 100 + 40 * (n // 6)) for n in range(24)]
+    for x, marks in ((200, ["1”", "=", "200’"]), (900, ["1″", "=", "200′"])):
+        words += [*line(["PLAN"], x, 700), *line(marks, x, 730)]
+    words.append(word("C-502", X, 1680))
+    found = read_fields(ocr_text_layer(words, 1, W, H))
+    assert found["scale"].text == "1” = 200’"
