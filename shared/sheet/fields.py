@@ -165,6 +165,9 @@ _NO_SCALE = re.compile(rf"(?:{_NO_SCALE_WORDS})(?!\w)", re.IGNORECASE)
 _SCALE_WORDS = f"{_phrases(SCALE_WORDS)}|{_NO_SCALE_WORDS}"
 # Inches and feet as typed, as typeset (″ ′) or as OCR reads curly quotes (” ’).
 _INCH, _FOOT = '["”″]', "['’′]"
+# A note that says what the sheet draws is not to scale ("THE ONE-LINE DIAGRAM IS NOT TO
+# SCALE."): the sheet's scale, as a line of its own would say it.
+_SAID_NOT_TO_SCALE = re.compile(rf"\b(?:is|are)\s+((?:{_NO_SCALE_WORDS})(?!\w))", re.IGNORECASE)
 # A profile's two scales: along it, and across it.
 _HORIZONTAL = re.compile(r"\s(?:HORIZONTAL|HORIZ\.?|HOR\.?|H\.?)$", re.IGNORECASE)
 _VERTICAL = re.compile(r"\s(?:VERTICAL|VERT\.?|V\.?)$", re.IGNORECASE)
@@ -290,15 +293,21 @@ def _drawings_scale(layer: TextLayer) -> Value | None:
     """The scale a sheet's drawings print, for a title block with no scale field: a scale
     printed as a line of its own (under a view's title: "1/8\" = 1'-0\"", "NOT TO SCALE")
     or after a label anywhere ("SCALE: 1:50"), where every such scale on the sheet is one;
+    failing any, a note saying what the sheet draws "is not to scale";
     a profile's pair ("1\" = 50' HORIZONTAL" over "1\" = 10' VERTICAL") is one scale.
     Views at several scales give none: the sheet has no one scale to name."""
     printed: dict[str, Value] = {}
+    said_so: Value | None = None
     for view in views(layer):
         lines = _whole_lines(view)
         for ids in lines:
             text = " ".join(view.words[i].text for i in ids)
             # A ratio or "NOT TO SCALE", not "AS SHOWN" (a view's note, not its scale); the
             # cheap test first: most lines hold neither.
+            if said := _SAID_NOT_TO_SCALE.search(text):
+                words = [view.words[i] for i in ids]
+                said_so = said_so or _span(words, said.start(1), said.end(1))
+                continue
             if not (any(ch.isdigit() for ch in text) or _NO_SCALE.match(text)):
                 continue
             if not _SCALE.search(text):
@@ -311,6 +320,8 @@ def _drawings_scale(layer: TextLayer) -> Value | None:
                 value = _with_vertical(view, lines, value)
             if value is not None:
                 printed.setdefault(_scale_key(value.text), value)
+    if not printed:
+        return said_so
     return next(iter(printed.values())) if len(printed) == 1 else None
 
 

@@ -193,8 +193,8 @@ def test_a_title_block_without_a_scale_field_takes_the_one_scale_its_views_print
 def test_details_not_to_scale_name_the_sheets_scale_in_any_language_or_abbreviation():
     """A block with no scale field whose details all say they have no scale ("NOT TO SCALE"
     under one, "N.T.S." under another: the same thing) has that scale; one detail at 1:20
-    beside them means the sheet has no one scale. A note that says so in a sentence is no
-    scale line."""
+    beside them means the sheet has no one scale, and a note that says a detail is not to
+    scale does not give it one."""
     block: list[Text] = [(X, 1600, "SHEET", 8), (X, 1680, "C-501", 40)]
     details: list[Text] = [(400, 900, "DETAIL A", 18), (400, 920, "NOT TO SCALE", 10)]
     details += [(1300, 900, "DETAIL B", 18), (1300, 920, "N.T.S.", 10)]
@@ -204,8 +204,8 @@ def test_details_not_to_scale_name_the_sheets_scale_in_any_language_or_abbreviat
     }
     one_at_scale = [*details, (1900, 900, "DETAIL C", 18), (1900, 920, "1:20", 10)]
     assert values(one_at_scale + block) == {}
-    note: list[Text] = [(400, 940, "2. THE ONE-LINE DIAGRAM IS NOT TO SCALE.", 10)]
-    assert values(note + block) == {}
+    note: list[Text] = [(400, 940, "2. DETAIL C IS NOT TO SCALE.", 10)]
+    assert values(one_at_scale + note + block) == {}
 
 
 def test_a_scale_in_brackets_with_its_label_and_feet_in_decimals():
@@ -347,3 +347,15 @@ def test_views_at_one_scale_read_with_curly_marks_or_primes_name_the_sheets_scal
     words.append(word("C-502", X, 1680))
     found = read_fields(ocr_text_layer(words, 1, W, H))
     assert found["scale"].text == "1” = 200’"
+
+
+def test_a_note_that_the_drawing_is_not_to_scale_names_the_sheets_scale():
+    """ "THE ONE-LINE DIAGRAM IS NOT TO SCALE." in a note, and no other scale on the sheet:
+    the sheet is not to scale. "DO NOT SCALE DRAWINGS" says nothing of the scale, and a view
+    printed at 1/8" = 1'-0" is the sheet's scale whatever a note says of something on it."""
+    note = (200, 600, "THE ONE-LINE DIAGRAM IS NOT TO SCALE. ALL STATIONING IS APPROXIMATE.", 9)
+    number = (X, 1680, "ITS-01", 40)
+    assert values([note, number]) == {"scale": "NOT TO SCALE"}
+    assert "scale" not in values([(200, 600, "DO NOT SCALE DRAWINGS.", 9), number])
+    plan = [(900, 500, "FLOOR PLAN", 12), (900, 520, '1/8" = 1\'-0"', 10)]
+    assert values([note, *plan, number]) == {"scale": '1/8" = 1\'-0"'}
