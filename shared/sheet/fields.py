@@ -220,9 +220,8 @@ class _Label:
 def is_scale(text: str) -> bool:
     """Whether a line is nothing but a scale as a scale field prints it ("1:100", "AS
     INDICATED", "Som angivet"): another field's value, never a sheet's title."""
-    text = text.strip()
-    match = _SCALE.match(text)
-    return match is not None and match.end() == len(text)
+    # The whole line, by any of the forms ("N.T.S." is more than the phrase "N.T.S").
+    return _SCALE.fullmatch(text.strip()) is not None
 
 
 def read_fields(layer: TextLayer) -> dict[str, Value]:

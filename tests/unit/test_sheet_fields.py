@@ -359,3 +359,11 @@ def test_a_note_that_the_drawing_is_not_to_scale_names_the_sheets_scale():
     assert "scale" not in values([(200, 600, "DO NOT SCALE DRAWINGS.", 9), number])
     plan = [(900, 500, "FLOOR PLAN", 12), (900, 520, '1/8" = 1\'-0"', 10)]
     assert values([note, *plan, number]) == {"scale": '1/8" = 1\'-0"'}
+
+
+def test_a_detail_marked_nts_with_its_stops_is_a_scale_line():
+    """ "N.T.S." under a detail, its last stop printed: a scale as much as "NTS" is."""
+    block: list[Text] = [(X, 1600, "SHEET", 8), (X, 1680, "C-502", 40)]
+    assert values([(400, 900, "DETAIL A", 18), (400, 920, "N.T.S.", 10), *block]) == {
+        "scale": "N.T.S."
+    }
