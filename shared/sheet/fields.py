@@ -291,22 +291,22 @@ def heading_fields(
 def _drawings_scale(layer: TextLayer) -> Value | None:
     """The scale a sheet's drawings print, for a title block with no scale field: a scale
     printed as a line of its own (under a view's title: "1/8\" = 1'-0\"", "NOT TO SCALE")
-    or after a label anywhere ("SCALE: 1:50"), where every such scale on the sheet is one;
-    failing any, a note saying what the sheet draws "is not to scale";
-    a profile's pair ("1\" = 50' HORIZONTAL" over "1\" = 10' VERTICAL") is one scale.
-    Views at several scales give none: the sheet has no one scale to name."""
+    or after a label anywhere ("SCALE: 1:50"), where every such scale on the sheet is one
+    (a profile's pair, "1\" = 50' HORIZONTAL" over "1\" = 10' VERTICAL", is one); failing
+    any, a note saying that what the sheet draws "is not to scale". Views at several scales
+    give none: the sheet has no one scale to name."""
     printed: dict[str, Value] = {}
     said_so: Value | None = None
     for view in views(layer):
         lines = _whole_lines(view)
         for ids in lines:
             text = " ".join(view.words[i].text for i in ids)
-            # A ratio or "NOT TO SCALE", not "AS SHOWN" (a view's note, not its scale); the
-            # cheap test first: most lines hold neither.
             if said := _SAID_NOT_TO_SCALE.search(text):
                 words = [view.words[i] for i in ids]
                 said_so = said_so or _span(words, said.start(1), said.end(1))
                 continue
+            # A ratio or "NOT TO SCALE", not "AS SHOWN" (a view's note, not its scale); the
+            # cheap test first: most lines hold neither.
             if not (any(ch.isdigit() for ch in text) or _NO_SCALE.match(text)):
                 continue
             if not _SCALE.search(text):
