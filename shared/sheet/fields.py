@@ -36,7 +36,14 @@ from shared.sheet.labels import (
     match_label,
 )
 from shared.sheet.view import Run, View, views
-from shared.sheet.vocabulary import MONTHS, NO_SCALE_WORDS, SCALE_WORDS, Forms, forms
+from shared.sheet.vocabulary import (
+    GRAPHIC_SCALE_WORDS,
+    MONTHS,
+    NO_SCALE_WORDS,
+    SCALE_WORDS,
+    Forms,
+    forms,
+)
 
 
 def _folded(*texts: str) -> frozenset[str]:
@@ -168,9 +175,12 @@ _INCH, _FOOT = '["”″]', "['’′]"
 # A note that says what the sheet draws is not to scale ("THE ONE-LINE DIAGRAM IS NOT TO
 # SCALE."): the sheet's scale, as a line of its own would say it.
 _SAID_NOT_TO_SCALE = re.compile(rf"\b(?:is|are)\s+((?:{_NO_SCALE_WORDS})(?!\w))", re.IGNORECASE)
+# A graphic scale's heading: some view on the sheet is drawn to scale.
+_GRAPHIC_SCALE = re.compile(rf"(?<!\w)(?:{_phrases(GRAPHIC_SCALE_WORDS)})(?!\w)", re.IGNORECASE)
 # A profile's two scales: along it, and across it.
 _HORIZONTAL = re.compile(r"\s(?:HORIZONTAL|HORIZ\.?|HOR\.?|H\.?)$", re.IGNORECASE)
 _VERTICAL = re.compile(r"\s(?:VERTICAL|VERT\.?|V\.?)$", re.IGNORECASE)
+NO_SCALE = "no scale"  # the key of every way of saying a drawing has none
 _STRAIGHT_MARKS = str.maketrans("”″’′", "\"\"''")
 
 
@@ -294,13 +304,16 @@ def _drawings_scale(layer: TextLayer) -> Value | None:
     or after a label anywhere ("SCALE: 1:50"), where every such scale on the sheet is one
     (a profile's pair, "1\" = 50' HORIZONTAL" over "1\" = 10' VERTICAL", is one); failing
     any, a note saying that what the sheet draws "is not to scale". Views at several scales
-    give none: the sheet has no one scale to name."""
+    give none: the sheet has no one scale to name; nor does "not to scale" where a graphic
+    scale measures some view."""
     printed: dict[str, Value] = {}
     said_so: Value | None = None
+    graphic = False
     for view in views(layer):
         lines = _whole_lines(view)
         for ids in lines:
             text = " ".join(view.words[i].text for i in ids)
+            graphic = graphic or _GRAPHIC_SCALE.search(text) is not None
             if said := _SAID_NOT_TO_SCALE.search(text):
                 words = [view.words[i] for i in ids]
                 said_so = said_so or _span(words, said.start(1), said.end(1))
@@ -319,6 +332,8 @@ def _drawings_scale(layer: TextLayer) -> Value | None:
                 value = _with_vertical(view, lines, value)
             if value is not None:
                 printed.setdefault(_scale_key(value.text), value)
+    if graphic and set(printed) <= {NO_SCALE}:
+        return None  # "N.T.S." under a vicinity map, and the plans measured by a bar
     if not printed:
         return said_so
     return next(iter(printed.values())) if len(printed) == 1 else None
@@ -349,7 +364,7 @@ def _with_vertical(view: View, lines: list[tuple[int, ...]], horizontal: Value) 
 def _scale_key(text: str) -> str:
     """One key for a scale however printed: "N.T.S." and "NOT TO SCALE" say the same."""
     if _NO_SCALE.fullmatch(text.strip()):
-        return "no scale"
+        return NO_SCALE
     return "".join(straight_marks(text).split()).upper()
 
 

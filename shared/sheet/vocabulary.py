@@ -739,6 +739,28 @@ NO_SCALE_WORDS: Forms = {
 }
 
 
+# A graphic scale's heading: a bar that measures a view drawn to scale.
+GRAPHIC_SCALE_WORDS: Forms = {
+    "en": (
+        "graphic scale; graphic scales; scale in feet; scale in meters; scale in metres; bar scale"
+    ),
+    "de": "Maßstabsleiste; grafischer Maßstab; Maßstabsbalken",
+    "fr": "échelle graphique",
+    "es": "escala gráfica",
+    "it": "scala grafica",
+    "pt": "escala gráfica",
+    "nl": "schaalstok; grafische schaal",
+    "sv": "skalstock; grafisk skala",
+    "da": "målestokslinje; grafisk målestok",
+    "no": "målestokkslinjal; grafisk målestokk",
+    "pl": "podziałka liniowa; skala liniowa",
+    "cs": "grafické měřítko",
+    "ru": "линейный масштаб",
+    "ja": "スケールバー",
+    "zh": "线段比例尺; 图示比例尺",
+}
+
+
 def forms(text: str) -> tuple[str, ...]:
     """A language's forms, one string each."""
     return tuple(form.strip() for form in text.split(";") if form.strip())

@@ -367,3 +367,14 @@ def test_a_detail_marked_nts_with_its_stops_is_a_scale_line():
     assert values([(400, 900, "DETAIL A", 18), (400, 920, "N.T.S.", 10), *block]) == {
         "scale": "N.T.S."
     }
+
+
+def test_not_to_scale_beside_a_graphic_scale_names_no_scale():
+    """A cover's vicinity map marked "N.T.S." and its plans measured by graphic scales: the
+    sheet has no one scale, in any language the vocabulary holds."""
+    number = (X, 1680, "UC-1", 40)
+    vicinity = [(400, 900, "VICINITY MAP", 18), (400, 920, "N.T.S.", 10)]
+    assert values([*vicinity, number]) == {"scale": "N.T.S."}
+    for heading in ("GRAPHIC SCALES", "SCALE IN FEET", "Maßstabsleiste", "échelle graphique"):
+        bar = [(1200, 1300, heading, 12), (1200, 1320, "0 50 100", 8)]
+        assert "scale" not in values([*vicinity, *bar, number]), heading
