@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from rapidfuzz.distance import OSA
 
-from shared.sheet.vocabulary import FIELDS, STAGES, forms
+from shared.sheet.vocabulary import DRAWING_KINDS, FIELDS, STAGES, forms
 
 _PUNCT = re.compile(r"[\s.:_\-–—()]+")
 
@@ -367,3 +367,19 @@ def _covered_by_stages(words: tuple[str, ...]) -> bool:
             if words[start : start + n] in _STAGE_PHRASES:
                 reach[start + n] = True
     return reach[-1] and words[-1] not in _JOINERS
+
+
+# Kinds of drawing as whole words; and those that end a compound in the languages that
+# write one word for "ground floor plan" ("Erdgeschossgrundriss", "1階平面図").
+_DRAWING_KINDS = _keys(DRAWING_KINDS)
+_KIND_ENDINGS = _keys({lang: DRAWING_KINDS[lang] for lang in ("de", "nl", "sv", "da", "no")})
+_KIND_ENDINGS |= _keys({lang: DRAWING_KINDS[lang] for lang in ("ja", "zh")})
+
+
+def names_drawing_kind(text: str) -> bool:
+    """Whether a text names a kind of drawing ("LIGHTING PLAN", "Coupe A-A", "平面図"), as
+    a sheet's title does and a firm's name, an address or a note seldom does."""
+    return any(
+        key in _DRAWING_KINDS or any(key.endswith(end) for end in _KIND_ENDINGS)
+        for key in _fold_words(text)
+    )

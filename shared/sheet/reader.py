@@ -34,6 +34,7 @@ from shared.sheet.labels import (
     label_key,
     match_label,
     may_start_label,
+    names_drawing_kind,
     sheet_count,
 )
 from shared.sheet.normal import without_cad_codes
@@ -92,6 +93,13 @@ UNDER_HEADING = "the heading the sheet's count is printed under"
 # the corpus as raster and outlines, RESULTS §33), since OCR's sizes are its boxes' heights
 # and its lines are cut and joined otherwise than printed. From OCR's words they abstain.
 SIZE_GUESSES = frozenset({LARGEST_BESIDE, MAIN_HEADING})
+# The largest text stacked on the number in its column, naming a kind of drawing
+# ("LIGHTING PLAN" under "E3.0"): its place and its words vouch for it, OCR'd or not.
+KIND_ON_NUMBER = "the largest text stacked on the number, naming a kind of drawing"
+# Stacked on the number: at most this many number heights above or below it, and over
+# this share of the narrower of the two across.
+KIND_REACH = 2.0
+STACKED_COLUMN = 0.9
 GUESS_ON_OCR = (
     "no title field read; the largest text near the number or the main heading, read by "
     "OCR, is not taken for the title: by size alone it is as often wrong as right"
@@ -285,6 +293,8 @@ def _read(view: View) -> tuple[Reading, list[Considered]]:
         how = NO_TITLE
     guess: str | None = None
     guess_ids: tuple[int, ...] = ()
+    if how == LARGEST_BESIDE and _kind_on_number(view, title, title_ids, number):
+        how = KIND_ON_NUMBER
     if how in SIZE_GUESSES and any(view.words[i].origin == "ocr" for i in title_ids):
         guess, guess_ids = title, title_ids
         title, title_ids, how = None, (), GUESS_ON_OCR
@@ -886,6 +896,19 @@ def _title(
     if number.label is not None and number.label.key in BARE_NUMBER_LABELS:
         return *_heading_above(view, number), UNDER_HEADING
     return *_title_near(view, labels, number, excluded), LARGEST_BESIDE
+
+
+def _kind_on_number(
+    view: View, title: str | None, title_ids: tuple[int, ...], number: _Number | None
+) -> bool:
+    """Whether a title chosen by size sits stacked on the number, in its column and at most
+    ``KIND_REACH`` number heights away, and names a kind of drawing."""
+    if title is None or number is None or not title_ids:
+        return False
+    box, at = view.box_of(title_ids), number.box
+    gap = max(box.y0 - at.y1, at.y0 - box.y1)
+    in_column = box.overlap_x(at) >= STACKED_COLUMN * min(box.width, at.width)
+    return in_column and gap <= KIND_REACH * at.height and names_drawing_kind(title)
 
 
 def _in_title_block(view: View, box: Box, number: _Number | None) -> bool:

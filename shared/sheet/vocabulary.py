@@ -761,6 +761,34 @@ GRAPHIC_SCALE_WORDS: Forms = {
 }
 
 
+# The kinds of drawing a sheet's title names ("LIGHTING PLAN", "Schnitt A-A", "平面図"); a
+# compound ending in one ("Erdgeschossgrundriss", "bewehrungsplan") names it too.
+DRAWING_KINDS: Forms = {
+    "en": (
+        "plan; plans; section; sections; elevation; elevations; detail; details; schedule; "
+        "schedules; diagram; diagrams; layout; layouts; notes; legend; symbols; calculations; "
+        "profile; profiles; riser; risers; axonometric; isometric; perspective; cover"
+    ),
+    "de": (
+        "plan; grundriss; grundrisse; schnitt; schnitte; ansicht; ansichten; detail; details; "
+        "lageplan; schema; übersicht; deckenspiegel; stückliste"
+    ),
+    "fr": "plan; plans; coupe; coupes; façade; façades; élévation; détail; détails; schéma",
+    "es": "planta; plano; sección; secciones; alzado; alzados; detalle; detalles; corte; esquema",
+    "it": "pianta; piante; sezione; sezioni; prospetto; prospetti; dettaglio; dettagli; schema",
+    "pt": "planta; plantas; corte; cortes; alçado; alçados; fachada; detalhe; pormenor; esquema",
+    "nl": "plattegrond; doorsnede; doorsneden; aanzicht; gevel; gevels; detail; schema",
+    "sv": "plan; planritning; sektion; fasad; fasader; detalj; detaljer; schema",
+    "da": "plan; snit; facade; facader; detalje; detaljer; skema",
+    "no": "plan; snitt; fasade; fasader; detalj; detaljer; skjema",
+    "pl": "rzut; przekrój; przekroje; elewacja; elewacje; szczegół; detal; schemat",
+    "cs": "půdorys; řez; řezy; pohled; pohledy; detail; schéma",
+    "ru": "план; разрез; разрезы; фасад; фасады; узел; узлы; схема; деталь",
+    "ja": "図",
+    "zh": "图; 圖",
+}
+
+
 def forms(text: str) -> tuple[str, ...]:
     """A language's forms, one string each."""
     return tuple(form.strip() for form in text.split(";") if form.strip())

@@ -7,7 +7,7 @@ banner as a sheet's number or title."""
 
 import pytest
 
-from shared.sheet.labels import fold, is_label, is_stage_or_status, label_fields
+from shared.sheet.labels import fold, is_label, is_stage_or_status, label_fields, names_drawing_kind
 from shared.sheet.reader import read_title_block
 from shared.sheet.vocabulary import FIELDS, STAGES, forms
 from tests.unit.test_sheet_fields import X, layer
@@ -271,3 +271,26 @@ def test_a_russian_cipher_labels_the_projects_code_not_the_sheet():
     as the sheet's number would give every sheet the same number."""
     assert label_fields("Шифр") == {"project_number"}
     assert label_fields("ШИФР:") == {"project_number"}
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("LIGHTING PLAN", True),
+        ("Schnitt A-A", True),
+        ("Erdgeschossgrundriss", True),
+        ("Façades nord et sud", True),
+        ("Planta baja", True),
+        ("Przekrój B-B", True),
+        ("План второго этажа", True),
+        ("1階平面図", True),
+        ("一层平面图", True),
+        ("Kraemer Consulting Engineers", False),
+        ("101 EAST MAIN STREET, CHANDLER, AZ 85226", False),
+        ("INTERSECTION IMPROVEMENTS", False),
+    ],
+)
+def test_a_title_names_a_kind_of_drawing_in_any_language(text: str, names: bool):
+    """The kinds of drawing a title names, whole or ending a compound; a firm's name, an
+    address or a word merely containing one ("INTERSECTION") names none."""
+    assert names_drawing_kind(text) is names

@@ -10,7 +10,12 @@ from shared.pagetext import Box, TextLayer, Word
 from shared.pagetext.layout import laid_out
 from shared.pagetext.model import WordOrigin
 from shared.sheet import read_title_block
-from shared.sheet.reader import GUESS_IN_UNNAMED_CELL, GUESS_ON_OCR, LARGEST_BESIDE
+from shared.sheet.reader import (
+    GUESS_IN_UNNAMED_CELL,
+    GUESS_ON_OCR,
+    KIND_ON_NUMBER,
+    LARGEST_BESIDE,
+)
 from shared.sheet.reading import read_sheet
 
 W, H = 1224.0, 792.0
@@ -276,3 +281,34 @@ def test_a_heading_that_prints_two_dates_dates_no_sheet():
     assert reading.sheet_number == "3"
     assert "issue_date" not in reading.fields
     assert reading.fields["project_number"].text == "P21-104"
+
+
+@pytest.mark.parametrize(
+    ("line", "box", "taken"),
+    [
+        # Under the number in its column, naming a kind of drawing: the title.
+        ("LIGHTING PLAN", Box(1100, 765, 1178, 779), True),
+        ("Erdgeschossgrundriss", Box(1100, 700, 1178, 714), True),
+        # In the column, but an address: no kind of drawing named, so still a guess.
+        ("101 EAST MAIN STREET", Box(1100, 700, 1178, 714), False),
+        # Naming a kind, but beside the number, not in its column, or further up its column
+        # than two of its heights.
+        ("LIGHTING PLAN", Box(960, 735, 1090, 749), False),
+        ("LIGHTING PLAN", Box(1100, 650, 1178, 664), False),
+    ],
+)
+def test_an_ocr_title_stacked_on_the_number_that_names_a_kind_of_drawing_is_taken(
+    line: str, box: Box, taken: bool
+):
+    """A scanned sheet with no title field: the largest line stacked on the number in its
+    column, naming a kind of drawing ("LIGHTING PLAN" under "E3.0"), is vouched for by its
+    place and its words; anything else OCR gave by size alone stays a guess."""
+    words = [*_notes(), Word(text=line, bbox=box, size=box.height, origin="ocr")]
+    words.append(Word(text="E3.0", bbox=Box(1100, 730, 1180, 760), size=30, origin="ocr"))
+    layer = ocr_text_layer(words, 1, W, H)
+    reading = read_title_block(layer)
+    assert reading.number == "E3.0"
+    if taken:
+        assert (reading.title, reading.title_how) == (line, KIND_ON_NUMBER)
+    else:
+        assert (reading.title, reading.title_guess) == (None, line)
