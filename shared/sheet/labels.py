@@ -15,7 +15,15 @@ from functools import lru_cache
 
 from rapidfuzz.distance import OSA
 
-from shared.sheet.vocabulary import DRAWING_KINDS, FIELDS, STAGES, forms
+from shared.sheet.vocabulary import (
+    DRAWING_KINDS,
+    FIELDS,
+    LEGAL_FORM_ENDINGS,
+    LEGAL_FORM_OPENINGS,
+    LEGAL_FORM_WORDS,
+    STAGES,
+    forms,
+)
 
 _PUNCT = re.compile(r"[\s.:_\-–—()]+")
 
@@ -54,7 +62,7 @@ NUMBER_LABELS = frozenset(
 # Printed alone on their line, these label the sheet-number field of a title block.
 BARE_NUMBER_LABELS = frozenset(
     {"SHEET", "SHT", "DWG", "BLATT", "PLANCHE", "FEUILLE", "HOJA", "LAMINA", "TAVOLA", "BLAD"}
-    | {"ЛИСТ"}
+    | {"FOGLIO", "FOLHA", "ARK", "ARKUSZ", "LIST", "ЛИСТ"}
 )
 TITLE_LABELS = frozenset(
     {h + t for h in ("SHEET", "SHT", "DRAWING", "DWG", "DRG") for t in ("TITLE", "NAME")}
@@ -186,7 +194,8 @@ def may_start_label(word: str) -> bool:
     return bool(key) and key in _KEY_PREFIXES
 
 
-_OF = frozenset({"OF", "VON", "DE", "SUR", "VAN"})
+# "3 OF 10", "3 von 10", "3 di 10", "3 av 10", "3 z 10", "3 из 10".
+_OF = frozenset({"OF", "VON", "DE", "SUR", "VAN", "DI", "AV", "AF", "Z", "ZE", "ИЗ"})
 
 
 def _counts_sheets(words: Sequence[str]) -> bool:
@@ -383,3 +392,18 @@ def names_drawing_kind(text: str) -> bool:
         key in _DRAWING_KINDS or any(key.endswith(end) for end in _KIND_ENDINGS)
         for key in _fold_words(text)
     )
+
+
+_LEGAL_ENDINGS = frozenset(forms(LEGAL_FORM_ENDINGS))
+_LEGAL_OPENINGS = frozenset(forms(LEGAL_FORM_OPENINGS))
+_LEGAL_WORDS = forms(LEGAL_FORM_WORDS)
+
+
+def is_firm_name(text: str) -> bool:
+    """Whether a line is a firm's name, by the legal form it carries ("Rossi S.r.l.",
+    "Kraemer Consulting Engineers, PLLC", "ООО «Вектор»", "山田設計株式会社"): never a
+    sheet's title."""
+    words = text.replace(",", " ").lower().split()
+    if any(form in text for form in _LEGAL_WORDS):
+        return True
+    return len(words) >= 2 and (words[-1] in _LEGAL_ENDINGS or words[0] in _LEGAL_OPENINGS)

@@ -28,6 +28,7 @@ from shared.sheet.labels import (
     PAIR_LABELS,
     STAGE_LABELS,
     Field,
+    is_firm_name,
     is_label,
     is_stage_or_status,
     label_fields,
@@ -232,13 +233,20 @@ def _rank(reading: Reading) -> tuple:
 
 
 def _strength(number: "_Number") -> tuple:
-    """How a number ranks on its page: a labelled value first, and among labelled values
-    one with digits before a word ("CIVIL" in a trade banner's field loses to "C-101" in a
-    consultant's block); then the evidence, then the score within it."""
+    """How a number ranks on its page: a labelled value first; then a sheet's position in
+    the title block's count ("Blad 1 av 4") after a code of letters and digits standing alone
+    in the title block ("V200", whose label was misspelt past reading), though before a bare
+    number (a grid bubble's "106"); among labelled values one with digits before a word
+    ("CIVIL" in a trade banner's field loses to "C-101" in a consultant's block); then the
+    evidence, then the score within it."""
     labelled = number.evidence >= Evidence.LABEL
+    # A count under a heading with no title block ("SHEET 7 OF 10" on a recorded map) is
+    # the sheet's number; a count in a title block is a field beside it.
+    position = _is_position(number) and number.evidence == Evidence.LABEL_IN_TITLE_BLOCK
     return (
+        labelled and not position,
+        not labelled and _has_digit(number.token) and _has_letter(number.token),
         labelled,
-        not _is_position(number),
         not labelled or _has_digit(number.token),
         number.evidence,
         number.score,
@@ -256,6 +264,10 @@ def _is_position(number: "_Number") -> bool:
 
 def _has_digit(token: str) -> bool:
     return any(ch.isdigit() for ch in token)
+
+
+def _has_letter(token: str) -> bool:
+    return any(ch.isalpha() for ch in token)
 
 
 def _read(view: View) -> tuple[Reading, list[Considered]]:
@@ -1269,6 +1281,7 @@ def _words_like(text: str) -> bool:
         and not is_sheet_id(text)
         and not _is_status(text)
         and not is_scale(text)
+        and not is_firm_name(text)
     )
 
 

@@ -100,7 +100,7 @@ TITLE: Forms = {
     ),
     "it": (
         "titolo; titolo tavola; titolo elaborato; titolo del disegno; oggetto; denominazione; "
-        "contenuto; titolo supplementare; descrizione elaborato"
+        "contenuto; titolo supplementare; descrizione elaborato; elaborato"
     ),
     "pt": (
         "título; título do desenho; designação; conteúdo; assunto; título complementar; "
@@ -787,6 +787,17 @@ DRAWING_KINDS: Forms = {
     "ja": "図",
     "zh": "图; 圖",
 }
+
+
+# A firm's legal form, which ends its name ("Ingegneria Rossi S.r.l.", "Müller GmbH") or,
+# in Russian, opens it ("ООО «Вектор»"), or stands anywhere in it in Japanese and Chinese.
+LEGAL_FORM_ENDINGS = (
+    "ltd; ltd.; limited; inc; inc.; incorporated; llc; l.l.c.; pllc; pllc.; llp; gmbh; mbh; ag; "
+    "kg; s.r.l.; srl; s.p.a.; spa; s.a.; s.l.; s.l.u.; sarl; s.a.r.l.; sas; "
+    "s.a.s.; b.v.; n.v.; aps; a/s; oy; oyj; s.r.o.; a.s.; o.o.; lda.; ltda.; sp.j."
+)
+LEGAL_FORM_OPENINGS = "ооо; оао; зао; пао; ао"
+LEGAL_FORM_WORDS = "株式会社; 有限会社; 合同会社; 有限公司; 股份有限公司; 有限责任公司"
 
 
 def forms(text: str) -> tuple[str, ...]:

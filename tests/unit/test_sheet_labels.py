@@ -7,7 +7,14 @@ banner as a sheet's number or title."""
 
 import pytest
 
-from shared.sheet.labels import fold, is_label, is_stage_or_status, label_fields, names_drawing_kind
+from shared.sheet.labels import (
+    fold,
+    is_firm_name,
+    is_label,
+    is_stage_or_status,
+    label_fields,
+    names_drawing_kind,
+)
 from shared.sheet.reader import read_title_block
 from shared.sheet.vocabulary import FIELDS, STAGES, forms
 from tests.unit.test_sheet_fields import X, layer
@@ -294,3 +301,23 @@ def test_a_title_names_a_kind_of_drawing_in_any_language(text: str, names: bool)
     """The kinds of drawing a title names, whole or ending a compound; a firm's name, an
     address or a word merely containing one ("INTERSECTION") names none."""
     assert names_drawing_kind(text) is names
+
+
+@pytest.mark.parametrize(
+    ("text", "firm"),
+    [
+        ("Ingegneria Rossi S.r.l.", True),
+        ("Kraemer Consulting Engineers, PLLC.", True),
+        ("Müller Architekten GmbH", True),
+        ("Nordkonstruktion AB Ltd", True),
+        ("ООО «Проектное бюро Вектор»", True),
+        ("山田設計株式会社", True),
+        ("LIMITED ACCESS PLAN", False),
+        ("AS BUILT PLAN", False),
+        ("SECTION A-B", False),
+    ],
+)
+def test_a_firms_name_is_known_by_its_legal_form(text: str, firm: bool):
+    """A firm's name carries its legal form, at its end (or its start in Russian, anywhere
+    in Japanese and Chinese); a title that merely holds such a word does not."""
+    assert is_firm_name(text) is firm

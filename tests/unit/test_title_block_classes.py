@@ -325,3 +325,43 @@ def test_a_map_counted_under_its_heading_takes_the_heading_as_its_title():
         text(page, 864 - width / 2, y, line, size)
     reading = read(page)
     assert (reading.number, reading.title) == ("3", "FINAL MAP OF SAMPLE SUBDIVISION")
+
+
+def test_a_count_in_the_title_block_loses_to_a_code_whose_label_is_misspelt_past_reading():
+    """ "Blad 1 av 4" in a Swedish title block and "V200" under "RITNNIG NR" (two letters
+    off "RITNING NR", past reading): the sheet is V200, its count is no title, and the
+    firm's name printed large is none either."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=1191, height=842)
+    page.insert_text((60, 60), "Nordkonstruktion AB Ltd", fontsize=16)
+    for n in range(12):
+        page.insert_text((100 + 70 * (n % 6), 300 + 20 * (n // 6)), f"NOTE {n}", fontsize=7)
+    for x, y, text, size in [
+        (1060, 700, "INNEHÅLL", 6),
+        (1060, 712, "Grundplan", 9),
+        (1060, 760, "Blad 1 av 4", 10),
+        (1060, 790, "RITNNIG NR", 6),
+        (1060, 810, "V200", 14),
+    ]:
+        page.insert_text((x, y), text, fontsize=size)
+    reading = read_title_block(read_text_layer(page, 1, min_chars=1))
+    assert (reading.number, reading.title) == ("V200", "Grundplan")
+
+
+def test_an_italian_sheet_count_is_no_title_and_elaborato_labels_the_title():
+    """ "Foglio 1 di 4" beside the number counts the sheet, and is never its title;
+    "Elaborato:" labels the title's cell where "Elaborato n.:" labels the number's."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=1191, height=842)
+    for n in range(12):
+        page.insert_text((100 + 70 * (n % 6), 300 + 20 * (n // 6)), f"NOTA {n}", fontsize=7)
+    for x, y, text, size in [
+        (1060, 690, "Elaborato:", 6),
+        (1060, 702, "Pianta coperture", 9),
+        (1060, 760, "Foglio 1 di 4", 10),
+        (1060, 790, "Elaborato n.:", 6),
+        (1060, 810, "S-100", 14),
+    ]:
+        page.insert_text((x, y), text, fontsize=size)
+    reading = read_title_block(read_text_layer(page, 1, min_chars=1))
+    assert (reading.number, reading.title) == ("S-100", "Pianta coperture")
