@@ -62,7 +62,7 @@ NUMBER_LABELS = frozenset(
 # Printed alone on their line, these label the sheet-number field of a title block.
 BARE_NUMBER_LABELS = frozenset(
     {"SHEET", "SHT", "DWG", "BLATT", "PLANCHE", "FEUILLE", "HOJA", "LAMINA", "TAVOLA", "BLAD"}
-    | {"FOGLIO", "FOLHA", "ARK", "ARKUSZ", "LIST", "ЛИСТ"}
+    | {"ЛИСТ"}
 )
 TITLE_LABELS = frozenset(
     {h + t for h in ("SHEET", "SHT", "DRAWING", "DWG", "DRG") for t in ("TITLE", "NAME")}
@@ -194,8 +194,18 @@ def may_start_label(word: str) -> bool:
     return bool(key) and key in _KEY_PREFIXES
 
 
-# "3 OF 10", "3 von 10", "3 di 10", "3 av 10", "3 z 10", "3 из 10".
-_OF = frozenset({"OF", "VON", "DE", "SUR", "VAN", "DI", "AV", "AF", "Z", "ZE", "ИЗ"})
+_OF = frozenset({"OF", "VON", "DE", "SUR", "VAN"})
+# A line that counts the sheet in any language: a word, its position, "of" and the count
+# ("Foglio 1 di 4", "Blad 1 av 4", "Arkusz 1 z 4", "Лист 1 из 4"; "1/4" reads as a scale).
+_COUNT_LINE = re.compile(
+    r"^\w+\.?:?\s+\d+\s*(?:of|von|de|sur|van|di|av|af|z|ze|из)\s*\d+(?:\s+\w+)?$",
+    re.IGNORECASE,
+)
+
+
+def is_count_line(text: str) -> bool:
+    """Whether a line only counts the sheet ("Foglio 1 di 4"): never its title."""
+    return _COUNT_LINE.match(text.strip()) is not None
 
 
 def _counts_sheets(words: Sequence[str]) -> bool:

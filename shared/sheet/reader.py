@@ -28,6 +28,7 @@ from shared.sheet.labels import (
     PAIR_LABELS,
     STAGE_LABELS,
     Field,
+    is_count_line,
     is_firm_name,
     is_label,
     is_stage_or_status,
@@ -89,6 +90,8 @@ NOT_A_TITLE = "the text in the title's place is a field label or a stage banner,
 LARGEST_BESIDE = "the largest text beside the number"
 MAIN_HEADING = "the sheet's main heading, outside its title block"
 UNDER_HEADING = "the heading the sheet's count is printed under"
+TITLE_CELL = "the value of the title cell"
+TITLE_LABEL = "the value of the title label"  # and the label's key
 # Titles chosen by size alone, with no field to hold them: on a text layer nearly always
 # right (23 of 24 corpus pages), on words OCR read from the image a coin toss (37 of 68 in
 # the corpus as raster and outlines, RESULTS §33), since OCR's sizes are its boxes' heights
@@ -186,8 +189,10 @@ def read_title_block(layer: TextLayer) -> Reading:
     every number considered."""
     best, best_candidates = Reading(), []
     considered: dict[tuple[int, ...], Considered] = {}
+    readings: list[Reading] = []
     for view in views(layer):
         reading, candidates = _read(view)
+        readings.append(reading)
         for c in candidates:
             if c.word_ids not in considered or considered[c.word_ids].score < c.score:
                 considered[c.word_ids] = c
@@ -195,6 +200,8 @@ def read_title_block(layer: TextLayer) -> Reading:
             best, best_candidates = reading, candidates
         if best.evidence == Evidence.LABEL_IN_TITLE_BLOCK and best.title:
             break  # no other direction can read it better
+    if best.number is not None and best.title is None:
+        best = _title_across(best, readings)
     chosen = {c.word_ids for c in best_candidates if c.chosen}
     ordered = sorted(considered.values(), key=lambda c: -c.score)
     kept = tuple(
@@ -204,6 +211,23 @@ def read_title_block(layer: TextLayer) -> Reading:
         for c in ordered
     )
     return _label_free(replace(best, candidates=kept))
+
+
+def _title_across(best: Reading, readings: list[Reading]) -> Reading:
+    """A number read in one direction (a label turned 90° up a strip's edge) and no title
+    there: the title a title field holds read in another direction (the strip's upright
+    "Titre du plan" cell), if exactly one such title is read."""
+    titles = {
+        r.title: r
+        for r in readings
+        if r.title and (r.title_how == TITLE_CELL or r.title_how.startswith(TITLE_LABEL))
+    }
+    if len(titles) != 1:
+        return best
+    (other,) = titles.values()
+    return replace(
+        best, title=other.title, title_words=other.title_words, title_how=other.title_how
+    )
 
 
 def _label_free(reading: Reading) -> Reading:
@@ -233,20 +257,13 @@ def _rank(reading: Reading) -> tuple:
 
 
 def _strength(number: "_Number") -> tuple:
-    """How a number ranks on its page: a labelled value first; then a sheet's position in
-    the title block's count ("Blad 1 av 4") after a code of letters and digits standing alone
-    in the title block ("V200", whose label was misspelt past reading), though before a bare
-    number (a grid bubble's "106"); among labelled values one with digits before a word
-    ("CIVIL" in a trade banner's field loses to "C-101" in a consultant's block); then the
-    evidence, then the score within it."""
+    """How a number ranks on its page: a labelled value first, and among labelled values
+    one with digits before a word ("CIVIL" in a trade banner's field loses to "C-101" in a
+    consultant's block); then the evidence, then the score within it."""
     labelled = number.evidence >= Evidence.LABEL
-    # A count under a heading with no title block ("SHEET 7 OF 10" on a recorded map) is
-    # the sheet's number; a count in a title block is a field beside it.
-    position = _is_position(number) and number.evidence == Evidence.LABEL_IN_TITLE_BLOCK
     return (
-        labelled and not position,
-        not labelled and _has_digit(number.token) and _has_letter(number.token),
         labelled,
+        not _is_position(number),
         not labelled or _has_digit(number.token),
         number.evidence,
         number.score,
@@ -264,10 +281,6 @@ def _is_position(number: "_Number") -> bool:
 
 def _has_digit(token: str) -> bool:
     return any(ch.isdigit() for ch in token)
-
-
-def _has_letter(token: str) -> bool:
-    return any(ch.isalpha() for ch in token)
 
 
 def _read(view: View) -> tuple[Reading, list[Considered]]:
@@ -894,7 +907,7 @@ def _title(
     ):
         return *found, "the line left of a main inscription's stage column"
     if (found := _cell_title(view, cells, number))[0]:
-        return *found, "the value of the title cell"
+        return *found, TITLE_CELL
     for label in sorted(
         (lb for lb in labels if lb.field is Field.TITLE),
         key=lambda lb: (view.in_zone(lb.box), view.edge_score(lb.box)),
@@ -902,7 +915,7 @@ def _title(
     ):
         found = _labelled_title(view, label, labels, number)
         if found[0]:
-            return *found, f"the value of the title label {label.key!r}"
+            return *found, f"{TITLE_LABEL} {label.key!r}"
     if number is None:
         return None, (), "no title field and no sheet number on the page"
     if number.label is not None and number.label.key in BARE_NUMBER_LABELS:
@@ -1282,6 +1295,7 @@ def _words_like(text: str) -> bool:
         and not _is_status(text)
         and not is_scale(text)
         and not is_firm_name(text)
+        and not is_count_line(text)
     )
 
 
