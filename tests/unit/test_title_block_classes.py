@@ -5,6 +5,8 @@ number, a large file number in the same block, a left-hand strip turned 90°, nu
 dots, underscores and spaces. Each sheet is a real PDF page built with PyMuPDF and read as
 extract reads it."""
 
+from collections.abc import Sequence
+
 import pymupdf
 import pytest
 
@@ -327,17 +329,27 @@ def test_a_map_counted_under_its_heading_takes_the_heading_as_its_title():
     assert (reading.number, reading.title) == ("3", "FINAL MAP OF SAMPLE SUBDIVISION")
 
 
+def _noted_sheet(lines: Sequence[tuple[float, float, str, float]], note: str = "NOTE") -> Reading:
+    """The reading of an A3 sheet holding twelve notes and the given (x, y, text, size)
+    lines."""
+    page = pymupdf.open().new_page(width=1191, height=842)
+    for n in range(12):
+        page.insert_text((100 + 70 * (n % 6), 300 + 20 * (n // 6)), f"{note} {n}", fontsize=7)
+    for x, y, text, size in lines:
+        page.insert_text((x, y), text, fontsize=size)
+    return read_title_block(read_text_layer(page, 1, min_chars=1))
+
+
 def test_a_firms_name_printed_large_is_no_title():
     """A sheet numbered under its label, with no title field: the firm's name, the largest
     text on the sheet, is no title (its legal form says whose name it is)."""
-    doc = pymupdf.open()
-    page = doc.new_page(width=1191, height=842)
-    page.insert_text((60, 60), "Nordbau Ingenieure GmbH", fontsize=24)
-    for n in range(12):
-        page.insert_text((100 + 70 * (n % 6), 300 + 20 * (n // 6)), f"NOTE {n}", fontsize=7)
-    page.insert_text((1060, 790), "Zeichnungsnummer", fontsize=6)
-    page.insert_text((1060, 810), "V200", fontsize=14)
-    reading = read_title_block(read_text_layer(page, 1, min_chars=1))
+    reading = _noted_sheet(
+        [
+            (60, 60, "Nordbau Ingenieure GmbH", 24),
+            (1060, 790, "Zeichnungsnummer", 6),
+            (1060, 810, "V200", 14),
+        ]
+    )
     assert (reading.number, reading.title) == ("V200", None)
 
 
@@ -346,25 +358,8 @@ def test_a_sheet_count_is_no_title_and_elaborato_labels_the_title(count: str):
     """A count beside the number ("Foglio 1 di 4", in any language) is never the title;
     "Elaborato:" labels the title's cell where "Elaborato n.:" labels the number's; with
     the title's label gone, the sheet has no title rather than its count."""
-    doc = pymupdf.open()
-    page = doc.new_page(width=1191, height=842)
-    for n in range(12):
-        page.insert_text((100 + 70 * (n % 6), 300 + 20 * (n // 6)), f"NOTA {n}", fontsize=7)
-    for x, y, text, size in [
-        (1060, 690, "Elaborato:", 6),
-        (1060, 702, "Pianta coperture", 9),
-        (1060, 760, count, 10),
-        (1060, 790, "Elaborato n.:", 6),
-        (1060, 810, "S-100", 14),
-    ]:
-        page.insert_text((x, y), text, fontsize=size)
-    reading = read_title_block(read_text_layer(page, 1, min_chars=1))
+    number = [(1060, 760, count, 10), (1060, 790, "Elaborato n.:", 6), (1060, 810, "S-100", 14)]
+    title = [(1060, 690, "Elaborato:", 6), (1060, 702, "Pianta coperture", 9)]
+    reading = _noted_sheet([*title, *number], "NOTA")
     assert (reading.number, reading.title) == ("S-100", "Pianta coperture")
-    unlabelled = pymupdf.open()
-    bare = unlabelled.new_page(width=1191, height=842)
-    for n in range(12):
-        bare.insert_text((100 + 70 * (n % 6), 300 + 20 * (n // 6)), f"NOTA {n}", fontsize=7)
-    for x, y, text, size in [(1060, 760, count, 10), (1060, 790, "Elaborato n.:", 6)]:
-        bare.insert_text((x, y), text, fontsize=size)
-    bare.insert_text((1060, 810), "S-100", fontsize=14)
-    assert read_title_block(read_text_layer(bare, 1, min_chars=1)).title is None
+    assert _noted_sheet(number, "NOTA").title is None
