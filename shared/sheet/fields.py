@@ -37,6 +37,9 @@ from shared.sheet.labels import (
 )
 from shared.sheet.view import Run, View, views
 from shared.sheet.vocabulary import (
+    DATE_TEMPLATE_DAY,
+    DATE_TEMPLATE_MONTH,
+    DATE_TEMPLATE_YEAR,
     GRAPHIC_SCALE_WORDS,
     MONTHS,
     NO_SCALE_WORDS,
@@ -144,6 +147,26 @@ _DATE = re.compile(
     re.IGNORECASE,
 )
 _DAY_DATE = re.compile(_DAY_DATES, re.IGNORECASE)
+
+
+def _alternatives(vocabulary: Forms) -> str:
+    """A vocabulary's forms as one pattern's alternatives, longest first."""
+    found = {re.escape(f) for text in vocabulary.values() for f in forms(text)}
+    return "|".join(sorted(found, key=len, reverse=True))
+
+
+# An unfilled date field prints its format ("Month Day, Year", "TT.MM.JJJJ"): the field as
+# printed, which says the sheet is undated (it has no ISO form), not that nothing is there.
+_D, _M, _Y = (
+    _alternatives(parts)
+    for parts in (DATE_TEMPLATE_DAY, DATE_TEMPLATE_MONTH, DATE_TEMPLATE_YEAR)
+)
+_S = r"(?:[./-]|,?\s+)"
+_DATE_TEMPLATE = re.compile(
+    rf"(?<!\w)(?:(?:{_D}){_S}(?:{_M})|(?:{_M}){_S}(?:{_D})){_S}(?:{_Y})(?!\w)"
+    rf"|(?<!\w)(?:{_Y}){_S}(?:{_M}){_S}(?:{_D})(?!\w)",
+    re.IGNORECASE,
+)
 # A numbered detail or section ("3.2.10", "1-2-10") has the shape of a day's date with a
 # two-digit year; a date written so with slashes is a date.
 _SHORT_YEAR = re.compile(r"\d{1,2}[.-]\d{1,2}[.-]\d{2}")
@@ -263,12 +286,15 @@ def unlabelled_date(layer: TextLayer, cell_values: Iterable[Iterable[int]]) -> V
     words ("Exp. 12/31/24", "REV: 2/1/2012") is something else's; two dates give none."""
     inside = {i for ids in cell_values for i in ids}
     dates: dict[str, Value] = {}
-    for line in layer.lines:
-        if not line or not inside.issuperset(line):
-            continue
-        text = " ".join(layer.words[i].text for i in line)
-        if _DAY_DATE.fullmatch(text) and not _SHORT_YEAR.fullmatch(text):
-            dates.setdefault("".join(text.split()).upper(), Value(text, tuple(line)))
+    # Rows as each text direction prints them: a heading turned up the sheet's edge, which
+    # OCR reads as lines that run into each other.
+    for view in views(layer):
+        for run in view.aligned:
+            if not inside.issuperset(run.ids):
+                continue
+            text = " ".join(view.words[i].text for i in run.ids)
+            if _DAY_DATE.fullmatch(text) and not _SHORT_YEAR.fullmatch(text):
+                dates.setdefault("".join(text.split()).upper(), Value(text, run.ids))
     return next(iter(dates.values())) if len(dates) == 1 else None
 
 
@@ -632,7 +658,7 @@ def _shaped(field: str, view: View, ids: tuple[int, ...]) -> Value | None:
     words = [view.words[i] for i in ids]
     text = " ".join(w.text for w in words)
     if field == "issue_date":
-        match = _DATE.search(text)
+        match = _DATE.search(text) or _DATE_TEMPLATE.search(text)
         return _span(words, match.start(), match.end()) if match else None
     if field == "scale":
         match = _SCALE.search(text)

@@ -699,6 +699,40 @@ MONTHS: Forms = {
     ),
 }
 
+# The parts of a date an unfilled title block prints for its format ("Month Day, Year",
+# "MM/DD/YYYY", "TT.MM.JJJJ", "JJ/MM/AAAA", "ДД.ММ.ГГГГ"). "JJ" is a day in French and a
+# year in German; a year is never one letter (initials "J.M.D." are no format).
+DATE_TEMPLATE_DAY: Forms = {
+    "codes": "D; DD; T; TT; J; JJ; G; GG; ДД",
+    "en": "day",
+    "de": "Tag",
+    "fr": "jour",
+    "es": "día",
+    "it": "giorno",
+    "pt": "dia",
+    "nl": "dag",
+}
+DATE_TEMPLATE_MONTH: Forms = {
+    "codes": "M; MM; MMM; ММ",
+    "en": "month",
+    "de": "Monat",
+    "fr": "mois",
+    "es": "mes",
+    "it": "mese",
+    "pt": "mês",
+    "nl": "maand",
+}
+DATE_TEMPLATE_YEAR: Forms = {
+    "codes": "YY; YYYY; JJ; JJJJ; AA; AAAA; RR; RRRR; ГГ; ГГГГ",
+    "en": "year",
+    "de": "Jahr",
+    "fr": "année",
+    "es": "año",
+    "it": "anno",
+    "pt": "ano",
+    "nl": "jaar",
+}
+
 # A scale field's words where it prints no ratio: "as indicated", "see drawing" (and
 # ``NO_SCALE_WORDS``).
 SCALE_WORDS: Forms = {

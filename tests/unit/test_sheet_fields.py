@@ -3,10 +3,12 @@ read from real text layers written with PyMuPDF: labels in several languages, va
 or under their label, the revision table's latest row, and nothing for an empty field."""
 
 import pymupdf
+import pytest
 
 from services.extract.reading.textlayer import ocr_text_layer, read_text_layer
 from shared.pagetext import Box, TextLayer, Word
 from shared.sheet.fields import read_fields, title_block_fields
+from shared.sheet.normal import iso_date
 from shared.sheet.reading import read_sheet
 
 W, H = 2592, 1728
@@ -82,19 +84,32 @@ def test_german_french_spanish_and_dutch_labels():
 
 
 def test_empty_fields_and_placeholders_give_nothing():
-    """A label over nothing, a dash, a placeholder or a neighbour's label: no value."""
+    """A label over nothing, a dash or a neighbour's label: no value."""
     found = values(
         [
             (X, 1400, "SCALE @ A2:", 8),
             (X, 1420, "-", 12),
             (X, 1460, "DATE", 8),
-            (X, 1480, "Month Day, Year", 12),
             (X, 1520, "REV:", 8),
             (X, 1560, "DRAWN BY:", 8),
             (200, 900, "SCALE 1:100", 10),  # a view's scale, out in the drawing
         ]
     )
     assert found == {}
+
+
+@pytest.mark.parametrize(
+    "template",
+    ["Month Day, Year", "MM/DD/YYYY", "TT.MM.JJJJ", "JJ/MM/AAAA", "DD-MM-YY", "YYYY-MM-DD"],
+)
+def test_a_date_field_that_prints_its_format_is_read_as_printed_with_no_iso_date(template):
+    """An unfilled template's date field prints the format it wants ("Month Day, Year"): the
+    sheet's date as printed, which says it is undated, with no ISO form; initials after a
+    date label ("J.M.D.") are no format."""
+    found = values([(X, 1460, "DATE", 8), (X, 1480, template, 12)])
+    assert found == {"issue_date": template}
+    assert iso_date(found["issue_date"], "day_first") is None
+    assert values([(X, 1460, "DATE", 8), (X, 1480, "J.M.D.", 12)]) == {}
 
 
 def test_the_revision_tables_latest_row_is_the_current_revision():
@@ -156,7 +171,7 @@ def test_the_page_reading_has_every_labelled_field_with_its_words():
             (X + 60, 1440, "KL", 8),
             (X, 1480, "ISSUE DATE: 05/14/2024", 9),
             (X, 1520, "DATE", 8),
-            (X, 1540, "Month Day, Year", 12),
+            (X, 1540, "-", 12),
             (X, 1590, "SHEET NO.", 8),
             (X, 1630, "A-101", 30),
         ]

@@ -283,6 +283,42 @@ def test_a_heading_that_prints_two_dates_dates_no_sheet():
     assert reading.fields["project_number"].text == "P21-104"
 
 
+def test_a_heading_date_ocr_joined_to_the_line_above_is_read_on_its_own_row():
+    """OCR read a map heading's date row as one line with the row above it (its boxes taller
+    than the rows' pitch: "STATE OF CALIFORNIA FEBRUARY 2024"): the date is read on the row
+    it is printed on."""
+
+    def row(y0: float, y1: float, *texts: tuple[str, float]) -> list[Word]:
+        out, x = [], 700.0
+        for text, width in texts:
+            out.append(_word(text, x, y0, x + width, y1))
+            x += width + 8
+        return out
+
+    words = [
+        *row(250, 300, ("FINAL", 120), ("MAP", 100)),
+        *row(310, 335, ("OF", 40)),
+        *row(345, 400, ("SAMPLE", 200), ("SUBDIVISION", 330)),
+        *row(410, 430, ("SUBDIVISION", 150), ("NO.", 40), ("P21-104", 100)),
+        *row(440, 482, ("STATE", 80), ("OF", 30), ("CALIFORNIA", 150)),
+        _word("FEBRUARY", 826, 465, 976, 514),
+        _word("2024", 984, 465, 1070, 514),
+        *row(500, 525, ("SHEET", 70), ("3", 15), ("OF", 30), ("10", 30), ("SHEETS", 90)),
+        _word("NOTE 1", 100, 60, 180, 72),
+        _word("NOTE 2", 1500, 2500, 1600, 2512),
+    ]
+    layer = ocr_text_layer(words, 1, 1728, 2592)
+    ids = {w.text: w.id for w in layer.words}
+    state = next(line for line in layer.lines if ids["CALIFORNIA"] in line)
+    others = [line for line in layer.lines if line != state and ids["FEBRUARY"] not in line]
+    joined = layer.model_copy(
+        update={"lines": [*others, [*state, ids["FEBRUARY"], ids["2024"]]]}
+    )
+    reading = read_sheet(joined)
+    assert (reading.sheet_number, reading.sheet_title) == ("3", "SAMPLE SUBDIVISION")
+    assert reading.fields["issue_date"].text == "FEBRUARY 2024"
+
+
 @pytest.mark.parametrize(
     ("line", "box", "taken"),
     [
