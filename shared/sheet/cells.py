@@ -208,13 +208,23 @@ def _made(
 
 
 def _holds_label(view: View, cell: Cell) -> bool:
-    """Whether a cell's text has a line that opens with a label (a box of fields)."""
-    return any(
-        (run := view.run_of_word.get(i)) is not None
-        and run.ids[0] == i
-        and cell_label([view.words[j].text for j in run.ids]) is not None
-        for i in cell.value_ids
-    )
+    """Whether a cell's text has a line that is a label, or opens with one (a box of
+    fields). A word that names some other field, opening a line printed as large as the
+    rest with no colon, is the value's own ("PHASE 1" under a title, "Bestand und
+    Abbruch")."""
+    lines = [run for i in cell.value_ids if (run := view.run_of_word.get(i)) and run.ids[0] == i]
+    largest = max((run.size for run in lines), default=0.0)
+    for run in lines:
+        words = [view.words[j].text for j in run.ids]
+        found = cell_label(words)
+        if found is None:
+            continue
+        field, n = found
+        colon = any(w.endswith(":") for w in words[: n + 2])
+        smaller = run.size <= LABEL_SHARE * largest
+        if field is not Field.OTHER or n == len(words) or colon or smaller:
+            return True
+    return False
 
 
 def _paired(view: View, cells: list[Cell]) -> list[Cell]:

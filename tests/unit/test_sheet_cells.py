@@ -95,6 +95,29 @@ def test_a_label_in_a_cell_of_its_own_gives_its_value_to_the_cell_beside_it():
     assert (paired.field, paired.value) == (Field.TITLE, "1階平面図")
 
 
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ("WALL SECTIONS AND DETAILS", "WEST WING", "PHASE 1"),
+        ("Grundriss Untergeschoss", "Bestand und Abbruch"),
+    ],
+)
+def test_a_value_line_opening_with_another_fields_word_is_still_the_value(lines):
+    """A title in the cell beside its label's, one of whose lines opens with a word that
+    labels some other field ("PHASE", "Bestand"), printed as large as the rest with no
+    colon: the cell is the label's value, all its lines, not a box of fields."""
+    page = _sheet()
+    label = pymupdf.Rect(W - 400, 1000, W - 340, 1050)
+    value = pymupdf.Rect(W - 340, 1000, W - 20, 1050)
+    for r in (label, value):
+        page.draw_rect(r, width=0.5)
+    _text(page, label.x0 + 4, label.y0 + 27, "SHEET TITLE", 6)
+    for k, line in enumerate(lines):
+        _text(page, value.x0 + 6, value.y0 + 12 + 12 * k, line, 9)
+    paired = _by_label(_cells(page), "SHEET TITLE")
+    assert (paired.field, paired.value) == (Field.TITLE, " ".join(lines))
+
+
 def test_a_box_of_fields_one_under_another_ends_each_value_at_the_next_label():
     """One ruled box holding a title and, under it, the project number's label and value:
     the title's value stops at the next label."""
