@@ -430,9 +430,10 @@ _KEY_PREFIXES = frozenset(
 )
 # Signs that label a scale and that folding would drop or take for a word: Japanese
 # practice's "S=" ("S=1/100", "Ｓ＝1:50"), DIN's "M." ("M. 1:100"); a bare "M" only before
-# its scale ("M 1:50"): alone it is a grid line's or a detail's mark.
+# its scale ("M 1:50", GOST's Cyrillic "М 1:100") or a colon ("M:"): alone it is a grid
+# line's or a detail's mark.
 _SCALE_SIGNS = frozenset({"S=", "M."})
-_SCALE_LETTER = "M"
+_SCALE_LETTERS = frozenset({"M", "\u041c"})
 # The vocabulary's fields that are header fields of the same name.
 _VOCABULARY_FIELDS = ("revision", "issue_date", "project_number", "scale")
 
@@ -443,7 +444,8 @@ def _match(words: list[str]) -> tuple[str, int, int] | None:
     if not words:
         return None
     sign = unicodedata.normalize("NFKC", words[0]).upper()
-    if sign in _SCALE_SIGNS or (sign == _SCALE_LETTER and is_scale(" ".join(words[1:]))):
+    lettered = sign in _SCALE_LETTERS and is_scale(" ".join(words[1:]))
+    if sign in _SCALE_SIGNS or lettered or (sign[:-1] in _SCALE_LETTERS and sign[-1:] == ":"):
         return "scale", 0, 1
     if fold(words[0]) in _KEY_PREFIXES:
         for n in range(min(_MAX_LABEL_WORDS, len(words)), 0, -1):

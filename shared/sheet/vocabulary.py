@@ -369,9 +369,9 @@ PROJECT_NUMBER: Forms = {
         "Processo n.º; Ref.ª"
     ),
     "nl": "projectnummer; projectnr; proj.nr.; werknummer; werknr",
-    "sv": "projektnummer; projektnr; uppdragsnummer; uppdragsnr; uppdr.nr",
+    "sv": "projektnummer; projektnr; uppdragsnummer; uppdragsnr; uppdr.nr; uppdrag nr.",
     "da": "projektnummer; projektnr; sagsnummer; sagsnr; sag nr.",
-    "no": "prosjektnummer; prosjektnr; oppdragsnummer; oppdragsnr",
+    "no": "prosjektnummer; prosjektnr; prosjekt nr.; oppdragsnummer; oppdragsnr; oppdrag nr.",
     "pl": "numer projektu; nr projektu; nr umowy; nr zlecenia; Nr archiwalny",
     "cs": "číslo zakázky; č. zakázky; zakázka č.; číslo projektu; č. projektu; Č. zak.",
     # "Шифр" alone is the project's code (шифр проекта), one for the whole set.

@@ -241,8 +241,21 @@ def test_dins_scale_sign_labels_a_scale_and_a_lone_m_is_a_mark():
         "scale": "wie angegeben"
     }
     assert values([(X, 1500, "M 1:50", 9)]) == {"scale": "1:50"}
+    assert values([(X, 1500, "M:", 8), (X, 1520, "siehe Plan", 12)]) == {"scale": "siehe Plan"}
     view: list[Text] = [(400, 900, "GRUNDRISS EG", 18), (400, 920, "1:100", 10)]
     assert values([*view, (X, 1500, "M", 8)]) == {"scale": "1:100"}
+
+
+def test_gosts_cyrillic_m_before_its_scale_labels_the_scale():
+    """"М 1:100" (Cyrillic М) in the title block labels its scale as a Latin "M" does: the
+    sheet's scale, though a view prints another."""
+    page = pymupdf.open().new_page(width=W, height=H)
+    page.insert_font(fontname="cjk", fontbuffer=pymupdf.Font("cjk").buffer)
+    page.insert_text((X, 1500), "\u041c 1:100", fontsize=9, fontname="cjk")
+    page.insert_text((400, 900), "PLAN 1:50", fontsize=10)
+    page.insert_text((200, 300), "GENERAL NOTES", fontsize=10)
+    found = read_fields(read_text_layer(page, 1, min_chars=1))
+    assert {name: v.text for name, v in found.items()} == {"scale": "1:100"}
 
 
 def test_a_scale_printed_feet_first_is_a_scale():
@@ -280,6 +293,9 @@ def test_labels_dates_and_scales_of_other_languages():
     assert misspelled == {"scale": "1:50"}
     portuguese = values([(X, 1400, "Data:", 8), (X, 1420, "FEVEREIRO2024", 12)])
     assert portuguese == {"issue_date": "FEVEREIRO2024"}  # OCR's glued month and year
+    # Norwegian's "Oppdrag nr.", misspelt by a template as "Oppdarg nr.".
+    norwegian = values([(X, 1400, "Oppdarg nr.", 8), (X, 1420, "0048", 12)])
+    assert norwegian == {"project_number": "0048"}
 
 
 def test_two_cells_labels_on_one_line_and_a_title_blocks_rev_and_date_cells():
