@@ -158,8 +158,7 @@ def _alternatives(vocabulary: Forms) -> str:
 # An unfilled date field prints its format ("Month Day, Year", "TT.MM.JJJJ"): the field as
 # printed, which says the sheet is undated (it has no ISO form), not that nothing is there.
 _D, _M, _Y = (
-    _alternatives(parts)
-    for parts in (DATE_TEMPLATE_DAY, DATE_TEMPLATE_MONTH, DATE_TEMPLATE_YEAR)
+    _alternatives(parts) for parts in (DATE_TEMPLATE_DAY, DATE_TEMPLATE_MONTH, DATE_TEMPLATE_YEAR)
 )
 _S = r"(?:[./-]|,?\s+)"
 _DATE_TEMPLATE = re.compile(

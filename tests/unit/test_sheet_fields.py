@@ -247,7 +247,7 @@ def test_dins_scale_sign_labels_a_scale_and_a_lone_m_is_a_mark():
 
 
 def test_gosts_cyrillic_m_before_its_scale_labels_the_scale():
-    """"М 1:100" (Cyrillic М) in the title block labels its scale as a Latin "M" does: the
+    """ "М 1:100" (Cyrillic М) in the title block labels its scale as a Latin "M" does: the
     sheet's scale, though a view prints another."""
     page = pymupdf.open().new_page(width=W, height=H)
     page.insert_font(fontname="cjk", fontbuffer=pymupdf.Font("cjk").buffer)

@@ -311,9 +311,7 @@ def test_a_heading_date_ocr_joined_to_the_line_above_is_read_on_its_own_row():
     ids = {w.text: w.id for w in layer.words}
     state = next(line for line in layer.lines if ids["CALIFORNIA"] in line)
     others = [line for line in layer.lines if line != state and ids["FEBRUARY"] not in line]
-    joined = layer.model_copy(
-        update={"lines": [*others, [*state, ids["FEBRUARY"], ids["2024"]]]}
-    )
+    joined = layer.model_copy(update={"lines": [*others, [*state, ids["FEBRUARY"], ids["2024"]]]})
     reading = read_sheet(joined)
     assert (reading.sheet_number, reading.sheet_title) == ("3", "SAMPLE SUBDIVISION")
     assert reading.fields["issue_date"].text == "FEBRUARY 2024"
