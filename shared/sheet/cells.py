@@ -81,7 +81,24 @@ def _cell(view: View, box: Box, runs: list[Run]) -> Cell | None:
     if above and small and _label_like(top.text) and view.in_zone(box):
         # Small text at the top edge over larger text: a label of a field not known.
         return _made(view, box, top.ids, _own_field(view, rest), (), None)
+    if (under := _label_under(view, aligned)) is not None:
+        field, bottom = under
+        return _made(view, box, bottom.ids, aligned[:-1], (), field)
     return _made(view, box, (), aligned)
+
+
+def _label_under(view: View, aligned: list[Run]) -> tuple[Field, Run] | None:
+    """A known label alone on a cell's last line, printed smaller than the lines above it:
+    a template that prints each field's label under its value."""
+    if len(aligned) < 2:
+        return None
+    bottom = aligned[-1]
+    words = [view.words[i].text for i in bottom.ids]
+    found = cell_label(words)
+    largest = max(r.size for r in aligned[:-1])
+    if found is None or found[1] != len(words) or bottom.size > LABEL_SHARE * largest:
+        return None
+    return found[0], bottom
 
 
 def cell_label(words: list[str]) -> tuple[Field, int] | None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 
 from shared.pagetext import Box, Point, TextLayer, Word
 from shared.pagetext.units import PageUnits, TitleField, page_units
+from shared.sheet.cells import Cell
 from shared.sheet.labels import (
     FIELD_KEYS,
     NUMBER_LABELS,
@@ -275,6 +276,29 @@ def read_fields(layer: TextLayer) -> dict[str, Value]:
     fields = {name: value for name, (_, value) in found.items() if value is not None}
     if "scale" not in found and (scale := _drawings_scale(layer)):
         fields["scale"] = scale
+    return fields
+
+
+def cell_fields(layer: TextLayer, cells: Iterable[Cell]) -> dict[str, Value]:
+    """The header fields of the title block's ruled cells whose label the labels' own
+    reading cannot pair with its value: a label turned up its cell's side, or printed under
+    its value. Each cell's whole value with its field's shape (a date within a seal's text,
+    "Exp. 12/31/24", is none)."""
+    view = next(views(layer), None)
+    fields: dict[str, Value] = {}
+    for cell in cells:
+        if view is None or not cell.label or not cell.value_ids:
+            continue
+        label = [layer.words[i] for i in cell.label_ids]
+        value = [layer.words[i] for i in cell.value_ids]
+        turned = label[0].dir != value[0].dir
+        under = Box.union(w.bbox for w in label).y0 >= Box.union(w.bbox for w in value).y1
+        if not (turned or under):
+            continue
+        for name in label_fields(cell.label) & set(HEADER_FIELDS) - set(fields):
+            shaped = _shaped(name, view, cell.value_ids)
+            if shaped is not None and shaped.text.split() == cell.value.split():
+                fields[name] = shaped
     return fields
 
 

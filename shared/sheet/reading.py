@@ -14,7 +14,13 @@ from typing import Any, Self
 from pydantic import BaseModel, Field
 
 from shared.pagetext import Box, TextLayer
-from shared.sheet.fields import Value, heading_fields, read_fields, unlabelled_date
+from shared.sheet.fields import (
+    Value,
+    cell_fields,
+    heading_fields,
+    read_fields,
+    unlabelled_date,
+)
 from shared.sheet.index import read_drawing_index
 from shared.sheet.labels import sheet_count
 from shared.sheet.reader import UNDER_HEADING, Reading, read_title_block
@@ -200,7 +206,7 @@ def read_sheet(
 def _header_fields(layer: TextLayer, found: Reading) -> dict[str, Value]:
     """The title block's labelled fields; where it labels no date, the one date its cells
     print unlabelled; on a sheet counted under its heading, what that heading prints."""
-    fields = read_fields(layer)
+    fields = cell_fields(layer, found.cells) | read_fields(layer)
     if found.title_how == UNDER_HEADING:
         fields = heading_fields(layer, found.title_words, found.number_words) | fields
     if "issue_date" not in fields:

@@ -118,6 +118,27 @@ def test_a_value_line_opening_with_another_fields_word_is_still_the_value(lines)
     assert (paired.field, paired.value) == (Field.TITLE, " ".join(lines))
 
 
+def test_fields_whose_labels_turn_up_their_cells_side_or_stand_under_their_values():
+    """A strip's cells labelled by a word turned up the cell's side ("DATUM" beside
+    "27-02-2023"), or by one printed under the value at the cell's bottom ("SCHAAL" under
+    "1:200"): the sheet's date and scale."""
+    page = _sheet()
+    dated = pymupdf.Rect(W - 260, 900, W - 140, 940)
+    scaled = pymupdf.Rect(W - 140, 900, W - 20, 940)
+    for r in (dated, scaled):
+        page.draw_rect(r, width=0.5)
+    _text(page, dated.x0 + 8, dated.y1 - 4, "DATUM", 5, turn=90)
+    _text(page, dated.x0 + 14, dated.y0 + 14, "27-02-2023", 8)
+    _text(page, scaled.x0 + 6, scaled.y0 + 14, "1:200", 8)
+    _text(page, scaled.x0 + 6, scaled.y1 - 4, "SCHAAL", 5)
+    _text(page, W - 250, 1100, "A-101", 30)
+    reading = read_sheet(read_text_layer(page, 1, min_chars=1))
+    assert {name: f.text for name, f in reading.fields.items()} == {
+        "issue_date": "27-02-2023",
+        "scale": "1:200",
+    }
+
+
 def test_a_box_of_fields_one_under_another_ends_each_value_at_the_next_label():
     """One ruled box holding a title and, under it, the project number's label and value:
     the title's value stops at the next label."""
