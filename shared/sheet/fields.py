@@ -102,6 +102,10 @@ TABLE_COLUMNS = _folded(
     # GOST 2.104's change table: "Изм. | Кол.уч. | Лист | № док. | Подп. | Дата".
     *("КОЛ.УЧ.", "№ ДОК.", "ПОДП."),
 )
+# The sign-off columns a revision table shares with a title block's row of cells ("DRAWN |
+# CHECKED | APPROVED | DATE | SCALE"): beside a date's label they make a table's header only
+# with a revision mark's column on the row.
+SIGN_OFF_COLUMNS = _folded("BY", "APPD", "APPROVED", "CHKD", "CHK", "GEZ.", "GEPR.", "ПОДП.")
 TABLE_ONLY_WORDS = _folded(
     "DESCRIPTION", "BESCHREIBUNG", "OMSCHRIJVING", "DESCRIPCIÓN", "APPD", "CHKD", "ÄNDERUNG"
 )
@@ -549,12 +553,19 @@ def _in_table_header(view: View, run: Run, label_words: list[str]) -> bool:
     ]
     # A run of column labels may be one line ("REV DESCRIPTION"): short runs count by the
     # words only a revision table's header holds.
-    return any(
-        fold("".join(t)) in TABLE_COLUMNS
-        or (len(t) <= _MAX_LABEL_WORDS and any(fold(w) in TABLE_ONLY_WORDS for w in t))
+    columns = {fold("".join(t)) for t in texts if t} & TABLE_COLUMNS
+    marked = _is_revision_label(label_words) or any(_is_revision_label(t) for t in texts if t)
+    return bool(columns - SIGN_OFF_COLUMNS or (columns and marked)) or any(
+        len(t) <= _MAX_LABEL_WORDS and any(fold(w) in TABLE_ONLY_WORDS for w in t)
         for t in texts
         if t
     )
+
+
+def _is_revision_label(words: list[str]) -> bool:
+    """Whether words are a revision mark's label alone ("REV", "Index")."""
+    found = _match(words)
+    return found is not None and found[0] == "revision" and found[2] == len(words)
 
 
 def _is_other_label(view: View, run: Run) -> bool:

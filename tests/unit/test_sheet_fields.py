@@ -123,6 +123,21 @@ def test_the_revision_tables_latest_row_is_the_current_revision():
     assert found == {"revision": "3"}
 
 
+def test_a_row_of_sign_off_cells_with_a_date_is_no_revision_tables_header():
+    """"DRN | CHECKED BY | APPROVED | DATE | SCALE" over their values: a title block's row
+    of cells, its date the sheet's; with a revision mark's column on the row ("REV | DATE |
+    APPROVED") it heads a revision table, whose latest row gives the revision."""
+    labels = ["DRN", "CHECKED BY", "APPROVED", "DATE", "SCALE"]
+    filled = ["MK", "AB", "RS", "18 OCT 2024", "1:200"]
+    row = [(X - 300 + 70 * k, 1500, text, 6) for k, text in enumerate(labels)]
+    row += [(X - 300 + 70 * k, 1512, text, 8) for k, text in enumerate(filled)]
+    assert values(row) == {"issue_date": "18 OCT 2024", "scale": "1:200"}
+    header = [(X, 1520, "REV", 8), (X + 40, 1520, "DATE", 8), (X + 200, 1520, "APPROVED", 8)]
+    rows = [(X, 1500 - 20 * i, mark, 9) for i, mark in enumerate(["A", "B"])]
+    rows += [(X + 40, 1500 - 20 * i, f"0{i + 1}/02/2024", 9) for i in range(2)]
+    assert values([*header, *rows, (X, 1680, "A-101", 40)]) == {"revision": "B"}
+
+
 def test_the_reading_carries_the_fields_with_their_words():
     """read_sheet puts each field in the reading with the ids of the words it came from."""
     page = layer([(X, 1600, "REVISION", 8), (X, 1620, "T0", 14), (X, 1680, "A-101", 40)])
