@@ -124,7 +124,7 @@ def test_the_revision_tables_latest_row_is_the_current_revision():
 
 
 def test_a_row_of_sign_off_cells_with_a_date_is_no_revision_tables_header():
-    """"DRN | CHECKED BY | APPROVED | DATE | SCALE" over their values: a title block's row
+    """ "DRN | CHECKED BY | APPROVED | DATE | SCALE" over their values: a title block's row
     of cells, its date the sheet's; with a revision mark's column on the row ("REV | DATE |
     APPROVED") it heads a revision table, whose latest row gives the revision."""
     labels = ["DRN", "CHECKED BY", "APPROVED", "DATE", "SCALE"]
