@@ -1,6 +1,7 @@
 """The set's template re-reads what one page missed.
 
-Before a job's report is first written, each verified page that read no sheet number, where
+Before a job's report is first written, each verified page that read no sheet number (or a
+scanned one whose number no label vouches for, read outside that cell), where
 the set's confident pages agree on the cell that prints theirs, or the one page that read
 its number's label names it (``cells_to_reread``), is read again there by extract
 (``page.read_cell``); the report waits for every answer (``page.cell_read``), then decides

@@ -127,7 +127,8 @@ def _guessed_titles(
 ) -> None:
     """A sheet without a title takes the one OCR gave it by size alone where the set shows
     that place is its title's: at least ``GUESS_PAGES`` sheets print their guesses there
-    (their corners within ``tolerance``), in more than one wording (a wording whose words
+    (their corners within ``tolerance`` and their boxes overlapping: the line over a title
+    is another place), in more than one wording (a wording whose words
     another holds is that one with words OCR lost). A guess that is part of a wording more
     sheets print there was cut short (OCR lost a line) and is not taken."""
     guesses = {
@@ -140,6 +141,8 @@ def _guessed_titles(
             normalize(g.text)
             for g in guesses.values()
             if _near((g.box.x0, g.box.y0), corner, tolerance)
+            and g.box.overlap_x(guess.box) > 0
+            and g.box.overlap_y(guess.box) > 0
         ]
         own = normalize(guess.text)
         cut = any(own in other and there.count(other) > there.count(own) for other in there)

@@ -100,15 +100,25 @@ def cells_to_reread(readings: Mapping[int, SheetReading]) -> dict[int, NumberCel
     either side): the one in the page's own title block where its reading found one (a set
     mixing title blocks, as consultants' sheets do, has a cell in each), else the one most
     pages agree on. A cell one page names is read on scanned pages only (their labels are
-    what OCR loses): a text page's labels are in its text layer."""
+    what OCR loses): a text page's labels are in its text layer. A scanned page whose
+    number no label vouches for, read outside the cell (a callout's "T11" where OCR lost
+    the cell's label), has the cell read too."""
     cells = [c for c in number_cells(readings) if max(c.box.width, c.box.height) <= MAX_CELL_SIDE]
     if not cells:
         return {}
-    return {
-        n: _in_region(cells, reading.region) or cells[0]
-        for n, reading in readings.items()
-        if reading.number is None and (reading.ocr or cells[0].pages >= TEMPLATE_PAGES)
-    }
+    out = {}
+    for n, reading in readings.items():
+        cell = _in_region(cells, reading.region) or cells[0]
+        missed = reading.number is None and (reading.ocr or cells[0].pages >= TEMPLATE_PAGES)
+        if missed or (reading.ocr and _unvouched(reading) and not at_cell(reading, cell.box)):
+            out[n] = cell
+    return out
+
+
+def _unvouched(reading: SheetReading) -> bool:
+    """Whether a page's chosen number stands on its size alone, with no label."""
+    number = reading.chosen_number
+    return number is not None and number.evidence <= Evidence.LARGEST
 
 
 def _in_region(cells: list[NumberCell], region: Box | None) -> NumberCell | None:

@@ -94,6 +94,28 @@ def test_numbers_chosen_for_their_print_name_the_cell_when_they_share_the_sets_s
     assert cells_to_reread(mixed) == {}
 
 
+def test_a_scanned_pages_unvouched_number_outside_the_cell_has_the_cell_read():
+    """A scan whose label OCR lost chose a callout's "T11" for its print, away from the cell
+    the set's confident pages agree on: the cell is read again; a text page's such number,
+    or a scan's number standing in the cell, is not."""
+    callout = Box(200.0, 520.0, 230.0, 545.0)
+
+    def unvouched(number: str, box: Box, ocr: bool) -> SheetReading:
+        reading = _largest(number)
+        reading.candidates[0].box = box
+        reading.ocr = ocr
+        return reading
+
+    readings = {
+        1: _confident("SC20-TN01"),
+        2: _confident("SC20-04T"),
+        3: unvouched("T11", callout, ocr=True),
+        4: unvouched("T12", callout, ocr=False),
+        5: unvouched("SC20-05T", NUMBER_BOX, ocr=True),
+    }
+    assert set(cells_to_reread(readings)) == {3}
+
+
 def test_no_template_without_two_confident_pages_that_agree():
     """Two confident pages printing at different places name no cell; nor does one page
     whose number no label vouches for."""

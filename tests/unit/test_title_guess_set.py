@@ -118,3 +118,13 @@ def test_a_guess_in_the_cell_where_other_sheets_print_their_labelled_title_is_ta
     assert _titles(one) == {1: "SITE PLAN", 2: None}
     cut = [*pages[:2], _celled("A3", guess="BEFINTLIGT OCH NYTT", lines=2)]
     assert _titles(cut)[3] is None  # the guess is the last of the cell's two lines
+
+
+def test_a_guess_on_the_line_over_the_sets_titles_is_another_place():
+    """Three sheets' guesses are one wording (their one title, a banner); a fourth sheet's
+    guess is the project's name on the line over it, its corner near theirs: the two lines
+    are two places, neither vouched by the other's wording."""
+    pages = [_page(f"SC{n}", "SR167 STAGE 1 TEMPORARY ITS PLANS") for n in range(1, 4)]
+    over = Box(2304, 1505, 2500, 1530)
+    pages.append(_page("SC4", "SR 161 TO SR 410 REBUILD INTERCHANGE", at=over))
+    assert set(_titles(pages).values()) == {None}

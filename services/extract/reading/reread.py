@@ -55,8 +55,9 @@ async def reread_missed(
     pdf: bytes, pages: Mapping[int, Read], settings: Settings, readers: Readers
 ) -> dict[int, Read]:
     """The set's pages (page number → its words and reading), each page that read no sheet
-    number read again in the cell the set's template names (``cells_to_reread``); a page
-    the cell adds nothing to stays as it was."""
+    number (or, scanned, one no label vouches for, outside the cell) read again in the cell
+    the set's template names (``cells_to_reread``); a page the cell adds nothing to stays
+    as it was."""
     readings = {n: reading for n, (_, reading) in pages.items()}
     again = dict(pages)
     for n, cell in cells_to_reread(readings).items():
