@@ -26,8 +26,9 @@ MAX_LABEL_WORDS = 6
 # A turned label stands in the outer part of its cell: this share of its width from a wall.
 TURNED_EDGE = 0.3
 # A cell of one line that is only a label gives its value to the cell beside (or below) it
-# when that cell's walls meet its own within this many points.
-WALL_SLACK = 2.0
+# when that cell's walls meet its own within this many points (a thick wall drawn as its
+# two edges, as a page turned on its sheet draws it, parts them by 3-4 pt).
+WALL_SLACK = 4.0
 
 
 @dataclass(frozen=True)
