@@ -49,10 +49,22 @@ def read_cells(view: View) -> list[Cell]:
     """The ruled cells of the view that hold text, each with its label and value; a label
     ruled off in a cell of its own is joined to the value in the cell beside it."""
     grouped: dict[Box, list[Run]] = defaultdict(list)
+    # Cells by their top-left corner on a grid of WALL_SLACK: one cell seen from either edge
+    # of a thick wall drawn as two is one cell.
+    corners: dict[tuple[int, int], list[Box]] = defaultdict(list)
     for run in view.runs:
         walls = view.cell(run.box.centre)
-        if walls is not None:
-            grouped[walls].append(run)
+        if walls is None:
+            continue
+        if walls not in grouped:
+            gx, gy = int(walls.x0 // WALL_SLACK), int(walls.y0 // WALL_SLACK)
+            near = (b for dx in (-1, 0, 1) for dy in (-1, 0, 1) for b in corners[gx + dx, gy + dy])
+            same = next((b for b in near if _same_walls(b, walls)), None)
+            if same is None:
+                corners[gx, gy].append(walls)
+            else:
+                walls = same
+        grouped[walls].append(run)
     cells = [cell for box, runs in grouped.items() if (cell := _cell(view, box, runs))]
     return _paired(view, cells)
 
@@ -287,6 +299,10 @@ def _paired(view: View, cells: list[Cell]) -> list[Cell]:
             )
         )
     return out + [c for k, c in enumerate(cells) if k not in taken]
+
+
+def _same_walls(a: Box, b: Box) -> bool:
+    return all(abs(p - q) <= WALL_SLACK for p, q in zip(a, b, strict=True))
 
 
 def _beside(left: Box, right: Box) -> bool:
