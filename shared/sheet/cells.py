@@ -49,23 +49,11 @@ def read_cells(view: View) -> list[Cell]:
     """The ruled cells of the view that hold text, each with its label and value; a label
     ruled off in a cell of its own is joined to the value in the cell beside it."""
     grouped: dict[Box, list[Run]] = defaultdict(list)
-    # Cells by their top-left corner on a grid of WALL_SLACK: one cell seen from either edge
-    # of a thick wall drawn as two is one cell.
-    corners: dict[tuple[int, int], list[Box]] = defaultdict(list)
     for run in view.runs:
         walls = view.cell(run.box.centre)
-        if walls is None:
-            continue
-        if walls not in grouped:
-            gx, gy = int(walls.x0 // WALL_SLACK), int(walls.y0 // WALL_SLACK)
-            near = (b for dx in (-1, 0, 1) for dy in (-1, 0, 1) for b in corners[gx + dx, gy + dy])
-            same = next((b for b in near if _same_walls(b, walls)), None)
-            if same is None:
-                corners[gx, gy].append(walls)
-            else:
-                walls = same
-        grouped[walls].append(run)
-    cells = [cell for box, runs in grouped.items() if (cell := _cell(view, box, runs))]
+        if walls is not None:
+            grouped[walls].append(run)
+    cells = _one_cell_each(view, grouped)
     return _paired(view, cells)
 
 
@@ -299,6 +287,35 @@ def _paired(view: View, cells: list[Cell]) -> list[Cell]:
             )
         )
     return out + [c for k, c in enumerate(cells) if k not in taken]
+
+
+def _one_cell_each(view: View, grouped: dict[Box, list[Run]]) -> list[Cell]:
+    """The cells the runs grouped by their walls make, a cell seen from either edge of a
+    thick wall drawn as two (walls within ``WALL_SLACK`` of each other) as one, unless each
+    side holds a label: two labelled cells whose parting wall was not found stay two."""
+    corners: dict[tuple[int, int], list[Box]] = defaultdict(list)
+    runs_of: dict[Box, list[Run]] = {}
+    cells: dict[Box, Cell | None] = {}
+    for walls, runs in grouped.items():
+        gx, gy = int(walls.x0 // WALL_SLACK), int(walls.y0 // WALL_SLACK)
+        near = (b for dx in (-1, 0, 1) for dy in (-1, 0, 1) for b in corners[gx + dx, gy + dy])
+        own = _cell(view, walls, runs)
+        labelled = own is not None and own.label is not None
+        same = next(
+            (b for b in near if _same_walls(b, walls) and not (labelled and _has_label(cells[b]))),
+            None,
+        )
+        if same is None:
+            corners[gx, gy].append(walls)
+            runs_of[walls], cells[walls] = list(runs), own
+        else:
+            runs_of[same] += runs
+            cells[same] = _cell(view, same, runs_of[same])
+    return [cell for cell in cells.values() if cell is not None]
+
+
+def _has_label(cell: Cell | None) -> bool:
+    return cell is not None and cell.label is not None
 
 
 def _same_walls(a: Box, b: Box) -> bool:

@@ -139,6 +139,26 @@ def test_fields_whose_labels_turn_up_their_cells_side_or_stand_under_their_value
     }
 
 
+def test_two_labelled_cells_whose_parting_wall_was_lost_stay_two():
+    """Two labelled cells one over the other whose parting wall is lost (an outlined sheet's
+    OCR), their left wall drawn twice 3.5 pt apart beside one of them: their walls nearly
+    alike, they are still two cells, each label with its own value."""
+    page = _sheet()
+    top, bottom, left, right = 1000.0, 1080.0, W - 320, W - 20
+    page.draw_line((left, top), (right, top), width=0.5)
+    page.draw_line((left, bottom), (right, bottom), width=0.5)
+    page.draw_line((left, top), (left, bottom), width=0.5)
+    page.draw_line((left + 3.5, top + 40), (left + 3.5, bottom), width=0.5)
+    page.draw_line((right, top), (right, bottom), width=0.5)
+    _text(page, left + 6, top + 8, "DRAWING NO.", 6)
+    _text(page, left + 6, top + 32, "S1000", 16)
+    _text(page, left + 6, top + 50, "REVISION", 6)
+    _text(page, left + 6, top + 70, "T01", 10)
+    cells = _cells(page)
+    assert _by_label(cells, "DRAWING NO.").value == "S1000"
+    assert _by_label(cells, "REVISION").value == "T01"
+
+
 def test_a_box_of_fields_one_under_another_ends_each_value_at_the_next_label():
     """One ruled box holding a title and, under it, the project number's label and value:
     the title's value stops at the next label."""
