@@ -285,19 +285,17 @@ def read_fields(layer: TextLayer) -> dict[str, Value]:
 
 def cell_fields(layer: TextLayer, cells: Iterable[Cell]) -> dict[str, Value]:
     """The header fields of the title block's ruled cells whose label the labels' own
-    reading cannot pair with its value: a label turned up its cell's side, or printed under
-    its value. Each cell's whole value with its field's shape (a date within a seal's text,
-    "Exp. 12/31/24", is none)."""
+    reading cannot pair with its value: a label turned up its cell's side. Each cell's
+    whole value with its field's shape (a date within a seal's text, "Exp. 12/31/24", is
+    none). A label under its value is not taken so: a revision or change table's header
+    stands under its rows, and a row's date is no sheet's date."""
     view = next(views(layer), None)
     fields: dict[str, Value] = {}
     for cell in cells:
         if view is None or not cell.label or not cell.value_ids:
             continue
-        label = [layer.words[i] for i in cell.label_ids]
-        value = [layer.words[i] for i in cell.value_ids]
-        turned = label[0].dir != value[0].dir
-        under = Box.union(w.bbox for w in label).y0 >= Box.union(w.bbox for w in value).y1
-        if not (turned or under):
+        label, value = layer.words[cell.label_ids[0]], layer.words[cell.value_ids[0]]
+        if label.dir == value.dir:
             continue
         for name in label_fields(cell.label) & set(HEADER_FIELDS) - set(fields):
             shaped = _shaped(name, view, cell.value_ids)
@@ -312,16 +310,20 @@ def unlabelled_date(layer: TextLayer, cell_values: Iterable[Iterable[int]]) -> V
     of its own, as a seal's signature or an issue stamp dates a sheet. A date after other
     words ("Exp. 12/31/24", "REV: 2/1/2012") is something else's; two dates give none."""
     inside = {i for ids in cell_values for i in ids}
+    return _one_date(layer.words, (tuple(line) for line in layer.lines if line), inside)
+
+
+def _one_date(
+    words: list[Word], lines: Iterable[tuple[int, ...]], inside: set[int]
+) -> Value | None:
+    """The one date the ``lines`` wholly ``inside`` print alone; None for none or two."""
     dates: dict[str, Value] = {}
-    # Rows as each text direction prints them: a heading turned up the sheet's edge, which
-    # OCR reads as lines that run into each other.
-    for view in views(layer):
-        for run in view.aligned:
-            if not inside.issuperset(run.ids):
-                continue
-            text = " ".join(view.words[i].text for i in run.ids)
-            if _DAY_DATE.fullmatch(text) and not _SHORT_YEAR.fullmatch(text):
-                dates.setdefault("".join(text.split()).upper(), Value(text, run.ids))
+    for line in lines:
+        if not inside.issuperset(line):
+            continue
+        text = " ".join(words[i].text for i in line)
+        if _DAY_DATE.fullmatch(text) and not _SHORT_YEAR.fullmatch(text):
+            dates.setdefault("".join(text.split()).upper(), Value(text, line))
     return next(iter(dates.values())) if len(dates) == 1 else None
 
 
@@ -346,7 +348,10 @@ def heading_fields(
                 value := _shaped(label.field, view, label.rest)
             ):
                 fields[label.field] = value
-    if "issue_date" not in fields and (date := unlabelled_date(layer, [inside])):
+    # Rows as each text direction prints them: a heading turned up the sheet's edge, which
+    # OCR reads as lines that run into each other.
+    rows = (run.ids for view in views(layer) for run in view.aligned)
+    if "issue_date" not in fields and (date := _one_date(layer.words, rows, inside)):
         fields["issue_date"] = date
     return fields
 

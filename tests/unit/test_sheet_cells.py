@@ -118,25 +118,29 @@ def test_a_value_line_opening_with_another_fields_word_is_still_the_value(lines)
     assert (paired.field, paired.value) == (Field.TITLE, " ".join(lines))
 
 
-def test_fields_whose_labels_turn_up_their_cells_side_or_stand_under_their_values():
-    """A strip's cells labelled by a word turned up the cell's side ("DATUM" beside
-    "27-02-2023"), or by one printed under the value at the cell's bottom ("SCHAAL" under
-    "1:200"): the sheet's date and scale."""
+def test_a_field_whose_label_turns_up_its_cells_side_but_no_revision_rows_date():
+    """A strip's cell labelled by a word turned up its side ("DATUM" beside "27-02-2023") is
+    the sheet's date; a revision table whose header row stands under its rows ("REV |
+    DATE", the table growing upwards) gives its rows' dates to no sheet."""
     page = _sheet()
     dated = pymupdf.Rect(W - 260, 900, W - 140, 940)
-    scaled = pymupdf.Rect(W - 140, 900, W - 20, 940)
-    for r in (dated, scaled):
-        page.draw_rect(r, width=0.5)
+    rev, when = pymupdf.Rect(W - 260, 800, W - 220, 840), pymupdf.Rect(W - 220, 800, W - 20, 840)
+    page.draw_rect(dated, width=0.5)
     _text(page, dated.x0 + 8, dated.y1 - 4, "DATUM", 5, turn=90)
     _text(page, dated.x0 + 14, dated.y0 + 14, "27-02-2023", 8)
-    _text(page, scaled.x0 + 6, scaled.y0 + 14, "1:200", 8)
-    _text(page, scaled.x0 + 6, scaled.y1 - 4, "SCHAAL", 5)
     _text(page, W - 250, 1100, "A-101", 30)
-    reading = read_sheet(read_text_layer(page, 1, min_chars=1))
-    assert {name: f.text for name, f in reading.fields.items()} == {
-        "issue_date": "27-02-2023",
-        "scale": "1:200",
-    }
+    turned = read_sheet(read_text_layer(page, 1, min_chars=1))
+    assert turned.fields["issue_date"].text == "27-02-2023"
+    page = _sheet()
+    for r in (rev, when):
+        page.draw_rect(r, width=0.5)
+    _text(page, rev.x0 + 4, rev.y0 + 14, "B", 8)
+    _text(page, rev.x0 + 4, rev.y1 - 4, "REV", 5)
+    _text(page, when.x0 + 4, when.y0 + 14, "14/03/2024", 8)
+    _text(page, when.x0 + 4, when.y1 - 4, "DATE", 5)
+    _text(page, W - 250, 1100, "A-101", 30)
+    table = read_sheet(read_text_layer(page, 1, min_chars=1))
+    assert "issue_date" not in table.fields
 
 
 def test_two_labelled_cells_whose_parting_wall_was_lost_stay_two():
