@@ -129,7 +129,7 @@ def test_a_row_of_sign_off_cells_with_a_date_is_no_revision_tables_header():
     APPROVED") it heads a revision table, whose latest row gives the revision."""
     labels = ["DRN", "CHECKED BY", "APPROVED", "DATE", "SCALE"]
     filled = ["MK", "AB", "RS", "18 OCT 2024", "1:200"]
-    row = [(X - 300 + 70 * k, 1500, text, 6) for k, text in enumerate(labels)]
+    row: list[Text] = [(X - 300 + 70 * k, 1500, text, 6) for k, text in enumerate(labels)]
     row += [(X - 300 + 70 * k, 1512, text, 8) for k, text in enumerate(filled)]
     assert values(row) == {"issue_date": "18 OCT 2024", "scale": "1:200"}
     header = [(X, 1520, "REV", 8), (X + 40, 1520, "DATE", 8), (X + 200, 1520, "APPROVED", 8)]

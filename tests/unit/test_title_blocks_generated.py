@@ -166,9 +166,11 @@ OTHER_SEEDS += [(45, "fr-right_strip"), (40, "sv-left_strip")]
 OTHER_SEEDS += [(36, "en-japanese"), (36, "de-japanese")]
 TURNED = [(36, "en-gost", "turned90"), (36, "zh-gost", "turned90")]
 TURNED += [(36, "en-gost", "turned270"), (37, "ja-gost", "turned270")]
+CASES: list[tuple[int, str, str | None]] = [(*s, None) for s in OTHER_SEEDS]
+CASES += TURNED
 
 
-@pytest.mark.parametrize(("seed", "name", "rendering"), [(*s, None) for s in OTHER_SEEDS] + TURNED)
+@pytest.mark.parametrize(("seed", "name", "rendering"), CASES)
 def test_title_blocks_of_other_seeds_read_whole(seed: int, name: str, rendering: str | None):
     """Every sheet's number and title, read exactly, in sets drawn from other seeds."""
     language, layout = name.split("-", 1)
