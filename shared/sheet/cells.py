@@ -300,7 +300,7 @@ def _one_cell_each(view: View, grouped: dict[Box, list[Run]]) -> list[Cell]:
         gx, gy = int(walls.x0 // WALL_SLACK), int(walls.y0 // WALL_SLACK)
         near = (b for dx in (-1, 0, 1) for dy in (-1, 0, 1) for b in corners[gx + dx, gy + dy])
         own = _cell(view, walls, runs)
-        labelled = own is not None and own.label is not None
+        labelled = _has_label(own)
         same = next(
             (b for b in near if _same_walls(b, walls) and not (labelled and _has_label(cells[b]))),
             None,

@@ -124,16 +124,15 @@ NAME_MAX_CHARS = 80
 # Revision-table rows more than this many row heights apart belong to another table.
 ROW_GAP = 2.5
 
+
+def _alternatives(vocabulary: Forms) -> str:
+    """A vocabulary's forms as one pattern's alternatives, longest first."""
+    found = {re.escape(f) for text in vocabulary.values() for f in forms(text)}
+    return "|".join(sorted(found, key=len, reverse=True))
+
+
 # A month by name or abbreviation, in any language the vocabulary holds.
-_MONTH = "(?:{})\\.?".format(
-    "|".join(
-        sorted(
-            {re.escape(m) for text in MONTHS.values() for m in forms(text)},
-            key=len,
-            reverse=True,
-        )
-    )
-)
+_MONTH = f"(?:{_alternatives(MONTHS)})\\.?"
 # A day's date, or a month by name with its year: no other number reads as one.
 _DAY_DATES = (
     r"\b(?:\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})|\d{4}[./-]\d{1,2}[./-]\d{1,2})\b"
@@ -152,12 +151,6 @@ _DATE = re.compile(
     re.IGNORECASE,
 )
 _DAY_DATE = re.compile(_DAY_DATES, re.IGNORECASE)
-
-
-def _alternatives(vocabulary: Forms) -> str:
-    """A vocabulary's forms as one pattern's alternatives, longest first."""
-    found = {re.escape(f) for text in vocabulary.values() for f in forms(text)}
-    return "|".join(sorted(found, key=len, reverse=True))
 
 
 # An unfilled date field prints its format ("Month Day, Year", "TT.MM.JJJJ"): the field as
