@@ -75,7 +75,9 @@ TITLE_SHARE = 0.8
 HEADING_RATIO = 2.5
 # A title runs to at most this many words; more is a paragraph.
 MAX_TITLE_WORDS = 24
-# A field holding this many numbers stacked in a column is a sheet index's column.
+# A field holding this many numbers stacked in a column is a sheet index's column, in a
+# ruled cell too (a cover's index listed in one cell under "SHEET INDEX:"): no title-block
+# cell holds three sheet numbers.
 INDEX_ROWS = 3
 
 # Separators between a number and a title printed on one line ("A101 – FLOOR PLAN").
@@ -783,7 +785,7 @@ def _labelled(view: View, label: _Label, labels: list[_Label]) -> Iterator[_Numb
     shaped_rows = [
         run for run, _ in field if (f := _first_token(view, run.ids)) and is_sheet_id(f[0])
     ]
-    if len(shaped_rows) >= INDEX_ROWS and not view.cell(label.box.centre):
+    if len(shaped_rows) >= INDEX_ROWS:
         return  # the column header of a sheet index, not a title-block field
     for run, distance in field:
         first = _first_token(view, run.ids)

@@ -334,3 +334,21 @@ def test_a_cad_underline_code_left_in_the_text_is_no_part_of_the_title():
     reading = read_sheet(read_text_layer(page, 1, min_chars=1))
     assert (reading.sheet_number, reading.sheet_title) == ("A-101", "FLOOR PLAN")
     assert reading.title is not None and len(reading.title.word_ids) == 2
+
+
+def test_a_sheet_index_in_a_ruled_column_is_no_number_field():
+    """A cover sheet's index listed under its heading "SHEET INDEX:" in a ruled column of
+    the sheet: the heading reads as a number label, but a cell holding a column of sheet
+    numbers is an index, ruled or not; the number is the title block's own."""
+    page = _sheet()
+    column = pymupdf.Rect(900, 280, 1200, 600)
+    page.draw_rect(column, width=0.5)
+    _text(page, 910, 300, "SHEET INDEX:", 9)
+    for k in range(1, 7):
+        _text(page, 910, 314 + 16 * k, f"A-10{k} - FLOOR PLAN LEVEL {k}", 9)
+    numbered = pymupdf.Rect(W - 300, H - 80, W - 20, H - 20)
+    page.draw_rect(numbered, width=0.5)
+    _text(page, numbered.x0 + 20, numbered.y0 + 45, "G-001", 24)
+    reading = read_sheet(read_text_layer(page, 1, min_chars=1))
+    assert reading.sheet_number == "G-001"
+    assert ("A-101", "FLOOR PLAN LEVEL 1") in reading.index_rows
