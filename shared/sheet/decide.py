@@ -28,8 +28,8 @@ from typing import Literal
 
 from shared.pagetext import Box, normalize
 from shared.sheet.index import expand_index
-from shared.sheet.reader import OCR_SURE, Evidence
-from shared.sheet.reading import Candidate, PlacedGuess, SheetReading
+from shared.sheet.reader import OCR_SURE, Evidence, reads_as_title
+from shared.sheet.reading import Candidate, CellReading, PlacedGuess, SheetReading
 from shared.sheet.tokens import sheet_key
 
 Source = Literal["title_block", "set_template", "scheme", "bookmark", "drawing_index"]
@@ -162,11 +162,28 @@ def _guessed_titles(
             why=why,
             titled_by_place=True,
         )
+    for n, reading in readings.items():
+        if decided[n].title is None and (found := _unlabelled_title_cell(reading, title_cells)):
+            cell, titled = found
+            decided[n] = replace(
+                decided[n],
+                title=cell.value,
+                title_words=tuple(cell.value_ids),
+                why=f"the value of the cell where {titled} other sheets of the set print their "
+                "title, all the cell holds, under its label (this sheet's label not read)",
+                titled_by_place=True,
+            )
+
+
+@dataclass(frozen=True)
+class _TitleCell:
+    box: Box
+    whole: bool  # the title is all the cell holds
 
 
 def _title_cells(
     readings: Mapping[int, SheetReading], decided: dict[int, Decision]
-) -> dict[int, Box]:
+) -> dict[int, _TitleCell]:
     """Page → the labelled title cell its own title was read from."""
     cells = {}
     for n, reading in readings.items():
@@ -178,12 +195,40 @@ def _title_cells(
             (c for c in reading.cells if c.field == "title" and ids <= set(c.value_ids)), None
         )
         if cell is not None:
-            cells[n] = cell.box
+            cells[n] = _TitleCell(cell.box, ids == set(cell.value_ids))
     return cells
 
 
+# A cell is the one other sheets print their title in where the two share this much of
+# the larger one's area.
+SAME_CELL = 0.8
+
+
+def _unlabelled_title_cell(
+    reading: SheetReading, title_cells: dict[int, _TitleCell]
+) -> tuple[CellReading, int] | None:
+    """On a page OCR read, the cell whose label OCR did not read (or misread: it names no
+    field) where at least ``TEMPLATE_PAGES`` other sheets print their title under its
+    label, all the cell holds (a cell of a title and its scale would give both), and how
+    many: where OCR was sure of every word, and the value reads as a title (no label,
+    banner, number or count)."""
+    for cell in reading.cells:
+        sure = cell.value_confidence is not None and cell.value_confidence >= OCR_SURE
+        if cell.field is not None or not sure or not reads_as_title(cell.value):
+            continue
+        titled = sum(1 for t in title_cells.values() if t.whole and _same_cell(t.box, cell.box))
+        if titled >= TEMPLATE_PAGES:
+            return cell, titled
+    return None
+
+
+def _same_cell(a: Box, b: Box) -> bool:
+    shared = a.overlap_x(b) * a.overlap_y(b)
+    return shared >= SAME_CELL * max(a.width * a.height, b.width * b.height)
+
+
 def _titled_there(
-    reading: SheetReading, guess: PlacedGuess, title_cells: dict[int, Box], tolerance: float
+    reading: SheetReading, guess: PlacedGuess, title_cells: dict[int, _TitleCell], tolerance: float
 ) -> int:
     """How many other sheets print their title under its label in the cell holding this
     sheet's guess (0 where fewer than ``TEMPLATE_PAGES`` do, where OCR was unsure of a word
@@ -196,7 +241,7 @@ def _titled_there(
         return 0
     here = (cell.box.centre.x, cell.box.centre.y)
     titled = sum(
-        1 for box in title_cells.values() if _near((box.centre.x, box.centre.y), here, tolerance)
+        1 for t in title_cells.values() if _near((t.box.centre.x, t.box.centre.y), here, tolerance)
     )
     return titled if titled >= TEMPLATE_PAGES else 0
 

@@ -254,6 +254,12 @@ def _not_a_title(text: str) -> bool:
     return is_label(text) or is_stage_or_status(text)
 
 
+def reads_as_title(text: str) -> bool:
+    """Whether a cell's value reads as a title could: words, and no label, banner, number,
+    scale, firm or sheet count."""
+    return _words_like(text) and not _not_a_title(text) and ":" not in text
+
+
 def _rank(reading: Reading) -> tuple:
     return (reading.evidence, reading.number is not None, reading.title is not None)
 

@@ -47,12 +47,17 @@ class FieldReading(BaseModel):
         """The value and its words, with OCR's confidence where OCR read them (``more``:
         a subclass's own fields)."""
         ids = list(word_ids)
-        read = [
-            c
-            for i in ids
-            if 0 <= i < len(layer.words) and (c := layer.words[i].confidence) is not None
-        ]
-        return cls(text=text, word_ids=ids, confidence=min(read) if read else None, **more)
+        return cls(text=text, word_ids=ids, confidence=least_confidence(ids, layer), **more)
+
+
+def least_confidence(word_ids: Iterable[int], layer: TextLayer) -> float | None:
+    """The least OCR confidence of the words; None where none was read by OCR."""
+    read = [
+        c
+        for i in word_ids
+        if 0 <= i < len(layer.words) and (c := layer.words[i].confidence) is not None
+    ]
+    return min(read) if read else None
 
 
 class PlacedGuess(FieldReading):
@@ -94,6 +99,11 @@ class CellReading(BaseModel):
     label_ids: list[int] = []
     value: str = Field("", description="the rest of the cell, all its lines, as printed")
     value_ids: list[int] = []
+    value_confidence: float | None = Field(
+        None,
+        description="read by OCR: the least confidence of its value's words (0-1)",
+        exclude_if=lambda confidence: confidence is None,
+    )
 
 
 class SheetReading(BaseModel):
@@ -193,6 +203,7 @@ def read_sheet(
                 label_ids=list(c.label_ids),
                 value=c.value,
                 value_ids=list(c.value_ids),
+                value_confidence=least_confidence(c.value_ids, layer),
             )
             for c in found.cells
         ],

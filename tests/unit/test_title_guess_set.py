@@ -128,3 +128,33 @@ def test_a_guess_on_the_line_over_the_sets_titles_is_another_place():
     over = Box(2304, 1505, 2500, 1530)
     pages.append(_page("SC4", "SR 161 TO SR 410 REBUILD INTERCHANGE", at=over))
     assert set(_titles(pages).values()) == {None}
+
+
+def _unread_label(number: str, value: str, *, sure: float = 0.99, at: Box = CELL):
+    """A sheet that read no title and gave no guess: its title cell's label lost, the cell
+    holding ``value``, read with the confidence ``sure``."""
+    cell = CellReading(box=at, value=value, value_ids=[5, 6], value_confidence=sure)
+    return _page(number, None).model_copy(update={"cells": [cell]})
+
+
+def test_the_value_of_a_cell_whose_label_was_lost_where_other_sheets_print_their_title():
+    """A scanned sheet whose title label OCR lost and whose largest print is a banner (so no
+    guess): the set takes its cell's value where two other sheets print their title under
+    its label, the title all the cell holds; not a value OCR was unsure of, a banner, a
+    cell elsewhere, nor with one sheet to show it or where the titles are part of their
+    cells (a cell of a title and its scale)."""
+    titled = [_celled("A1", title="SITE PLAN"), _celled("A2", title="ROOF PLAN")]
+    decided = decide_set(dict(enumerate([*titled, _unread_label("A3", "SECTIONS")], start=1)))
+    assert decided[3].title == "SECTIONS"
+    assert decided[3].titled_by_place and decided[3].number == "A3"
+    assert "2 other sheets of the set print their title" in decided[3].why
+    assert _titles([*titled, _unread_label("A3", "SECTIONS", sure=0.9)])[3] is None
+    assert _titles([*titled, _unread_label("A3", "ISSUED FOR CONSTRUCTION")])[3] is None
+    elsewhere = Box(CELL.x0, CELL.y0 - 80, CELL.x1, CELL.y1 - 80)
+    assert _titles([*titled, _unread_label("A3", "SECTIONS", at=elsewhere)])[3] is None
+    assert _titles([titled[0], _unread_label("A3", "SECTIONS")])[2] is None
+    parted = [
+        t.model_copy(update={"cells": [t.cells[0].model_copy(update={"value_ids": [2, 9]})]})
+        for t in titled
+    ]
+    assert _titles([*parted, _unread_label("A3", "SECTIONS")])[3] is None
