@@ -78,6 +78,7 @@ def decide_set(readings: Mapping[int, SheetReading]) -> dict[int, Decision]:
         if (d := _by_scheme(reading, decided[n], scheme, constant)) is not None:
             decided[n] = d
     _off_cell_walls(readings, decided)
+    _ocr_capitals(readings, decided)
     for n, reading in readings.items():
         if (d := _by_hints(reading, decided[n])) is not None:
             decided[n] = d
@@ -477,6 +478,34 @@ def _off_cell_walls(readings: Mapping[int, SheetReading], decided: dict[int, Dec
             )
             decided[n] = replace(decided[n], number=rest, source="scheme", why=why)
             taken.add(sheet_key(rest))
+
+
+# Letters whose small form is their capital made smaller: OCR tells them apart by size
+# alone, and reads a capital as small where a number stands alone ("v-101" for "V-101").
+_LOOKALIKE_SMALL = frozenset("cosvwxz")
+
+
+def _ocr_capitals(readings: Mapping[int, SheetReading], decided: dict[int, Decision]) -> None:
+    """An OCR'd number whose only small letters look like their capitals ("v-101"), where
+    every other sheet's number prints its letters as capitals: the capitals."""
+    numbers = {n: d.number for n, d in decided.items() if d.number}
+    for n, number in numbers.items():
+        others = [x for m, x in numbers.items() if m != n]
+        small = {ch for ch in number if ch.islower()}
+        if (
+            not readings[n].ocr
+            or not small
+            or not small <= _LOOKALIKE_SMALL
+            or len(others) < TEMPLATE_PAGES
+            or any(x != x.upper() for x in others)
+            or not all(any(ch.isalpha() for ch in x) for x in others)
+        ):
+            continue
+        why = (
+            f"every other sheet's number prints its letters as capitals: OCR's {number} is "
+            f"{number.upper()}, its small letters the capitals' shapes"
+        )
+        decided[n] = replace(decided[n], number=number.upper(), source="scheme", why=why)
 
 
 def _shared_start(texts: list[str]) -> str:

@@ -123,10 +123,12 @@ def _corrections(
             if decided_by is None or decided_by == "title_block":
                 continue
             key = sheet_key(d.number)
-            if (page.sheet_number and sheet_key(page.sheet_number) == key) or key in claimed:
+            if page.sheet_number == d.number or (
+                key in claimed and not _recased(page.sheet_number, d.number)
+            ):
                 continue
-            claimed.add(key)
             claimed.discard(sheet_key(page.sheet_number or ""))
+            claimed.add(key)
             basis, source = decided_by, d.why
             if basis == "drawing_index" and (entry := by_key.get(key)):
                 source = (
@@ -187,6 +189,12 @@ def _references(
                     page_number=page.page_number, target=target, text=text
                 )
     return list(unresolved.values()), list(external.values())
+
+
+def _recased(number: str | None, decided: str) -> bool:
+    """Whether the set decided the page's own number in other letters' case ("v-101" OCR
+    read for "V-101"): the same sheet, printed otherwise."""
+    return number is not None and number != decided and number.upper() == decided.upper()
 
 
 def _same(number: str | None, decided: str | None) -> bool:

@@ -332,3 +332,20 @@ def test_a_cells_wall_ocr_read_as_a_numbers_first_letter_is_no_part_of_it():
     assert numbers(["S1.01", "S1.02", "S1.03", "IS1.04"], ocr=False)[3] == "IS1.04"
     assert numbers(["A-101", "A-102", "I-101"])[2] == "I-101"
     assert numbers(["S1.01", "S1.02", "IS1.02"])[2] == "IS1.02"
+
+
+def test_small_letters_ocr_read_for_capitals_of_their_shape_are_capitals():
+    """OCR tells "v" from "V" by size alone: a scanned sheet's "v-101", where every other
+    sheet's number prints capitals, is "V-101". A small letter of its own shape ("a"), a
+    set whose numbers print small letters, and a text layer's number stay as read."""
+
+    def numbers(texts: list[str], ocr: bool = True) -> list[str | None]:
+        readings = {n: _read(t, ocr=ocr) for n, t in enumerate(texts, start=1)}
+        headers = set_identity(readings)
+        return [headers[n].sheet_number for n in readings]
+
+    assert numbers(["V-102", "V-103", "v-101"])[2] == "V-101"
+    assert numbers(["S1.01", "S1.02", "s1.03"])[2] == "S1.03"
+    assert numbers(["A-101", "A-102", "a-103"])[2] == "a-103"
+    assert numbers(["A-101a", "A-101b", "s-102"])[2] == "s-102"
+    assert numbers(["V-102", "V-103", "v-101"], ocr=False)[2] == "v-101"
