@@ -224,7 +224,7 @@ def _unlabelled_title_cell(
 
 
 def _same_cell(a: Box, b: Box) -> bool:
-    shared = a.overlap_x(b) * a.overlap_y(b)
+    shared = max(0.0, a.overlap_x(b)) * max(0.0, a.overlap_y(b))
     return shared >= SAME_CELL * max(a.width * a.height, b.width * b.height)
 
 

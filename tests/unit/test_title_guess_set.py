@@ -152,6 +152,9 @@ def test_the_value_of_a_cell_whose_label_was_lost_where_other_sheets_print_their
     assert _titles([*titled, _unread_label("A3", "ISSUED FOR CONSTRUCTION")])[3] is None
     elsewhere = Box(CELL.x0, CELL.y0 - 80, CELL.x1, CELL.y1 - 80)
     assert _titles([*titled, _unread_label("A3", "SECTIONS", at=elsewhere)])[3] is None
+    # Apart both across and down: the gaps are no overlap, whatever their product.
+    apart = Box(CELL.x0 - 400, CELL.y0 - 200, CELL.x1 - 400, CELL.y1 - 200)
+    assert _titles([*titled, _unread_label("A3", "SECTIONS", at=apart)])[3] is None
     assert _titles([titled[0], _unread_label("A3", "SECTIONS")])[2] is None
     parted = [
         t.model_copy(update={"cells": [t.cells[0].model_copy(update={"value_ids": [2, 9]})]})
