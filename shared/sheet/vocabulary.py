@@ -53,18 +53,23 @@ NUMBER: Forms = {
     "pt": (
         "número do desenho; desenho n.º; des. n.º; n.º do desenho; número da folha; folha n.º; "
         "prancha n.º; n.º da prancha; número da prancha; código do desenho; número do documento; "
-        "n.º do documento; planta n.º"
+        "n.º do documento; planta n.º; número de identificação"
     ),
     "nl": (
         "tekeningnummer; tekeningnr; tek.nr.; tek. nr.; bladnummer; blad nr.; documentnummer; "
-        "documentnr; tekeningcode"
+        "documentnr; tekeningcode; identificatienummer"
     ),
     "sv": (
         "ritningsnummer; ritningsnr; ritn.nr; ritn. nr; bladnummer; dokumentnummer; "
         "Identifikationsnummer"
     ),
-    "da": "tegningsnummer; tegningsnr; tegn.nr.; tegn. nr.; bladnummer; dokumentnummer",
-    "no": "tegningsnummer; tegningsnr; tegn.nr.; tegning nr.; dokumentnummer",
+    "da": (
+        "tegningsnummer; tegningsnr; tegn.nr.; tegn. nr.; bladnummer; dokumentnummer; "
+        "identifikationsnummer"
+    ),
+    "no": (
+        "tegningsnummer; tegningsnr; tegn.nr.; tegning nr.; dokumentnummer; identifikasjonsnummer"
+    ),
     "pl": (
         "numer rysunku; nr rysunku; nr rys.; rysunek nr; rys. nr; numer arkusza; nr arkusza; "
         "arkusz nr; oznaczenie rysunku; numer dokumentu; nr dokumentu; Numer identyfikacyjny"
@@ -74,9 +79,12 @@ NUMBER: Forms = {
         "číslo přílohy; č. přílohy; příloha č.; evidenční číslo; archivní číslo; "
         "číslo dokumentu; Identifikační číslo"
     ),
-    "ru": "обозначение; номер чертежа; № чертежа; чертеж №; чертёж №; Номер листа; № листа",
-    "ja": "図面番号; 図番; 図面No; 図番号; シート番号; 文書番号",
-    "zh": "图号; 图纸编号; 图纸号; 图纸编码; 圖號; 圖紙編號; 图别图号",
+    "ru": (
+        "обозначение; номер чертежа; № чертежа; чертеж №; чертёж №; Номер листа; № листа; "
+        "идентификационный номер"
+    ),
+    "ja": "図面番号; 図番; 図面No; 図番号; シート番号; 文書番号; 識別番号",
+    "zh": "图号; 图纸编号; 图纸号; 图纸编码; 圖號; 圖紙編號; 图别图号; 识别号; 识别编号",
 }
 
 # ISO 7200: title and supplementary title.
@@ -104,16 +112,22 @@ TITLE: Forms = {
     ),
     "pt": (
         "título; título do desenho; designação; conteúdo; assunto; título complementar; "
-        "título da prancha; desenho; peça desenhada"
+        "título da prancha; desenho; peça desenhada; título suplementar"
     ),
-    "nl": "titel; tekeningtitel; omschrijving; onderwerp; inhoud; benaming; tekening",
+    "nl": (
+        "titel; tekeningtitel; omschrijving; onderwerp; inhoud; benaming; tekening; "
+        "aanvullende titel"
+    ),
     "sv": (
         "titel; ritningstitel; benämning; innehåll; ritningsinnehåll; ritning; "
         "Ritningens innehåll; tilläggstitel"
     ),
-    "da": "titel; tegningstitel; tegningsnavn; indhold; betegnelse; emne; tegning",
+    "da": (
+        "titel; tegningstitel; tegningsnavn; indhold; betegnelse; emne; tegning; supplerende titel"
+    ),
     "no": (
-        "tittel; tegningstittel; tegningsnavn; innhold; betegnelse; emne; tegning; Tegningens navn"
+        "tittel; tegningstittel; tegningsnavn; innhold; betegnelse; emne; tegning; "
+        "Tegningens navn; tilleggstittel"
     ),
     "pl": (
         "tytuł; tytuł rysunku; nazwa rysunku; temat; zawartość; tytuł dodatkowy; rysunek; "
@@ -122,7 +136,7 @@ TITLE: Forms = {
     "cs": "název; název výkresu; obsah výkresu; obsah; doplňkový název; výkres; doplňující název",
     "ru": (
         "наименование; наименование чертежа; название; название чертежа; заголовок; чертеж; "
-        "чертёж; Наименование листа"
+        "чертёж; Наименование листа; доп. наименование; дополнительное наименование"
     ),
     "ja": "図面名称; 図面名; 図名; 表題; 名称; 図面題名; タイトル; 図面",
     "zh": "图名; 图纸名称; 图纸名; 标题; 名称; 圖名; 圖紙名稱; 图纸",
@@ -169,7 +183,7 @@ ISSUE_DATE: Forms = {
     "cs": "datum; datum vydání; datum vyhotovení",
     "ru": "дата; дата выпуска",
     "ja": "日付; 年月日; 作成日; 発行日; 作図日",
-    "zh": "日期; 出图日期; 发图日期; 出圖日期",
+    "zh": "日期; 出图日期; 发图日期; 出圖日期; 发布日期",
 }
 
 # ISO 7200: sheet number and number of sheets.
@@ -250,7 +264,7 @@ DOCUMENT_STATUS: Forms = {
     "pl": "status dokumentu; status; faza; stadium; etap",
     "cs": "stav dokumentu; status; stupeň; stupeň dokumentace; fáze; Stupeň PD",
     "ru": "статус документа; статус; стадия; этап",
-    "ja": "文書の状態; 状態; ステータス; 段階; 設計段階; 区分",
+    "ja": "文書の状態; 文書状態; 状態; ステータス; 段階; 設計段階; 区分",
     "zh": "文件状态; 状态; 设计阶段; 阶段; 图纸状态",
 }
 
@@ -262,7 +276,7 @@ LEGAL_OWNER: Forms = {
     "es": "propietario legal; propietario; promotor; cliente; propiedad",
     "it": "proprietario legale; proprietario; committente; cliente; stazione appaltante",
     "pt": "proprietário legal; proprietário; dono de obra; dono da obra; cliente; requerente",
-    "nl": "wettelijk eigenaar; eigenaar; opdrachtgever; bouwheer",
+    "nl": "wettelijk eigenaar; juridisch eigenaar; eigenaar; opdrachtgever; bouwheer",
     "sv": "juridisk ägare; ägare; beställare; byggherre",
     "da": "juridisk ejer; ejer; bygherre; kunde",
     "no": "juridisk eier; eier; byggherre; oppdragsgiver; tiltakshaver",
@@ -329,7 +343,7 @@ APPROVER: Forms = {
     "es": "aprobado; aprobado por; aprobó; revisado; revisó; comprobado; verificado",
     "it": "approvato; approvato da; verificato; controllato; contr.; Appr.",
     "pt": "aprovado; aprovado por; aprovou; verificado; verificou; revisto",
-    "nl": "goedgekeurd; akkoord; gecontroleerd; gecontr.; gezien",
+    "nl": "goedgekeurd; goedgekeurd door; akkoord; gecontroleerd; gecontr.; gezien",
     "sv": "godkänd; godkänd av; granskad; granskad av; kontrollerad; Ansvarig",
     "da": "godkendt; godkendt af; kontrolleret; kontrol",
     "no": "godkjent; godkjent av; kontrollert; kontroll; Kontr.",

@@ -503,6 +503,23 @@ PT = Language(
         "Cotas em metros salvo indicação em contrário.",
     ),
     view="{title}  Esc. {scale}",
+    iso={
+        "dept": "Departamento responsável",
+        "techref": "Referência técnica",
+        "doctype": "Tipo de documento",
+        "docstatus": "Estado do documento",
+        "owner": "Proprietário legal",
+        "created": "Elaborado por",
+        "approved": "Aprovado por",
+        "title": "Título, título suplementar",
+        "number": "Número de identificação",
+        "revision": "Rev.",
+        "date": "Data de emissão",
+        "lang": "Idioma",
+        "sheet": "Folha",
+        "doctype_value": "Desenho",
+        "docstatus_value": "Aprovado",
+    },
 )
 
 NL = Language(
@@ -560,6 +577,23 @@ NL = Language(
         "Maten in millimeters tenzij anders aangegeven.",
     ),
     view="{title}  schaal {scale}",
+    iso={
+        "dept": "Verantwoordelijke afdeling",
+        "techref": "Technische referentie",
+        "doctype": "Documenttype",
+        "docstatus": "Documentstatus",
+        "owner": "Juridisch eigenaar",
+        "created": "Opgesteld door",
+        "approved": "Goedgekeurd door",
+        "title": "Titel, aanvullende titel",
+        "number": "Identificatienummer",
+        "revision": "Rev.",
+        "date": "Datum van uitgifte",
+        "lang": "Taal",
+        "sheet": "Blad",
+        "doctype_value": "Tekening",
+        "docstatus_value": "Vrijgegeven",
+    },
 )
 
 SV = Language(
@@ -678,6 +712,23 @@ DA = Language(
     as_indicated="Som angivet",
     notes=("Alle mål kontrolleres på stedet.", "Mål i mm hvor intet andet er angivet."),
     view="{title}  Mål {scale}",
+    iso={
+        "dept": "Ansvarlig afdeling",
+        "techref": "Teknisk reference",
+        "doctype": "Dokumenttype",
+        "docstatus": "Dokumentstatus",
+        "owner": "Juridisk ejer",
+        "created": "Udarbejdet af",
+        "approved": "Godkendt af",
+        "title": "Titel, supplerende titel",
+        "number": "Identifikationsnummer",
+        "revision": "Rev.",
+        "date": "Udgivelsesdato",
+        "lang": "Sprog",
+        "sheet": "Ark",
+        "doctype_value": "Tegning",
+        "docstatus_value": "Frigivet",
+    },
 )
 
 NO = Language(
@@ -723,6 +774,23 @@ NO = Language(
     as_indicated="Som vist",
     notes=("Alle mål kontrolleres på stedet.", "Mål i mm."),
     view="{title}  M {scale}",
+    iso={
+        "dept": "Ansvarlig avdeling",
+        "techref": "Teknisk referanse",
+        "doctype": "Dokumenttype",
+        "docstatus": "Dokumentstatus",
+        "owner": "Juridisk eier",
+        "created": "Utarbeidet av",
+        "approved": "Godkjent av",
+        "title": "Tittel, tilleggstittel",
+        "number": "Identifikasjonsnummer",
+        "revision": "Rev.",
+        "date": "Utgivelsesdato",
+        "lang": "Språk",
+        "sheet": "Blad",
+        "doctype_value": "Tegning",
+        "docstatus_value": "Frigitt",
+    },
 )
 
 PL = Language(
@@ -940,6 +1008,23 @@ RU = Language(
         "Отметки даны в метрах.",
     ),
     view="{title}  М {scale}",
+    iso={
+        "dept": "Ответственный отдел",
+        "techref": "Техническая ссылка",
+        "doctype": "Тип документа",
+        "docstatus": "Статус документа",
+        "owner": "Правообладатель",
+        "created": "Разработал",
+        "approved": "Утвердил",
+        "title": "Наименование, доп. наименование",
+        "number": "Идентификационный номер",
+        "revision": "Изм.",
+        "date": "Дата выпуска",
+        "lang": "Язык",
+        "sheet": "Лист",
+        "doctype_value": "Чертёж",
+        "docstatus_value": "Утверждён",
+    },
 )
 
 JA = Language(
@@ -988,6 +1073,23 @@ JA = Language(
     notes=("寸法は現場にて確認のこと。", "特記なき限り寸法の単位はmmとする。"),
     view="{title}  S={scale}",
     cjk=True,
+    iso={
+        "dept": "担当部署",
+        "techref": "技術参照",
+        "doctype": "文書種類",
+        "docstatus": "文書状態",
+        "owner": "所有者",
+        "created": "作成者",
+        "approved": "承認者",
+        "title": "表題",
+        "number": "識別番号",
+        "revision": "改訂",
+        "date": "発行日",
+        "lang": "言語",
+        "sheet": "シート",
+        "doctype_value": "図面",
+        "docstatus_value": "発行済",
+    },
 )
 
 ZH = Language(
@@ -1035,6 +1137,23 @@ ZH = Language(
     notes=("本图尺寸均以毫米为单位。", "施工时应与相关专业图纸配合。"),
     view="{title}  {scale}",
     cjk=True,
+    iso={
+        "dept": "责任部门",
+        "techref": "技术参考",
+        "doctype": "文件类型",
+        "docstatus": "文件状态",
+        "owner": "所有者",
+        "created": "编制",
+        "approved": "批准",
+        "title": "图名",
+        "number": "识别号",
+        "revision": "版次",
+        "date": "发布日期",
+        "lang": "语言",
+        "sheet": "张",
+        "doctype_value": "图纸",
+        "docstatus_value": "已发布",
+    },
 )
 
 LANGUAGES: dict[str, Language] = {
