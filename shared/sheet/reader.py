@@ -255,8 +255,8 @@ def _not_a_title(text: str) -> bool:
 
 
 def reads_as_title(text: str) -> bool:
-    """Whether a cell's value reads as a title could: words, and no label, banner, number,
-    scale, firm or sheet count."""
+    """Whether a cell's value could be a title: words, and no label (nor a label's colon),
+    banner, number, scale, firm or sheet count."""
     return _words_like(text) and not _not_a_title(text) and ":" not in text
 
 
