@@ -926,7 +926,11 @@ def _title(
             return *found, f"{TITLE_LABEL} {label.key!r}"
     if number is None:
         return None, (), "no title field and no sheet number on the page"
-    if number.label is not None and number.label.key in BARE_NUMBER_LABELS:
+    if (
+        number.label is not None
+        and number.label.key in BARE_NUMBER_LABELS
+        and not view.cell(number.box.centre)
+    ):
         return *_heading_above(view, number), UNDER_HEADING
     return *_title_near(view, labels, number, excluded), LARGEST_BESIDE
 

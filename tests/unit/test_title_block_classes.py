@@ -329,6 +329,24 @@ def test_a_map_counted_under_its_heading_takes_the_heading_as_its_title():
     assert (reading.number, reading.title) == ("3", "FINAL MAP OF SAMPLE SUBDIVISION")
 
 
+def test_a_count_in_a_ruled_title_blocks_cell_has_no_heading_over_it():
+    """A right strip's cells, its labels lost (as OCR loses small print), the count "SHEET 1
+    OF 4" in a cell of its own: the project's name in the cell over it is no heading the
+    sheet is counted under, and the page reads no title (the set's template may give it)."""
+    _doc, page = new_sheet()
+    x0, x1 = W - 240, W - 36
+    for y0, y1, line, size in [
+        (H - 400, H - 330, "NORTH CAMPUS LIBRARY", 16),
+        (H - 330, H - 260, "P001", 24),
+        (H - 260, H - 200, "SHEET 1 OF 4", 12),
+        (H - 200, H - 36, "WALL SECTIONS AND DETAILS", 12),
+    ]:
+        box(page, x0, y0, x1, y1)
+        text(page, x0 + 10, y0 + 0.6 * (y1 - y0), line, size)
+    reading = read(page)
+    assert reading.title is None
+
+
 def _noted_sheet(lines: Sequence[tuple[float, float, str, float]], note: str = "NOTE") -> Reading:
     """The reading of an A3 sheet holding twelve notes and the given (x, y, text, size)
     lines."""
