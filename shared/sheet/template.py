@@ -65,6 +65,10 @@ def number_cells(readings: Mapping[int, SheetReading]) -> list[NumberCell]:
         for reading in readings.values()
         if (chosen := _confident(reading, constant, scheme)) is not None and chosen.box
     ]
+    if any(chosen.of is None for chosen in confident):
+        # Where some pages read a number field, the others' positions in a count ("SHEET 1
+        # OF 4", their number cell's label lost) say nothing of where the number is.
+        confident = [chosen for chosen in confident if chosen.of is None]
     boxes = [(chosen.box, chosen.label) for chosen in confident if chosen.box]
     width = max((box.x1 for box, _ in boxes), default=0.0)
     tolerance = max(PLACE_TOLERANCE, PLACE_SHARE * width)
@@ -101,8 +105,9 @@ def cells_to_reread(readings: Mapping[int, SheetReading]) -> dict[int, NumberCel
     mixing title blocks, as consultants' sheets do, has a cell in each), else the one most
     pages agree on. A cell one page names is read on scanned pages only (their labels are
     what OCR loses): a text page's labels are in its text layer. A scanned page whose
-    number no label vouches for, read outside the cell (a callout's "T11" where OCR lost
-    the cell's label), has the cell read too."""
+    number no label vouches for, or that is only its position in a count, read outside the
+    cell (a callout's "T11", "SHEET 1 OF 4", where OCR lost the cell's label), has the cell
+    read too."""
     cells = [c for c in number_cells(readings) if max(c.box.width, c.box.height) <= MAX_CELL_SIDE]
     if not cells:
         return {}
@@ -110,15 +115,23 @@ def cells_to_reread(readings: Mapping[int, SheetReading]) -> dict[int, NumberCel
     for n, reading in readings.items():
         cell = _in_region(cells, reading.region) or cells[0]
         missed = reading.number is None and (reading.ocr or cells[0].pages >= TEMPLATE_PAGES)
-        if missed or (reading.ocr and _unvouched(reading) and not at_cell(reading, cell.box)):
+        if missed or (
+            reading.ocr and _unvouched(reading, cell.box) and not at_cell(reading, cell.box)
+        ):
             out[n] = cell
     return out
 
 
-def _unvouched(reading: SheetReading) -> bool:
-    """Whether a page's chosen number stands on its size alone, with no label."""
+def _unvouched(reading: SheetReading, cell: Box) -> bool:
+    """Whether a page's chosen number stands on its size alone, with no label, or is only
+    its position in a count ("SHEET 1 OF 4", where OCR lost the number cell's label) while
+    nothing the page read stands in the cell (the set takes what does)."""
     number = reading.chosen_number
-    return number is not None and number.evidence <= Evidence.LARGEST
+    if number is None:
+        return False
+    if number.of is not None:
+        return not any(c.box and cell.contains(c.box.centre) for c in reading.candidates)
+    return number.evidence <= Evidence.LARGEST
 
 
 def _in_region(cells: list[NumberCell], region: Box | None) -> NumberCell | None:

@@ -116,6 +116,41 @@ def test_a_scanned_pages_unvouched_number_outside_the_cell_has_the_cell_read():
     assert set(cells_to_reread(readings)) == {3}
 
 
+def test_a_scanned_pages_position_in_a_count_has_the_number_cell_read():
+    """Two sheets read their number field; two scans whose number cell's label OCR lost
+    chose their position in "SHEET 1 OF 4" (labelled, but only a position): the positions
+    make no template of their own, and the scan is read again in the number's cell, unless
+    something it read stands there already (the set takes that); a set whose numbers are
+    all positions (a recorded map's) keeps them as its template."""
+    count = Box(1170.0, 600.0, 1180.0, 610.0)
+
+    def position(n: int, *, at_cell: bool = False) -> SheetReading:
+        chosen = Candidate(
+            text=str(n),
+            word_ids=[0],
+            box=count,
+            size=9,
+            label="SHEET",
+            of="4",
+            evidence=Evidence.LABEL_IN_TITLE_BLOCK,
+            chosen=True,
+        )
+        there = Candidate(text=f"P00{n}", word_ids=[1], box=NUMBER_BOX, size=20)
+        candidates = [chosen, there] if at_cell else [chosen]
+        return SheetReading(
+            number=FieldReading(text=str(n), word_ids=[0]), candidates=candidates, ocr=True
+        )
+
+    readings = {1: position(1), 2: _confident("P002"), 3: position(3, at_cell=True)}
+    readings[4] = _confident("P004")
+    [cell] = number_cells(readings)
+    assert cell.box.contains(NUMBER_BOX.centre) and cell.pages == 2
+    assert cells_to_reread(readings) == {1: cell}
+    counted = {n: position(n) for n in (1, 2, 3)}
+    [place] = number_cells(counted)
+    assert place.box.contains(count.centre) and cells_to_reread(counted) == {}
+
+
 def test_no_template_without_two_confident_pages_that_agree():
     """Two confident pages printing at different places name no cell; nor does one page
     whose number no label vouches for."""
