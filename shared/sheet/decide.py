@@ -83,7 +83,9 @@ def decide_set(readings: Mapping[int, SheetReading]) -> dict[int, Decision]:
         if (d := _by_hints(reading, decided[n])) is not None:
             decided[n] = d
     _by_index(readings, decided)
-    _guessed_titles(readings, decided, tolerance)
+    title_cells = _title_cells(readings, decided)
+    _guessed_titles(readings, decided, title_cells, tolerance)
+    _titles_in_unlabelled_cells(readings, decided, title_cells)
     return decided
 
 
@@ -124,7 +126,10 @@ def _take(candidate: Candidate, source: Source, why: str, reading: SheetReading)
 
 
 def _guessed_titles(
-    readings: Mapping[int, SheetReading], decided: dict[int, Decision], tolerance: float
+    readings: Mapping[int, SheetReading],
+    decided: dict[int, Decision],
+    title_cells: dict[int, "_TitleCell"],
+    tolerance: float,
 ) -> None:
     """A sheet without a title takes the one OCR gave it by size alone where the set shows
     that place is its title's: at least ``GUESS_PAGES`` sheets print their guesses there
@@ -135,7 +140,6 @@ def _guessed_titles(
     guesses = {
         n: g for n, r in readings.items() if (g := r.title_guess) and decided[n].title is None
     }
-    title_cells = _title_cells(readings, decided)
     for n, guess in guesses.items():
         corner = (guess.box.x0, guess.box.y0)
         there = [
@@ -163,6 +167,15 @@ def _guessed_titles(
             why=why,
             titled_by_place=True,
         )
+
+
+def _titles_in_unlabelled_cells(
+    readings: Mapping[int, SheetReading],
+    decided: dict[int, Decision],
+    title_cells: dict[int, "_TitleCell"],
+) -> None:
+    """A sheet still without a title takes the value of its cell where the set prints its
+    titles under their label (``_unlabelled_title_cell``)."""
     for n, reading in readings.items():
         if decided[n].title is None and (found := _unlabelled_title_cell(reading, title_cells)):
             cell, titled = found

@@ -1037,7 +1037,7 @@ def _unnamed_cell_value(
         if any(is_label(run.text) for run in inside) or ":" in cell.value:
             continue  # a label OCR read into its value's line (misread, "Titel igte:")
         found = _clean_title(view, _largest_value(cell, inside), number)
-        if found[0] and _words_like(found[0]) and not _not_a_title(found[0]):
+        if found[0] and reads_as_title(found[0]):
             return found
     return None, ()
 

@@ -130,7 +130,7 @@ def _unvouched(reading: SheetReading, cell: Box) -> bool:
     if number is None:
         return False
     if number.of is not None:
-        return not any(c.box and cell.contains(c.box.centre) for c in reading.candidates)
+        return not any(_stands_in(c, cell) for c in reading.candidates)
     return number.evidence <= Evidence.LARGEST
 
 
@@ -144,7 +144,11 @@ def at_cell(reading: SheetReading, cell: Box) -> bool:
     """Whether a page's chosen number stands in ``cell`` (a number read elsewhere on the
     page is no reading of the cell)."""
     number = reading.chosen_number
-    return number is not None and number.box is not None and cell.contains(number.box.centre)
+    return number is not None and _stands_in(number, cell)
+
+
+def _stands_in(candidate: Candidate, cell: Box) -> bool:
+    return candidate.box is not None and cell.contains(candidate.box.centre)
 
 
 def _scheme(readings: Mapping[int, SheetReading], constant: set[str]) -> str | None:
