@@ -503,13 +503,12 @@ def _ocr_capitals(readings: Mapping[int, SheetReading], decided: dict[int, Decis
     every other sheet's number prints its letters as capitals: the capitals."""
     numbers = {n: d.number for n, d in decided.items() if d.number}
     for n, number in numbers.items():
-        others = [x for m, x in numbers.items() if m != n]
         small = {ch for ch in number if ch.islower()}
+        if not readings[n].ocr or not small or not small <= _LOOKALIKE_SMALL:
+            continue
+        others = [x for m, x in numbers.items() if m != n]  # a big set's pages: few get here
         if (
-            not readings[n].ocr
-            or not small
-            or not small <= _LOOKALIKE_SMALL
-            or len(others) < TEMPLATE_PAGES
+            len(others) < TEMPLATE_PAGES
             or any(x != x.upper() for x in others)
             or not all(any(ch.isalpha() for ch in x) for x in others)
         ):
