@@ -39,6 +39,10 @@ Run = FramedLine
 # print (two lines of one title in capitals came back 20 and 15 pt high): sizes of OCR'd
 # lines compared with each other are allowed this much more.
 OCR_SIZE_RATIO = 1.4
+# A value printed wider than its cell runs past the wall by up to this share of its
+# height, about a glyph (a date in a narrow column of a form): the wall still parts it
+# from the next cell's text.
+OVERHANG = 0.5
 
 
 def read_by_ocr(run: Run) -> bool:
@@ -340,8 +344,17 @@ class _Walls:
 
     def _between(self, a: Box, b: Box) -> bool:
         y = (a.centre.y + b.centre.y) / 2
-        lo, hi = bisect_left(self.at, a.x1 - 0.5), bisect_right(self.at, b.x0 + 0.5)
-        return any(r.start <= y <= r.end for r in self.rules[lo:hi])
+        top, bottom = min(a.y0, b.y0), max(a.y1, b.y1)
+        start = max(a.centre.x, a.x1 - max(0.5, OVERHANG * a.height))
+        end = min(b.centre.x, b.x0 + max(0.5, OVERHANG * b.height))
+        lo, hi = bisect_left(self.at, start), bisect_right(self.at, end)
+        # Under a word's last glyph only a wall ruled across the whole line counts: a short
+        # stroke there (a date struck out and written over) is no cell's wall.
+        return any(
+            r.start <= y <= r.end
+            and (a.x1 - 0.5 <= r.at <= b.x0 + 0.5 or (r.start <= top and bottom <= r.end))
+            for r in self.rules[lo:hi]
+        )
 
 
 def _rules(layer: TextLayer, frame: Frame) -> tuple[list[Rule], list[Rule]]:

@@ -80,6 +80,39 @@ def test_a_value_never_crosses_a_cell_wall():
     assert _by_label(cells, "DRAWING TITLE").value == "ROOF PLAN"
 
 
+def test_a_value_printed_past_its_wall_stays_in_its_cell():
+    """A GOST stamp's date printed wider than its narrow column, its last glyph past the
+    wall and on the line of the title beside it: the date stays in its column, the title
+    is the title cell's text alone."""
+    page = _sheet()
+    dates, titled = (
+        pymupdf.Rect(W - 560, 900, W - 520, 960),
+        pymupdf.Rect(W - 520, 900, W - 20, 960),
+    )
+    for r in (dates, titled):
+        page.draw_rect(r, width=0.5)
+    _text(page, dates.x0 + 10, dates.y0 + 37, "mars 2022", 7)  # 33 pt wide: 3 pt past
+    _text(page, titled.x0 + 1, titled.y0 + 9, "DRAWING TITLE", 6)
+    _text(page, titled.x0 + 4, titled.y0 + 38, "Coupe longitudinale", 10)
+    cells = _cells(page)
+    assert _by_label(cells, "DRAWING TITLE").value == "Coupe longitudinale"
+    assert any(c.value == "mars 2022" for c in cells)
+
+
+def test_a_stroke_through_a_words_last_letter_parts_nothing():
+    """A short stroke through the end of a word (a date struck out and written over), not
+    ruled across the whole line, is no wall: the line reads on past it as one."""
+    page = _sheet()
+    _text(page, 1200, 1000, "FEBRUARY 2024", 14)
+    end = 1200 + pymupdf.get_text_length("FEBRUARY", fontsize=14)
+    page.draw_line((end - 3, 965), (end - 3, 999), width=0.5)
+    layer = read_text_layer(page, 1, min_chars=1)
+    runs = [
+        layer_run for layer_run in next(iter(views(layer))).runs if layer_run.text.startswith("FEB")
+    ]
+    assert [r.text for r in runs] == ["FEBRUARY 2024"]
+
+
 def test_a_label_in_a_cell_of_its_own_gives_its_value_to_the_cell_beside_it():
     """A Japanese 表題欄: each label ruled off in a cell left of its value."""
     page = _sheet()
