@@ -172,7 +172,8 @@ def test_a_number_on_two_lines_joins_however_tall_ocr_drew_its_first_line():
 
 def _ruled_block(title_label: str, title_words: list[str]) -> TextLayer:
     """A ruled title block at the bottom right: PROJECT and an unread title label over DATE
-    and SCALE, DRAWING NO. across the bottom; the title cell's words ``title_words``."""
+    and SCALE, DRAWING NO. across the bottom; the title cell's words ``title_words``, within
+    its walls."""
     rules = [
         *(Box(800, y, 1200, y) for y in (600, 660, 720, 780)),
         *(Box(x, 600, x, 780) for x in (800, 1200)),
@@ -180,8 +181,8 @@ def _ruled_block(title_label: str, title_words: list[str]) -> TextLayer:
     ]
     x, title = 1006.0, []
     for text in title_words:
-        title.append(_word(text, x, 626, x + 12 * len(text), 646))
-        x += 12 * len(text) + 4
+        title.append(_word(text, x, 626, x + 7 * len(text), 646))
+        x += 7 * len(text) + 4
     words = [
         *_notes(),
         _word("PROJECT", 804, 603, 840, 609),
