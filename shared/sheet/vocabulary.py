@@ -80,7 +80,7 @@ NUMBER: Forms = {
         "číslo dokumentu; Identifikační číslo"
     ),
     "ru": (
-        "обозначение; номер чертежа; № чертежа; чертеж №; чертёж №; Номер листа; № листа; "
+        "номер чертежа; № чертежа; чертеж №; чертёж №; Номер листа; № листа; "
         "идентификационный номер"
     ),
     "ja": "図面番号; 図番; 図面No; 図番号; シート番号; 文書番号; 識別番号",
@@ -388,8 +388,10 @@ PROJECT_NUMBER: Forms = {
     "no": "prosjektnummer; prosjektnr; prosjekt nr.; oppdragsnummer; oppdragsnr; oppdrag nr.",
     "pl": "numer projektu; nr projektu; nr umowy; nr zlecenia; Nr archiwalny",
     "cs": "číslo zakázky; č. zakázky; zakázka č.; číslo projektu; č. projektu; Č. zak.",
-    # "Шифр" alone is the project's code (шифр проекта), one for the whole set.
-    "ru": "номер проекта; шифр проекта; шифр; № проекта; номер договора",
+    # "Шифр" alone is the project's code (шифр проекта), one for the whole set; GOST's
+    # "обозначение" (the document's designation) is shared by every sheet of the document,
+    # each sheet numbered by its "Лист".
+    "ru": "номер проекта; шифр проекта; шифр; № проекта; номер договора; обозначение",
     "ja": "工事番号; プロジェクト番号; 物件番号; 案件番号; 工番",
     "zh": "项目编号; 工程编号; 工程号; 项目号; 合同号; 工程編號; 设计号",
 }

@@ -70,7 +70,7 @@ PRINTED = {
     "no": ("TEGNINGSNUMMER", "Tegningsnavn"),
     "pl": ("Nr rys.", "Tytuł rysunku:"),
     "cs": ("Č. výkresu", "NÁZEV VÝKRESU"),
-    "ru": ("Обозначение", "Наименование"),
+    "ru": ("№ листа", "Наименование"),
     "ja": ("図面番号", "図面名称"),
     "zh": ("图号", "图名"),
 }

@@ -162,11 +162,13 @@ def test_the_set_is_as_planned():
 # thick wall drawn as two edges: the firm's name taken for the title, a title cell read as
 # two cells and its title cut to its first line); ISO 7200's own labels in languages whose
 # vocabulary lacked them ("Identificatienummer" reported as the title, "Título, título
-# suplementar" no label).
+# suplementar" no label); a Russian block labelling GOST's document designation
+# ("Обозначение", shared by the document's sheets) beside the sheet's "Номер листа".
 OTHER_SEEDS = [(38, "it-left_strip"), (39, "it-bottom_right"), (42, "fr-right_strip")]
 OTHER_SEEDS += [(45, "fr-right_strip"), (40, "sv-left_strip")]
 OTHER_SEEDS += [(36, "en-japanese"), (36, "de-japanese")]
 OTHER_SEEDS += [(38, f"{code}-iso7200") for code in ("pt", "nl", "da", "no", "ru", "ja", "zh")]
+OTHER_SEEDS += [(36, "ru-two_consultant")]
 TURNED = [(36, "en-gost", "turned90"), (36, "zh-gost", "turned90")]
 TURNED += [(36, "en-gost", "turned270"), (37, "ja-gost", "turned270")]
 CASES: list[tuple[int, str, str | None]] = [(*s, None) for s in OTHER_SEEDS]
