@@ -406,6 +406,8 @@ def names_drawing_kind(text: str) -> bool:
 
 _LEGAL_ENDINGS = frozenset(forms(LEGAL_FORM_ENDINGS))
 _LEGAL_OPENINGS = frozenset(forms(LEGAL_FORM_OPENINGS))
+# Nordic legal forms of two letters, which a title may end with too ("SECTION AB").
+_SHORT_LEGAL_ENDINGS = frozenset({"ab", "as"})
 _LEGAL_WORDS = forms(LEGAL_FORM_WORDS)
 
 
@@ -416,4 +418,8 @@ def is_firm_name(text: str) -> bool:
     words = text.replace(",", " ").lower().split()
     if any(form in text for form in _LEGAL_WORDS):
         return True
-    return len(words) >= 2 and (words[-1] in _LEGAL_ENDINGS or words[0] in _LEGAL_OPENINGS)
+    if len(words) < 2:
+        return False
+    if words[-1] in _SHORT_LEGAL_ENDINGS:
+        return not names_drawing_kind(text)  # "SECTION AB" is a section's title
+    return words[-1] in _LEGAL_ENDINGS or words[0] in _LEGAL_OPENINGS

@@ -758,9 +758,10 @@ def _after_label(view: View, run: Run) -> bool:
 
 def _after_of(view: View, run: Run) -> bool:
     """Whether a run follows "OF" on its row: the count of "SHEET 3 OF 10", never the
-    number."""
+    number. A word turned across the row ("de" of a label up its cell's edge) is on no
+    row."""
     h = run.box.height
-    for other in view.runs:
+    for other in view.aligned:
         if other is run or other.box.overlap_y(run.box) < 0.5 * min(h, other.box.height):
             continue
         gap = run.box.x0 - other.box.x1

@@ -60,7 +60,7 @@ NUMBER: Forms = {
         "documentnr; tekeningcode; identificatienummer"
     ),
     "sv": (
-        "ritningsnummer; ritningsnr; ritn.nr; ritn. nr; bladnummer; dokumentnummer; "
+        "ritningsnummer; ritningsnr; ritning nr; ritn.nr; ritn. nr; bladnummer; dokumentnummer; "
         "Identifikationsnummer"
     ),
     "da": (
@@ -844,7 +844,8 @@ DRAWING_KINDS: Forms = {
 LEGAL_FORM_ENDINGS = (
     "ltd; ltd.; limited; inc; inc.; incorporated; llc; l.l.c.; pllc; pllc.; llp; gmbh; mbh; ag; "
     "kg; s.r.l.; srl; s.p.a.; spa; s.a.; s.l.; s.l.u.; sarl; s.a.r.l.; sas; "
-    "s.a.s.; b.v.; n.v.; aps; a/s; oy; oyj; s.r.o.; a.s.; o.o.; lda.; ltda.; sp.j."
+    "s.a.s.; b.v.; n.v.; aps; a/s; as; asa; ab; oy; oyj; s.r.o.; a.s.; o.o.; lda.; ltda.; "
+    "sp.j.; plc; corp.; corp"
 )
 LEGAL_FORM_OPENINGS = "ооо; оао; зао; пао; ао"
 LEGAL_FORM_WORDS = "株式会社; 有限会社; 合同会社; 有限公司; 股份有限公司; 有限责任公司"

@@ -310,11 +310,15 @@ def test_a_title_names_a_kind_of_drawing_in_any_language(text: str, names: bool)
         ("Kraemer Consulting Engineers, PLLC.", True),
         ("Müller Architekten GmbH", True),
         ("Nordkonstruktion AB Ltd", True),
+        ("Nordkonstruktion AB", True),
+        ("Bergen Arkitekter AS", True),
+        ("Hargreaves Partners plc", True),
         ("ООО «Проектное бюро Вектор»", True),
         ("山田設計株式会社", True),
         ("LIMITED ACCESS PLAN", False),
         ("AS BUILT PLAN", False),
         ("SECTION A-B", False),
+        ("SECTION AB", False),
     ],
 )
 def test_a_firms_name_is_known_by_its_legal_form(text: str, firm: bool):

@@ -163,12 +163,14 @@ def test_the_set_is_as_planned():
 # two cells and its title cut to its first line); ISO 7200's own labels in languages whose
 # vocabulary lacked them ("Identificatienummer" reported as the title, "Título, título
 # suplementar" no label); a Russian block labelling GOST's document designation
-# ("Обозначение", shared by the document's sheets) beside the sheet's "Номер листа".
+# ("Обозначение", shared by the document's sheets) beside the sheet's "Номер листа"; a
+# Spanish number label turned up its cell, its "de" taken for the "of" of a count; a
+# Swedish "Ritning nr" misspelt, and a firm's "AB" taken for the title.
 OTHER_SEEDS = [(38, "it-left_strip"), (39, "it-bottom_right"), (42, "fr-right_strip")]
 OTHER_SEEDS += [(45, "fr-right_strip"), (40, "sv-left_strip")]
 OTHER_SEEDS += [(36, "en-japanese"), (36, "de-japanese")]
 OTHER_SEEDS += [(38, f"{code}-iso7200") for code in ("pt", "nl", "da", "no", "ru", "ja", "zh")]
-OTHER_SEEDS += [(36, "ru-two_consultant")]
+OTHER_SEEDS += [(36, "ru-two_consultant"), (48, "es-right_strip"), (48, "sv-gost")]
 TURNED = [(36, "en-gost", "turned90"), (36, "zh-gost", "turned90")]
 TURNED += [(36, "en-gost", "turned270"), (37, "ja-gost", "turned270")]
 CASES: list[tuple[int, str, str | None]] = [(*s, None) for s in OTHER_SEEDS]
