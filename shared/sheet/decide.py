@@ -28,7 +28,7 @@ from typing import Literal
 
 from shared.pagetext import Box, normalize
 from shared.sheet.index import expand_index
-from shared.sheet.reader import OCR_SURE, Evidence, reads_as_title
+from shared.sheet.reader import OCR_SURE, WALL_LETTERS, Evidence, reads_as_title
 from shared.sheet.reading import Candidate, CellReading, PlacedGuess, SheetReading
 from shared.sheet.tokens import sheet_key
 
@@ -465,9 +465,6 @@ def _by_scheme(
     return _take(best, "scheme", why, reading)
 
 
-# What OCR reads a cell's wall as, where the wall touches the word after it ("|S1.04" read
-# "IS1.04").
-_WALL_LETTERS = frozenset("Il|[")
 # The start every other sheet's number shares, at least this long, says where numbers begin.
 _SHARED_START = 2
 
@@ -480,7 +477,7 @@ def _off_cell_walls(readings: Mapping[int, SheetReading], decided: dict[int, Dec
     taken = {sheet_key(x) for x in numbers.values()}
     for n, number in numbers.items():
         others = [x for m, x in numbers.items() if m != n]
-        if not readings[n].ocr or number[0] not in _WALL_LETTERS or len(others) < TEMPLATE_PAGES:
+        if not readings[n].ocr or number[0] not in WALL_LETTERS or len(others) < TEMPLATE_PAGES:
             continue
         start = _shared_start(others)
         rest = number[1:]

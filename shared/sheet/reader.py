@@ -699,12 +699,34 @@ def _first_token(view: View, ids: tuple[int, ...]) -> tuple[str, tuple[int, ...]
     if not words:
         return None
     first = words[0]
-    token = cut_glued_title(printed_token(first.text))
+    token = _off_wall(view, first, cut_glued_title(printed_token(first.text)))
     if len(words) > 1 and first.text.rstrip().endswith(tuple("-\u2010\u2011\u2012\u2013")):
         joined = printed_token(first.text + words[1].text)
         if is_sheet_id(joined):
             return joined, (first.id, words[1].id)
     return token, (first.id,)
+
+
+# What OCR reads a cell's wall as, where the wall touches the word after it ("|S1.04" read
+# "IS1.04").
+WALL_LETTERS = frozenset("Il|[")
+
+
+def _off_wall(view: View, word: Word, token: str) -> str:
+    """An OCR'd token without its first letter where that letter is the cell's wall: OCR's
+    box of the word starts before a wall ruled across it, inside its first letter ("IS-101"
+    for "S-101" printed against the wall). Printed text starts inside its cell, after the
+    wall."""
+    if word.origin != "ocr" or len(token) < 3 or token[0] not in WALL_LETTERS:
+        return token
+    box = word.bbox.in_frame(view.frame)
+    glyph = box.width / max(len(word.text), 1)
+    walled = any(
+        box.x0 + 0.5 < rule.at <= box.x0 + glyph and rule.start <= box.y0 and box.y1 <= rule.end
+        for rule in view.vertical
+    )
+    rest = token[1:]
+    return rest if walled and is_labelled_value(rest) else token
 
 
 def _continued(

@@ -347,3 +347,22 @@ def test_an_ocr_title_stacked_on_the_number_that_names_a_kind_of_drawing_is_take
         assert (reading.title, reading.title_how) == (line, KIND_ON_NUMBER)
     else:
         assert (reading.title, reading.title_guess) == (None, line)
+
+
+@pytest.mark.parametrize(("x0", "number"), [(797.0, "S-101"), (803.0, "IS-101")])
+def test_a_wall_ocr_read_as_a_numbers_first_letter_is_no_part_of_it(x0: float, number: str):
+    """OCR read the number cell's wall as an "I" before "S-101": its box of the word starts
+    before the wall, which runs inside the first letter; printed text starts after its
+    cell's wall, so a word whose box starts inside the cell keeps its "I"."""
+    rules = [
+        *(Box(800, y, 1200, y) for y in (600, 720, 780)),
+        *(Box(x, 600, x, 780) for x in (800, 1200)),
+    ]
+    words = [
+        *_notes(),
+        _word("DRAWING", 804, 723, 850, 729),
+        _word("NO.", 852, 723, 870, 729),
+        _word("IS-101", x0, 740, x0 + 84, 772),
+    ]
+    reading = read_sheet(ocr_text_layer(words, 1, W, H, rules=rules))
+    assert reading.sheet_number == number
