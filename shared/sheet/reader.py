@@ -15,6 +15,7 @@ largest text next to the number, in its own ruled cell or the one above it.
 
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -1316,22 +1317,28 @@ def _left_block(
 
 
 def _has_words(run: Run) -> bool:
-    """A run with at least three letters that is not a date, a lone number, an issue
-    status ("CONSTRUCTION DOCUMENTS", "NOT FOR CONSTRUCTION"), a copyright line or a scale
-    ("AS INDICATED")."""
+    """A run with at least three letters (a Chinese or Japanese character counting two:
+    "東側" is a word) that is not a date, a lone number, an issue status ("CONSTRUCTION
+    DOCUMENTS", "NOT FOR CONSTRUCTION"), a copyright line or a scale ("AS INDICATED")."""
     return _words_like(run.text)
 
 
 @lru_cache(maxsize=4096)
 def _words_like(text: str) -> bool:
     return (
-        sum(ch.isalpha() for ch in text) >= 3
+        sum(_letter_weight(ch) for ch in text if ch.isalpha()) >= 3
         and not is_sheet_id(text)
         and not _is_status(text)
         and not is_scale(text)
         and not is_firm_name(text)
         and not is_count_line(text)
     )
+
+
+def _letter_weight(ch: str) -> int:
+    """A letter's weight in a word: a full-width character (a Chinese or Japanese one) is a
+    syllable or a word, two."""
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
 
 
 # The words of an issue status printed in a title block, and those that make one.

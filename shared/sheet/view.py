@@ -11,6 +11,7 @@ frame that sits inside a larger page still has its title block at its own lower 
 import itertools
 import statistics
 import threading
+import unicodedata
 import weakref
 from bisect import bisect_left, bisect_right
 from collections import Counter
@@ -40,9 +41,11 @@ Run = FramedLine
 # lines compared with each other are allowed this much more.
 OCR_SIZE_RATIO = 1.4
 # A value printed wider than its cell runs past the wall by up to this share of its
-# height, about a glyph (a date in a narrow column of a form): the wall still parts it
-# from the next cell's text.
+# height, about its last glyph (a date in a narrow column of a form), or where that glyph
+# is a Chinese or Japanese one, as wide as it is high, by up to its height: the wall still
+# parts it from the next cell's text.
 OVERHANG = 0.5
+WIDE_OVERHANG = 1.0
 
 
 def read_by_ocr(run: Run) -> bool:
@@ -256,7 +259,7 @@ def _view(layer: TextLayer, key: int) -> View:
         in_lines.update(line)
         framed = {i: words[i].bbox.in_frame(frame) for i in line}
         for printed in _printed_rows(line, framed):
-            for row in walls.split(printed, framed):
+            for row in walls.split(printed, framed, words):
                 runs.append(framed_line(words, row, frame, line_id, [framed[i] for i in row]))
     runs += [
         framed_line(words, (w.id,), frame)
@@ -332,20 +335,20 @@ class _Walls:
         self.rules = sorted(vertical)
         self.at = [r.at for r in self.rules]
 
-    def split(self, row: list[int], boxes: dict[int, Box]) -> list[list[int]]:
+    def split(self, row: list[int], boxes: dict[int, Box], words: list[Word]) -> list[list[int]]:
         """A row's words (in order along it) as the parts no wall runs between."""
         parts = [[row[0]]]
         for a, b in itertools.pairwise(row):
-            if self._between(boxes[a], boxes[b]):
+            if self._between(boxes[a], boxes[b], _overhang(words[a].text)):
                 parts.append([b])
             else:
                 parts[-1].append(b)
         return parts
 
-    def _between(self, a: Box, b: Box) -> bool:
+    def _between(self, a: Box, b: Box, overhang: float) -> bool:
         y = (a.centre.y + b.centre.y) / 2
         top, bottom = min(a.y0, b.y0), max(a.y1, b.y1)
-        start = max(a.centre.x, a.x1 - max(0.5, OVERHANG * a.height))
+        start = max(a.centre.x, a.x1 - max(0.5, overhang * a.height))
         end = min(b.centre.x, b.x0 + max(0.5, OVERHANG * b.height))
         lo, hi = bisect_left(self.at, start), bisect_right(self.at, end)
         # Under a word's last glyph only a wall ruled across the whole line counts: a short
@@ -355,6 +358,12 @@ class _Walls:
             and (a.x1 - 0.5 <= r.at <= b.x0 + 0.5 or (r.start <= top and bottom <= r.end))
             for r in self.rules[lo:hi]
         )
+
+
+def _overhang(text: str) -> float:
+    """How far past its wall a word may run, as a share of its height: its last glyph."""
+    wide = bool(text) and unicodedata.east_asian_width(text[-1]) in ("W", "F")
+    return WIDE_OVERHANG if wide else OVERHANG
 
 
 def _rules(layer: TextLayer, frame: Frame) -> tuple[list[Rule], list[Rule]]:

@@ -165,14 +165,18 @@ def test_the_set_is_as_planned():
 # suplementar" no label); a Russian block labelling GOST's document designation
 # ("Обозначение", shared by the document's sheets) beside the sheet's "Номер листа"; a
 # Spanish number label turned up its cell, its "de" taken for the "of" of a count; a
-# Swedish "Ritning nr" misspelt, and a firm's "AB" taken for the title.
+# Swedish "Ritning nr" misspelt, and a firm's "AB" taken for the title; a Japanese
+# title's line of two characters ("東側") left out of it; a Japanese date wider than its
+# column, on the title's line, read into the title of a GOST stamp turned on its sheet.
 OTHER_SEEDS = [(38, "it-left_strip"), (39, "it-bottom_right"), (42, "fr-right_strip")]
 OTHER_SEEDS += [(45, "fr-right_strip"), (40, "sv-left_strip")]
 OTHER_SEEDS += [(36, "en-japanese"), (36, "de-japanese")]
 OTHER_SEEDS += [(38, f"{code}-iso7200") for code in ("pt", "nl", "da", "no", "ru", "ja", "zh")]
 OTHER_SEEDS += [(36, "ru-two_consultant"), (48, "es-right_strip"), (48, "sv-gost")]
+OTHER_SEEDS += [(52, "ja-bottom_right")]
 TURNED = [(36, "en-gost", "turned90"), (36, "zh-gost", "turned90")]
 TURNED += [(36, "en-gost", "turned270"), (37, "ja-gost", "turned270")]
+TURNED += [(42, "ja-gost", "turned90")]
 CASES: list[tuple[int, str, str | None]] = [(*s, None) for s in OTHER_SEEDS]
 CASES += TURNED
 
