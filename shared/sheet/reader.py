@@ -15,7 +15,6 @@ largest text next to the number, in its own ruled cell or the one above it.
 
 import math
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -49,7 +48,7 @@ from shared.sheet.tokens import (
     printed_token,
     sheet_key,
 )
-from shared.sheet.view import OCR_SIZE_RATIO, Run, View, read_by_ocr, views
+from shared.sheet.view import OCR_SIZE_RATIO, Run, View, is_wide, read_by_ocr, views
 
 # The largest-text rule wants a number this many times the sheet's ordinary text size.
 BIG_RATIO = 1.5
@@ -1338,7 +1337,7 @@ def _words_like(text: str) -> bool:
 def _letter_weight(ch: str) -> int:
     """A letter's weight in a word: a full-width character (a Chinese or Japanese one) is a
     syllable or a word, two."""
-    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return 2 if is_wide(ch) else 1
 
 
 # The words of an issue status printed in a title block, and those that make one.

@@ -362,8 +362,12 @@ class _Walls:
 
 def _overhang(text: str) -> float:
     """How far past its wall a word may run, as a share of its height: its last glyph."""
-    wide = bool(text) and unicodedata.east_asian_width(text[-1]) in ("W", "F")
-    return WIDE_OVERHANG if wide else OVERHANG
+    return WIDE_OVERHANG if text and is_wide(text[-1]) else OVERHANG
+
+
+def is_wide(ch: str) -> bool:
+    """Whether a character is full-width (a Chinese or Japanese one, as wide as it is high)."""
+    return unicodedata.east_asian_width(ch) in ("W", "F")
 
 
 def _rules(layer: TextLayer, frame: Frame) -> tuple[list[Rule], list[Rule]]:

@@ -107,10 +107,8 @@ def test_a_stroke_through_a_words_last_letter_parts_nothing():
     end = 1200 + pymupdf.get_text_length("FEBRUARY", fontsize=14)
     page.draw_line((end - 3, 965), (end - 3, 999), width=0.5)
     layer = read_text_layer(page, 1, min_chars=1)
-    runs = [
-        layer_run for layer_run in next(iter(views(layer))).runs if layer_run.text.startswith("FEB")
-    ]
-    assert [r.text for r in runs] == ["FEBRUARY 2024"]
+    runs = next(iter(views(layer))).runs
+    assert [r.text for r in runs if r.text.startswith("FEB")] == ["FEBRUARY 2024"]
 
 
 def test_a_label_in_a_cell_of_its_own_gives_its_value_to_the_cell_beside_it():
