@@ -49,6 +49,16 @@ def _as_scanned(layer: TextLayer, box: Callable[[Word], Box]) -> TextLayer:
     return ocr_text_layer(words, 1, W, H, has_drawings=True, rules=layer.rules)
 
 
+def _side_by_side(
+    page: pymupdf.Page, x0: float, wall: float, y0: float, y1: float
+) -> tuple[pymupdf.Rect, pymupdf.Rect]:
+    """Two ruled cells from ``x0`` to the sheet's right border, parted by ``wall``."""
+    left, right = pymupdf.Rect(x0, y0, wall, y1), pymupdf.Rect(wall, y0, W - 20, y1)
+    for r in (left, right):
+        page.draw_rect(r, width=0.5)
+    return left, right
+
+
 def _by_label(cells: list[Cell], label: str) -> Cell:
     return next(c for c in cells if c.label == label)
 
@@ -70,9 +80,7 @@ def test_a_value_never_crosses_a_cell_wall():
     """Two cells side by side, their lines on one baseline: the title is its own cell's
     text, never glued to the firm's e-mail in the cell beside it."""
     page = _sheet()
-    left, right = pymupdf.Rect(W - 500, 900, W - 260, 960), pymupdf.Rect(W - 260, 900, W - 20, 960)
-    for r in (left, right):
-        page.draw_rect(r, width=0.5)
+    left, right = _side_by_side(page, W - 500, W - 260, 900, 960)
     _text(page, left.x0 + 3, left.y0 + 9, "DRAWING TITLE", 6)
     _text(page, left.x0 + 3, left.y0 + 35, "ROOF PLAN", 14)
     _text(page, right.x0 + 3, right.y0 + 35, "info@firm.example", 14)
@@ -85,12 +93,7 @@ def test_a_value_printed_past_its_wall_stays_in_its_cell():
     wall and on the line of the title beside it: the date stays in its column, the title
     is the title cell's text alone."""
     page = _sheet()
-    dates, titled = (
-        pymupdf.Rect(W - 560, 900, W - 520, 960),
-        pymupdf.Rect(W - 520, 900, W - 20, 960),
-    )
-    for r in (dates, titled):
-        page.draw_rect(r, width=0.5)
+    dates, titled = _side_by_side(page, W - 560, W - 520, 900, 960)
     _text(page, dates.x0 + 10, dates.y0 + 37, "mars 2022", 7)  # 33 pt wide: 3 pt past
     _text(page, titled.x0 + 1, titled.y0 + 9, "DRAWING TITLE", 6)
     _text(page, titled.x0 + 4, titled.y0 + 38, "Coupe longitudinale", 10)
@@ -114,12 +117,7 @@ def test_a_stroke_through_a_words_last_letter_parts_nothing():
 def test_a_label_in_a_cell_of_its_own_gives_its_value_to_the_cell_beside_it():
     """A Japanese 表題欄: each label ruled off in a cell left of its value."""
     page = _sheet()
-    label, value = (
-        pymupdf.Rect(W - 400, 1000, W - 340, 1040),
-        pymupdf.Rect(W - 340, 1000, W - 20, 1040),
-    )
-    for r in (label, value):
-        page.draw_rect(r, width=0.5)
+    label, value = _side_by_side(page, W - 400, W - 340, 1000, 1040)
     _text(page, label.x0 + 4, label.y0 + 24, "図面名称", 9)
     _text(page, value.x0 + 6, value.y0 + 26, "1階平面図", 14)
     paired = _by_label(_cells(page), "図面名称")
