@@ -4,7 +4,9 @@ The sheets of a set print their number in one cell of one title block. Once the 
 pages (a label vouches for their number, or it has the shape the set's numbers share; and
 it differs from sheet to sheet) agree on where that cell is, a page whose own reading came
 back without a number is read again in that cell, closer
-(``services.extract.reading.reread``). Where a single sheet read the label its number
+(``services.extract.reading.reread``): the ruled cell the confident pages' number stands in,
+whole, where they found one (its label, printed small and turned up the cell's side, reaches
+past the value), and the value's reach around it. Where a single sheet read the label its number
 stands under (the others' small print lost to OCR), that sheet names the cell, and a number
 read there counts only where the page's own label vouches for it. The template only says
 where to look: whatever is found there is still the page's own printed text, read by the
@@ -61,36 +63,45 @@ def number_cells(readings: Mapping[int, SheetReading]) -> list[NumberCell]:
     constant = printed_alike(readings)
     scheme = _scheme(readings, constant)
     confident = [
-        chosen
+        (reading, chosen)
         for reading in readings.values()
         if (chosen := _confident(reading, constant, scheme)) is not None and chosen.box
     ]
-    if any(chosen.of is None for chosen in confident):
+    if any(chosen.of is None for _, chosen in confident):
         # Where some pages read a number field, the others' positions in a count ("SHEET 1
         # OF 4", their number cell's label lost) say nothing of where the number is.
-        confident = [chosen for chosen in confident if chosen.of is None]
-    boxes = [(chosen.box, chosen.label) for chosen in confident if chosen.box]
-    width = max((box.x1 for box, _ in boxes), default=0.0)
+        confident = [(reading, chosen) for reading, chosen in confident if chosen.of is None]
+    boxes = [(chosen.box, chosen.label, reading) for reading, chosen in confident if chosen.box]
+    width = max((box.x1 for box, _, _ in boxes), default=0.0)
     tolerance = max(PLACE_TOLERANCE, PLACE_SHARE * width)
-    places: list[tuple[str | None, list[Box]]] = []
-    for box, label in boxes:
+    places: list[tuple[str | None, list[Box], list[Box]]] = []
+    for box, label, reading in boxes:
         place = next((p for p in places if p[0] == label and _near(p[1][0], box, tolerance)), None)
-        if place:
-            place[1].append(box)
-        else:
-            places.append((label, [box]))
+        if place is None:
+            place = (label, [], [])
+            places.append(place)
+        place[1].append(box)
+        place[2].extend(_ruled_cell(reading, box))
     cells = [
-        NumberCell(_grown(Box.union(found)), label, len(found))
-        for label, found in places
+        NumberCell(Box.union([_grown(Box.union(found)), *ruled]), label, len(found))
+        for label, found, ruled in places
         if len(found) >= TEMPLATE_PAGES
     ]
-    if not cells and len(confident) == 1 and labelled(confident[0]):
+    if not cells and len(confident) == 1 and labelled(confident[0][1]):
         # One sheet whose title block labels its number, the other sheets' labels lost
         # (small print OCR did not read): that sheet says where to look; what a page reads
         # there counts only where its own label vouches for it (``labelled``).
-        [(box, label)] = boxes
-        cells = [NumberCell(_grown(box), label, 1)]
+        [(box, label, reading)] = boxes
+        cells = [NumberCell(Box.union([_grown(box), *_ruled_cell(reading, box)]), label, 1)]
     return sorted(cells, key=lambda c: -c.pages)
+
+
+def _ruled_cell(reading: SheetReading, number: Box) -> list[Box]:
+    """The ruled cell of the page's title block its number stands in (none, or one no
+    longer than ``MAX_CELL_SIDE``): read again whole, its label with it, printed small at
+    the cell's edge and turned up its side past the value's reach."""
+    cells = (cell.box for cell in reading.cells if cell.box.contains(number.centre))
+    return [box for box in cells if max(box.width, box.height) <= MAX_CELL_SIDE][:1]
 
 
 def labelled(number: Candidate | None) -> bool:

@@ -22,7 +22,13 @@ from shared.contracts.interfaces import Raster
 from shared.infra.settings import Settings
 from shared.pagetext import Box, TextLayer, Word, laid_out
 from shared.sheet.reader import Evidence
-from shared.sheet.reading import Candidate, FieldReading, SheetReading, read_sheet
+from shared.sheet.reading import (
+    Candidate,
+    CellReading,
+    FieldReading,
+    SheetReading,
+    read_sheet,
+)
 from shared.sheet.template import (
     at_cell,
     cells_to_reread,
@@ -169,6 +175,23 @@ def test_the_only_sheet_whose_label_was_read_names_the_cell_for_the_rest():
     assert cells[1].box.contains(NUMBER_BOX.centre)
     # A text page without a number printed none in its text layer: not read on one's word.
     assert cells_to_reread({1: SheetReading(), 2: _confident("A-102")}) == {}
+
+
+def test_the_cell_read_again_is_the_ruled_cell_the_number_stands_in_with_its_label():
+    """A label printed small and turned up its cell's side runs past the value's reach: the
+    cell read again is the ruled cell the confident page's number stands in, whole, so the
+    closer reading reads the label whole too ("hnungsnummer:" is no label)."""
+    ruled = Box(1040.0, 640.0, 1220.0, 790.0)  # taller than the value's reach
+    turned_label = CellReading(box=ruled, label="SHEET NO.", field="number")
+    labelled = _confident("A-102").model_copy(update={"cells": [turned_label]})
+    readings = {1: SheetReading(ocr=True), 2: labelled}
+    [cell] = number_cells(readings)
+    assert Box.union([cell.box, ruled]) == cell.box
+    # A ruled "cell" as large as a stretch of the sheet is not read whole.
+    wide = Box(0.0, 0.0, 1224.0, 792.0)
+    unruled = _confident("A-102").model_copy(update={"cells": [CellReading(box=wide)]})
+    [cell] = number_cells({1: SheetReading(ocr=True), 2: unruled})
+    assert cell.box.x1 - cell.box.x0 < 432
 
 
 def test_a_number_every_sheet_prints_alike_makes_no_template():

@@ -14,6 +14,7 @@ a scan's title block needs:
 
 ``python -m bench.titleblocks --renderings raster`` reads every set."""
 
+import random
 from functools import cache
 
 import pytest
@@ -21,7 +22,8 @@ import pytest
 from shared.infra.settings import Settings
 from tests.support.identity import Tally, read_set, set_identity
 from tests.support.renderings import render
-from tests.support.titleblocks.sheets import generated_sets
+from tests.support.titleblocks.languages import LANGUAGES
+from tests.support.titleblocks.sheets import generated_sets, make_set
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("generated_title_blocks")]
 
@@ -58,3 +60,17 @@ async def test_a_raster_title_block_reads_its_number_and_title(name, pages, read
     assert tally.numbers_right == tally.numbers_labelled, tally.misses
     assert tally.titles_right == tally.titles_labelled, tally.misses
     assert tally.titles_wrong == 0, tally.misses
+
+
+async def test_the_one_sheet_that_read_its_number_label_names_the_cell_the_rest_are_read_in(
+    readers,
+):
+    """A German strip whose "Zeichnungsnummer:" label, printed small and turned up its
+    cell's side, OCR read on one sheet only (seed 38): the other sheet took its position in
+    "Blatt 1 von 4" for its number. Read again in the ruled cell the labelled sheet's number
+    stands in, label and all, it reads its own printed number."""
+    generated = make_set(LANGUAGES["de"], "right_strip", random.Random("38-de-right_strip"), 4)
+    pdf = render("raster", generated.pdf)
+    decided = set_identity(await read_set(pdf, (1, 3), Settings(_env_file=None), readers))
+    for truth in (generated.truths[0], generated.truths[2]):
+        assert decided[truth.page].sheet_number == truth.number
