@@ -340,7 +340,10 @@ def _by_template(
     # where other sheets print theirs in a number field, this sheet's stands there too, and
     # its label was lost (small print OCR did not read), not absent.
     position = confident is not None and _bare_position(confident)
-    if confident is not None and not position:
+    # A label whose field reads two values (OCR ran a revision's "P03" into the number's
+    # row: "P03 Änd. Sachnummer E-OG1-101") leaves the page as ambiguous as none.
+    tied = confident is not None and _tied(reading, confident)
+    if confident is not None and not position and not tied:
         return None
     for place in places:
         if position and place.label in _POSITION_LABELS:
@@ -363,6 +366,8 @@ def _by_template(
                 + (
                     f"; this page's own number {current.number} is only its position"
                     if position
+                    else f"; this page's label {confident.label!r} reads two values"
+                    if tied and confident is not None
                     else f"; this page's own reading was ambiguous ({current.why})"
                 )
             )
@@ -370,6 +375,16 @@ def _by_template(
     if current.number and sheet_key(current.number) in constant:
         return _position(reading, current) or _not_constant(reading, current, constant)
     return None
+
+
+def _tied(reading: SheetReading, chosen: Candidate) -> bool:
+    """Whether another value of the chosen number's label is vouched for as strongly."""
+    return any(
+        c.label == chosen.label
+        and c.evidence == chosen.evidence
+        and sheet_key(c.text) != sheet_key(chosen.text)
+        for c in reading.candidates
+    )
 
 
 def _not_constant(reading: SheetReading, current: Decision, constant: set[str]) -> Decision | None:

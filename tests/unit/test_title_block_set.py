@@ -13,7 +13,7 @@ from services.report.assemble import JobInfo, build_report
 from services.report.facts import page_facts
 from shared.contracts.models import Coverage, PageVerdict, VerifiedPage
 from shared.pagetext import Box
-from shared.sheet.decide import decide_set, shape
+from shared.sheet.decide import Decision, decide_set, shape
 from shared.sheet.header import SheetHeader
 from shared.sheet.reader import Evidence
 from shared.sheet.reading import Candidate, FieldReading, SheetReading, read_sheet
@@ -349,3 +349,33 @@ def test_small_letters_ocr_read_for_capitals_of_their_shape_are_capitals():
     assert numbers(["A-101", "A-102", "a-103"])[2] == "a-103"
     assert numbers(["A-101a", "A-101b", "s-102"])[2] == "s-102"
     assert numbers(["V-102", "V-103", "v-101"], ocr=False)[2] == "v-101"
+
+
+def test_a_label_that_reads_two_values_takes_the_one_where_the_set_prints_its_numbers():
+    """OCR ran a revision's "P03" into the number's row ("P03 Änd. Sachnummer E-OG1-101"):
+    the label reads two values and the page chose the revision. The value standing where
+    the set's other sheets print their number is the page's; a page whose label reads one
+    value, or whose values both stand off the set's place, keeps its own."""
+    revision = Box(W - 500, H - 150, W - 460, H - 120)
+
+    def two_values(number: str, *, at: Box | None = None, rival: Box = revision):
+        own = _read(number).candidates[0]
+        if at is not None:
+            own = own.model_copy(update={"box": at})
+        chosen = own.model_copy(update={"text": "P03", "word_ids": [1], "box": rival})
+        own = own.model_copy(update={"chosen": False, "score": -1.0})
+        return SheetReading(
+            number=FieldReading(text="P03", word_ids=[1]), candidates=[chosen, own], ocr=True
+        )
+
+    def decided_second(second: SheetReading) -> Decision:
+        return decide_set({1: _read("E-101"), 2: second, 3: _read("E-103")})[2]
+
+    decided = decided_second(two_values("E-102"))
+    assert decided.number == "E-102" and decided.source == "set_template"
+    assert "reads two values" in decided.why
+    one_value = two_values("E-102")
+    one_value = one_value.model_copy(update={"candidates": one_value.candidates[:1]})
+    assert decided_second(one_value).number == "P03"
+    far = Box(100, 100, 140, 130)
+    assert decided_second(two_values("E-102", at=far, rival=far)).number == "P03"
