@@ -137,3 +137,13 @@ def test_a_stroke_of_the_lettering_is_no_wall():
     walls = [Box(28.0, 1170.0, 202.0, 1170.0), Box(28.0, 1170.0, 28.0, 1328.0)]
     through = Box(10.0, 1246.0, 300.0, 1246.0)
     assert off_lettering([*strokes, *walls, through], [title]) == [*walls, through]
+
+
+def test_a_wall_ocr_read_as_an_unsure_glyph_stays_a_wall():
+    """OCR read the wall between two small cells, with a letter beside it, as "0" at 0.6:
+    a word it was unsure of says nothing of what lies within it, and the wall stays (lost,
+    the two cells were one, and the number's label and the revision's ran together)."""
+    wall = Box(2092.0, 1638.0, 2092.0, 1665.0)
+    misread = Word(text="0", bbox=Box(2079.0, 1636.0, 2105.0, 1667.0), size=29.0, origin="ocr")
+    assert off_lettering([wall], [misread.model_copy(update={"confidence": 0.605})]) == [wall]
+    assert off_lettering([wall], [misread.model_copy(update={"confidence": 0.99})]) == []

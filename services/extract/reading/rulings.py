@@ -15,6 +15,7 @@ import numpy
 from services.extract.reading.vectors import Vectors
 from shared.contracts.interfaces import Raster
 from shared.pagetext import Box, Word
+from shared.sheet.reader import OCR_SURE
 
 # A rule is at least this long (PDF points; a third of an inch) ...
 MIN_RULE = 24.0
@@ -170,8 +171,10 @@ def _walls(rules: list[Piece], crossing: list[Piece]) -> list[Piece]:
 def off_lettering(rules: list[Box], words: list[Word]) -> list[Box]:
     """The rules of a page OCR read that are not strokes of its lettering: a bar lying
     wholly within a word (the long bars of 平 and 面, on an image or drawn as outlines) is
-    no wall, and a cell whose wall it were would cut a title's lines apart."""
-    boxes = [w.bbox for w in words]
+    no wall, and a cell whose wall it were would cut a title's lines apart. A word OCR was
+    unsure of is no such evidence: a wall read as a glyph ("0" at 0.6 over the wall between
+    two cells) would take the wall it is."""
+    boxes = [w.bbox for w in words if w.confidence is None or w.confidence >= OCR_SURE]
     return [r for r in rules if not any(_within(r, box) for box in boxes)]
 
 
