@@ -15,7 +15,7 @@ page's own reader, with its word ids.
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from shared.pagetext import Box
 from shared.sheet.decide import (
@@ -74,18 +74,29 @@ def number_cells(readings: Mapping[int, SheetReading]) -> list[NumberCell]:
     boxes = [(chosen.box, chosen.label, reading) for reading, chosen in confident if chosen.box]
     width = max((box.x1 for box, _, _ in boxes), default=0.0)
     tolerance = max(PLACE_TOLERANCE, PLACE_SHARE * width)
-    places: list[tuple[str | None, list[Box], list[Box]]] = []
+    places: list[_Place] = []
     for box, label, reading in boxes:
-        place = next((p for p in places if p[0] == label and _near(p[1][0], box, tolerance)), None)
+        # A number the set's scheme vouches for, its label lost, stands in the field of a
+        # labelled one printed at its place.
+        place = next(
+            (
+                p
+                for p in places
+                if (p.label == label or None in (p.label, label))
+                and _near(p.boxes[0], box, tolerance)
+            ),
+            None,
+        )
         if place is None:
-            place = (label, [], [])
+            place = _Place(label)
             places.append(place)
-        place[1].append(box)
-        place[2].extend(_ruled_cell(reading, box))
+        place.label = place.label or label
+        place.boxes.append(box)
+        place.ruled.extend(_ruled_cell(reading, box))
     cells = [
-        NumberCell(Box.union([_grown(Box.union(found)), *ruled]), label, len(found))
-        for label, found, ruled in places
-        if len(found) >= TEMPLATE_PAGES
+        NumberCell(Box.union([_grown(Box.union(p.boxes)), *p.ruled]), p.label, len(p.boxes))
+        for p in places
+        if len(p.boxes) >= TEMPLATE_PAGES
     ]
     if not cells and len(confident) == 1 and labelled(confident[0][1]):
         # One sheet whose title block labels its number, the other sheets' labels lost
@@ -94,6 +105,16 @@ def number_cells(readings: Mapping[int, SheetReading]) -> list[NumberCell]:
         [(box, label, reading)] = boxes
         cells = [NumberCell(Box.union([_grown(box), *_ruled_cell(reading, box)]), label, 1)]
     return sorted(cells, key=lambda c: -c.pages)
+
+
+@dataclass
+class _Place:
+    """Where confident pages print their number: the label, their number boxes and the
+    ruled cells those stand in."""
+
+    label: str | None
+    boxes: list[Box] = field(default_factory=list)
+    ruled: list[Box] = field(default_factory=list)
 
 
 def _ruled_cell(reading: SheetReading, number: Box) -> list[Box]:

@@ -100,6 +100,16 @@ def test_numbers_chosen_for_their_print_name_the_cell_when_they_share_the_sets_s
     assert cells_to_reread(mixed) == {}
 
 
+def test_a_labelled_number_and_one_chosen_for_its_print_at_its_place_are_one_field():
+    """One scanned sheet read its number's label, another only the number's print (in the
+    set's shape, where the first prints its number): two pages of one field, under the
+    label, and the sheets that read neither are read there."""
+    readings = {1: SheetReading(ocr=True), 2: _confident("K-102"), 3: _largest("K-103")}
+    [cell] = number_cells(readings)
+    assert cell.pages == 2 and cell.label == "SHEET NO."
+    assert cells_to_reread(readings) == {1: cell}
+
+
 def test_a_scanned_pages_unvouched_number_outside_the_cell_has_the_cell_read():
     """A scan whose label OCR lost chose a callout's "T11" for its print, away from the cell
     the set's confident pages agree on: the cell is read again; a text page's such number,
