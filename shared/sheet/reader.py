@@ -338,8 +338,14 @@ def _read(view: View) -> tuple[Reading, list[Considered]]:
     candidates += _large_tokens(view, cells, labels, {c.word_ids for c in candidates})
     region = _region(view, labels, number)
     # Kept with the reading: the labelled cells, and the title block's others (a drawing's
-    # own tables are no part of it).
-    kept = [c for c in cells if c.label or view.in_zone(c.box)]
+    # own tables are no part of it): those where title blocks sit, and those stacked in the
+    # number's column of cells (a strip down the sheet's left edge).
+    column = next((c.box for c in cells if number and c.box.contains(number.box.centre)), None)
+    kept = [
+        c
+        for c in cells
+        if c.label or view.in_zone(c.box) or (column is not None and _in_column(c.box, column))
+    ]
     found = kept + _unruled_cells(view, labels)
     framed = tuple(replace(c, box=c.box.from_frame(view.frame)) for c in found)
     if number is None:
@@ -366,6 +372,15 @@ def _read(view: View) -> tuple[Reading, list[Considered]]:
         title_guess=guess,
         title_guess_words=guess_ids,
     ), candidates
+
+
+# A cell is in another's column where its walls stand within this many points of it.
+COLUMN_SLACK = 3.0
+
+
+def _in_column(box: Box, column: Box) -> bool:
+    """Whether a cell lies within another's column: between its two walls."""
+    return box.x0 >= column.x0 - COLUMN_SLACK and box.x1 <= column.x1 + COLUMN_SLACK
 
 
 def _distinct(numbers: list["_Number"]) -> list["_Number"]:

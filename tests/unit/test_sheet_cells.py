@@ -381,3 +381,23 @@ def test_a_sheet_index_in_a_ruled_column_is_no_number_field():
     reading = read_sheet(read_text_layer(page, 1, min_chars=1))
     assert reading.sheet_number == "G-001"
     assert ("A-101", "FLOOR PLAN LEVEL 1") in reading.index_rows
+
+
+def test_a_strip_down_the_left_edge_keeps_its_unlabelled_cells_with_the_reading():
+    """A portrait sheet's title strip down its left edge: the cells stacked in the number's
+    column are the title block's, kept with the reading whether or not their label was
+    read (a scan's title cell whose small label OCR lost is where the set looks for its
+    title); a drawing's own ruled table beside the strip is not."""
+    page = pymupdf.open().new_page(width=842, height=1191)  # A3 portrait
+    page.draw_rect(pymupdf.Rect(20, 20, 822, 1171), width=1.5)
+    page.draw_rect(pymupdf.Rect(20, 700, 180, 1171), width=0.5)
+    page.draw_line((20, 1050), (180, 1050), width=0.5)
+    _text(page, 24, 760, "Ground floor plan", 12)  # its label lost
+    _text(page, 24, 1062, "DWG NO.", 6)
+    _text(page, 24, 1110, "A-101", 24)
+    page.draw_rect(pymupdf.Rect(400, 300, 600, 400), width=0.5)  # a table in the drawing
+    _text(page, 410, 350, "Door schedule", 10)
+    reading = read_sheet(read_text_layer(page, 1, min_chars=1))
+    assert reading.number is not None and reading.number.text == "A-101"
+    values = [c.value for c in reading.cells]
+    assert "Ground floor plan" in values and "Door schedule" not in values
