@@ -222,16 +222,17 @@ def _unlabelled_title_cell(
     reading: SheetReading, title_cells: dict[int, _TitleCell]
 ) -> tuple[CellReading, int] | None:
     """On a page OCR read, the cell whose label OCR did not read (or misread: it names no
-    field) where at least ``TEMPLATE_PAGES`` other sheets print their title under its
-    label, all the cell holds (a cell of a title and its scale would give both), and how
-    many: where OCR was sure of every word, and the value reads as a title (no label,
-    banner, number or count)."""
+    field) where another sheet prints its title under its label, all the cell holds (a cell
+    of a title and its scale would give both), and how many do: where OCR was sure of every
+    word, and the value reads as a title (no label, banner, number or count). One sheet is
+    enough: the cell is one of the set's title block, and what the page's cell holds is its
+    own printed text."""
     for cell in reading.cells:
         sure = cell.value_confidence is not None and cell.value_confidence >= OCR_SURE
         if cell.field is not None or not sure or not reads_as_title(cell.value):
             continue
         titled = sum(1 for t in title_cells.values() if t.whole and _same_cell(t.box, cell.box))
-        if titled >= TEMPLATE_PAGES:
+        if titled:
             return cell, titled
     return None
 

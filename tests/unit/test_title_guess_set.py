@@ -139,10 +139,10 @@ def _unread_label(number: str, value: str, *, sure: float = 0.99, at: Box = CELL
 
 def test_the_value_of_a_cell_whose_label_was_lost_where_other_sheets_print_their_title():
     """A scanned sheet whose title label OCR lost and whose largest print is a banner (so no
-    guess): the set takes its cell's value where two other sheets print their title under
-    its label, the title all the cell holds; not a value OCR was unsure of, a banner, a
-    cell elsewhere, nor with one sheet to show it or where the titles are part of their
-    cells (a cell of a title and its scale)."""
+    guess): the set takes its cell's value where other sheets (one is enough) print their
+    title under its label, the title all the cell holds; not a value OCR was unsure of, a
+    banner, a cell elsewhere, nor where the titles are part of their cells (a cell of a
+    title and its scale)."""
     titled = [_celled("A1", title="SITE PLAN"), _celled("A2", title="ROOF PLAN")]
     decided = decide_set(dict(enumerate([*titled, _unread_label("A3", "SECTIONS")], start=1)))
     assert decided[3].title == "SECTIONS"
@@ -155,7 +155,7 @@ def test_the_value_of_a_cell_whose_label_was_lost_where_other_sheets_print_their
     # Apart both across and down: the gaps are no overlap, whatever their product.
     apart = Box(CELL.x0 - 400, CELL.y0 - 200, CELL.x1 - 400, CELL.y1 - 200)
     assert _titles([*titled, _unread_label("A3", "SECTIONS", at=apart)])[3] is None
-    assert _titles([titled[0], _unread_label("A3", "SECTIONS")])[2] is None
+    assert _titles([titled[0], _unread_label("A3", "SECTIONS")])[2] == "SECTIONS"
     parted = [
         t.model_copy(update={"cells": [t.cells[0].model_copy(update={"value_ids": [2, 9]})]})
         for t in titled
