@@ -68,6 +68,8 @@ HEADING_ALONE = 1.1
 # OCR's confidence in a word below which it is no evidence of its own: a number by size
 # alone, a title (extract withholds it).
 OCR_SURE = 0.95
+# A pair of brackets with nothing between them, as OCR gives one whose content it lost.
+_EMPTIED = re.compile(r"[(\[（【「][)\]）】」]")
 # Title lines are at least this share of the size of the field's largest line.
 TITLE_SHARE = 0.8
 # A line opening with another field's word ("PROJECT TYPICAL DETAILS") printed this many
@@ -902,10 +904,15 @@ def _largest(view: View, labels: list[_Label], excluded: set[int]) -> Iterator[_
 
 
 def unsure(words: Iterable[Word]) -> list[Word]:
-    """The OCR words among ``words`` read with less than ``OCR_SURE`` confidence: size alone
-    does not make such a token a sheet number (a tag read "D20." at 0.51), nor such words a
-    title."""
-    return [w for w in words if w.confidence is not None and w.confidence < OCR_SURE]
+    """The OCR words among ``words`` read with less than ``OCR_SURE`` confidence, or read as
+    brackets with nothing in them (OCR lost what they hold: "(一)", one stroke, read "()"):
+    size alone does not make such a token a sheet number (a tag read "D20." at 0.51), nor
+    such words a title."""
+    return [
+        w
+        for w in words
+        if w.confidence is not None and (w.confidence < OCR_SURE or _EMPTIED.fullmatch(w.text))
+    ]
 
 
 def _rivalled(number: _Number, numbers: list[_Number]) -> bool:

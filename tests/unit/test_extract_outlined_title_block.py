@@ -196,3 +196,21 @@ async def test_a_title_ocr_was_unsure_of_is_a_guess_not_the_sheets_title():
     assert (out.result.sheet.sheet_number, out.result.sheet.sheet_title) == ("A-101", None)
     assert reading.title_guess is not None and reading.title_guess.text == "FIOOR PLAN"
     assert "unsure of 'FIOOR' (0.80)" in reading.title_reason
+
+
+async def test_a_title_whose_brackets_ocr_read_empty_is_a_guess_not_the_sheets_title():
+    """OCR read a title's "(一)" as "()", however sure of it: it lost what the brackets hold
+    (one stroke, like a rule), so the title is withheld as the page's guess."""
+    emptied = [
+        _ocr_word("()", (STRIP + 52, H - 170, STRIP + 70, H - 159), 11, confidence=0.995)
+        if w.text == "PLAN"
+        else w
+        for w in STRIP_WORDS
+    ]
+    pdf = outlined_title_block_sheet("A-101", "FLOOR PLAN")
+    readers = _fake_readers(RegionOcr(region_words=emptied))
+    out = await extract_rung1(pdf, 1, SETTINGS, None, readers=readers, worker_id="t", job_id="t")
+    reading = out.result.reading
+    assert reading is not None and reading.title is None
+    assert reading.title_guess is not None and reading.title_guess.text == "FLOOR ()"
+    assert "OCR read '()', brackets whose content it lost" in reading.title_reason

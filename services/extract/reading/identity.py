@@ -29,7 +29,7 @@ from services.extract.reading.title_ocr import (
 from shared.infra.bounded import OverLimit
 from shared.infra.settings import Settings
 from shared.pagetext import Box, TextLayer, Word
-from shared.sheet.reader import unsure
+from shared.sheet.reader import OCR_SURE, unsure
 from shared.sheet.reading import PlacedGuess, SheetReading, read_sheet
 
 # A title block found by its number and few labels (not a ruled strip or band of the sheet)
@@ -82,6 +82,12 @@ def _unsure_title_withheld(layer: TextLayer, reading: SheetReading) -> SheetRead
     if reading.title is None or not (doubt := unsure(words)):
         return reading
     word = doubt[0]
+    confidence = word.confidence or 0.0
+    why = (
+        f"OCR was unsure of {word.text!r} ({confidence:.2f})"
+        if confidence < OCR_SURE
+        else f"OCR read {word.text!r}, brackets whose content it lost"
+    )
     return reading.model_copy(
         update={
             "title": None,
@@ -91,8 +97,7 @@ def _unsure_title_withheld(layer: TextLayer, reading: SheetReading) -> SheetRead
                 layer,
                 box=Box.union(w.bbox for w in words),
             ),
-            "title_reason": f"{reading.title_reason}; not taken: OCR was unsure of "
-            f"{word.text!r} ({word.confidence:.2f})",
+            "title_reason": f"{reading.title_reason}; not taken: {why}",
         }
     )
 
