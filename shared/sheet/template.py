@@ -26,7 +26,7 @@ from shared.sheet.decide import (
     printed_alike,
     shape,
 )
-from shared.sheet.reader import Evidence
+from shared.sheet.reader import OCR_SURE, Evidence
 from shared.sheet.reading import Candidate, SheetReading
 from shared.sheet.tokens import sheet_key
 
@@ -139,7 +139,7 @@ def cells_to_reread(readings: Mapping[int, SheetReading]) -> dict[int, NumberCel
     what OCR loses): a text page's labels are in its text layer. A scanned page whose
     number no label vouches for, or that is only its position in a count, read outside the
     cell (a callout's "T11", "SHEET 1 OF 4", where OCR lost the cell's label), has the cell
-    read too."""
+    read too, and so has one whose number in the cell OCR was unsure of."""
     cells = [c for c in number_cells(readings) if max(c.box.width, c.box.height) <= MAX_CELL_SIDE]
     if not cells:
         return {}
@@ -147,11 +147,19 @@ def cells_to_reread(readings: Mapping[int, SheetReading]) -> dict[int, NumberCel
     for n, reading in readings.items():
         cell = _in_region(cells, reading.region) or cells[0]
         missed = reading.number is None and (reading.ocr or cells[0].pages >= TEMPLATE_PAGES)
-        if missed or (
-            reading.ocr and _unvouched(reading, cell.box) and not at_cell(reading, cell.box)
+        if (
+            missed
+            or (reading.ocr and _unvouched(reading, cell.box) and not at_cell(reading, cell.box))
+            or (reading.ocr and doubted(reading) and at_cell(reading, cell.box))
         ):
             out[n] = cell
     return out
+
+
+def doubted(reading: SheetReading) -> bool:
+    """Whether OCR was unsure of the page's number ("S0" at 0.79 for "S01")."""
+    confidence = reading.number.confidence if reading.number else None
+    return confidence is not None and confidence < OCR_SURE
 
 
 def _unvouched(reading: SheetReading, cell: Box) -> bool:

@@ -310,6 +310,40 @@ async def test_the_set_rereads_only_the_page_that_missed_its_number():
     assert len(ocr.images) == 1
 
 
+def _doubted(number: str, confidence: float, *, ocr: bool = True) -> SheetReading:
+    """A page whose labelled number in the cell OCR read with ``confidence``."""
+    reading = _confident(number)
+    reading.number = FieldReading(text=number, word_ids=[0], confidence=confidence)
+    reading.ocr = ocr
+    return reading
+
+
+def test_a_scanned_pages_number_ocr_was_unsure_of_has_its_cell_read_again():
+    """OCR read "S0" at 0.79 for "S01" in the cell the set names: the cell is read again
+    closer; a number OCR was sure of, or a text page's, is not."""
+    readings = {
+        1: _confident("S02"),
+        2: _confident("S03"),
+        3: _doubted("S0", 0.79),
+        4: _doubted("S04", 0.99),
+    }
+    assert set(cells_to_reread(readings)) == {3}
+
+
+@pytest.mark.parametrize(("closer", "kept"), [(0.98, "A-103"), (0.6, "A-10")])
+async def test_a_number_read_again_is_taken_only_where_ocr_is_surer_of_it(closer, kept):
+    """The cell read closer replaces a number OCR was unsure of only with one it is surer
+    of."""
+    layer = ocr_layer(PAGE_WORDS, _empty_like())
+    first = _doubted("A-10", 0.79)
+    pages = {1: (layer, _confident("A-101")), 2: (layer, _confident("A-102")), 3: (layer, first)}
+    closer_words = [w.model_copy(update={"confidence": closer}) for w in CELL_WORDS]
+    again = await reread_missed(
+        _blank_pdf(), pages, SETTINGS, _readers(CellOcr(reads=[closer_words]))
+    )
+    assert again[3][1].sheet_number == kept
+
+
 async def test_a_cell_one_sheet_named_takes_only_a_number_the_pages_own_label_vouches_for():
     """Read in a cell a single sheet named (``pages`` 1), a page takes the number only
     where it reads its own label there; a bare number in the cell is not taken on one

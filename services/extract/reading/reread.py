@@ -55,9 +55,9 @@ async def reread_missed(
     pdf: bytes, pages: Mapping[int, Read], settings: Settings, readers: Readers
 ) -> dict[int, Read]:
     """The set's pages (page number → its words and reading), each page that read no sheet
-    number (or, scanned, one no label vouches for, outside the cell) read again in the cell
-    the set's template names (``cells_to_reread``); a page the cell adds nothing to stays
-    as it was."""
+    number (or, scanned, one no label vouches for, outside the cell, or one OCR was unsure
+    of) read again in the cell the set's template names (``cells_to_reread``); a page the
+    cell adds nothing to, or gives a number OCR was less sure of, stays as it was."""
     readings = {n: reading for n, (_, reading) in pages.items()}
     again = dict(pages)
     for n, cell in cells_to_reread(readings).items():
@@ -65,9 +65,16 @@ async def reread_missed(
         found = await reread_number(
             pdf, layer, reading, cell.box, cell.label, settings, readers, pages=cell.pages
         )
-        if found is not None:
+        if found is not None and not _less_sure(found.reading, reading):
             again[n] = (found.layer, found.reading)
     return again
+
+
+def _less_sure(found: SheetReading, first: SheetReading) -> bool:
+    """Whether the cell read again gave a number OCR was less sure of than the first one."""
+    if first.number is None or first.number.confidence is None or found.number is None:
+        return False
+    return (found.number.confidence or 1.0) < first.number.confidence
 
 
 async def reread_number(
