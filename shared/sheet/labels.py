@@ -234,6 +234,9 @@ def _reads_as_label(words: Sequence[str]) -> bool:
 # "No" under NFKC already).
 _NUMERO = re.compile(r"n\.?\s*°", re.IGNORECASE)
 _NOT_ALNUM = re.compile(r"[^a-z0-9]+")
+# Latin letters with a stroke, which Unicode does not part into a letter and a mark as it
+# does an accented one: OCR reads them without it ("TYTUL" for "TYTUŁ").
+_STROKED = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ħ": "h", "ŧ": "t", "ı": "i"})
 # One edit of tolerance only on labels of this many letters or more: shorter words are
 # too close to one another and to the values around them.
 TOLERANT_LENGTH = 6
@@ -258,12 +261,14 @@ _STATUS_CODE = re.compile(r"^[a-z]{1,2}\d{0,2}$")
 def fold(text: str) -> str:
     """A text as labels are compared: full-width forms and ligatures made plain (NFKC), the
     numero signs read as "no" ("N°", "Nº", "№", "#"), case folded (ß is ss), accents of
-    Latin, Greek and Cyrillic letters dropped, and everything but letters and digits removed
+    Latin, Greek and Cyrillic letters dropped and Latin letters' strokes too (ł is l, ø is
+    o), and everything but letters and digits removed
     ("Zeichnungs-Nr.:", "ZEICHNUNGSNR" and "ｚｅｉｃｈｎｕｎｇｓ ｎｒ" are one). Kana keep their
     voicing marks."""
     if text.isascii():  # most words: nothing to normalise
         return _NOT_ALNUM.sub("", text.lower().replace("#", "no"))
     plain = _NUMERO.sub("no", unicodedata.normalize("NFKC", text)).casefold().replace("#", "no")
+    plain = plain.translate(_STROKED)
     kept: list[str] = []
     for ch in unicodedata.normalize("NFD", plain):
         if unicodedata.combining(ch) and kept and kept[-1] < "\u0500":

@@ -148,6 +148,10 @@ def test_folding_drops_case_accents_sharp_s_full_width_and_punctuation():
     assert fold("図面番号:") == "図面番号"  # CJK kept, its punctuation dropped
     assert fold("ﾌﾟﾛｼﾞｪｸﾄ") == fold("プロジェクト")  # half-width kana, voicing marks kept
     assert fold("Č. výkresu") == "cvykresu"
+    # A stroke is no accent to Unicode, and OCR reads the letter without it.
+    assert fold("TYTUŁ") == fold("TYTUL") == "tytul"
+    assert fold("Størrelse") == "storrelse"
+    assert is_label("TYTUL, TYTUŁ UZUPEŁNIAJACY:")
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
