@@ -330,12 +330,18 @@ def test_a_scanned_pages_number_ocr_was_unsure_of_has_its_cell_read_again():
     assert set(cells_to_reread(readings)) == {3}
 
 
-@pytest.mark.parametrize(("closer", "kept"), [(0.98, "A-103"), (0.6, "A-10")])
-async def test_a_number_read_again_is_taken_only_where_ocr_is_surer_of_it(closer, kept):
-    """The cell read closer replaces a number OCR was unsure of only with one it is surer
-    of."""
+@pytest.mark.parametrize(
+    ("first_at", "closer", "kept"),
+    [(NUMBER_BOX, 0.98, "A-103"), (NUMBER_BOX, 0.6, "A-10"), (Box(20, 20, 40, 30), 0.6, "A-103")],
+)
+async def test_a_number_read_again_is_taken_only_where_ocr_is_surer_of_it(first_at, closer, kept):
+    """The cell read closer replaces a number OCR was unsure of in it only with one it is
+    surer of; a number first read elsewhere (a count's position) is no rival to it."""
     layer = ocr_layer(PAGE_WORDS, _empty_like())
     first = _doubted("A-10", 0.79)
+    first.candidates[0].box = first_at
+    if first_at != NUMBER_BOX:  # chosen elsewhere for its print alone
+        first.candidates[0].evidence = Evidence.LARGEST
     pages = {1: (layer, _confident("A-101")), 2: (layer, _confident("A-102")), 3: (layer, first)}
     closer_words = [w.model_copy(update={"confidence": closer}) for w in CELL_WORDS]
     again = await reread_missed(

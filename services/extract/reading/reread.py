@@ -65,16 +65,17 @@ async def reread_missed(
         found = await reread_number(
             pdf, layer, reading, cell.box, cell.label, settings, readers, pages=cell.pages
         )
-        if found is not None and not _less_sure(found.reading, reading):
+        if found is not None and not _less_sure(found.reading, reading, cell.box):
             again[n] = (found.layer, found.reading)
     return again
 
 
-def _less_sure(found: SheetReading, first: SheetReading) -> bool:
-    """Whether the cell read again gave a number OCR was less sure of than the first one."""
-    if first.number is None or first.number.confidence is None or found.number is None:
+def _less_sure(found: SheetReading, first: SheetReading, cell: Box) -> bool:
+    """Whether the cell read again gave a number OCR was less sure of than the one first
+    read in it (a number first read elsewhere, a count's position, is not its rival)."""
+    if not at_cell(first, cell) or first.number is None or found.number is None:
         return False
-    return (found.number.confidence or 1.0) < first.number.confidence
+    return (found.number.confidence or 1.0) < (first.number.confidence or 1.0)
 
 
 async def reread_number(
