@@ -178,39 +178,31 @@ async def test_an_outlined_title_block_reads_its_number_with_the_real_ocr(reader
     assert out.result.sheet.sheet_title == "FLOOR PLAN"
 
 
-async def test_a_title_ocr_was_unsure_of_is_a_guess_not_the_sheets_title():
-    """OCR read a letter of the title unsurely ("FIOOR", 0.80): the number stands, and the
-    title is withheld as the page's guess (the set takes it only where its other sheets
-    print theirs at its place), its reason naming the word."""
-    unsure = [
-        _ocr_word("FIOOR", (STRIP + 8, H - 170, STRIP + 45, H - 159), 11, confidence=0.80)
-        if w.text == "FLOOR"
-        else w
-        for w in STRIP_WORDS
+@pytest.mark.parametrize(
+    ("printed", "read", "guess", "reason"),
+    [
+        (("FLOOR", 8, 45), ("FIOOR", 0.80), "FIOOR PLAN", "OCR was unsure of 'FIOOR' (0.80)"),
+        (("PLAN", 52, 70), ("()", 0.995), "FLOOR ()", "OCR read '()', brackets whose content"),
+    ],
+)
+async def test_a_title_ocr_was_unsure_of_is_a_guess_not_the_sheets_title(
+    printed, read, guess, reason
+):
+    """OCR read a letter of the title unsurely ("FIOOR", 0.80), or read brackets with
+    nothing in them however sure of them ("(一)", one stroke like a rule, read "()"): the
+    number stands, and the title is withheld as the page's guess (the set takes it only
+    where its other sheets print theirs at its place), its reason naming the word."""
+    word, x0, x1 = printed
+    text, confidence = read
+    at = (STRIP + x0, H - 170, STRIP + x1, H - 159)
+    words = [
+        _ocr_word(text, at, 11, confidence=confidence) if w.text == word else w for w in STRIP_WORDS
     ]
     pdf = outlined_title_block_sheet("A-101", "FLOOR PLAN")
-    readers = _fake_readers(RegionOcr(region_words=unsure))
+    readers = _fake_readers(RegionOcr(region_words=words))
     out = await extract_rung1(pdf, 1, SETTINGS, None, readers=readers, worker_id="t", job_id="t")
     reading = out.result.reading
     assert reading is not None and reading.title is None
     assert (out.result.sheet.sheet_number, out.result.sheet.sheet_title) == ("A-101", None)
-    assert reading.title_guess is not None and reading.title_guess.text == "FIOOR PLAN"
-    assert "unsure of 'FIOOR' (0.80)" in reading.title_reason
-
-
-async def test_a_title_whose_brackets_ocr_read_empty_is_a_guess_not_the_sheets_title():
-    """OCR read a title's "(一)" as "()", however sure of it: it lost what the brackets hold
-    (one stroke, like a rule), so the title is withheld as the page's guess."""
-    emptied = [
-        _ocr_word("()", (STRIP + 52, H - 170, STRIP + 70, H - 159), 11, confidence=0.995)
-        if w.text == "PLAN"
-        else w
-        for w in STRIP_WORDS
-    ]
-    pdf = outlined_title_block_sheet("A-101", "FLOOR PLAN")
-    readers = _fake_readers(RegionOcr(region_words=emptied))
-    out = await extract_rung1(pdf, 1, SETTINGS, None, readers=readers, worker_id="t", job_id="t")
-    reading = out.result.reading
-    assert reading is not None and reading.title is None
-    assert reading.title_guess is not None and reading.title_guess.text == "FLOOR ()"
-    assert "OCR read '()', brackets whose content it lost" in reading.title_reason
+    assert reading.title_guess is not None and reading.title_guess.text == guess
+    assert reason in reading.title_reason
