@@ -4,13 +4,13 @@ The sheets of a set print their number in one cell of one title block. Once the 
 pages (a label vouches for their number, or it has the shape the set's numbers share; and
 it differs from sheet to sheet) agree on where that cell is, a page whose own reading came
 back without a number is read again in that cell, closer
-(``services.extract.reading.reread``): the ruled cell the confident pages' number stands in,
-whole, where they found one (its label, printed small and turned up the cell's side, reaches
-past the value), and the value's reach around it. Where a single sheet read the label its number
-stands under (the others' small print lost to OCR), that sheet names the cell, and a number
-read there counts only where the page's own label vouches for it. The template only says
-where to look: whatever is found there is still the page's own printed text, read by the
-page's own reader, with its word ids.
+(``services.extract.reading.reread``): the ruled cell the confident pages' number stands
+in, whole, where they found one (its label, printed small and turned up the cell's side,
+reaches past the value), and the value's reach around it. Where a single sheet read the
+label its number stands under (the others' small print lost to OCR), that sheet names the
+cell, and a number read there counts only where the page's own label vouches for it. The
+template only says where to look: whatever is found there is still the page's own printed
+text, read by the page's own reader, with its word ids.
 """
 
 from collections import Counter
@@ -150,13 +150,13 @@ def cells_to_reread(readings: Mapping[int, SheetReading]) -> dict[int, NumberCel
         if (
             missed
             or (reading.ocr and _unvouched(reading, cell.box) and not at_cell(reading, cell.box))
-            or (reading.ocr and doubted(reading) and at_cell(reading, cell.box))
+            or (reading.ocr and _doubted(reading) and at_cell(reading, cell.box))
         ):
             out[n] = cell
     return out
 
 
-def doubted(reading: SheetReading) -> bool:
+def _doubted(reading: SheetReading) -> bool:
     """Whether OCR was unsure of the page's number ("S0" at 0.79 for "S01")."""
     confidence = reading.number.confidence if reading.number else None
     return confidence is not None and confidence < OCR_SURE
