@@ -203,9 +203,18 @@ _COUNT_LINE = re.compile(
 )
 
 
+# A sheet's label, its position and the count after a slash ("Feuille 1/4", "Blatt 3/9");
+# a slash alone ("1/4") reads as a scale.
+_SLASH_COUNT = re.compile(r"^(\w+)\.?:?\s+\d+\s*/\s*\d+$")
+
+
 def is_count_line(text: str) -> bool:
-    """Whether a line only counts the sheet ("Foglio 1 di 4"): never its title."""
-    return _COUNT_LINE.match(text.strip()) is not None
+    """Whether a line only counts the sheet ("Foglio 1 di 4", "Feuille 1/4"): never its
+    title."""
+    if _COUNT_LINE.match(text.strip()):
+        return True
+    slash = _SLASH_COUNT.match(text.strip())
+    return slash is not None and fold(slash.group(1)) in FIELD_KEYS["sheet"]
 
 
 def _counts_sheets(words: Sequence[str]) -> bool:

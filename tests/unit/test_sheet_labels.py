@@ -9,6 +9,7 @@ import pytest
 
 from shared.sheet.labels import (
     fold,
+    is_count_line,
     is_firm_name,
     is_label,
     is_stage_or_status,
@@ -329,3 +330,13 @@ def test_a_firms_name_is_known_by_its_legal_form(text: str, firm: bool):
     """A firm's name carries its legal form, at its end (or its start in Russian, anywhere
     in Japanese and Chinese); a title that merely holds such a word does not."""
     assert is_firm_name(text) is firm
+
+
+def test_a_sheets_label_with_its_position_and_count_after_a_slash_counts_the_sheet():
+    """A sheet's label with its position and count after a slash ("Feuille 1/4") counts the
+    sheet as "Foglio 1 di 4" does: never a title (a French left strip as a raster gave its
+    count as three sheets' title, by size, where three sheets printed it at one place); a
+    slash alone, or after another word, is no count."""
+    assert is_count_line("Feuille 1/4") and is_count_line("Blatt 3 / 9")
+    assert is_count_line("Hoja 2/4") and is_count_line("Foglio 1 di 4")
+    assert not is_count_line("1/4") and not is_count_line("Plan 1/4")
